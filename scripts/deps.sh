@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs every Debian package uiscope needs to build, test and run.
+# Idempotent and quiet: when everything is present it costs one dpkg-query.
+# Sourced by scripts/build; run it directly to install without building.
+set -euo pipefail
+
+UISCOPE_BUILD_PACKAGES=(
+  cmake g++ make pkg-config ninja-build
+  libatspi2.0-dev libdbus-1-dev
+  libx11-dev libxext-dev libxtst-dev libxdamage-dev libxfixes-dev
+  nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libxxhash-dev
+  libpng-dev
+)
+UISCOPE_RUNTIME_PACKAGES=(
+  xvfb openbox dbus at-spi2-core x11-utils fonts-dejavu-core
+)
+UISCOPE_TEST_PACKAGES=(
+  libgtest-dev libgmock-dev libbenchmark-dev libgtk-3-dev
+  python3-pyatspi python3-gi gir1.2-atspi-2.0
+)
+
+uiscope_missing_packages() {
+  local pkg
+  for pkg in "$@"; do
+    if ! dpkg-query -W -f='${Status}\n' "$pkg" 2>/dev/null | grep -q '^install ok installed$'; then
+      echo "$pkg"
+    fi
+  done
+}
+
+uiscope_install() {
+  local missing
+  missing=$(uiscope_missing_packages "$@")
+  [[ -z "$missing" ]] && return 0
+  local sudo=""
+  if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+  echo "uiscope: installing $(echo $missing | wc -w) Debian packages: $(echo $missing)" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  # Update the package index once if it is empty or older than a day.
+  if [[ ! -d /var/lib/apt/lists/partial ]] || \
+     [[ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -1)" ]]; then
+    $sudo apt-get update -qq >&2
+  fi
+  # shellcheck disable=SC2086
+  if ! $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null; then
+    $sudo apt-get update -qq >&2
+    # shellcheck disable=SC2086
+    $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  fi
+}
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+  uiscope_install "${UISCOPE_BUILD_PACKAGES[@]}" "${UISCOPE_RUNTIME_PACKAGES[@]}" "${UISCOPE_TEST_PACKAGES[@]}"
+fi

@@ -1,0 +1,557 @@
+#include "core/format.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace uiscope {
+namespace {
+
+using nlohmann::json;
+
+// Longest string printed in compact lines, in Unicode code points (the "…"
+// included): long enough for any label, short enough that one paragraph of a
+// document does not eat a model's budget.
+constexpr size_t kMaxCompactChars = 80;
+constexpr std::string_view kEllipsis = "…";
+constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";  // U+FFFD
+constexpr std::string_view kCursorPrefix = "n:";
+
+// Accessibility text is untrusted and nlohmann::json refuses invalid UTF-8 by
+// throwing, so every serialisation replaces bad bytes instead.
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// Length of the well-formed UTF-8 sequence starting at s[i] (RFC 3629: no
+// overlongs, no surrogates, nothing above U+10FFFF), or 0 if it is malformed.
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return 1;
+  size_t len = 0;
+  unsigned char lo = 0x80;
+  unsigned char hi = 0xBF;  // allowed range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    len = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    len = 3;
+    if (lead == 0xE0) lo = 0xA0;
+    if (lead == 0xED) hi = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    len = 4;
+    if (lead == 0xF0) lo = 0x90;
+    if (lead == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size()) return 0;
+  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (size_t k = 2; k < len; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  }
+  return len;
+}
+
+// Copies `s` with each malformed byte replaced by U+FFFD, cut to `max_chars`
+// code points (the last one then being "…"), so a cut never splits a character.
+std::string SanitiseAndTruncate(std::string_view s, size_t max_chars) {
+  std::string out;
+  out.reserve(s.size());
+  size_t chars = 0;
+  size_t cut = std::string::npos;  // where the (max_chars)th character starts
+  for (size_t i = 0; i < s.size();) {
+    if (chars + 1 == max_chars) cut = out.size();
+    if (chars == max_chars) {
+      out.resize(cut);
+      out += kEllipsis;
+      return out;
+    }
+    const size_t len = Utf8SequenceLength(s, i);
+    if (len == 0) {
+      out += kReplacementChar;
+      ++i;
+    } else {
+      out.append(s.substr(i, len));
+      i += len;
+    }
+    ++chars;
+  }
+  return out;
+}
+
+// Strings going into JSON objects: the objects are handed to other modules,
+// which may dump them without an error handler, so they must hold valid UTF-8.
+std::string Utf8(std::string_view s) {
+  return SanitiseAndTruncate(s, std::numeric_limits<size_t>::max());
+}
+
+json Utf8Array(const std::vector<std::string>& strings) {
+  json array = json::array();
+  for (const std::string& s : strings) array.push_back(Utf8(s));
+  return array;
+}
+
+// Escapes what would break a one-line, double-quoted field.
+void AppendEscaped(std::string& out, std::string_view s) {
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          static constexpr char kHex[] = "0123456789abcdef";
+          out += "\\u00";
+          out += kHex[(c >> 4) & 0xf];
+          out += kHex[c & 0xf];
+        } else {
+          out += c;
+        }
+    }
+  }
+}
+
+void AppendQuoted(std::string& out, std::string_view s) {
+  out += '"';
+  AppendEscaped(out, SanitiseAndTruncate(s, kMaxCompactChars));
+  out += '"';
+}
+
+bool IsWindowLike(Role role) {
+  return role == Role::kWindow || role == Role::kDialog || role == Role::kAlert;
+}
+
+// Only sources that read the toolkit's state know whether a widget is enabled;
+// OCR, vision and learned nodes lack kEnabled because nobody could tell, and
+// calling every detected button "disabled" would mislead the agent.
+bool KnownDisabled(const Node& n) {
+  const bool state_known = n.source == Source::kAx || n.source == Source::kMerged;
+  return state_known && IsInteractiveRole(n.role) && !n.Has(State::kEnabled);
+}
+
+// The value an agent may see: never a password, even if a backend read one.
+std::string_view VisibleValue(const Node& n) {
+  if (n.Has(State::kPassword)) return {};
+  return n.value;
+}
+
+std::string FixedDecimals(double v, int decimals) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::fixed, decimals);
+  return ec == std::errc() ? std::string(buf, end) : std::string("0");
+}
+
+// Confidence to 3 decimals: a float's 0.8299999833106995 is noise to a reader.
+double RoundedConfidence(float c) { return std::round(static_cast<double>(c) * 1000.0) / 1000.0; }
+
+struct FlatNode {
+  const Node* node;
+  int depth;
+  int parent;  // preorder index; -1 for roots
+};
+
+void Flatten(const std::vector<Node>& nodes, int depth, int parent, std::vector<FlatNode>& out) {
+  for (const Node& n : nodes) {
+    const int index = static_cast<int>(out.size());
+    out.push_back(FlatNode{&n, depth, parent});
+    Flatten(n.children, depth + 1, index, out);
+  }
+}
+
+Result<size_t> ParseCursor(std::string_view cursor, size_t total) {
+  if (cursor.empty()) return size_t{0};
+  const std::string shown = SanitiseAndTruncate(cursor, 40);
+  if (!cursor.starts_with(kCursorPrefix)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "malformed cursor \"" + shown +
+                         "\": pass the next_cursor of the previous page, or \"\" for the first");
+  }
+  const std::string_view digits = cursor.substr(kCursorPrefix.size());
+  uint64_t index = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+  if (ec != std::errc() || end != digits.data() + digits.size()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "malformed cursor \"" + shown +
+                         "\": pass the next_cursor of the previous page, or \"\" for the first");
+  }
+  if (index >= total) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "cursor \"" + shown + "\" is out of range: the tree has " +
+                         std::to_string(total) + " nodes; observe again and start from \"\"");
+  }
+  return static_cast<size_t>(index);
+}
+
+std::string MakeCursor(size_t index) { return std::string(kCursorPrefix) + std::to_string(index); }
+
+// Fills the paging fields once a page stopped before node `next`.
+void FinishPage(FormatOutput& out, size_t next, size_t total) {
+  out.nodes_total = static_cast<int>(total);
+  out.truncated = next < total;
+  out.next_cursor = out.truncated ? MakeCursor(next) : std::string();
+}
+
+json PageJson(const FormatOutput& out) {
+  return {{"nodes_total", out.nodes_total},
+          {"nodes_emitted", out.nodes_emitted},
+          {"truncated", out.truncated},
+          {"next_cursor", out.next_cursor}};
+}
+
+// A page budget: a count and a size in bytes, each 0 for unlimited. The first
+// item always fits, so every page makes progress.
+class Budget {
+ public:
+  explicit Budget(const FormatOptions& options)
+      : max_items_(static_cast<size_t>(options.max_nodes)),
+        max_chars_(static_cast<size_t>(options.max_chars)) {}
+
+  bool CountsChars() const { return max_chars_ > 0; }
+  bool Fits(size_t chars) const {
+    if (items_ == 0) return true;
+    if (max_items_ > 0 && items_ >= max_items_) return false;
+    return max_chars_ == 0 || chars_ + chars <= max_chars_;
+  }
+  void Take(size_t chars) {
+    ++items_;
+    chars_ += chars;
+  }
+  int items() const { return static_cast<int>(items_); }
+
+ private:
+  size_t max_items_;
+  size_t max_chars_;
+  size_t items_ = 0;
+  size_t chars_ = 0;
+};
+
+std::string CompactLine(const Node& n, int depth) {
+  std::string line(static_cast<size_t>(depth) * 2, ' ');
+  line += '[';
+  line += RoleName(n.role);
+  if (!n.name.empty()) {
+    line += ' ';
+    AppendQuoted(line, n.name);
+  }
+  if (!n.id.empty()) line += " id=" + n.id;
+  if (n.role == Role::kApplication && n.pid > 0) line += " pid=" + std::to_string(n.pid);
+  if (const std::string_view value = VisibleValue(n); !value.empty()) {
+    // Vision reads a knob's angle or a bar's fill: an estimate, not a reading.
+    line += n.source == Source::kVision ? " value≈" : " value=";
+    AppendQuoted(line, value);
+  }
+  if (n.bounds) {
+    const Rect& b = *n.bounds;
+    line += " bounds=" + std::to_string(b.x) + ',' + std::to_string(b.y) + ',' +
+            std::to_string(b.w) + ',' + std::to_string(b.h);
+  }
+  // Only states that change what an agent does; enabled, showing, focusable
+  // and friends hold for nearly every node and would only cost tokens.
+  if (KnownDisabled(n)) line += " disabled";
+  if (n.Has(State::kFocused)) line += " focused";
+  if (n.Has(State::kChecked)) line += " checked";
+  if (n.Has(State::kSelected)) line += " selected";
+  if (n.Has(State::kExpanded)) line += " expanded";
+  if (n.Has(State::kPassword)) line += " password";
+  if (n.Has(State::kModal)) line += " modal";
+  if (IsWindowLike(n.role) && n.Has(State::kActive)) line += " active";
+  if (n.source != Source::kAx) {
+    line += " source=";
+    line += SourceName(n.source);
+    line += " conf=" + FixedDecimals(n.confidence, 2);
+  }
+  line += "]\n";
+  return line;
+}
+
+FormatOutput FormatCompact(const std::vector<FlatNode>& flat, size_t start,
+                           const FormatOptions& options) {
+  FormatOutput out;
+  Budget budget(options);
+  size_t next = start;
+  for (; next < flat.size(); ++next) {
+    std::string line = CompactLine(*flat[next].node, flat[next].depth);
+    if (!budget.Fits(line.size())) break;
+    budget.Take(line.size());
+    out.text += line;
+  }
+  out.nodes_emitted = budget.items();
+  FinishPage(out, next, flat.size());
+  if (out.truncated) {
+    out.text += std::string(kEllipsis) + ' ' + std::to_string(flat.size() - next) +
+                " more nodes (cursor=" + out.next_cursor + ")\n";
+  }
+  return out;
+}
+
+json FrameJson(const Frame& frame) {
+  return {{"width", frame.width}, {"height", frame.height}, {"scale", frame.scale}};
+}
+
+json StatsJson(const ObserveStats& stats) {
+  return {{"ax_nodes", stats.ax_nodes},
+          {"ocr_nodes", stats.ocr_nodes},
+          {"vision_nodes", stats.vision_nodes},
+          {"merged_nodes", stats.merged_nodes},
+          {"latency_ms", stats.latency_ms}};
+}
+
+FormatOutput FormatJson(const Snapshot& snapshot, const std::vector<FlatNode>& flat, size_t start,
+                        const FormatOptions& options) {
+  FormatOutput out;
+  Budget budget(options);
+  std::vector<json> objects;
+  size_t next = start;
+  for (; next < flat.size(); ++next) {
+    json object = NodeToJson(*flat[next].node, /*with_children=*/false);
+    const size_t size = budget.CountsChars() ? Dump(object).size() + 1 : 0;  // + the comma
+    if (!budget.Fits(size)) break;
+    budget.Take(size);
+    objects.push_back(std::move(object));
+  }
+
+  // The page is a contiguous preorder range [start, next): a node nests under
+  // its parent when the parent is in the range, else it is a top-level entry
+  // that names its parent, so a program can stitch pages together.
+  const auto in_page = [&](int index) { return index >= 0 && static_cast<size_t>(index) >= start; };
+  std::vector<std::vector<size_t>> kids(objects.size());
+  std::vector<size_t> tops;
+  for (size_t i = start; i < next; ++i) {
+    const int parent = flat[i].parent;
+    if (in_page(parent)) {
+      kids[static_cast<size_t>(parent) - start].push_back(i - start);
+    } else {
+      tops.push_back(i - start);
+    }
+  }
+  // Children come later in preorder, so walking backwards finds them complete.
+  for (size_t k = objects.size(); k-- > 0;) {
+    json children = json::array();
+    for (size_t child : kids[k]) children.push_back(std::move(objects[child]));
+    objects[k]["children"] = std::move(children);
+  }
+  json nodes = json::array();
+  for (size_t k : tops) {
+    const int parent = flat[start + k].parent;
+    if (parent >= 0) objects[k]["parent_id"] = Utf8(flat[static_cast<size_t>(parent)].node->id);
+    nodes.push_back(std::move(objects[k]));
+  }
+
+  out.nodes_emitted = budget.items();
+  FinishPage(out, next, flat.size());
+  out.json = {{"frame", FrameJson(snapshot.frame)},
+              {"stats", StatsJson(snapshot.stats)},
+              {"nodes", std::move(nodes)},
+              {"page", PageJson(out)}};
+  out.text = Dump(out.json);
+  return out;
+}
+
+// Bounds in the seed 000 spelling, {x, y, width, height}.
+json SemanticBounds(const Rect& r) {
+  return {{"x", r.x}, {"y", r.y}, {"width", r.w}, {"height", r.h}};
+}
+
+enum class SemanticKind { kNone, kWindow, kButton, kTextField, kLink, kText };
+
+SemanticKind ClassifySemantic(const Node& n) {
+  switch (n.role) {
+    case Role::kWindow:
+    case Role::kDialog:
+    case Role::kAlert:
+      return SemanticKind::kWindow;
+    case Role::kButton:
+    case Role::kToggleButton:
+    case Role::kCheckBox:
+    case Role::kRadioButton:
+      return SemanticKind::kButton;
+    case Role::kTextField:
+    case Role::kTextArea:
+      return SemanticKind::kTextField;
+    case Role::kLink:
+      return SemanticKind::kLink;
+    case Role::kLabel:
+    case Role::kText:
+    case Role::kHeading:
+      return n.name.empty() ? SemanticKind::kNone : SemanticKind::kText;
+    default:
+      return SemanticKind::kNone;
+  }
+}
+
+json SemanticEntry(const Node& n, SemanticKind kind) {
+  json e = {{"id", Utf8(n.id)}};
+  switch (kind) {
+    case SemanticKind::kWindow:
+      e["title"] = Utf8(n.name);
+      // A window has the focus when it is the active one; AT-SPI marks
+      // windows active, not focused.
+      e["focused"] = n.Has(State::kActive) || n.Has(State::kFocused);
+      break;
+    case SemanticKind::kButton:
+      e["label"] = Utf8(n.name);
+      e["role"] = std::string(RoleName(n.role));
+      e["enabled"] = !KnownDisabled(n);
+      if (n.role != Role::kButton) e["checked"] = n.Has(State::kChecked);
+      break;
+    case SemanticKind::kTextField:
+      e["label"] = Utf8(n.name);
+      e["value"] = Utf8(VisibleValue(n));
+      e["focused"] = n.Has(State::kFocused);
+      if (n.Has(State::kPassword)) e["password"] = true;
+      break;
+    case SemanticKind::kLink:
+      e["label"] = Utf8(n.name);
+      break;
+    case SemanticKind::kText:
+    case SemanticKind::kNone:
+      break;
+  }
+  if (n.bounds) e["bounds"] = SemanticBounds(*n.bounds);
+  return e;
+}
+
+FormatOutput FormatSemantic(const Snapshot& snapshot, const std::vector<FlatNode>& flat,
+                            size_t start, const FormatOptions& options) {
+  FormatOutput out;
+  Budget budget(options);
+  json windows = json::array();
+  json buttons = json::array();
+  json text_fields = json::array();
+  json links = json::array();
+  std::string text_content;
+  size_t next = start;
+  for (; next < flat.size(); ++next) {
+    const Node& n = *flat[next].node;
+    const SemanticKind kind = ClassifySemantic(n);
+    if (kind == SemanticKind::kNone) continue;
+    if (kind == SemanticKind::kText) {
+      const size_t size = n.name.size() + 1;  // + the "\n" separator
+      if (!budget.Fits(size)) break;
+      budget.Take(size);
+      if (!text_content.empty()) text_content += '\n';
+      text_content += Utf8(n.name);
+      continue;
+    }
+    json entry = SemanticEntry(n, kind);
+    const size_t size = budget.CountsChars() ? Dump(entry).size() + 1 : 0;
+    if (!budget.Fits(size)) break;
+    budget.Take(size);
+    json& list = kind == SemanticKind::kWindow   ? windows
+                 : kind == SemanticKind::kButton ? buttons
+                 : kind == SemanticKind::kLink   ? links
+                                                 : text_fields;
+    list.push_back(std::move(entry));
+  }
+
+  out.nodes_emitted = budget.items();
+  FinishPage(out, next, flat.size());
+  out.json = {{"format", "semantic"},
+              {"screen", {{"width", snapshot.frame.width}, {"height", snapshot.frame.height}}},
+              {"windows", std::move(windows)},
+              {"buttons", std::move(buttons)},
+              {"text_fields", std::move(text_fields)},
+              {"links", std::move(links)},
+              {"text_content", std::move(text_content)},
+              {"page", PageJson(out)}};
+  out.text = Dump(out.json);
+  return out;
+}
+
+}  // namespace
+
+Result<Format> ParseFormat(std::string_view name) {
+  if (name == "compact") return Format::kCompact;
+  if (name == "json") return Format::kJson;
+  if (name == "semantic") return Format::kSemantic;
+  return MakeError(ErrorCode::kInvalidArgument,
+                   "unknown format \"" + SanitiseAndTruncate(name, 40) +
+                       "\": valid formats are compact, json, semantic");
+}
+
+std::string_view FormatName(Format format) {
+  switch (format) {
+    case Format::kCompact:
+      return "compact";
+    case Format::kJson:
+      return "json";
+    case Format::kSemantic:
+      return "semantic";
+  }
+  return "compact";
+}
+
+json NodeToJson(const Node& node, bool with_children) {
+  json j = {
+      {"id", Utf8(node.id)}, {"role", std::string(RoleName(node.role))}, {"name", Utf8(node.name)}};
+  if (const std::string_view value = VisibleValue(node); !value.empty()) {
+    j["value"] = Utf8(value);
+  }
+  if (!node.description.empty()) j["description"] = Utf8(node.description);
+  if (node.bounds) {
+    const Rect& b = *node.bounds;
+    j["bounds"] = {{"x", b.x}, {"y", b.y}, {"w", b.w}, {"h", b.h}};
+  }
+  json states = json::array();
+  for (std::string_view s : StateNames(node.states)) states.push_back(std::string(s));
+  j["states"] = std::move(states);
+  j["actions"] = Utf8Array(node.actions);
+  j["source"] = std::string(SourceName(node.source));
+  if (node.source != Source::kAx) j["confidence"] = RoundedConfidence(node.confidence);
+  j["app"] = Utf8(node.app);
+  j["pid"] = node.pid;
+  j["window"] = Utf8(node.window);
+  if (with_children) {
+    json children = json::array();
+    for (const Node& child : node.children) children.push_back(NodeToJson(child, true));
+    j["children"] = std::move(children);
+  }
+  return j;
+}
+
+Result<FormatOutput> FormatSnapshot(const Snapshot& snapshot, const FormatOptions& options) {
+  if (options.max_nodes < 0 || options.max_chars < 0) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "max_nodes and max_chars must be 0 (unlimited) or positive");
+  }
+  // nlohmann::json throws on misuse and std::string on exhaustion; the caller
+  // is promised a Result, so those become an Internal error here.
+  try {
+    std::vector<FlatNode> flat;
+    flat.reserve(CountNodes(snapshot.roots));
+    Flatten(snapshot.roots, 0, -1, flat);
+    Result<size_t> start = ParseCursor(options.cursor, flat.size());
+    if (!start.ok()) return start.error();
+    switch (options.format) {
+      case Format::kCompact:
+        return FormatCompact(flat, *start, options);
+      case Format::kJson:
+        return FormatJson(snapshot, flat, *start, options);
+      case Format::kSemantic:
+        return FormatSemantic(snapshot, flat, *start, options);
+    }
+    return MakeError(ErrorCode::kInvalidArgument, "unknown format");
+  } catch (const std::exception& e) {
+    return MakeError(ErrorCode::kInternal, std::string("formatting failed: ") + e.what());
+  }
+}
+
+}  // namespace uiscope

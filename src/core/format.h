@@ -1,0 +1,69 @@
+// Turns a Snapshot into what an agent or a program reads (DESIGN §3, §11).
+//
+// Three formats share one paging scheme so that no answer floods a model's
+// context: nodes are taken in preorder, a page stops at `max_nodes` or
+// `max_chars`, and `next_cursor` resumes where it stopped. Walking the cursors
+// from "" until next_cursor is "" visits every node exactly once. A cursor
+// names a position in one snapshot; it is meaningless against another.
+//
+// - compact: one line per node, `[button "Play" id=btn_1a2b bounds=10,5,80,30 focused]`.
+// - json: the node set with frame, stats and page, for programs.
+// - semantic: the frame of seed 000 — windows, buttons, text_fields, links,
+//   text_content.
+//
+// Password values are never printed in any format, even when a backend filled
+// Node::value by mistake. The diff format lives with the engine, which keeps
+// the previous observation.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "core/node.h"
+#include "core/result.h"
+
+namespace uiscope {
+
+enum class Format { kCompact, kJson, kSemantic };
+
+// "compact" | "json" | "semantic"; otherwise InvalidArgument listing those.
+Result<Format> ParseFormat(std::string_view name);
+std::string_view FormatName(Format format);
+
+struct FormatOptions {
+  Format format = Format::kCompact;
+  // Nodes emitted in this page; 0 = unlimited. For semantic: entries (one per
+  // window, button, text field, link or text_content line).
+  int max_nodes = 0;
+  // Size of this page in UTF-8 bytes; 0 = unlimited. At least one node is
+  // always emitted, so a page may exceed a budget smaller than one node.
+  //   compact:  bytes of the node lines, newlines included; the "… N more
+  //             nodes" trailer is not counted.
+  //   json:     approximate: the sum of each node's own serialised object
+  //             (without children); nesting and the envelope are not counted.
+  //   semantic: approximate: the sum of each entry's serialised size.
+  int max_chars = 0;
+  std::string cursor;  // "" = first page; else a next_cursor of the same snapshot
+};
+
+struct FormatOutput {
+  std::string text;         // compact lines, or the JSON / semantic object serialised
+  nlohmann::json json;      // the object for json and semantic formats (null for compact)
+  int nodes_total = 0;      // nodes in the tree
+  int nodes_emitted = 0;    // nodes in this page (semantic: entries)
+  bool truncated = false;   // more nodes follow; resume with next_cursor
+  std::string next_cursor;  // "" when this is the last page
+};
+
+// Formats one page of `snapshot`. InvalidArgument for a malformed or
+// out-of-range cursor or a negative budget. Never throws.
+Result<FormatOutput> FormatSnapshot(const Snapshot& snapshot, const FormatOptions& options);
+
+// One node as in the json format: id, role, name, value and description (when
+// not empty; value never for passwords), bounds {x,y,w,h} (when known), states,
+// actions, source, confidence (when not ax), app, pid, window and, with
+// `with_children`, children.
+nlohmann::json NodeToJson(const Node& node, bool with_children = true);
+
+}  // namespace uiscope

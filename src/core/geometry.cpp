@@ -1,0 +1,56 @@
+#include "core/geometry.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+namespace uiscope {
+namespace {
+
+// Bounds come from accessibility data, which is untrusted: a widget may claim
+// x = INT_MAX - 1 with w = 100. Edges are therefore computed in 64 bits and
+// sizes clamped back into int, so no caller ever sees signed overflow.
+int64_t Right64(const Rect& r) { return int64_t{r.x} + r.w; }
+int64_t Bottom64(const Rect& r) { return int64_t{r.y} + r.h; }
+
+int ClampToInt(int64_t v) {
+  return static_cast<int>(
+      std::clamp<int64_t>(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+}
+
+}  // namespace
+
+Rect Intersect(const Rect& a, const Rect& b) {
+  if (a.Empty() || b.Empty()) return Rect{};
+  const int64_t left = std::max(a.x, b.x);
+  const int64_t top = std::max(a.y, b.y);
+  const int64_t right = std::min(Right64(a), Right64(b));
+  const int64_t bottom = std::min(Bottom64(a), Bottom64(b));
+  if (right <= left || bottom <= top) return Rect{};
+  return Rect{static_cast<int>(left), static_cast<int>(top), ClampToInt(right - left),
+              ClampToInt(bottom - top)};
+}
+
+Rect Union(const Rect& a, const Rect& b) {
+  if (a.Empty()) return b.Empty() ? Rect{} : b;
+  if (b.Empty()) return a;
+  const int64_t left = std::min(a.x, b.x);
+  const int64_t top = std::min(a.y, b.y);
+  const int64_t right = std::max(Right64(a), Right64(b));
+  const int64_t bottom = std::max(Bottom64(a), Bottom64(b));
+  return Rect{static_cast<int>(left), static_cast<int>(top), ClampToInt(right - left),
+              ClampToInt(bottom - top)};
+}
+
+double IoU(const Rect& a, const Rect& b) {
+  const int64_t inter = Intersect(a, b).Area();
+  if (inter == 0) return 0.0;
+  const int64_t uni = a.Area() + b.Area() - inter;
+  return static_cast<double>(inter) / static_cast<double>(uni);
+}
+
+Rect ClampToFrame(const Rect& r, int width, int height) {
+  return Intersect(r, Rect{0, 0, width, height});
+}
+
+}  // namespace uiscope

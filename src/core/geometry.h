@@ -1,0 +1,48 @@
+// Rectangles in screen pixels of the captured display (DESIGN §3: one
+// coordinate frame for tree, screenshot and input).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+namespace uiscope {
+
+struct Point {
+  int x = 0;
+  int y = 0;
+  bool operator==(const Point&) const = default;
+};
+
+struct Rect {
+  int x = 0;
+  int y = 0;
+  int w = 0;  // width in pixels; <= 0 means empty
+  int h = 0;  // height in pixels; <= 0 means empty
+
+  bool operator==(const Rect&) const = default;
+
+  bool Empty() const { return w <= 0 || h <= 0; }
+  int Right() const { return x + w; }    // exclusive
+  int Bottom() const { return y + h; }   // exclusive
+  int64_t Area() const { return Empty() ? 0 : int64_t{w} * h; }
+  Point Center() const { return {x + w / 2, y + h / 2}; }
+  bool Contains(Point p) const {
+    return !Empty() && p.x >= x && p.x < Right() && p.y >= y && p.y < Bottom();
+  }
+  bool Contains(const Rect& r) const {
+    return !Empty() && !r.Empty() && r.x >= x && r.y >= y && r.Right() <= Right() &&
+           r.Bottom() <= Bottom();
+  }
+  Rect Translated(int dx, int dy) const { return {x + dx, y + dy, w, h}; }
+};
+
+// Overlap of two rectangles; empty (w or h <= 0) when they do not overlap.
+Rect Intersect(const Rect& a, const Rect& b);
+// Smallest rectangle holding both; an empty input is ignored.
+Rect Union(const Rect& a, const Rect& b);
+// Intersection over union in [0, 1]; 0 when either is empty.
+double IoU(const Rect& a, const Rect& b);
+// Clamps r to the frame (0, 0, width, height).
+Rect ClampToFrame(const Rect& r, int width, int height);
+
+}  // namespace uiscope

@@ -1,0 +1,366 @@
+#include "core/ids.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+namespace uiscope {
+namespace {
+
+constexpr int kShortDigits = 4;  // hex digits of an ID before any collision
+constexpr int kMaxDigits = 16;   // all 64 bits of the hash
+constexpr int kDerivedLabelDepth = 3;
+constexpr size_t kDerivedLabelNames = 2;
+
+// One node of a tree in preorder, with what its ID is derived from.
+struct Entry {
+  const Node* node = nullptr;
+  int parent = -1;  // index of the parent entry; -1 for roots
+  std::string identity;
+  int dup_index = 0;   // rank among siblings with the same role and identity
+  int role_index = 0;  // rank among siblings with the same role
+  uint64_t hash = 0;
+  std::string hash_id;  // ID from the hash alone, after collision resolution
+};
+
+void CollectNames(const std::vector<Node>& nodes, int levels_left,
+                  std::vector<std::string_view>& names) {
+  for (const Node& n : nodes) {
+    if (names.size() >= kDerivedLabelNames) return;
+    if (!n.name.empty()) names.push_back(n.name);
+    if (levels_left > 1) CollectNames(n.children, levels_left - 1, names);
+  }
+}
+
+// Appends `siblings` and their subtrees to `out` in preorder. Identity names
+// and ranks are computed per sibling group first because a node's dup index
+// depends on the siblings before it.
+void Flatten(const std::vector<Node>& siblings, int parent, uint64_t parent_hash,
+             std::vector<Entry>& out) {
+  struct Key {
+    Role role;
+    std::string_view identity;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<std::string_view>()(k.identity) ^ static_cast<size_t>(k.role);
+    }
+  };
+
+  std::vector<Entry> group(siblings.size());
+  std::unordered_map<Key, int, KeyHash> dup_counts;
+  std::array<int, 256> role_counts{};
+  for (size_t i = 0; i < siblings.size(); ++i) {
+    const Node& n = siblings[i];
+    Entry& e = group[i];
+    e.node = &n;
+    e.parent = parent;
+    e.identity = IdentityName(n);
+    e.dup_index = dup_counts[Key{n.role, e.identity}]++;
+    e.role_index = role_counts[static_cast<uint8_t>(n.role)]++;
+    e.hash = IdentityHash(parent_hash, n.role, e.identity, e.dup_index);
+  }
+  for (Entry& e : group) {
+    const int index = static_cast<int>(out.size());
+    const uint64_t hash = e.hash;
+    const Node* node = e.node;
+    out.push_back(std::move(e));
+    Flatten(node->children, index, hash, out);
+  }
+}
+
+std::string HexDigits(uint64_t value, int digits) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(static_cast<size_t>(digits), '0');
+  for (int i = digits - 1; i >= 0; --i) {
+    out[static_cast<size_t>(i)] = kHex[value & 0xf];
+    value >>= 4;
+  }
+  return out;
+}
+
+// Gives each of `members` (entry indices in preorder) the shortest ID that is
+// unique in the tree. Within a bucket of equal candidates, the smallest full
+// hash wins the short form and the others retry with two more digits; only
+// the set of hashes matters, never the order of the nodes.
+void ResolveCollisions(std::vector<Entry>& entries, const std::vector<int>& members, int digits) {
+  std::unordered_map<std::string, std::vector<int>> buckets;
+  for (int i : members) {
+    const Entry& e = entries[static_cast<size_t>(i)];
+    std::string candidate(RolePrefix(e.node->role));
+    candidate += '_';
+    candidate += HexDigits(e.hash, digits);
+    buckets[std::move(candidate)].push_back(i);
+  }
+  // Buckets are disjoint, so visiting them in hash-map order is harmless.
+  for (auto& [candidate, bucket] : buckets) {
+    uint64_t smallest = UINT64_MAX;
+    for (int i : bucket) smallest = std::min(smallest, entries[static_cast<size_t>(i)].hash);
+    std::vector<int> losers;
+    int same_hash = 0;
+    for (int i : bucket) {
+      Entry& e = entries[static_cast<size_t>(i)];
+      if (e.hash != smallest) {
+        losers.push_back(i);
+        continue;
+      }
+      // Identical full hashes mean an XXH3 collision between different
+      // identities; a preorder suffix is the only deterministic tiebreak left.
+      e.hash_id = same_hash == 0 ? candidate : candidate + "-" + std::to_string(same_hash + 1);
+      ++same_hash;
+    }
+    // At kMaxDigits every candidate is the full hash, so no losers remain.
+    if (!losers.empty() && digits < kMaxDigits) {
+      ResolveCollisions(entries, losers, std::min(digits + 2, kMaxDigits));
+    }
+  }
+}
+
+// "Role, identity name and rank": what makes two nodes under one parent the
+// same widget, spelled as a map key.
+std::string IdentityKey(Role role, int dup_index, const std::string& identity) {
+  return std::to_string(static_cast<int>(role)) + ':' + std::to_string(dup_index) + ':' + identity;
+}
+
+std::string PositionKey(Role role, int role_index) {
+  return std::to_string(static_cast<int>(role)) + ':' + std::to_string(role_index);
+}
+
+// What reconciliation needs to know about a node of the previous snapshot.
+struct PreviousNode {
+  std::string id;
+  std::string identity_key;
+  std::string position_key;
+};
+
+// The previous snapshot, indexed by ID and by parent ID. Copied out of
+// `previous` so that AssignIds may be handed a `previous` it is about to
+// overwrite.
+struct PreviousIndex {
+  std::unordered_map<std::string, std::string> identity_by_id;
+  std::vector<PreviousNode> roots;
+  std::unordered_map<std::string, std::vector<PreviousNode>> children;  // by parent ID
+
+  explicit PreviousIndex(const std::vector<Node>& previous) {
+    std::vector<Entry> entries;
+    Flatten(previous, -1, 0, entries);
+    for (const Entry& e : entries) {
+      // A node without an ID (never assigned) can neither lend one nor locate
+      // its children.
+      if (e.node->id.empty()) continue;
+      PreviousNode p{e.node->id, IdentityKey(e.node->role, e.dup_index, e.identity),
+                     PositionKey(e.node->role, e.role_index)};
+      identity_by_id.emplace(p.id, p.identity_key);
+      if (e.parent < 0) {
+        roots.push_back(std::move(p));
+      } else {
+        const std::string& parent_id = entries[static_cast<size_t>(e.parent)].node->id;
+        if (!parent_id.empty()) children[parent_id].push_back(std::move(p));
+      }
+    }
+  }
+
+  bool Contains(const std::string& id) const { return identity_by_id.contains(id); }
+
+  // The previous children of the node now called `parent_id`; the previous
+  // roots for parent -1; nullptr when that parent did not exist before.
+  const std::vector<PreviousNode>* ChildrenOf(int parent, const std::string& parent_id) const {
+    if (parent < 0) return &roots;
+    auto it = children.find(parent_id);
+    return it == children.end() ? nullptr : &it->second;
+  }
+};
+
+// Decides final IDs against the previous snapshot, top-down, so that a node's
+// parent always has its final ID when the node is matched under it.
+//
+// In order of preference a node gets:
+//  1. its hash ID, when the previous node with that ID had the same role,
+//     identity name and rank (the same widget, wherever it now sits);
+//  2. under the same parent, the ID of the previous sibling with the same
+//     role, identity name and rank: the children of a renamed node, whose
+//     hashes changed with their parent's;
+//  3. under the same parent, the ID of the previous sibling with the same role
+//     and index among same-role siblings: the renamed node itself;
+//  4. a fresh ID: its hash ID, or a longer form of it when that collides with
+//     an ID the previous snapshot used for another widget.
+// An ID is handed out once. Rule 1 is checked against identity, not just the
+// ID string, so that a newcomer whose hash wins a short-ID collision cannot
+// take the short ID an existing widget was known by.
+class Reconciler {
+ public:
+  Reconciler(const std::vector<Entry>& entries, const std::vector<Node>& previous)
+      : entries_(entries), prev_(previous), final_ids_(entries.size()) {
+    for (const Entry& e : entries_) hash_ids_.insert(e.hash_id);
+  }
+
+  std::vector<std::string> Run() {
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      const Entry& e = entries_[i];
+      auto it = prev_.identity_by_id.find(e.hash_id);
+      if (it != prev_.identity_by_id.end() &&
+          it->second == IdentityKey(e.node->role, e.dup_index, e.identity)) {
+        Give(i, e.hash_id);
+      }
+    }
+    std::vector<size_t> roots;
+    std::vector<std::vector<size_t>> children(entries_.size());
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      const int parent = entries_[i].parent;
+      (parent < 0 ? roots : children[static_cast<size_t>(parent)]).push_back(i);
+    }
+    ReconcileGroup(roots, prev_.ChildrenOf(-1, ""));
+    // Preorder: a parent's final ID is decided before its children's group.
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      if (!children[i].empty()) {
+        ReconcileGroup(children[i], prev_.ChildrenOf(static_cast<int>(i), final_ids_[i]));
+      }
+    }
+    return std::move(final_ids_);
+  }
+
+ private:
+  void Give(size_t i, const std::string& id) {
+    final_ids_[i] = id;
+    used_.insert(id);
+  }
+
+  void ReconcileGroup(const std::vector<size_t>& group,
+                      const std::vector<PreviousNode>* previous_siblings) {
+    std::vector<size_t> open;
+    for (size_t i : group) {
+      if (final_ids_[i].empty()) open.push_back(i);
+    }
+    if (open.empty()) return;
+    if (previous_siblings != nullptr) {
+      std::unordered_map<std::string, const std::string*> by_identity;
+      std::unordered_map<std::string, const std::string*> by_position;
+      for (const PreviousNode& p : *previous_siblings) {
+        by_identity.emplace(p.identity_key, &p.id);
+        by_position.emplace(p.position_key, &p.id);
+      }
+      const auto take = [&](size_t i, const auto& map, const std::string& key) {
+        auto it = map.find(key);
+        if (it != map.end() && !used_.contains(*it->second)) Give(i, *it->second);
+      };
+      for (size_t i : open) {
+        const Entry& e = entries_[i];
+        take(i, by_identity, IdentityKey(e.node->role, e.dup_index, e.identity));
+      }
+      for (size_t i : open) {
+        const Entry& e = entries_[i];
+        if (final_ids_[i].empty()) take(i, by_position, PositionKey(e.node->role, e.role_index));
+      }
+    }
+    for (size_t i : open) {
+      if (final_ids_[i].empty()) Give(i, FreshId(entries_[i]));
+    }
+  }
+
+  // An ID nobody holds now and nobody held in the previous snapshot, so an
+  // agent's old reference never silently lands on a different widget.
+  std::string FreshId(const Entry& e) const {
+    const auto is_free = [&](const std::string& id) {
+      return !prev_.Contains(id) && !used_.contains(id) &&
+             (id == e.hash_id || !hash_ids_.contains(id));
+    };
+    if (is_free(e.hash_id)) return e.hash_id;
+    const std::string prefix = std::string(RolePrefix(e.node->role)) + '_';
+    for (int digits = kShortDigits; digits <= kMaxDigits; digits += 2) {
+      std::string id = prefix + HexDigits(e.hash, digits);
+      if (is_free(id)) return id;
+    }
+    for (int suffix = 2;; ++suffix) {
+      std::string id = prefix + HexDigits(e.hash, kMaxDigits) + '-' + std::to_string(suffix);
+      if (is_free(id)) return id;
+    }
+  }
+
+  const std::vector<Entry>& entries_;
+  const PreviousIndex prev_;
+  std::unordered_set<std::string> hash_ids_;
+  std::unordered_set<std::string> used_;
+  std::vector<std::string> final_ids_;
+};
+
+bool IsWindowRole(Role role) {
+  return role == Role::kWindow || role == Role::kDialog || role == Role::kAlert;
+}
+
+void WriteIds(std::vector<Node>& nodes, const std::vector<std::string>& ids, size_t& next,
+              const std::string& window) {
+  for (Node& n : nodes) {
+    n.id = ids[next++];
+    n.window = IsWindowRole(n.role) ? n.id : window;
+    WriteIds(n.children, ids, next, n.window);
+  }
+}
+
+}  // namespace
+
+uint64_t IdentityHash(uint64_t parent_hash, Role role, std::string_view identity_name,
+                      int dup_index) {
+  // Fixed little-endian layout, so IDs stored by memory/ are the same on every
+  // host: parent hash (8 bytes), role (1), dup index (4), then the name.
+  std::string buffer;
+  buffer.reserve(13 + identity_name.size());
+  for (int i = 0; i < 8; ++i) buffer.push_back(static_cast<char>((parent_hash >> (8 * i)) & 0xff));
+  buffer.push_back(static_cast<char>(role));
+  const auto dup = static_cast<uint32_t>(dup_index);
+  for (int i = 0; i < 4; ++i) buffer.push_back(static_cast<char>((dup >> (8 * i)) & 0xff));
+  buffer.append(identity_name);
+  return XXH3_64bits(buffer.data(), buffer.size());
+}
+
+std::string IdentityName(const Node& node) {
+  if (!node.name.empty()) return node.name;
+  // An unnamed row is known by the text it holds ("Row 7"), so it keeps its ID
+  // when a row is inserted above it; its index would not.
+  std::vector<std::string_view> names;
+  CollectNames(node.children, kDerivedLabelDepth, names);
+  std::string label;
+  for (std::string_view name : names) {
+    if (!label.empty()) label += ' ';
+    label += name;
+  }
+  return label;
+}
+
+void AssignIds(std::vector<Node>& roots, const std::vector<Node>* previous) {
+  std::vector<Entry> entries;
+  entries.reserve(CountNodes(roots));
+  Flatten(roots, -1, 0, entries);
+
+  std::vector<int> all(entries.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  ResolveCollisions(entries, all, kShortDigits);
+
+  std::vector<std::string> final_ids;
+  if (previous != nullptr) {
+    final_ids = Reconciler(entries, *previous).Run();
+  } else {
+    final_ids.reserve(entries.size());
+    for (Entry& e : entries) final_ids.push_back(std::move(e.hash_id));
+  }
+  // `entries` points into `roots`; it must not be used once the nodes change.
+  entries.clear();
+  size_t next = 0;
+  WriteIds(roots, final_ids, next, "");
+}
+
+const Node* FindById(const std::vector<Node>& roots, std::string_view id) {
+  for (const Node& n : roots) {
+    if (n.id == id) return &n;
+    if (const Node* found = FindById(n.children, id)) return found;
+  }
+  return nullptr;
+}
+
+}  // namespace uiscope

@@ -1,0 +1,53 @@
+// Observer: one observation of the desktop (DESIGN §5): the accessibility
+// trees of the requested applications, stable IDs reconciled against the
+// previous observation of the same Observer, and the stats of §11.
+//
+// The Observer takes the Accessibility interface, never a backend header, so
+// it is tested with the fake accessibility of tests/support. Not thread-safe:
+// one Observer per client session.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "core/node.h"
+#include "core/result.h"
+#include "platform/accessibility.h"
+
+namespace uiscope {
+
+struct ObserveRequest {
+  std::string app;              // application name ("" = all)
+  int pid = 0;                  // process (0 = all)
+  bool include_hidden = false;  // also nodes that are not showing / scrolled out
+  int max_depth = 64;
+  int max_fetch_nodes = 20000;  // cap of the walk (the output budget is separate)
+  std::chrono::milliseconds timeout{2000};  // per application
+};
+
+struct Observation {
+  Snapshot snapshot;
+  std::vector<std::string> warnings;
+  int requests = 0;  // accessibility requests made
+};
+
+class Observer {
+ public:
+  Observer(Accessibility& accessibility, Frame frame)
+      : accessibility_(accessibility), frame_(frame) {}
+
+  // Observes and assigns IDs, reconciled against the previous observation of
+  // the same scope (same app / pid).
+  Result<Observation> Observe(const ObserveRequest& request);
+
+  const Frame& frame() const { return frame_; }
+
+ private:
+  Accessibility& accessibility_;
+  Frame frame_;
+  std::string previous_scope_;
+  std::vector<Node> previous_roots_;
+};
+
+}  // namespace uiscope

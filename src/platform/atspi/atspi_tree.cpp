@@ -1,0 +1,733 @@
+#include "platform/atspi/atspi_tree.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <unordered_set>
+
+#include "platform/atspi/atspi_constants.h"
+#include "platform/x11/x11_display.h"
+
+namespace uiscope::atspi {
+namespace {
+
+constexpr char kRegistry[] = "org.a11y.atspi.Registry";
+constexpr char kRootPath[] = "/org/a11y/atspi/accessible/root";
+constexpr char kAccessibleIface[] = "org.a11y.atspi.Accessible";
+constexpr char kApplicationIface[] = "org.a11y.atspi.Application";
+constexpr char kComponentIface[] = "org.a11y.atspi.Component";
+constexpr char kActionIface[] = "org.a11y.atspi.Action";
+constexpr char kTextIface[] = "org.a11y.atspi.Text";
+constexpr char kValueIface[] = "org.a11y.atspi.Value";
+constexpr char kPropertiesIface[] = "org.freedesktop.DBus.Properties";
+
+// Text longer than this is cut: a terminal or document can hold megabytes,
+// and the tree is for an agent's context window.
+constexpr int kMaxTextChars = 4000;
+
+// Children lists longer than this are screened by extents first: a list of
+// 1,000 rows in a scrolled window shows a dozen, and asking each row only
+// for its extents (one request) before the full set (four) saves most of the
+// walk. GTK3 reports every mapped row as SHOWING, scrolled out or not.
+constexpr size_t kLargeChildList = 48;
+
+MessagePtr PropertyGet(const ObjectRef& ref, const char* iface, const char* prop) {
+  MessagePtr m = NewMethodCall(ref.bus, ref.path, kPropertiesIface, "Get");
+  dbus_message_append_args(m.get(), DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &prop,
+                           DBUS_TYPE_INVALID);
+  return m;
+}
+
+MessagePtr PropertyGetAll(const ObjectRef& ref, const char* iface) {
+  MessagePtr m = NewMethodCall(ref.bus, ref.path, kPropertiesIface, "GetAll");
+  dbus_message_append_args(m.get(), DBUS_TYPE_STRING, &iface, DBUS_TYPE_INVALID);
+  return m;
+}
+
+bool IsReturn(DBusMessage* reply) {
+  return reply != nullptr && dbus_message_get_type(reply) == DBUS_MESSAGE_TYPE_METHOD_RETURN;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Number formatting for Value.CurrentValue: "25", "0.75", not "25.000000".
+std::string FormatNumber(double v) {
+  if (std::isnan(v)) return "";
+  char buf[64];
+  if (std::fabs(v - std::round(v)) < 1e-9 && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof(buf), "%.0f", v);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.6g", v);
+  }
+  return buf;
+}
+
+// Roles (AT-SPI names) whose Text interface holds the value an agent wants.
+bool WantsText(std::string_view role) {
+  return role == "entry" || role == "text" || role == "terminal" || role == "spin button" ||
+         role == "paragraph" || role == "combo box" || role == "editbar" ||
+         role == "static" || role == "heading" || role == "caption";
+}
+bool WantsNumericValue(std::string_view role) {
+  return role == "slider" || role == "spin button" || role == "scroll bar" ||
+         role == "progress bar" || role == "level bar" || role == "dial";
+}
+bool ClipsChildren(std::string_view role) {
+  return role == "viewport" || role == "scroll pane";
+}
+
+StateSet MapStates(uint32_t lo, uint32_t hi, bool password) {
+  StateSet s;
+  auto has = [&](StateBit b) { return HasState(lo, hi, b); };
+  s.Set(State::kEnabled, has(StateBit::kEnabled) || has(StateBit::kSensitive));
+  s.Set(State::kFocused, has(StateBit::kFocused));
+  s.Set(State::kFocusable, has(StateBit::kFocusable));
+  s.Set(State::kChecked, has(StateBit::kChecked));
+  s.Set(State::kSelected, has(StateBit::kSelected));
+  s.Set(State::kExpanded, has(StateBit::kExpanded));
+  s.Set(State::kExpandable, has(StateBit::kExpandable));
+  s.Set(State::kEditable, has(StateBit::kEditable) && !has(StateBit::kReadOnly));
+  s.Set(State::kShowing, has(StateBit::kShowing));
+  s.Set(State::kVisible, has(StateBit::kVisible));
+  s.Set(State::kMultiLine, has(StateBit::kMultiLine));
+  s.Set(State::kModal, has(StateBit::kModal));
+  s.Set(State::kActive, has(StateBit::kActive));
+  s.Set(State::kIndeterminate, has(StateBit::kIndeterminate));
+  s.Set(State::kPressed, has(StateBit::kPressed));
+  s.Set(State::kDefunct, has(StateBit::kDefunct));
+  s.Set(State::kPassword, password);
+  return s;
+}
+
+// One object of the walk, filled as replies arrive.
+struct RawNode {
+  ObjectRef ref;
+  int parent = -1;
+  int depth = 0;
+  uint32_t role = 0;
+  std::string name;
+  std::string description;
+  std::string value;
+  uint32_t state_lo = 0;
+  uint32_t state_hi = 0;
+  int32_t child_count = 0;
+  Rect extents;
+  bool has_extents = false;
+  Rect clip;  // the area where this node's children can be seen
+  std::vector<std::string> actions;
+  std::vector<int> children;
+  int ordinal = 0;  // position among the parent's children
+  int stage1_pending = 0;
+  bool dead = false;
+  bool pruned = false;
+};
+
+// A pipelined walk of one application's tree.
+class Walker {
+ public:
+  Walker(DbusConnection& conn, const TreeRequest& request, Rect screen)
+      : conn_(conn), pipeline_(conn), request_(request), screen_(screen) {}
+
+  Status Run(const ObjectRef& root, Clock::time_point deadline) {
+    Discover(root, -1, 0);
+    return pipeline_.Run(deadline);
+  }
+
+  bool root_answered() const { return !nodes_.empty() && nodes_[0].stage1_pending == 0; }
+  bool root_dead() const { return !nodes_.empty() && nodes_[0].dead; }
+  const RawNode& root() const { return nodes_[0]; }
+  bool capped() const { return capped_; }
+  int cycles() const { return cycles_; }
+  size_t requests() const { return pipeline_.sent(); }
+
+  // Builds the node tree; `offset` is added to every bound (GTK4's
+  // window-relative extents).
+  Node Build(const AppInfo& app) const { return BuildNode(0, app); }
+
+ private:
+  void Discover(const ObjectRef& ref, int parent, int depth, int ordinal = 0,
+                const Rect* known_extents = nullptr) {
+    if (!seen_.insert(ref).second) {
+      ++cycles_;  // the same object reached twice: a cycle or a shared child
+      return;
+    }
+    if (static_cast<int>(nodes_.size()) >= request_.max_nodes) {
+      capped_ = true;
+      return;
+    }
+    int idx = static_cast<int>(nodes_.size());
+    nodes_.emplace_back();
+    RawNode& n = nodes_.back();
+    n.ref = ref;
+    n.parent = parent;
+    n.depth = depth;
+    n.ordinal = ordinal;
+    if (known_extents != nullptr) {
+      n.extents = *known_extents;
+      n.has_extents = true;
+    }
+    if (parent >= 0) nodes_[parent].children.push_back(idx);
+
+    // Stage 1: everything needed to decide whether the node is shown, all at once.
+    bool want_extents = depth > 0 && known_extents == nullptr;
+    n.stage1_pending = want_extents ? 4 : 3;
+    pipeline_.Add(PropertyGetAll(ref, kAccessibleIface), [this, idx](DBusMessage* r) {
+      ParseAccessibleProps(idx, r);
+      Stage1Done(idx);
+    });
+    pipeline_.Add(NewMethodCall(ref.bus, ref.path, kAccessibleIface, "GetRole"),
+                  [this, idx](DBusMessage* r) {
+                    DBusMessageIter it;
+                    if (IsReturn(r) && dbus_message_iter_init(r, &it)) {
+                      ReadUint32(&it, &nodes_[idx].role);
+                    } else {
+                      MarkIfDead(idx, r);
+                    }
+                    Stage1Done(idx);
+                  });
+    pipeline_.Add(NewMethodCall(ref.bus, ref.path, kAccessibleIface, "GetState"),
+                  [this, idx](DBusMessage* r) {
+                    ParseState(idx, r);
+                    Stage1Done(idx);
+                  });
+    if (want_extents) {
+      pipeline_.Add(ExtentsCall(ref), [this, idx](DBusMessage* r) {
+        ReadExtents(r, &nodes_[idx].extents, &nodes_[idx].has_extents);
+        Stage1Done(idx);
+      });
+    }
+  }
+
+  static MessagePtr ExtentsCall(const ObjectRef& ref) {
+    MessagePtr m = NewMethodCall(ref.bus, ref.path, kComponentIface, "GetExtents");
+    uint32_t coord = static_cast<uint32_t>(CoordType::kScreen);
+    dbus_message_append_args(m.get(), DBUS_TYPE_UINT32, &coord, DBUS_TYPE_INVALID);
+    return m;
+  }
+
+  void MarkIfDead(int idx, DBusMessage* r) {
+    if (IsDeadObjectError(r)) nodes_[idx].dead = true;
+  }
+
+  void ParseAccessibleProps(int idx, DBusMessage* r) {
+    if (!IsReturn(r)) {
+      MarkIfDead(idx, r);
+      return;
+    }
+    RawNode& n = nodes_[idx];
+    DBusMessageIter it, dict;
+    if (!dbus_message_iter_init(r, &it) || dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_ARRAY) {
+      return;
+    }
+    dbus_message_iter_recurse(&it, &dict);
+    while (dbus_message_iter_get_arg_type(&dict) == DBUS_TYPE_DICT_ENTRY) {
+      DBusMessageIter entry;
+      dbus_message_iter_recurse(&dict, &entry);
+      std::string key;
+      if (ReadString(&entry, &key)) {
+        if (key == "Name") {
+          ReadVariantString(&entry, &n.name);
+        } else if (key == "Description") {
+          ReadVariantString(&entry, &n.description);
+        } else if (key == "ChildCount") {
+          ReadVariantInt32(&entry, &n.child_count);
+        }
+      }
+      dbus_message_iter_next(&dict);
+    }
+  }
+
+  void ParseState(int idx, DBusMessage* r) {
+    DBusMessageIter it, arr;
+    if (!IsReturn(r) || !dbus_message_iter_init(r, &it) ||
+        dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_ARRAY) {
+      MarkIfDead(idx, r);
+      return;
+    }
+    dbus_message_iter_recurse(&it, &arr);
+    uint32_t words[2] = {0, 0};
+    for (int i = 0; i < 2 && ReadUint32(&arr, &words[i]); ++i) {
+    }
+    nodes_[idx].state_lo = words[0];
+    nodes_[idx].state_hi = words[1];
+  }
+
+  // No Component interface (an error reply) leaves a node without bounds.
+  static void ReadExtents(DBusMessage* r, Rect* out, bool* has) {
+    DBusMessageIter it, st;
+    if (!IsReturn(r) || !dbus_message_iter_init(r, &it) ||
+        dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_STRUCT) {
+      return;
+    }
+    dbus_message_iter_recurse(&it, &st);
+    int32_t v[4] = {0, 0, 0, 0};
+    for (int i = 0; i < 4; ++i) {
+      if (!ReadInt32(&st, &v[i])) return;
+    }
+    *out = Rect{v[0], v[1], v[2], v[3]};
+    *has = true;
+  }
+
+  // Decides whether a node is shown, then asks for what only shown nodes need.
+  void Stage1Done(int idx) {
+    if (--nodes_[idx].stage1_pending != 0) return;
+    RawNode& n = nodes_[idx];
+    if (n.dead) return;
+    std::string_view role = RoleName(n.role);
+    Rect parent_clip = n.parent >= 0 ? nodes_[n.parent].clip : screen_;
+    n.clip = parent_clip;
+    if (n.depth > 0 && !request_.include_hidden) {
+      bool showing = HasState(n.state_lo, n.state_hi, StateBit::kShowing);
+      // A zero-sized or unplaced node cannot be judged by geometry; keep it
+      // when the toolkit says it is showing.
+      bool placed = n.has_extents && !n.extents.Empty();
+      if (!showing || (placed && Intersect(n.extents, parent_clip).Empty())) {
+        n.pruned = true;
+        return;
+      }
+    }
+    if (ClipsChildren(role) && n.has_extents && !n.extents.Empty()) {
+      n.clip = Intersect(parent_clip, n.extents);
+    }
+    const ObjectRef ref = n.ref;
+    if (n.child_count > 0 && n.depth < request_.max_depth) {
+      pipeline_.Add(NewMethodCall(ref.bus, ref.path, kAccessibleIface, "GetChildren"),
+                    [this, idx](DBusMessage* r) { OnChildren(idx, r); });
+    } else if (n.child_count > 0) {
+      capped_ = true;
+    }
+    bool password = role == "password text";
+    Role normalised = RoleFromAtspiName(role);
+    if (request_.fetch_actions && n.depth > 0 &&
+        (IsInteractiveRole(normalised) || role == "link")) {
+      pipeline_.Add(NewMethodCall(ref.bus, ref.path, kActionIface, "GetActions"),
+                    [this, idx](DBusMessage* r) { ParseActions(idx, r); });
+    }
+    if (request_.fetch_values && !password) {
+      if (WantsNumericValue(role)) {
+        pipeline_.Add(PropertyGet(ref, kValueIface, "CurrentValue"), [this, idx](DBusMessage* r) {
+          DBusMessageIter it;
+          double v = NAN;
+          if (IsReturn(r) && dbus_message_iter_init(r, &it) && ReadVariantDouble(&it, &v)) {
+            nodes_[idx].value = FormatNumber(v);
+          }
+        });
+      } else if (WantsText(role)) {
+        MessagePtr m = NewMethodCall(ref.bus, ref.path, kTextIface, "GetText");
+        int32_t start = 0, end = kMaxTextChars;
+        dbus_message_append_args(m.get(), DBUS_TYPE_INT32, &start, DBUS_TYPE_INT32, &end,
+                                 DBUS_TYPE_INVALID);
+        pipeline_.Add(std::move(m), [this, idx](DBusMessage* r) {
+          DBusMessageIter it;
+          std::string text;
+          if (IsReturn(r) && dbus_message_iter_init(r, &it) && ReadString(&it, &text)) {
+            // Labels and headings already carry their text as the name.
+            if (text != nodes_[idx].name) nodes_[idx].value = std::move(text);
+          }
+        });
+      }
+    }
+  }
+
+  void OnChildren(int idx, DBusMessage* r) {
+    DBusMessageIter it, arr;
+    if (!IsReturn(r) || !dbus_message_iter_init(r, &it) ||
+        dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_ARRAY) {
+      return;
+    }
+    dbus_message_iter_recurse(&it, &arr);
+    std::vector<ObjectRef> children;
+    ObjectRef child;
+    const ObjectRef self = nodes_[idx].ref;
+    while (dbus_message_iter_get_arg_type(&arr) == DBUS_TYPE_STRUCT) {
+      if (!ReadObjectRef(&arr, &child)) break;
+      if (child.IsNull() || child == self) continue;  // self-parent: untrusted data
+      children.push_back(std::move(child));
+    }
+    int depth = nodes_[idx].depth + 1;
+    if (children.size() <= kLargeChildList || request_.include_hidden) {
+      for (size_t i = 0; i < children.size() && !capped_; ++i) {
+        Discover(children[i], idx, depth, static_cast<int>(i));
+      }
+      return;
+    }
+    for (size_t i = 0; i < children.size(); ++i) {
+      pipeline_.Add(ExtentsCall(children[i]),
+                    [this, idx, depth, i, ref = children[i]](DBusMessage* r) {
+                      Rect extents;
+                      bool has = false;
+                      ReadExtents(r, &extents, &has);
+                      if (r == nullptr || capped_) return;
+                      if (has && !extents.Empty() && Intersect(extents, nodes_[idx].clip).Empty()) {
+                        return;  // scrolled out of view
+                      }
+                      Discover(ref, idx, depth, static_cast<int>(i), has ? &extents : nullptr);
+                    });
+    }
+  }
+
+  void ParseActions(int idx, DBusMessage* r) {
+    DBusMessageIter it, arr;
+    if (!IsReturn(r) || !dbus_message_iter_init(r, &it) ||
+        dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_ARRAY) {
+      return;
+    }
+    dbus_message_iter_recurse(&it, &arr);
+    while (dbus_message_iter_get_arg_type(&arr) == DBUS_TYPE_STRUCT) {
+      DBusMessageIter st;
+      dbus_message_iter_recurse(&arr, &st);
+      std::string name;
+      if (ReadString(&st, &name) && !name.empty()) nodes_[idx].actions.push_back(Lower(name));
+      dbus_message_iter_next(&arr);
+    }
+  }
+
+  Node BuildNode(int idx, const AppInfo& app) const {
+    const RawNode& raw = nodes_[idx];
+    Node node;
+    std::string_view role = RoleName(raw.role);
+    bool password = role == "password text";
+    StateSet states = MapStates(raw.state_lo, raw.state_hi, password);
+    node.role = idx == 0 ? Role::kApplication
+                         : RoleFromAtspiName(role, states.Has(State::kEditable),
+                                             states.Has(State::kMultiLine));
+    node.toolkit_role = std::string(role);
+    node.name = raw.name;
+    node.description = raw.description;
+    if (!password) node.value = raw.value;
+    node.states = states;
+    if (idx != 0 && raw.has_extents && !raw.extents.Empty()) node.bounds = raw.extents;
+    node.actions = raw.actions;
+    node.app = app.name;
+    node.pid = app.pid;
+    // Screened children are discovered in reply order; restore list order.
+    std::vector<int> order = raw.children;
+    std::stable_sort(order.begin(), order.end(),
+                     [this](int a, int b) { return nodes_[a].ordinal < nodes_[b].ordinal; });
+    for (int c : order) {
+      const RawNode& child = nodes_[c];
+      if (child.dead || child.pruned || child.stage1_pending != 0) continue;
+      node.children.push_back(BuildNode(c, app));
+    }
+    return node;
+  }
+
+  DbusConnection& conn_;
+  DbusConnection::Pipeline pipeline_;
+  const TreeRequest& request_;
+  Rect screen_;
+  std::vector<RawNode> nodes_;
+  std::unordered_set<ObjectRef, ObjectRefHash> seen_;
+  bool capped_ = false;
+  int cycles_ = 0;
+};
+
+// GTK 4 reports Component extents relative to the toplevel even when asked
+// for screen coordinates (gtk/a11y/gtkatspicomponent.c ignores the coord
+// type). Shift each window's subtree by the X origin of the window with the
+// same pid and title.
+void FixWindowRelativeExtents(Node& app, const std::vector<x11::TopLevel>& toplevels) {
+  for (Node& window : app.children) {
+    const x11::TopLevel* match = nullptr;
+    for (const auto& t : toplevels) {
+      if ((t.pid == app.pid || app.pid == 0) && t.title == window.name) {
+        match = &t;
+        break;
+      }
+    }
+    if (match == nullptr) continue;
+    std::vector<Node> one;
+    one.push_back(std::move(window));
+    ForEachNodeMutable(one, [&](Node& n, int) {
+      if (n.bounds) *n.bounds = n.bounds->Translated(match->bounds.x, match->bounds.y);
+    });
+    if (one[0].bounds) one[0].bounds = match->bounds;
+    window = std::move(one[0]);
+  }
+}
+
+bool IsGtk4(const AppInfo& app) {
+  return Lower(app.toolkit) == "gtk" && !app.toolkit_version.empty() &&
+         app.toolkit_version[0] == '4';
+}
+
+}  // namespace
+
+Result<std::string> FindAccessibilityBus(const AtspiOptions& options) {
+  if (const char* env = std::getenv("AT_SPI_BUS_ADDRESS"); env && *env) return std::string(env);
+
+  std::string session = options.session_bus_address;
+  const char* env_display = std::getenv("DISPLAY");
+  bool other_display = !options.display.empty() && (env_display == nullptr ||
+                                                    options.display != env_display);
+  // The environment's session bus belongs to $DISPLAY, not to another display.
+  if (session.empty() && !other_display) {
+    if (const char* env = std::getenv("DBUS_SESSION_BUS_ADDRESS"); env && *env) session = env;
+  }
+  std::string session_error;
+  if (!session.empty()) {
+    auto bus = DbusConnection::Open(session, options.connect_timeout);
+    if (bus.ok()) {
+      // Switch accessibility on for toolkits that wait for it (Qt, GTK 4,
+      // Chromium read org.a11y.Status.IsEnabled), as a screen reader does.
+      MessagePtr set = NewMethodCall("org.a11y.Bus", "/org/a11y/bus", kPropertiesIface, "Set");
+      {
+        const char* iface = "org.a11y.Status";
+        const char* prop = "IsEnabled";
+        DBusMessageIter it, var;
+        dbus_message_iter_init_append(set.get(), &it);
+        dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &iface);
+        dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &prop);
+        dbus_message_iter_open_container(&it, DBUS_TYPE_VARIANT, "b", &var);
+        dbus_bool_t on = TRUE;
+        dbus_message_iter_append_basic(&var, DBUS_TYPE_BOOLEAN, &on);
+        dbus_message_iter_close_container(&it, &var);
+      }
+      auto reply = (*bus)->Call(NewMethodCall("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus",
+                                              "GetAddress"),
+                                options.connect_timeout);
+      (void)(*bus)->Call(std::move(set), options.connect_timeout);
+      const char* addr = nullptr;
+      if (reply.ok() && dbus_message_get_args(reply->get(), nullptr, DBUS_TYPE_STRING, &addr,
+                                              DBUS_TYPE_INVALID) &&
+          addr && *addr) {
+        return std::string(addr);
+      }
+      session_error = reply.ok() ? "org.a11y.Bus returned no address" : reply.error().message;
+    } else {
+      session_error = bus.error().message;
+    }
+  }
+
+  // at-spi-bus-launcher also publishes the address on the X root window.
+  auto display = x11::X11Display::Open(options.display);
+  if (display.ok()) {
+    if (auto prop = (*display)->RootStringProperty("AT_SPI_BUS"); prop && !prop->empty()) {
+      return *prop;
+    }
+  }
+  if (session.empty() && !display.ok()) {
+    return MakeError(ErrorCode::kUnavailable,
+                     "no desktop session: neither DBUS_SESSION_BUS_ADDRESS nor DISPLAY is set. "
+                     "Start a headless desktop with `uiscope session start` and export what it "
+                     "prints, or pass --display :N");
+  }
+  return MakeError(ErrorCode::kUnavailable,
+                   "the accessibility bus is unreachable" +
+                       (session_error.empty() ? std::string() : " (" + session_error + ")") +
+                       ": is at-spi2-core installed and the session's D-Bus running? "
+                       "(`uiscope session start` starts both)");
+}
+
+Result<std::unique_ptr<AtspiAccessibility>> AtspiAccessibility::Connect(
+    const AtspiOptions& options) {
+  auto address = FindAccessibilityBus(options);
+  if (!address.ok()) return address.error();
+  auto bus = DbusConnection::Open(*address, options.connect_timeout);
+  if (!bus.ok()) {
+    return MakeError(ErrorCode::kUnavailable,
+                     "the accessibility bus is unreachable: " + bus.error().message);
+  }
+  return std::unique_ptr<AtspiAccessibility>(
+      new AtspiAccessibility(options, std::move(bus).value(), *address));
+}
+
+Result<std::vector<AtspiAccessibility::AppHandle>> AtspiAccessibility::ListAppHandles(
+    Clock::time_point deadline, int only_pid) {
+  auto reply = bus_->Call(NewMethodCall(kRegistry, kRootPath, kAccessibleIface, "GetChildren"),
+                          std::chrono::milliseconds(std::max(
+                              1, RemainingMs(deadline))));
+  if (!reply.ok()) {
+    return MakeError(reply.error().code == ErrorCode::kNotFound ? ErrorCode::kUnavailable
+                                                                : reply.error().code,
+                     "the AT-SPI registry did not answer: " + reply.error().message);
+  }
+  std::vector<AppHandle> apps;
+  DBusMessageIter it, arr;
+  if (dbus_message_iter_init(reply->get(), &it) &&
+      dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_ARRAY) {
+    dbus_message_iter_recurse(&it, &arr);
+    ObjectRef ref;
+    while (ReadObjectRef(&arr, &ref)) {
+      if (ref.IsNull() || ref.bus == bus_->unique_name()) continue;
+      AppHandle h;
+      h.root = ref;
+      h.info.bus_name = ref.bus;
+      apps.push_back(std::move(h));
+    }
+  }
+
+  // Pids first: the bus daemon answers them, so a hung app cannot delay this.
+  std::vector<bool> alive(apps.size(), true);
+  {
+    DbusConnection::Pipeline pipeline(*bus_);
+    for (size_t i = 0; i < apps.size(); ++i) {
+      if (auto cached = pid_cache_.find(apps[i].root.bus); cached != pid_cache_.end()) {
+        apps[i].info.pid = cached->second;
+        continue;
+      }
+      MessagePtr m = NewMethodCall("org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                   "org.freedesktop.DBus", "GetConnectionUnixProcessID");
+      const char* name = apps[i].root.bus.c_str();
+      dbus_message_append_args(m.get(), DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID);
+      pipeline.Add(std::move(m), [&, i](DBusMessage* r) {
+        uint32_t pid = 0;
+        if (IsReturn(r) &&
+            dbus_message_get_args(r, nullptr, DBUS_TYPE_UINT32, &pid, DBUS_TYPE_INVALID)) {
+          apps[i].info.pid = static_cast<int>(pid);
+          pid_cache_[apps[i].root.bus] = static_cast<int>(pid);
+        } else if (r != nullptr) {
+          alive[i] = false;  // the name has no owner: the app is gone
+        }
+      });
+    }
+    (void)pipeline.Run(deadline);
+  }
+
+  // Then name and toolkit, from the apps themselves, all in one round. An
+  // app that does not answer keeps an empty name and is still listed.
+  DbusConnection::Pipeline pipeline(*bus_);
+  for (size_t i = 0; i < apps.size(); ++i) {
+    if (!alive[i] || (only_pid != 0 && apps[i].info.pid != only_pid)) continue;
+    const ObjectRef& ref = apps[i].root;
+    pipeline.Add(PropertyGet(ref, kAccessibleIface, "Name"), [&, i](DBusMessage* r) {
+      DBusMessageIter it2;
+      if (IsReturn(r) && dbus_message_iter_init(r, &it2)) {
+        ReadVariantString(&it2, &apps[i].info.name);
+      } else if (IsDeadObjectError(r)) {
+        alive[i] = false;
+      }
+    });
+    pipeline.Add(PropertyGet(ref, kApplicationIface, "ToolkitName"), [&, i](DBusMessage* r) {
+      DBusMessageIter it2;
+      if (IsReturn(r) && dbus_message_iter_init(r, &it2)) {
+        ReadVariantString(&it2, &apps[i].info.toolkit);
+      }
+    });
+    pipeline.Add(PropertyGet(ref, kApplicationIface, "Version"), [&, i](DBusMessage* r) {
+      DBusMessageIter it2;
+      if (IsReturn(r) && dbus_message_iter_init(r, &it2)) {
+        ReadVariantString(&it2, &apps[i].info.toolkit_version);
+      }
+    });
+  }
+  (void)pipeline.Run(deadline);
+  std::vector<AppHandle> live;
+  for (size_t i = 0; i < apps.size(); ++i) {
+    if (alive[i]) live.push_back(std::move(apps[i]));
+  }
+  return live;
+}
+
+Result<std::vector<AppInfo>> AtspiAccessibility::ListApps() {
+  auto handles = ListAppHandles(Clock::now() + options_.connect_timeout, 0);
+  if (!handles.ok()) return handles.error();
+  std::vector<AppInfo> out;
+  for (auto& h : *handles) out.push_back(std::move(h.info));
+  return out;
+}
+
+DbusConnection& AtspiAccessibility::ConnectionFor(const AppHandle& app) {
+  if (!options_.peer_to_peer) return *bus_;
+  auto it = peers_.find(app.info.bus_name);
+  if (it == peers_.end()) {
+    std::unique_ptr<DbusConnection> peer;
+    auto reply = bus_->Call(NewMethodCall(app.root.bus, app.root.path, kApplicationIface,
+                                          "GetApplicationBusAddress"),
+                            std::chrono::milliseconds(500));
+    const char* addr = nullptr;
+    if (reply.ok() && dbus_message_get_args(reply->get(), nullptr, DBUS_TYPE_STRING, &addr,
+                                            DBUS_TYPE_INVALID) &&
+        addr && *addr) {
+      auto opened = DbusConnection::OpenPeer(addr);
+      if (opened.ok()) peer = std::move(opened).value();
+    }
+    it = peers_.emplace(app.info.bus_name, std::move(peer)).first;
+  }
+  if (it->second && dbus_connection_get_is_connected(it->second->raw())) return *it->second;
+  return *bus_;
+}
+
+Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
+  // A request for one app shares one deadline between listing and walking:
+  // an app that stops answering costs `timeout`, not a multiple of it.
+  const auto deadline = Clock::now() + request.timeout;
+  auto handles = ListAppHandles(deadline, request.pid);
+  if (!handles.ok()) return handles.error();
+
+  std::vector<AppHandle*> selected;
+  std::string wanted = Lower(request.app_name);
+  for (auto& h : *handles) {
+    if (request.pid != 0 && h.info.pid != request.pid) continue;
+    if (!wanted.empty() && Lower(h.info.name) != wanted) continue;
+    selected.push_back(&h);
+  }
+  if (selected.empty() && (request.pid != 0 || !wanted.empty())) {
+    std::string present;
+    for (const auto& h : *handles) {
+      if (!present.empty()) present += ", ";
+      present += (h.info.name.empty() ? "(no name)" : h.info.name) + " (pid " +
+                 std::to_string(h.info.pid) + ")";
+    }
+    std::string what = !wanted.empty() ? "application \"" + request.app_name + "\""
+                                       : "process " + std::to_string(request.pid);
+    return MakeError(ErrorCode::kNotFound,
+                     "no accessible " + what + ". Applications present: " +
+                         (present.empty() ? "none" : present));
+  }
+
+  Rect screen{0, 0, 1 << 20, 1 << 20};
+  std::vector<x11::TopLevel> toplevels;
+  bool need_toplevels = std::any_of(selected.begin(), selected.end(),
+                                    [](const AppHandle* h) { return IsGtk4(h->info); });
+  if (auto display = x11::X11Display::Open(options_.display); display.ok()) {
+    screen = Rect{0, 0, (*display)->width(), (*display)->height()};
+    if (need_toplevels) toplevels = (*display)->TopLevels();
+  }
+
+  const bool single = selected.size() == 1 && (request.pid != 0 || !wanted.empty());
+  TreeResult result;
+  for (AppHandle* app : selected) {
+    DbusConnection& conn = ConnectionFor(*app);
+    Walker walker(conn, request, screen);
+    Status status = walker.Run(app->root, single ? deadline : Clock::now() + request.timeout);
+    result.requests += static_cast<int>(walker.requests());
+    std::string label = (app->info.name.empty() ? app->root.bus : app->info.name) + " (pid " +
+                        std::to_string(app->info.pid) + ")";
+    if (walker.root_dead()) {
+      if (single) return MakeError(ErrorCode::kStale, "application " + label + " has quit");
+      result.warnings.push_back("skipped " + label + ": it has quit");
+      continue;
+    }
+    if (!status.ok() || !walker.root_answered()) {
+      // A partial tree would silently miss elements: for one app that is an
+      // error; among several, the app is left out and named in a warning.
+      std::string why = status.ok() ? "did not answer" : status.error().message;
+      if (status.ok() || status.error().code == ErrorCode::kTimeout) {
+        why = "did not answer within " + std::to_string(request.timeout.count()) +
+              " ms: it is busy or hung";
+      }
+      if (single) {
+        return MakeError(status.ok() ? ErrorCode::kTimeout : status.error().code,
+                         "application " + label + " " + why);
+      }
+      result.warnings.push_back("skipped " + label + ": " + why);
+      continue;
+    }
+    if (walker.capped()) {
+      result.warnings.push_back(label + ": tree capped at " + std::to_string(request.max_nodes) +
+                                " nodes / depth " + std::to_string(request.max_depth));
+    }
+    Node node = walker.Build(app->info);
+    if (node.name.empty()) node.name = app->info.name;
+    if (IsGtk4(app->info)) FixWindowRelativeExtents(node, toplevels);
+    result.apps.push_back(std::move(node));
+  }
+  return result;
+}
+
+}  // namespace uiscope::atspi

@@ -1,0 +1,65 @@
+// AtspiAccessibility: the AT-SPI2 backend of Accessibility, on raw libdbus.
+//
+// Why not libatspi: its walk makes one blocking D-Bus round trip per
+// attribute (~0.1–0.3 ms each here), and ATSPI_CACHE_NONE can deadlock. This
+// backend pipelines every request of a walk (DbusConnection::Pipeline) and,
+// when an application offers one (atk-bridge's GetApplicationBusAddress),
+// talks to it on its private peer-to-peer socket so the bus daemon is not a
+// second hop for every message.
+//
+// Per node it asks, all in flight at once: the Accessible properties
+// (name, description, child count), role, state set and screen extents; then,
+// only for showing nodes, children, actions (interactive roles) and value
+// (text fields, sliders — never password fields). Nodes that are not showing,
+// or lie outside their scrolled viewport or the screen, are pruned with their
+// subtrees unless TreeRequest::include_hidden is set. Each application has its
+// own deadline; cycles, self-parents and dead objects are skipped.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "platform/accessibility.h"
+#include "platform/atspi/dbus_connection.h"
+
+namespace uiscope::atspi {
+
+class AtspiAccessibility final : public Accessibility {
+ public:
+  static Result<std::unique_ptr<AtspiAccessibility>> Connect(const AtspiOptions& options);
+
+  Result<std::vector<AppInfo>> ListApps() override;
+  Result<TreeResult> Tree(const TreeRequest& request) override;
+
+  const std::string& bus_address() const { return bus_address_; }
+
+ private:
+  struct AppHandle {
+    AppInfo info;
+    ObjectRef root;
+  };
+  AtspiAccessibility(AtspiOptions options, std::unique_ptr<DbusConnection> bus,
+                     std::string address)
+      : options_(std::move(options)), bus_(std::move(bus)), bus_address_(std::move(address)) {}
+
+  // Apps on the registry with pid, name and toolkit. With `only_pid`, names
+  // are asked of that app only.
+  Result<std::vector<AppHandle>> ListAppHandles(Clock::time_point deadline, int only_pid);
+  // The connection to use for `app`: its private socket when offered, else the bus.
+  DbusConnection& ConnectionFor(const AppHandle& app);
+
+  AtspiOptions options_;
+  std::unique_ptr<DbusConnection> bus_;
+  std::string bus_address_;
+  // Peer-to-peer connections by application bus name; null = the app offers none.
+  std::unordered_map<std::string, std::unique_ptr<DbusConnection>> peers_;
+  std::unordered_map<std::string, int> pid_cache_;
+};
+
+// Finds the address of the accessibility bus: $AT_SPI_BUS_ADDRESS, then
+// org.a11y.Bus.GetAddress on the session bus (which starts the bus by D-Bus
+// activation), then the AT_SPI_BUS property of the X root window.
+Result<std::string> FindAccessibilityBus(const AtspiOptions& options);
+
+}  // namespace uiscope::atspi

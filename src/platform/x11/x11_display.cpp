@@ -1,0 +1,145 @@
+#include "platform/x11/x11_display.h"
+
+#include <X11/Xatom.h>
+#include <X11/Xlib.h>
+#include <X11/Xutil.h>
+
+#include <cstdlib>
+
+namespace uiscope::x11 {
+namespace {
+
+// Xlib calls exit() on a fatal I/O error by default and prints on protocol
+// errors (a window that vanished between two calls): neither may kill or
+// spam a long-running server.
+int IgnoreXError(Display*, XErrorEvent*) { return 0; }
+
+struct XFreeDeleter {
+  void operator()(void* p) const {
+    if (p) XFree(p);
+  }
+};
+template <typename T>
+using XPtr = std::unique_ptr<T, XFreeDeleter>;
+
+// Reads a window property of `type` (AnyPropertyType allowed); empty when unset.
+std::vector<unsigned char> GetProperty(Display* d, Window w, const char* name, Atom type,
+                                       int* format_out = nullptr, unsigned long* count_out = nullptr) {
+  Atom atom = XInternAtom(d, name, True);
+  if (atom == None) return {};
+  Atom actual_type = None;
+  int format = 0;
+  unsigned long count = 0, after = 0;
+  unsigned char* raw = nullptr;
+  if (XGetWindowProperty(d, w, atom, 0, 1 << 20, False, type, &actual_type, &format, &count,
+                         &after, &raw) != Success ||
+      raw == nullptr) {
+    return {};
+  }
+  XPtr<unsigned char> data(raw);
+  if (actual_type == None) return {};
+  size_t unit = format == 32 ? sizeof(long) : format / 8;
+  if (format_out) *format_out = format;
+  if (count_out) *count_out = count;
+  return std::vector<unsigned char>(raw, raw + count * unit);
+}
+
+std::string WindowTitle(Display* d, Window w) {
+  Atom utf8 = XInternAtom(d, "UTF8_STRING", False);
+  auto net = GetProperty(d, w, "_NET_WM_NAME", utf8);
+  if (!net.empty()) return std::string(net.begin(), net.end());
+  auto wm = GetProperty(d, w, "WM_NAME", AnyPropertyType);
+  return std::string(wm.begin(), wm.end());
+}
+
+std::vector<Window> WindowList(Display* d, Window root, const char* name) {
+  int format = 0;
+  unsigned long count = 0;
+  auto data = GetProperty(d, root, name, XA_WINDOW, &format, &count);
+  std::vector<Window> out;
+  if (format != 32) return out;
+  const long* ids = reinterpret_cast<const long*>(data.data());
+  for (unsigned long i = 0; i < count; ++i) out.push_back(static_cast<Window>(ids[i]));
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<X11Display>> X11Display::Open(const std::string& name) {
+  std::string display_name = name;
+  if (display_name.empty()) {
+    const char* env = std::getenv("DISPLAY");
+    if (env == nullptr || *env == '\0') {
+      return MakeError(ErrorCode::kUnavailable,
+                       "no display: DISPLAY is not set. Start a headless desktop with "
+                       "`uiscope session start` and export what it prints, or pass --display :N");
+    }
+    display_name = env;
+  }
+  XSetErrorHandler(IgnoreXError);
+  Display* d = XOpenDisplay(display_name.c_str());
+  if (d == nullptr) {
+    return MakeError(ErrorCode::kUnavailable,
+                     "cannot open display " + display_name +
+                         " (is the X server running? `uiscope session list` shows sessions)");
+  }
+  return std::unique_ptr<X11Display>(new X11Display(d, display_name));
+}
+
+X11Display::~X11Display() { XCloseDisplay(display_); }
+
+int X11Display::width() const { return DisplayWidth(display_, DefaultScreen(display_)); }
+int X11Display::height() const { return DisplayHeight(display_, DefaultScreen(display_)); }
+
+std::optional<std::string> X11Display::RootStringProperty(const char* atom_name) const {
+  auto data = GetProperty(display_, DefaultRootWindow(display_), atom_name, AnyPropertyType);
+  if (data.empty()) return std::nullopt;
+  std::string s(data.begin(), data.end());
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+std::vector<TopLevel> X11Display::TopLevels() const {
+  Display* d = display_;
+  Window root = DefaultRootWindow(d);
+  std::vector<Window> windows = WindowList(d, root, "_NET_CLIENT_LIST");
+  if (windows.empty()) {
+    Window root_ret = 0, parent = 0;
+    Window* children = nullptr;
+    unsigned int n = 0;
+    if (XQueryTree(d, root, &root_ret, &parent, &children, &n) && children != nullptr) {
+      XPtr<Window> owned(children);
+      for (unsigned int i = 0; i < n; ++i) {
+        XWindowAttributes attrs;
+        if (XGetWindowAttributes(d, children[i], &attrs) && attrs.map_state == IsViewable &&
+            !attrs.override_redirect) {
+          windows.push_back(children[i]);
+        }
+      }
+    }
+  }
+  std::vector<Window> active_list = WindowList(d, root, "_NET_ACTIVE_WINDOW");
+  Window active = active_list.empty() ? 0 : active_list.front();
+
+  std::vector<TopLevel> out;
+  for (Window w : windows) {
+    XWindowAttributes attrs;
+    if (!XGetWindowAttributes(d, w, &attrs)) continue;  // vanished meanwhile
+    TopLevel t;
+    t.window = w;
+    t.title = WindowTitle(d, w);
+    int format = 0;
+    unsigned long count = 0;
+    auto pid = GetProperty(d, w, "_NET_WM_PID", XA_CARDINAL, &format, &count);
+    if (format == 32 && count == 1) t.pid = static_cast<int>(*reinterpret_cast<const long*>(pid.data()));
+    int x = 0, y = 0;
+    Window child = 0;
+    XTranslateCoordinates(d, w, root, 0, 0, &x, &y, &child);
+    t.bounds = Rect{x, y, attrs.width, attrs.height};
+    t.focused = (w == active);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace uiscope::x11

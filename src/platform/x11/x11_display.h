@@ -1,0 +1,52 @@
+// X11Display: an owned Xlib connection and the few queries the other
+// backends need (screen size, root-window properties, top-level windows).
+//
+// Thread safety: one instance per thread (Xlib without XInitThreads).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/geometry.h"
+#include "core/result.h"
+
+struct _XDisplay;  // Xlib's Display, kept out of this header
+
+namespace uiscope::x11 {
+
+struct TopLevel {
+  unsigned long window = 0;  // X window ID of the client window
+  std::string title;         // _NET_WM_NAME, else WM_NAME
+  int pid = 0;               // _NET_WM_PID, 0 when unset
+  Rect bounds;               // client area in root (screen) coordinates
+  bool focused = false;      // _NET_ACTIVE_WINDOW
+};
+
+class X11Display {
+ public:
+  // `name` "" means $DISPLAY. Unavailable error when it cannot be opened.
+  static Result<std::unique_ptr<X11Display>> Open(const std::string& name);
+  ~X11Display();
+  X11Display(const X11Display&) = delete;
+  X11Display& operator=(const X11Display&) = delete;
+
+  _XDisplay* raw() const { return display_; }
+  const std::string& name() const { return name_; }
+  int width() const;
+  int height() const;
+
+  // A STRING / UTF8_STRING property of the root window; nullopt when unset.
+  std::optional<std::string> RootStringProperty(const char* atom_name) const;
+  // Top-level client windows: EWMH _NET_CLIENT_LIST when a window manager
+  // runs, else the mapped children of the root window.
+  std::vector<TopLevel> TopLevels() const;
+
+ private:
+  X11Display(_XDisplay* display, std::string name) : display_(display), name_(std::move(name)) {}
+  _XDisplay* display_;
+  std::string name_;
+};
+
+}  // namespace uiscope::x11

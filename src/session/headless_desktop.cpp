@@ -1,0 +1,688 @@
+#include "session/headless_desktop.h"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <tuple>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "session/x11_probe.h"
+
+namespace uiscope {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+constexpr std::string_view kRuntimeDirPrefix = "uiscope-";
+constexpr milliseconds kPollInterval{10};
+constexpr milliseconds kStopGrace{2000};
+
+std::string GetEnv(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
+
+milliseconds Left(Clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+  return std::max(left, milliseconds(0));
+}
+
+std::string Seconds(milliseconds duration) {
+  std::ostringstream out;
+  out << duration.count() / 1000.0 << " s";
+  return out.str();
+}
+
+int64_t NowEpochMs() {
+  return std::chrono::duration_cast<milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The last lines of a helper's log, for error messages: "openbox failed" is
+// useless without openbox's own complaint.
+std::string LogTail(const std::string& path, size_t max_lines = 12) {
+  std::ifstream in(path);
+  if (!in) return "";
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    lines.push_back(line);
+    if (lines.size() > max_lines) lines.erase(lines.begin());
+  }
+  std::string tail;
+  for (const auto& kept : lines) tail += "\n  " + kept;
+  return tail.empty() ? "" : "; log " + path + ":" + tail;
+}
+
+bool ParseInt(std::string_view text, int* out) {
+  if (text.empty() || text.size() > 9) return false;
+  int value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + (c - '0');
+  }
+  *out = value;
+  return true;
+}
+
+// Session ids name registry files, so they are restricted to a safe alphabet.
+bool ValidSessionId(std::string_view id) {
+  return !id.empty() && id.size() <= 64 &&
+         std::all_of(id.begin(), id.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                  (c >= '0' && c <= '9') || c == '-' || c == '_';
+         });
+}
+
+// Private XDG_RUNTIME_DIR (mode 0700 from mkdtemp): the AT-SPI bus socket
+// and our logs live there, and its path tags every process of the session.
+Result<std::string> MakeRuntimeDir() {
+  std::string base = GetEnv("XDG_RUNTIME_DIR");
+  // Not inside another uiscope session's dir: stopping that one would
+  // delete ours.
+  if (base.empty() || access(base.c_str(), W_OK) != 0 ||
+      fs::path(base).filename().string().starts_with(kRuntimeDirPrefix)) {
+    base = "/tmp";
+  }
+  std::string path = base + "/" + std::string(kRuntimeDirPrefix) + "XXXXXX";
+  if (mkdtemp(path.data()) == nullptr) {
+    return MakeError(ErrorCode::kUnavailable, "cannot create a runtime dir in " +
+                                                  base + ": " +
+                                                  std::strerror(errno));
+  }
+  return path;
+}
+
+void RemoveRuntimeDir(const std::string& path) {
+  // The path comes from a registry file a user can edit: never remove
+  // anything that is not one of our runtime dirs.
+  if (path.empty() ||
+      !fs::path(path).filename().string().starts_with(kRuntimeDirPrefix)) {
+    return;
+  }
+  std::error_code ignored;
+  fs::remove_all(path, ignored);
+}
+
+// True if `pid` still runs `program` inside this session. The program name
+// guards against a recycled pid, the runtime dir in its environment against
+// another session's process of the same name.
+bool PidBelongsTo(int pid, std::string_view program,
+                  const std::string& runtime_dir) {
+  if (!PidAlive(pid) || PidProgramName(pid) != program) return false;
+  std::vector<std::string> environment = PidEnvironment(pid);
+  if (environment.empty()) return true;  // unreadable: trust the name
+  const std::string tag = "XDG_RUNTIME_DIR=" + runtime_dir;
+  return std::find(environment.begin(), environment.end(), tag) !=
+         environment.end();
+}
+
+// This process and its ancestors: a shell that exported the session's
+// environment and runs `uiscope session stop` must survive it.
+std::set<int> SelfAndAncestors() {
+  std::set<int> pids;
+  for (int pid = getpid(); pid > 1 && pids.insert(pid).second;) {
+    pid = PidParent(pid);
+  }
+  return pids;
+}
+
+// Lock and socket files of a display whose Xvfb was killed hard. Only when
+// the lock still names our (dead) Xvfb, so another server is never touched.
+void RemoveStaleDisplayFiles(const DesktopInfo& info) {
+  if (info.display < 0 || info.xvfb_pid <= 0 || PidAlive(info.xvfb_pid)) return;
+  const std::string lock = "/tmp/.X" + std::to_string(info.display) + "-lock";
+  std::ifstream in(lock);
+  int lock_pid = 0;
+  if (!(in >> lock_pid) || lock_pid != info.xvfb_pid) return;
+  unlink(lock.c_str());
+  unlink(("/tmp/.X11-unix/X" + std::to_string(info.display)).c_str());
+}
+
+fs::path RegistryPath(std::string_view id) {
+  return fs::path(SessionStateDir()) / (std::string(id) + ".json");
+}
+
+// Removes the registry entry if it still describes this session (a stopped
+// session's id may since have gone to a new one).
+void Unregister(const DesktopInfo& info) {
+  if (!ValidSessionId(info.id)) return;
+  const fs::path path = RegistryPath(info.id);
+  std::ifstream in(path);
+  if (!in) return;
+  nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
+  if (json.is_discarded() || !json.is_object() ||
+      json.value("runtime_dir", "") == info.runtime_dir) {
+    std::error_code ignored;
+    fs::remove(path, ignored);
+  }
+}
+
+// Records the session under the first free id of "s<display>",
+// "s<display>-2", ...: the entry of a dead session with the same display
+// keeps its id until it is cleaned up. link() makes the claim atomic.
+Status Register(DesktopInfo* info) {
+  const fs::path dir = SessionStateDir();
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) {
+    return MakeError(ErrorCode::kUnavailable,
+                     "cannot create session state dir " + dir.string() + ": " +
+                         error.message());
+  }
+  const std::string base_id = "s" + std::to_string(info->display);
+  const fs::path temp = dir / (".new-" + std::to_string(getpid()) + "-" +
+                               std::to_string(info->display) + ".json");
+  for (int attempt = 1; attempt <= 100; ++attempt) {
+    info->id = attempt == 1 ? base_id : base_id + "-" + std::to_string(attempt);
+    {
+      std::ofstream out(temp, std::ios::trunc);
+      out << ToJson(*info).dump(2) << "\n";
+      if (!out.flush()) {
+        return MakeError(ErrorCode::kUnavailable,
+                         "cannot write " + temp.string());
+      }
+    }
+    const fs::path target = RegistryPath(info->id);
+    if (link(temp.c_str(), target.c_str()) == 0) {
+      fs::remove(temp, error);
+      return OkStatus();
+    }
+    if (errno != EEXIST) {
+      int saved = errno;
+      fs::remove(temp, error);
+      return MakeError(ErrorCode::kUnavailable, "cannot register session in " +
+                                                    target.string() + ": " +
+                                                    std::strerror(saved));
+    }
+  }
+  fs::remove(temp, error);
+  return MakeError(ErrorCode::kInternal,
+                   "no free session id for display :" +
+                       std::to_string(info->display) + " in " + dir.string());
+}
+
+// Ends every process of the session; returns the pids that survived SIGKILL.
+std::vector<int> StopProcesses(const DesktopInfo& info) {
+  // A recorded helper that died while it was our (released) child is a
+  // zombie until reaped; it no longer counts as belonging to the session.
+  for (int pid : {info.xvfb_pid, info.dbus_pid, info.wm_pid}) ReapIfExited(pid);
+  const std::set<int> protected_pids = SelfAndAncestors();
+  std::vector<int> clients;
+  if (!info.runtime_dir.empty()) {
+    for (int pid : PidsWithEnvironment("XDG_RUNTIME_DIR", info.runtime_dir)) {
+      if (!protected_pids.contains(pid) && pid != info.xvfb_pid) {
+        clients.push_back(pid);
+      }
+    }
+  }
+  // Recorded pids are also checked by name, in case their environment is
+  // unreadable.
+  if (PidBelongsTo(info.wm_pid, "openbox", info.runtime_dir)) {
+    clients.push_back(info.wm_pid);
+  }
+  if (PidBelongsTo(info.dbus_pid, "dbus-daemon", info.runtime_dir)) {
+    clients.push_back(info.dbus_pid);
+  }
+  std::sort(clients.begin(), clients.end());
+  clients.erase(std::unique(clients.begin(), clients.end()), clients.end());
+  // X clients first, the server last: apps and the window manager then exit
+  // on their own terms rather than on a broken connection.
+  std::vector<int> survivors = TerminatePids(clients, kStopGrace);
+  if (PidBelongsTo(info.xvfb_pid, "Xvfb", info.runtime_dir)) {
+    for (int pid : TerminatePids({info.xvfb_pid}, kStopGrace)) {
+      survivors.push_back(pid);
+    }
+  }
+  return survivors;
+}
+
+Status StopAndCleanUp(const DesktopInfo& info) {
+  std::vector<int> survivors = StopProcesses(info);
+  RemoveStaleDisplayFiles(info);
+  RemoveRuntimeDir(info.runtime_dir);
+  Unregister(info);
+  if (!survivors.empty()) {
+    std::string list;
+    for (int pid : survivors) list += " " + std::to_string(pid);
+    return MakeError(ErrorCode::kInternal, "session " + info.id +
+                                               ": processes survived SIGKILL:" +
+                                               list);
+  }
+  return OkStatus();
+}
+
+// Turns a spawn failure of a required helper into an actionable message.
+Error SpawnError(const Error& error, std::string_view program,
+                 std::string_view package) {
+  if (error.code == ErrorCode::kNotFound) {
+    return MakeError(ErrorCode::kUnavailable,
+                     std::string(program) + " not found: install " +
+                         std::string(package) + " (scripts/build does)");
+  }
+  return MakeError(error.code, "cannot start " + std::string(program) + ": " +
+                                   error.message);
+}
+
+// Base environment for the helpers: the session's switches, minus anything
+// pointing at another desktop or bus.
+SpawnOptions HelperOptions(const std::string& runtime_dir,
+                           std::vector<std::string> argv,
+                           const std::string& log_name) {
+  SpawnOptions options;
+  options.argv = std::move(argv);
+  options.new_session = true;
+  options.log_file = runtime_dir + "/" + log_name;
+  options.unset_env = SessionUnsetEnvironment();
+  options.unset_env.push_back("DISPLAY");
+  options.unset_env.push_back("DBUS_SESSION_BUS_ADDRESS");
+  DesktopInfo partial;
+  partial.runtime_dir = runtime_dir;
+  for (auto& [name, value] : SessionEnvironment(partial)) {
+    if (!value.empty()) options.env.emplace_back(name, value);
+  }
+  return options;
+}
+
+Result<int> StartXvfb(const DesktopOptions& options,
+                      const std::string& runtime_dir,
+                      Clock::time_point deadline,
+                      std::vector<std::unique_ptr<Process>>* processes) {
+  const std::string screen = std::to_string(options.width) + "x" +
+                             std::to_string(options.height) + "x" +
+                             std::to_string(options.depth);
+  // -displayfd 1: Xvfb picks a free display and writes its number on stdout
+  // once it accepts connections, so parallel starts never race for one.
+  // -noreset: without it the server resets when its last client leaves,
+  // wiping root window properties (the AT-SPI bus address among them).
+  SpawnOptions spawn = HelperOptions(
+      runtime_dir,
+      {"Xvfb", "-displayfd", "1", "-screen", "0", screen, "-nolisten", "tcp",
+       "-noreset"},
+      "xvfb.log");
+  spawn.capture_stdout = true;
+  auto xvfb = Process::Spawn(spawn);
+  if (!xvfb.ok()) return SpawnError(xvfb.error(), "Xvfb", "xvfb");
+  Process& process = **xvfb;
+  processes->push_back(std::move(xvfb.value()));
+
+  auto line = process.ReadLine(Left(deadline));
+  if (!line.ok()) {
+    if (line.error().code == ErrorCode::kTimeout) {
+      return MakeError(ErrorCode::kTimeout,
+                       "Xvfb did not report a display within " +
+                           Seconds(options.start_timeout) +
+                           LogTail(spawn.log_file));
+    }
+    return MakeError(ErrorCode::kUnavailable,
+                     "Xvfb exited during start-up" + LogTail(spawn.log_file));
+  }
+  int display = -1;
+  if (!ParseInt(*line, &display)) {
+    return MakeError(ErrorCode::kInternal,
+                     "Xvfb reported an unexpected display '" + *line + "'");
+  }
+  // The display is announced once it listens; this only guards against an
+  // X server that cannot be reached (e.g. a full /tmp/.X11-unix).
+  const std::string name = ":" + std::to_string(display);
+  while (!x11_probe::DisplayAnswers(name)) {
+    if (!process.Running()) {
+      return MakeError(ErrorCode::kUnavailable,
+                       "Xvfb exited during start-up" + LogTail(spawn.log_file));
+    }
+    if (Left(deadline).count() == 0) {
+      return MakeError(ErrorCode::kTimeout,
+                       "display " + name + " did not answer within " +
+                           Seconds(options.start_timeout) +
+                           LogTail(spawn.log_file));
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+  return display;
+}
+
+struct BusInfo {
+  std::string address;
+  int pid = 0;
+};
+
+Result<BusInfo> StartSessionBus(const DesktopOptions& options,
+                                const std::string& runtime_dir,
+                                const std::string& display_name,
+                                Clock::time_point deadline,
+                                std::vector<std::unique_ptr<Process>>* processes) {
+  // DISPLAY and XDG_RUNTIME_DIR must be in the daemon's environment: the
+  // services it activates inherit it, and the AT-SPI bus launcher needs both
+  // (it publishes the accessibility bus on the root window and puts its
+  // socket in the runtime dir). --fork: the daemon detaches itself and sends
+  // its stdout to /dev/null, so it does not hold our pipe once started.
+  SpawnOptions spawn = HelperOptions(
+      runtime_dir,
+      {"dbus-daemon", "--session", "--fork", "--print-address=1",
+       "--print-pid=1", "--address=unix:path=" + runtime_dir + "/bus"},
+      "dbus.log");
+  spawn.env.emplace_back("DISPLAY", display_name);
+  spawn.capture_stdout = true;
+  auto launcher = Process::Spawn(spawn);
+  if (!launcher.ok()) return SpawnError(launcher.error(), "dbus-daemon", "dbus");
+  Process& process = **launcher;
+  processes->push_back(std::move(launcher.value()));
+
+  BusInfo bus;
+  while (bus.address.empty() || bus.pid == 0) {
+    auto line = process.ReadLine(Left(deadline));
+    if (!line.ok()) {
+      if (line.error().code == ErrorCode::kTimeout) {
+        return MakeError(ErrorCode::kTimeout,
+                         "dbus-daemon did not print its address within " +
+                             Seconds(options.start_timeout) +
+                             LogTail(spawn.log_file));
+      }
+      return MakeError(ErrorCode::kUnavailable, "dbus-daemon failed to start" +
+                                                    LogTail(spawn.log_file));
+    }
+    if (line->starts_with("unix:")) {
+      bus.address = *line;
+    } else if (!ParseInt(*line, &bus.pid)) {
+      return MakeError(ErrorCode::kInternal,
+                       "unexpected output from dbus-daemon: '" + *line + "'");
+    }
+  }
+  // The foreground process exits once the daemon runs; reap it.
+  auto waited = process.Wait(Left(deadline));
+  if (!waited.ok()) {
+    return MakeError(ErrorCode::kTimeout,
+                     "dbus-daemon --fork did not return within " +
+                         Seconds(options.start_timeout));
+  }
+  return bus;
+}
+
+Result<int> StartWindowManager(const DesktopOptions& options,
+                               const std::string& runtime_dir,
+                               const std::string& display_name,
+                               const std::string& bus_address,
+                               Clock::time_point deadline,
+                               std::vector<std::unique_ptr<Process>>* processes) {
+  // --sm-disable: there is no session manager to register with.
+  SpawnOptions spawn =
+      HelperOptions(runtime_dir, {"openbox", "--sm-disable"}, "openbox.log");
+  spawn.env.emplace_back("DISPLAY", display_name);
+  spawn.env.emplace_back("DBUS_SESSION_BUS_ADDRESS", bus_address);
+  auto wm = Process::Spawn(spawn);
+  if (!wm.ok()) return SpawnError(wm.error(), "openbox", "openbox");
+  Process& process = **wm;
+  processes->push_back(std::move(wm.value()));
+
+  // A fresh server has no stale _NET_SUPPORTING_WM_CHECK, so its presence
+  // means openbox manages the screen.
+  while (x11_probe::SupportingWmCheckWindow(display_name) == 0) {
+    if (!process.Running()) {
+      return MakeError(ErrorCode::kUnavailable,
+                       "openbox exited during start-up" + LogTail(spawn.log_file));
+    }
+    if (Left(deadline).count() == 0) {
+      return MakeError(ErrorCode::kTimeout,
+                       "openbox did not manage the screen within " +
+                           Seconds(options.start_timeout) +
+                           LogTail(spawn.log_file));
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+  return process.pid();
+}
+
+}  // namespace
+
+nlohmann::json ToJson(const DesktopInfo& info) {
+  return nlohmann::json{
+      {"id", info.id},
+      {"display", info.display},
+      {"display_name", info.display_name},
+      {"dbus_address", info.dbus_address},
+      {"runtime_dir", info.runtime_dir},
+      {"xvfb_pid", info.xvfb_pid},
+      {"dbus_pid", info.dbus_pid},
+      {"wm_pid", info.wm_pid},
+      {"width", info.width},
+      {"height", info.height},
+      {"started_at_ms", info.started_at_ms},
+      {"alive", info.alive},
+  };
+}
+
+Result<DesktopInfo> DesktopInfoFromJson(const nlohmann::json& json) {
+  // nlohmann::json throws on a missing key or a wrong type; turned into an
+  // error here, at the module boundary.
+  try {
+    DesktopInfo info;
+    json.at("id").get_to(info.id);
+    json.at("display").get_to(info.display);
+    json.at("display_name").get_to(info.display_name);
+    json.at("dbus_address").get_to(info.dbus_address);
+    json.at("runtime_dir").get_to(info.runtime_dir);
+    json.at("xvfb_pid").get_to(info.xvfb_pid);
+    json.at("dbus_pid").get_to(info.dbus_pid);
+    json.at("wm_pid").get_to(info.wm_pid);
+    json.at("width").get_to(info.width);
+    json.at("height").get_to(info.height);
+    json.at("started_at_ms").get_to(info.started_at_ms);
+    info.alive = json.value("alive", false);
+    if (!ValidSessionId(info.id)) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "invalid session id '" + info.id + "'");
+    }
+    return info;
+  } catch (const nlohmann::json::exception& e) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     std::string("malformed session record: ") + e.what());
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> SessionEnvironment(
+    const DesktopInfo& info) {
+  return {
+      {"DISPLAY", info.display_name},
+      {"DBUS_SESSION_BUS_ADDRESS", info.dbus_address},
+      {"XDG_RUNTIME_DIR", info.runtime_dir},
+      {"UISCOPE_SESSION", info.id},
+      // Qt only talks AT-SPI when asked to, or when it sees a screen reader.
+      {"QT_ACCESSIBILITY", "1"},
+      {"QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1"},
+      // Chromium and Electron build their accessibility tree on this.
+      {"ACCESSIBILITY_ENABLED", "1"},
+      {"GDK_BACKEND", "x11"},
+      {"QT_QPA_PLATFORM", "xcb"},
+  };
+}
+
+std::vector<std::string> SessionUnsetEnvironment() {
+  return {"NO_AT_BRIDGE", "GTK_A11Y", "AT_SPI_BUS_ADDRESS", "WAYLAND_DISPLAY",
+          "XAUTHORITY"};
+}
+
+void ApplySessionEnvironment(const DesktopInfo& info, SpawnOptions* options) {
+  for (auto& name : SessionUnsetEnvironment()) {
+    options->unset_env.push_back(std::move(name));
+  }
+  for (auto& entry : SessionEnvironment(info)) {
+    options->env.push_back(std::move(entry));
+  }
+}
+
+Result<std::unique_ptr<HeadlessDesktop>> HeadlessDesktop::Start(
+    const DesktopOptions& options) {
+  if (options.width < 1 || options.height < 1 || options.width > 16384 ||
+      options.height > 16384) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "screen size must be between 1x1 and 16384x16384");
+  }
+  if (options.depth != 8 && options.depth != 16 && options.depth != 24) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "screen depth must be 8, 16 or 24");
+  }
+  const auto deadline = Clock::now() + options.start_timeout;
+  auto runtime_dir = MakeRuntimeDir();
+  if (!runtime_dir.ok()) return runtime_dir.error();
+
+  // Until the desktop object exists, a failure unwinds through here: the
+  // Process destructors stop what was started, then the runtime dir goes.
+  std::vector<std::unique_ptr<Process>> processes;
+  DesktopInfo info;
+  info.runtime_dir = *runtime_dir;
+  info.width = options.width;
+  info.height = options.height;
+  auto fail = [&](Error error) -> Result<std::unique_ptr<HeadlessDesktop>> {
+    // The dbus daemon forked away from its Process; stop it by pid.
+    processes.clear();
+    Status ignored = StopAndCleanUp(info);
+    (void)ignored;
+    return error;
+  };
+
+  auto display = StartXvfb(options, info.runtime_dir, deadline, &processes);
+  if (!display.ok()) return fail(display.error());
+  info.display = *display;
+  info.display_name = ":" + std::to_string(*display);
+  info.xvfb_pid = processes.back()->pid();
+
+  auto bus = StartSessionBus(options, info.runtime_dir, info.display_name,
+                             deadline, &processes);
+  if (!bus.ok()) return fail(bus.error());
+  info.dbus_address = bus->address;
+  info.dbus_pid = bus->pid;
+
+  if (options.window_manager) {
+    auto wm = StartWindowManager(options, info.runtime_dir, info.display_name,
+                                 info.dbus_address, deadline, &processes);
+    if (!wm.ok()) return fail(wm.error());
+    info.wm_pid = *wm;
+  }
+
+  info.started_at_ms = NowEpochMs();
+  info.alive = true;
+  Status registered = Register(&info);
+  if (!registered.ok()) return fail(registered.error());
+
+  auto desktop = std::unique_ptr<HeadlessDesktop>(new HeadlessDesktop(info));
+  desktop->processes_ = std::move(processes);
+  spdlog::debug("session {} started on {} (Xvfb {}, dbus {}, openbox {})",
+                info.id, info.display_name, info.xvfb_pid, info.dbus_pid,
+                info.wm_pid);
+  return desktop;
+}
+
+HeadlessDesktop::HeadlessDesktop(DesktopInfo info) : info_(std::move(info)) {}
+
+HeadlessDesktop::~HeadlessDesktop() {
+  if (!detached_) {
+    Status stopped = Stop();
+    if (!stopped.ok()) spdlog::warn("{}", stopped.error().ToString());
+  }
+}
+
+void HeadlessDesktop::Detach() {
+  detached_ = true;
+  for (auto& process : processes_) process->Release();
+}
+
+Status HeadlessDesktop::Stop() {
+  if (stopped_) return OkStatus();
+  stopped_ = true;
+  // StopProcesses() signals and reaps our children by pid along with the
+  // rest; the Process objects must not signal those pids again afterwards.
+  for (auto& process : processes_) process->Release();
+  Status status = StopAndCleanUp(info_);
+  processes_.clear();
+  info_.alive = false;
+  return status;
+}
+
+std::string SessionStateDir() {
+  std::string dir = GetEnv("UISCOPE_STATE_DIR");
+  if (!dir.empty()) return dir;
+  std::string state_home = GetEnv("XDG_STATE_HOME");
+  if (!state_home.empty()) return state_home + "/uiscope/sessions";
+  std::string home = GetEnv("HOME");
+  if (home.empty()) {
+    if (const passwd* entry = getpwuid(getuid())) home = entry->pw_dir;
+  }
+  if (home.empty()) home = "/tmp";
+  return home + "/.local/state/uiscope/sessions";
+}
+
+Result<std::vector<DesktopInfo>> ListSessions() {
+  std::vector<DesktopInfo> sessions;
+  const fs::path dir = SessionStateDir();
+  std::error_code error;
+  if (!fs::exists(dir, error)) return sessions;
+  fs::directory_iterator entries(dir, error);
+  if (error) {
+    return MakeError(ErrorCode::kUnavailable,
+                     "cannot read " + dir.string() + ": " + error.message());
+  }
+  for (const auto& entry : entries) {
+    const fs::path path = entry.path();
+    const std::string file = path.filename().string();
+    // Dot files are registrations still being written.
+    if (file.starts_with(".") || path.extension() != ".json") continue;
+    std::ifstream in(path);
+    nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
+    auto info = json.is_discarded() ? Result<DesktopInfo>(MakeError(
+                                          ErrorCode::kInvalidArgument,
+                                          "not JSON"))
+                                    : DesktopInfoFromJson(json);
+    if (!info.ok()) {
+      spdlog::warn("skipping session record {}: {}", path.string(),
+                   info.error().message);
+      continue;
+    }
+    info->alive = PidBelongsTo(info->xvfb_pid, "Xvfb", info->runtime_dir);
+    sessions.push_back(std::move(info.value()));
+  }
+  std::sort(sessions.begin(), sessions.end(),
+            [](const DesktopInfo& a, const DesktopInfo& b) {
+              return std::tie(a.display, a.id) < std::tie(b.display, b.id);
+            });
+  return sessions;
+}
+
+Result<DesktopInfo> FindSession(std::string_view id) {
+  auto sessions = ListSessions();
+  if (!sessions.ok()) return sessions.error();
+  std::string ids;
+  for (const auto& session : *sessions) {
+    if (session.id == id) return session;
+    ids += (ids.empty() ? "" : ", ") + session.id;
+  }
+  std::string message = "no session '" + std::string(id) + "'";
+  message += ids.empty() ? "; there are no sessions (start one with `uiscope "
+                           "session start`)"
+                         : "; existing sessions: " + ids;
+  return MakeError(ErrorCode::kNotFound, message);
+}
+
+Status StopSession(std::string_view id) {
+  auto session = FindSession(id);
+  if (!session.ok()) return session.error();
+  return StopAndCleanUp(*session);
+}
+
+}  // namespace uiscope

@@ -1,0 +1,54 @@
+#include "session/x11_probe.h"
+
+#include <X11/Xatom.h>
+#include <X11/Xlib.h>
+
+#include <memory>
+
+namespace uiscope::x11_probe {
+namespace {
+
+struct DisplayCloser {
+  void operator()(Display* display) const { XCloseDisplay(display); }
+};
+using DisplayPtr = std::unique_ptr<Display, DisplayCloser>;
+
+struct XFreeDeleter {
+  void operator()(unsigned char* data) const { XFree(data); }
+};
+
+DisplayPtr Open(const std::string& display_name) {
+  return DisplayPtr(XOpenDisplay(display_name.c_str()));
+}
+
+}  // namespace
+
+bool DisplayAnswers(const std::string& display_name) {
+  return Open(display_name) != nullptr;
+}
+
+uint64_t SupportingWmCheckWindow(const std::string& display_name) {
+  DisplayPtr display = Open(display_name);
+  if (!display) return 0;
+  // only_if_exists: before any WM ran, the atom does not exist, which is a
+  // valid "no" answer and avoids creating atoms as a side effect.
+  Atom check = XInternAtom(display.get(), "_NET_SUPPORTING_WM_CHECK", True);
+  if (check == None) return 0;
+  Atom actual_type = None;
+  int actual_format = 0;
+  unsigned long item_count = 0;
+  unsigned long bytes_after = 0;
+  unsigned char* raw = nullptr;
+  int status = XGetWindowProperty(
+      display.get(), DefaultRootWindow(display.get()), check, 0, 1, False,
+      XA_WINDOW, &actual_type, &actual_format, &item_count, &bytes_after, &raw);
+  std::unique_ptr<unsigned char, XFreeDeleter> data(raw);
+  if (status != Success || actual_type != XA_WINDOW || actual_format != 32 ||
+      item_count < 1 || !data) {
+    return 0;
+  }
+  // Format-32 properties come back as an array of long, whatever its size.
+  return static_cast<uint64_t>(reinterpret_cast<unsigned long*>(data.get())[0]);
+}
+
+}  // namespace uiscope::x11_probe

@@ -1,0 +1,23 @@
+// Minimal X11 queries the session module needs to know that a desktop is up.
+//
+// Kept apart so that no Xlib header reaches the rest of the module: Xlib
+// defines macros such as `Status`, `None` and `Bool` that collide with
+// uiscope names. Each call opens its own short-lived connection; none
+// installs Xlib error handlers (the requests made here cannot fail with a
+// protocol error on a live server).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace uiscope::x11_probe {
+
+// True if a connection to `display_name` (":12") can be opened.
+bool DisplayAnswers(const std::string& display_name);
+
+// The window named by the root window's _NET_SUPPORTING_WM_CHECK property
+// (set by an EWMH window manager once it manages the screen); 0 when absent
+// or when the display does not answer.
+uint64_t SupportingWmCheckWindow(const std::string& display_name);
+
+}  // namespace uiscope::x11_probe

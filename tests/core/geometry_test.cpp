@@ -1,0 +1,68 @@
+#include "core/geometry.h"
+
+#include <gtest/gtest.h>
+
+#include <climits>
+
+namespace uiscope {
+namespace {
+
+TEST(GeometryTest, IntersectOverlapping) {
+  EXPECT_EQ(Intersect({0, 0, 10, 10}, {5, 5, 10, 10}), (Rect{5, 5, 5, 5}));
+}
+
+TEST(GeometryTest, IntersectDisjointAndTouchingAreEmpty) {
+  EXPECT_TRUE(Intersect({0, 0, 10, 10}, {20, 20, 5, 5}).Empty());
+  // Right() is exclusive: rectangles sharing an edge do not overlap.
+  EXPECT_TRUE(Intersect({0, 0, 10, 10}, {10, 0, 10, 10}).Empty());
+  EXPECT_TRUE(Intersect({0, 0, 10, 10}, {0, 0, 0, 10}).Empty());
+}
+
+TEST(GeometryTest, IntersectContained) {
+  EXPECT_EQ(Intersect({0, 0, 100, 100}, {10, 20, 30, 40}), (Rect{10, 20, 30, 40}));
+}
+
+TEST(GeometryTest, UnionBoundsBothAndIgnoresEmpty) {
+  EXPECT_EQ(Union({0, 0, 10, 10}, {20, 30, 5, 5}), (Rect{0, 0, 25, 35}));
+  EXPECT_EQ(Union({-5, -5, 10, 10}, {0, 0, 10, 10}), (Rect{-5, -5, 15, 15}));
+  EXPECT_EQ(Union({}, {3, 4, 5, 6}), (Rect{3, 4, 5, 6}));
+  EXPECT_EQ(Union({3, 4, 5, 6}, {100, 100, 0, 0}), (Rect{3, 4, 5, 6}));
+  EXPECT_TRUE(Union({}, {}).Empty());
+}
+
+TEST(GeometryTest, IoUOverlap) {
+  // 5x5 overlap of two 10x10 squares: 25 / (100 + 100 - 25).
+  EXPECT_DOUBLE_EQ(IoU({0, 0, 10, 10}, {5, 5, 10, 10}), 25.0 / 175.0);
+}
+
+TEST(GeometryTest, IoUDisjointIsZero) { EXPECT_EQ(IoU({0, 0, 10, 10}, {50, 50, 10, 10}), 0.0); }
+
+TEST(GeometryTest, IoUContained) { EXPECT_DOUBLE_EQ(IoU({0, 0, 10, 10}, {0, 0, 5, 10}), 0.5); }
+
+TEST(GeometryTest, IoUIdenticalIsOne) {
+  EXPECT_DOUBLE_EQ(IoU({7, 8, 30, 40}, {7, 8, 30, 40}), 1.0);
+}
+
+TEST(GeometryTest, IoUWithEmptyIsZero) {
+  EXPECT_EQ(IoU({0, 0, 0, 0}, {0, 0, 0, 0}), 0.0);
+  EXPECT_EQ(IoU({0, 0, 10, 10}, {0, 0, -5, 10}), 0.0);
+}
+
+TEST(GeometryTest, ClampToFrame) {
+  EXPECT_EQ(ClampToFrame({-10, -10, 50, 50}, 100, 100), (Rect{0, 0, 40, 40}));
+  EXPECT_EQ(ClampToFrame({90, 95, 50, 50}, 100, 100), (Rect{90, 95, 10, 5}));
+  EXPECT_EQ(ClampToFrame({10, 10, 20, 20}, 100, 100), (Rect{10, 10, 20, 20}));
+  EXPECT_TRUE(ClampToFrame({200, 200, 10, 10}, 100, 100).Empty());
+}
+
+TEST(GeometryTest, HugeBoundsFromUntrustedDataDoNotOverflow) {
+  const Rect huge{INT_MAX - 10, 0, INT_MAX, 10};
+  EXPECT_EQ(Intersect(huge, {INT_MAX - 20, 0, 15, 10}), (Rect{INT_MAX - 10, 0, 5, 10}));
+  const Rect u = Union({INT_MIN, 0, 10, 10}, huge);
+  EXPECT_EQ(u.x, INT_MIN);
+  EXPECT_EQ(u.w, INT_MAX);  // clamped, not wrapped negative
+  EXPECT_TRUE(ClampToFrame(huge, 1920, 1080).Empty());
+}
+
+}  // namespace
+}  // namespace uiscope

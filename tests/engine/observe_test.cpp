@@ -1,0 +1,188 @@
+// Observer: unit tests over the fake accessibility, and desktop tests of
+// ID stability on the real GTK3 fixture.
+#include "engine/observe.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "core/ids.h"
+#include "engine/desktop.h"
+#include "support/desktop_fixture.h"
+#include "support/fake_accessibility.h"
+
+namespace uiscope {
+namespace {
+
+using std::chrono::milliseconds;
+
+const Node* FindNode(const std::vector<Node>& roots, Role role, std::string_view name) {
+  const Node* found = nullptr;
+  ForEachNode(roots, [&](const Node& n, int) {
+    if (!found && n.role == role && n.name == name) found = &n;
+  });
+  return found;
+}
+
+// role + name (+ derived label) → ID, for every node whose key is unique.
+std::map<std::string, std::string> IdsByKey(const std::vector<Node>& roots) {
+  std::map<std::string, std::string> ids;
+  std::map<std::string, int> seen;
+  ForEachNode(roots, [&](const Node& n, int depth) {
+    std::string key = std::to_string(depth) + "/" + std::string(RoleName(n.role)) + "/" +
+                      IdentityName(n);
+    ids[key] = n.id;
+    ++seen[key];
+  });
+  for (const auto& [key, count] : seen) {
+    if (count > 1) ids.erase(key);
+  }
+  return ids;
+}
+
+TEST(ObserverTest, AssignsIdsAndStats) {
+  test::FakeAccessibility fake(test::LoadFixtureTree(UISCOPE_TREE_FIXTURES "/login.json"));
+  Observer observer(fake, Frame{1920, 1080, 1.0});
+  auto obs = observer.Observe(ObserveRequest{});
+  ASSERT_TRUE(obs.ok()) << obs.error().ToString();
+  EXPECT_EQ(obs->snapshot.frame.width, 1920);
+  EXPECT_EQ(obs->snapshot.stats.ax_nodes, 13);
+  ForEachNode(obs->snapshot.roots, [](const Node& n, int) { EXPECT_FALSE(n.id.empty()); });
+  const Node* login = FindNode(obs->snapshot.roots, Role::kButton, "Login");
+  ASSERT_NE(login, nullptr);
+  EXPECT_EQ(login->id.rfind("btn_", 0), 0u) << login->id;
+}
+
+TEST(ObserverTest, PassesScopeAndLimitsToTheBackend) {
+  test::FakeAccessibility fake(test::LoadFixtureTree(UISCOPE_TREE_FIXTURES "/login.json"));
+  Observer observer(fake, Frame{800, 600, 1.0});
+  ObserveRequest r;
+  r.pid = 4242;
+  r.include_hidden = true;
+  r.timeout = milliseconds(1234);
+  ASSERT_TRUE(observer.Observe(r).ok());
+  ASSERT_EQ(fake.requests().size(), 1u);
+  EXPECT_EQ(fake.requests()[0].pid, 4242);
+  EXPECT_TRUE(fake.requests()[0].include_hidden);
+  EXPECT_EQ(fake.requests()[0].timeout, milliseconds(1234));
+  r.pid = 1;
+  auto missing = observer.Observe(r);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
+}
+
+TEST(ObserverTest, RenamedLabelKeepsItsIdAcrossObservations) {
+  test::FakeAccessibility fake(test::LoadFixtureTree(UISCOPE_TREE_FIXTURES "/login.json"));
+  Observer observer(fake, Frame{800, 600, 1.0});
+  auto first = observer.Observe(ObserveRequest{});
+  ASSERT_TRUE(first.ok());
+  std::string status_id = FindNode(first->snapshot.roots, Role::kLabel, "Not logged in")->id;
+
+  // The status label changes its text: its identity hash changes, the
+  // reconciliation pass keeps the ID (same parent, role and position).
+  ForEachNodeMutable(fake.apps(), [](Node& n, int) {
+    if (n.name == "Not logged in") n.name = "Logged in as ada@example.org";
+  });
+  auto second = observer.Observe(ObserveRequest{});
+  ASSERT_TRUE(second.ok());
+  const Node* status = FindNode(second->snapshot.roots, Role::kLabel, "Logged in as ada@example.org");
+  ASSERT_NE(status, nullptr);
+  EXPECT_EQ(status->id, status_id);
+}
+
+// --- Desktop: the GTK3 fixture ------------------------------------------------
+
+class ObserveDesktopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(desktop_.ok()) << desktop_.error();
+    fixture_ = desktop_.LaunchFixture();
+    ASSERT_NE(fixture_, nullptr);
+    Connect();
+  }
+
+  void Connect() {
+    DesktopTarget target{desktop_.info().display_name, desktop_.info().dbus_address, ""};
+    auto conn = ConnectDesktop(target);
+    ASSERT_TRUE(conn.ok()) << conn.error().ToString();
+    conn_ = std::move(conn).value();
+  }
+
+  // A fresh Observer each time: IDs must not depend on reconciliation.
+  Result<Observation> ObserveFresh(int pid) {
+    Observer observer(*conn_.accessibility, conn_.frame);
+    ObserveRequest r;
+    r.pid = pid;
+    Result<Observation> obs = MakeError(ErrorCode::kNotFound, "not yet");
+    test::WaitUntil([&] {
+      obs = observer.Observe(r);
+      return obs.ok() && !obs->snapshot.roots.empty() &&
+             FindNode(obs->snapshot.roots, Role::kButton, "Login") != nullptr;
+    }, milliseconds(10000));
+    return obs;
+  }
+
+  test::TestDesktop& desktop_ = test::TestDesktop::Shared();
+  std::unique_ptr<Process> fixture_;
+  DesktopConnection conn_;
+};
+
+TEST_F(ObserveDesktopTest, IdsAreIdenticalOverTenObservations) {
+  auto first = ObserveFresh(fixture_->pid());
+  ASSERT_TRUE(first.ok()) << first.error().ToString();
+  auto ids = IdsByKey(first->snapshot.roots);
+  ASSERT_GT(ids.size(), 20u);
+  for (int i = 0; i < 10; ++i) {
+    auto again = ObserveFresh(fixture_->pid());
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(IdsByKey(again->snapshot.roots), ids) << "observation " << i;
+  }
+}
+
+TEST_F(ObserveDesktopTest, IdsSurviveMovingTypingInsertingAndRestarting) {
+  auto before = ObserveFresh(fixture_->pid());
+  ASSERT_TRUE(before.ok()) << before.error().ToString();
+  auto ids = IdsByKey(before->snapshot.roots);
+  const Node* row3 = FindNode(before->snapshot.roots, Role::kLabel, "Row 3");
+  const Node* login = FindNode(before->snapshot.roots, Role::kButton, "Login");
+  ASSERT_NE(row3, nullptr);
+  ASSERT_NE(login, nullptr);
+  std::string row3_id = row3->id, login_id = login->id;
+  std::string email_id = FindNode(before->snapshot.roots, Role::kTextField, "Email")->id;
+
+  // Move the window: bounds change, IDs do not.
+  ASSERT_TRUE(test::FixtureCommand(*fixture_, "move 300 200").ok());
+  auto moved = ObserveFresh(fixture_->pid());
+  ASSERT_TRUE(moved.ok());
+  EXPECT_NE(FindNode(moved->snapshot.roots, Role::kButton, "Login")->bounds,
+            login->bounds);
+  EXPECT_EQ(IdsByKey(moved->snapshot.roots), ids);
+
+  // Type into a field: its value changes, its ID does not.
+  ASSERT_TRUE(test::FixtureCommand(*fixture_, "set-email grace@example.org").ok());
+  auto typed = ObserveFresh(fixture_->pid());
+  ASSERT_TRUE(typed.ok());
+  const Node* email = FindNode(typed->snapshot.roots, Role::kTextField, "Email");
+  EXPECT_EQ(email->value, "grace@example.org");
+  EXPECT_EQ(email->id, email_id);
+
+  // Insert a row above: the existing rows keep theirs.
+  ASSERT_TRUE(test::FixtureCommand(*fixture_, "insert-row").ok());
+  auto inserted = ObserveFresh(fixture_->pid());
+  ASSERT_TRUE(inserted.ok());
+  ASSERT_NE(FindNode(inserted->snapshot.roots, Role::kLabel, "New row 1"), nullptr);
+  EXPECT_EQ(FindNode(inserted->snapshot.roots, Role::kLabel, "Row 3")->id, row3_id);
+  EXPECT_EQ(FindNode(inserted->snapshot.roots, Role::kButton, "Login")->id, login_id);
+
+  // Restart the app: a new process, the same IDs.
+  ASSERT_TRUE(test::FixtureCommand(*fixture_, "quit").ok() || true);
+  (void)fixture_->Terminate();
+  fixture_ = desktop_.LaunchFixture();
+  ASSERT_NE(fixture_, nullptr);
+  auto restarted = ObserveFresh(fixture_->pid());
+  ASSERT_TRUE(restarted.ok()) << restarted.error().ToString();
+  EXPECT_EQ(IdsByKey(restarted->snapshot.roots), ids);
+}
+
+}  // namespace
+}  // namespace uiscope

@@ -1,0 +1,255 @@
+// Desktop tests of the AT-SPI backend against the GTK3 fixture on a real
+// headless desktop (Xvfb + D-Bus + AT-SPI + openbox).
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+
+#include "platform/accessibility.h"
+#include "support/desktop_fixture.h"
+
+namespace uiscope {
+namespace {
+
+using std::chrono::milliseconds;
+using test::TestDesktop;
+
+const Node* FindNode(const std::vector<Node>& roots, Role role, std::string_view name) {
+  const Node* found = nullptr;
+  ForEachNode(roots, [&](const Node& n, int) {
+    if (!found && n.role == role && n.name == name) found = &n;
+  });
+  return found;
+}
+
+int CountRole(const std::vector<Node>& roots, Role role) {
+  int count = 0;
+  ForEachNode(roots, [&](const Node& n, int) { count += n.role == role; });
+  return count;
+}
+
+AtspiOptions OptionsFor(const DesktopInfo& info) {
+  AtspiOptions o;
+  o.session_bus_address = info.dbus_address;
+  o.display = info.display_name;
+  return o;
+}
+
+// Polls until the app with `pid` shows a window on the accessibility bus.
+Result<TreeResult> WaitForTree(Accessibility& ax, TreeRequest request) {
+  Result<TreeResult> tree = MakeError(ErrorCode::kNotFound, "not yet");
+  test::WaitUntil(
+      [&] {
+        tree = ax.Tree(request);
+        return tree.ok() && !tree->apps.empty() && !tree->apps[0].children.empty();
+      },
+      milliseconds(10000));
+  return tree;
+}
+
+void ExpectNear(const Rect& actual, const test::ScreenBox& expected, const char* what) {
+  EXPECT_NEAR(actual.x, expected.x, 2) << what;
+  EXPECT_NEAR(actual.y, expected.y, 2) << what;
+  EXPECT_NEAR(actual.w, expected.w, 2) << what;
+  EXPECT_NEAR(actual.h, expected.h, 2) << what;
+}
+
+class AtspiTreeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(desktop_.ok()) << desktop_.error();
+    fixture_ = desktop_.LaunchFixture();
+    ASSERT_NE(fixture_, nullptr);
+    auto ax = ConnectAtspi(OptionsFor(desktop_.info()));
+    ASSERT_TRUE(ax.ok()) << ax.error().ToString();
+    ax_ = std::move(ax).value();
+  }
+
+  TreeRequest ForFixture() const {
+    TreeRequest r;
+    r.pid = fixture_->pid();
+    return r;
+  }
+
+  TestDesktop& desktop_ = TestDesktop::Shared();
+  std::unique_ptr<Process> fixture_;
+  std::unique_ptr<Accessibility> ax_;
+};
+
+TEST_F(AtspiTreeTest, FixtureTreeHasExpectedWidgetsWithRealGeometry) {
+  auto tree = WaitForTree(*ax_, ForFixture());
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  ASSERT_EQ(tree->apps.size(), 1u);
+  const Node& app = tree->apps[0];
+  EXPECT_EQ(app.role, Role::kApplication);
+  EXPECT_EQ(app.name, "uiscope-fixture");
+  EXPECT_EQ(app.pid, fixture_->pid());
+
+  const Node* window = FindNode(tree->apps, Role::kWindow, "uiscope fixture");
+  ASSERT_NE(window, nullptr);
+  ASSERT_TRUE(window->bounds);
+  auto geometry = test::FixtureBox(*fixture_, "geometry");
+  ASSERT_TRUE(geometry.ok()) << geometry.error().ToString();
+  // GTK3 reports the window with its window-manager frame (title bar and
+  // border); the client area the fixture reports lies inside it.
+  Rect client{geometry->x, geometry->y, geometry->w, geometry->h};
+  EXPECT_TRUE(window->bounds->Contains(client));
+  EXPECT_LE(window->bounds->w - client.w, 10);
+  EXPECT_LE(window->bounds->h - client.h, 40);
+  EXPECT_NEAR(window->bounds->Bottom(), client.Bottom(), 6);
+
+  struct Expected {
+    Role role;
+    const char* name;
+    const char* widget;  // fixture control name for the real geometry
+  };
+  for (const Expected& e : {Expected{Role::kTextField, "Email", "email"},
+                            Expected{Role::kTextField, "Password", "password"},
+                            Expected{Role::kCheckBox, "Remember me", "remember"},
+                            Expected{Role::kButton, "Login", "login"},
+                            Expected{Role::kLabel, "Not logged in", "status"},
+                            Expected{Role::kButton, "Add row", "add_row"},
+                            Expected{Role::kSlider, "Volume", "volume"}}) {
+    const Node* node = FindNode(tree->apps, e.role, e.name);
+    ASSERT_NE(node, nullptr) << RoleName(e.role) << " \"" << e.name << "\" missing";
+    ASSERT_TRUE(node->bounds) << e.name;
+    auto box = test::FixtureBox(*fixture_, std::string("widget ") + e.widget);
+    ASSERT_TRUE(box.ok()) << box.error().ToString();
+    ExpectNear(*node->bounds, *box, e.name);
+    EXPECT_TRUE(node->Has(State::kShowing)) << e.name;
+    EXPECT_TRUE(node->Has(State::kEnabled)) << e.name;
+  }
+  EXPECT_NE(FindNode(tree->apps, Role::kTab, "General"), nullptr);
+  EXPECT_NE(FindNode(tree->apps, Role::kTab, "Advanced"), nullptr);
+  EXPECT_NE(FindNode(tree->apps, Role::kMenu, "File"), nullptr);
+  EXPECT_NE(FindNode(tree->apps, Role::kLabel, "Row 1"), nullptr);
+  EXPECT_EQ(CountRole(tree->apps, Role::kCanvas), 1);
+
+  const Node* login = FindNode(tree->apps, Role::kButton, "Login");
+  EXPECT_NE(std::find(login->actions.begin(), login->actions.end(), "click"), login->actions.end());
+  const Node* volume = FindNode(tree->apps, Role::kSlider, "Volume");
+  EXPECT_EQ(volume->value, "25");
+  const Node* password = FindNode(tree->apps, Role::kTextField, "Password");
+  EXPECT_TRUE(password->Has(State::kPassword));
+  EXPECT_TRUE(password->value.empty());
+}
+
+TEST_F(AtspiTreeTest, ReadsEntryTextButNeverPasswordText) {
+  ASSERT_TRUE(test::FixtureCommand(*fixture_, "set-email ada@example.org").ok());
+  ASSERT_TRUE(test::FixtureCommand(*fixture_, "set-password hunter2-secret").ok());
+  auto tree = WaitForTree(*ax_, ForFixture());
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_EQ(FindNode(tree->apps, Role::kTextField, "Email")->value, "ada@example.org");
+  bool leaked = false;
+  ForEachNode(tree->apps, [&](const Node& n, int) {
+    leaked |= n.value.find("hunter2") != std::string::npos ||
+              n.name.find("hunter2") != std::string::npos;
+  });
+  EXPECT_FALSE(leaked);
+}
+
+TEST_F(AtspiTreeTest, UnknownAppErrorListsTheAppsPresent) {
+  ASSERT_TRUE(WaitForTree(*ax_, ForFixture()).ok());
+  TreeRequest r;
+  r.app_name = "no-such-app";
+  auto tree = ax_->Tree(r);
+  ASSERT_FALSE(tree.ok());
+  EXPECT_EQ(tree.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(tree.error().message.find("uiscope-fixture"), std::string::npos)
+      << tree.error().message;
+}
+
+TEST_F(AtspiTreeTest, AppThatStopsAnsweringTimesOutWithinTwoSeconds) {
+  ASSERT_TRUE(WaitForTree(*ax_, ForFixture()).ok());
+  ASSERT_TRUE(test::FixtureCommand(*fixture_, "hang 6000").ok());
+  TreeRequest r = ForFixture();
+  r.timeout = milliseconds(1500);
+  auto start = std::chrono::steady_clock::now();
+  auto tree = ax_->Tree(r);
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(elapsed, milliseconds(2000));
+  ASSERT_FALSE(tree.ok());
+  EXPECT_EQ(tree.error().code, ErrorCode::kTimeout) << tree.error().ToString();
+  EXPECT_NE(tree.error().message.find("did not answer"), std::string::npos);
+}
+
+TEST_F(AtspiTreeTest, AppThatQuitIsReportedNotHung) {
+  ASSERT_TRUE(WaitForTree(*ax_, ForFixture()).ok());
+  int pid = fixture_->pid();
+  ::kill(pid, SIGKILL);
+  ASSERT_TRUE(fixture_->Wait(milliseconds(5000)).ok());
+  TreeRequest r;
+  r.pid = pid;
+  auto start = std::chrono::steady_clock::now();
+  auto tree = ax_->Tree(r);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(2500));
+  ASSERT_FALSE(tree.ok());
+  EXPECT_TRUE(tree.error().code == ErrorCode::kNotFound || tree.error().code == ErrorCode::kStale)
+      << tree.error().ToString();
+}
+
+TEST(AtspiConnectTest, NoSessionNamesSessionStart) {
+  // Without DISPLAY and DBUS_SESSION_BUS_ADDRESS there is nothing to reach.
+  std::string display = std::getenv("DISPLAY") ? std::getenv("DISPLAY") : "";
+  std::string bus = std::getenv("DBUS_SESSION_BUS_ADDRESS") ? std::getenv("DBUS_SESSION_BUS_ADDRESS") : "";
+  unsetenv("DISPLAY");
+  unsetenv("DBUS_SESSION_BUS_ADDRESS");
+  auto ax = ConnectAtspi(AtspiOptions{});
+  if (!display.empty()) setenv("DISPLAY", display.c_str(), 1);
+  if (!bus.empty()) setenv("DBUS_SESSION_BUS_ADDRESS", bus.c_str(), 1);
+  ASSERT_FALSE(ax.ok());
+  EXPECT_EQ(ax.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(ax.error().message.find("uiscope session start"), std::string::npos)
+      << ax.error().message;
+}
+
+TEST(AtspiConnectTest, UnreachableBusIsAClearError) {
+  AtspiOptions o;
+  o.session_bus_address = "unix:path=/nonexistent/uiscope-test-bus";
+  o.display = ":9999";  // no X server: no AT_SPI_BUS fallback either
+  o.connect_timeout = milliseconds(500);
+  auto ax = ConnectAtspi(o);
+  ASSERT_FALSE(ax.ok());
+  EXPECT_EQ(ax.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(ax.error().message.find("accessibility bus is unreachable"), std::string::npos)
+      << ax.error().message;
+}
+
+class AtspiLargeTreeTest : public ::testing::Test {};
+
+TEST_F(AtspiLargeTreeTest, ScrolledOutRowsArePrunedUnlessAllIsAsked) {
+  TestDesktop& desktop = TestDesktop::Shared();
+  ASSERT_TRUE(desktop.ok()) << desktop.error();
+  auto fixture = desktop.LaunchFixture({"--rows", "1000"}, milliseconds(30000));
+  ASSERT_NE(fixture, nullptr);
+  auto ax = ConnectAtspi(OptionsFor(desktop.info()));
+  ASSERT_TRUE(ax.ok()) << ax.error().ToString();
+  TreeRequest r;
+  r.pid = fixture->pid();
+  auto shown = WaitForTree(**ax, r);
+  ASSERT_TRUE(shown.ok()) << shown.error().ToString();
+  size_t shown_nodes = CountNodes(shown->apps);
+  EXPECT_LT(shown_nodes, 300u);
+  EXPECT_NE(FindNode(shown->apps, Role::kLabel, "Row 1"), nullptr);
+  EXPECT_EQ(FindNode(shown->apps, Role::kLabel, "Row 900"), nullptr);
+
+  r.include_hidden = true;
+  r.timeout = milliseconds(10000);
+  auto all = (*ax)->Tree(r);
+  ASSERT_TRUE(all.ok()) << all.error().ToString();
+  EXPECT_GT(CountNodes(all->apps), 2000u);
+  EXPECT_NE(FindNode(all->apps, Role::kLabel, "Row 900"), nullptr);
+  EXPECT_GE(CountRole(all->apps, Role::kListItem), 1000);
+
+  r.max_nodes = 500;
+  auto capped = (*ax)->Tree(r);
+  ASSERT_TRUE(capped.ok());
+  EXPECT_LE(CountNodes(capped->apps), 500u);
+  ASSERT_FALSE(capped->warnings.empty());
+  EXPECT_NE(capped->warnings[0].find("capped"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace uiscope

@@ -1,0 +1,355 @@
+#include "session/headless_desktop.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "session/x11_probe.h"
+#include "support/desktop_fixture.h"
+
+namespace uiscope {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+using test::WaitUntil;
+
+std::vector<int> PidsOf(const DesktopInfo& info) {
+  return {info.xvfb_pid, info.dbus_pid, info.wm_pid};
+}
+
+bool AllDead(const std::vector<int>& pids) {
+  for (int pid : pids) {
+    if (PidAlive(pid)) return false;
+  }
+  return true;
+}
+
+// Every process started inside the session carries its runtime dir.
+std::vector<int> SessionProcesses(const DesktopInfo& info) {
+  return PidsWithEnvironment("XDG_RUNTIME_DIR", info.runtime_dir);
+}
+
+class HeadlessDesktopTest : public ::testing::Test {
+ protected:
+  void SetUp() override { state_dir_ = test::TestStateDir(); }
+
+  std::unique_ptr<HeadlessDesktop> StartDesktop(DesktopOptions options = {}) {
+    auto desktop = HeadlessDesktop::Start(options);
+    EXPECT_TRUE(desktop.ok()) << desktop.error().ToString();
+    return desktop.ok() ? std::move(desktop.value()) : nullptr;
+  }
+
+  // Runs a program in the session and returns its first stdout line.
+  Result<std::string> RunInSession(const DesktopInfo& info,
+                                   std::vector<std::string> argv) {
+    SpawnOptions options;
+    options.argv = std::move(argv);
+    options.capture_stdout = true;
+    ApplySessionEnvironment(info, &options);
+    auto process = Process::Spawn(options);
+    if (!process.ok()) return process.error();
+    // Read to the end before waiting: output larger than the pipe buffer
+    // would otherwise block the program forever.
+    std::string output;
+    const auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
+    while (true) {
+      auto left = std::chrono::duration_cast<milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      auto line = (*process)->ReadLine(std::max(left, milliseconds(0)));
+      if (!line.ok()) {
+        if (line.error().code != ErrorCode::kUnavailable) return line.error();
+        break;  // end of output
+      }
+      output += *line + "\n";
+    }
+    auto code = (*process)->Wait(milliseconds(5000));
+    if (!code.ok()) return code.error();
+    if (*code != 0) {
+      return MakeError(ErrorCode::kInternal,
+                       "exit status " + std::to_string(*code));
+    }
+    return output;
+  }
+
+  std::string state_dir_;
+};
+
+TEST_F(HeadlessDesktopTest, StartsDisplayBusAndWindowManager) {
+  DesktopOptions options;
+  options.width = 1280;
+  options.height = 720;
+  auto desktop = StartDesktop(options);
+  ASSERT_NE(desktop, nullptr);
+  const DesktopInfo& info = desktop->info();
+  EXPECT_GE(info.display, 0);
+  EXPECT_EQ(info.display_name, ":" + std::to_string(info.display));
+  EXPECT_EQ(info.id, "s" + std::to_string(info.display));
+  EXPECT_TRUE(info.alive);
+  EXPECT_EQ(info.width, 1280);
+  EXPECT_EQ(info.height, 720);
+  EXPECT_GT(info.started_at_ms, 0);
+  EXPECT_EQ(PidProgramName(info.xvfb_pid), "Xvfb");
+  EXPECT_EQ(PidProgramName(info.dbus_pid), "dbus-daemon");
+  EXPECT_EQ(PidProgramName(info.wm_pid), "openbox");
+  EXPECT_EQ(fs::status(info.runtime_dir).permissions() & fs::perms::all,
+            fs::perms::owner_all);
+
+  EXPECT_TRUE(x11_probe::DisplayAnswers(info.display_name));
+  EXPECT_NE(x11_probe::SupportingWmCheckWindow(info.display_name), 0u);
+  EXPECT_TRUE(fs::exists(fs::path(state_dir_) / (info.id + ".json")));
+
+  // The screen has the requested size.
+  auto xdpyinfo = RunInSession(info, {"xdpyinfo"});
+  ASSERT_TRUE(xdpyinfo.ok()) << xdpyinfo.error().ToString();
+  EXPECT_NE(xdpyinfo->find("1280x720 pixels"), std::string::npos);
+}
+
+TEST_F(HeadlessDesktopTest, SessionBusAnswers) {
+  DesktopOptions options;
+  options.window_manager = false;
+  auto desktop = StartDesktop(options);
+  ASSERT_NE(desktop, nullptr);
+  EXPECT_EQ(desktop->info().wm_pid, 0);
+  auto names = RunInSession(
+      desktop->info(),
+      {"dbus-send", "--bus=" + desktop->info().dbus_address, "--print-reply",
+       "--dest=org.freedesktop.DBus", "/", "org.freedesktop.DBus.ListNames"});
+  ASSERT_TRUE(names.ok()) << names.error().ToString();
+  EXPECT_NE(names->find("\"org.freedesktop.DBus\""), std::string::npos)
+      << *names;
+}
+
+TEST_F(HeadlessDesktopTest, TwoDesktopsGetDifferentDisplays) {
+  auto first = StartDesktop();
+  auto second = StartDesktop();
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  EXPECT_NE(first->info().display, second->info().display);
+  EXPECT_NE(first->info().id, second->info().id);
+  EXPECT_NE(first->info().runtime_dir, second->info().runtime_dir);
+  EXPECT_NE(first->info().dbus_address, second->info().dbus_address);
+
+  auto sessions = ListSessions();
+  ASSERT_TRUE(sessions.ok());
+  int alive = 0;
+  for (const auto& session : *sessions) {
+    if (session.id == first->info().id || session.id == second->info().id) {
+      EXPECT_TRUE(session.alive) << session.id;
+      ++alive;
+    }
+  }
+  EXPECT_EQ(alive, 2);
+}
+
+TEST_F(HeadlessDesktopTest, StopEndsEveryProcessOfTheSession) {
+  auto desktop = StartDesktop();
+  ASSERT_NE(desktop, nullptr);
+  const DesktopInfo info = desktop->info();
+  // Ask for the accessibility bus: D-Bus activation starts the AT-SPI bus
+  // launcher and a second dbus-daemon, which Stop() must end as well.
+  auto a11y = RunInSession(
+      info, {"dbus-send", "--session", "--print-reply", "--dest=org.a11y.Bus",
+             "/org/a11y/bus", "org.a11y.Bus.GetAddress"});
+  ASSERT_TRUE(a11y.ok()) << a11y.error().ToString();
+  EXPECT_NE(a11y->find(info.runtime_dir), std::string::npos) << *a11y;
+  EXPECT_GE(SessionProcesses(info).size(), 5u);  // + launcher + a11y bus
+
+  ASSERT_TRUE(desktop->Stop().ok());
+  EXPECT_FALSE(desktop->info().alive);
+  EXPECT_TRUE(AllDead(PidsOf(info)));
+  EXPECT_TRUE(SessionProcesses(info).empty());
+  EXPECT_FALSE(fs::exists(info.runtime_dir));
+  EXPECT_FALSE(fs::exists(fs::path(state_dir_) / (info.id + ".json")));
+  EXPECT_FALSE(x11_probe::DisplayAnswers(info.display_name));
+  EXPECT_TRUE(desktop->Stop().ok());  // idempotent
+}
+
+TEST_F(HeadlessDesktopTest, DetachedSessionOutlivesItsObjectUntilStopSession) {
+  DesktopInfo info;
+  {
+    auto desktop = StartDesktop();
+    ASSERT_NE(desktop, nullptr);
+    info = desktop->info();
+    desktop->Detach();
+  }
+  auto found = FindSession(info.id);
+  ASSERT_TRUE(found.ok()) << found.error().ToString();
+  EXPECT_TRUE(found->alive);
+  EXPECT_EQ(found->display_name, info.display_name);
+  EXPECT_EQ(found->dbus_address, info.dbus_address);
+  EXPECT_TRUE(x11_probe::DisplayAnswers(info.display_name));
+
+  ASSERT_TRUE(StopSession(info.id).ok());
+  EXPECT_TRUE(AllDead(PidsOf(info)));
+  EXPECT_TRUE(SessionProcesses(info).empty());
+  EXPECT_FALSE(fs::exists(info.runtime_dir));
+  EXPECT_FALSE(FindSession(info.id).ok());
+}
+
+TEST_F(HeadlessDesktopTest, KilledXvfbIsListedDeadAndStopSessionCleansUp) {
+  auto desktop = StartDesktop();
+  ASSERT_NE(desktop, nullptr);
+  const DesktopInfo info = desktop->info();
+  ASSERT_EQ(kill(info.xvfb_pid, SIGKILL), 0);
+
+  ASSERT_TRUE(WaitUntil([&] {
+    auto found = FindSession(info.id);
+    return found.ok() && !found->alive;
+  })) << "a session whose Xvfb died must be reported dead";
+
+  // Its id is not handed out again while the dead entry exists, even if the
+  // new Xvfb picks the same display number.
+  auto next = StartDesktop();
+  ASSERT_NE(next, nullptr);
+  EXPECT_NE(next->info().id, info.id);
+
+  ASSERT_TRUE(StopSession(info.id).ok());
+  EXPECT_TRUE(AllDead(PidsOf(info)));
+  EXPECT_TRUE(SessionProcesses(info).empty());
+  EXPECT_FALSE(fs::exists(info.runtime_dir));
+  auto gone = FindSession(info.id);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.error().code, ErrorCode::kNotFound);
+  // The other session is untouched.
+  EXPECT_TRUE(FindSession(next->info().id)->alive);
+  // Stopping the object afterwards is a harmless no-op.
+  EXPECT_TRUE(desktop->Stop().ok());
+}
+
+TEST_F(HeadlessDesktopTest, FindSessionOfUnknownIdListsExistingIds) {
+  auto desktop = StartDesktop();
+  ASSERT_NE(desktop, nullptr);
+  auto missing = FindSession("s99999");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(missing.error().message.find(desktop->info().id), std::string::npos)
+      << missing.error().message;
+  EXPECT_EQ(StopSession("s99999").error().code, ErrorCode::kNotFound);
+  // Ids name files: path tricks are rejected, not resolved.
+  EXPECT_FALSE(FindSession("../s1").ok());
+}
+
+TEST_F(HeadlessDesktopTest, RegistryLivesInUiscopeStateDir) {
+  const std::string previous = state_dir_;
+  std::string own = "/tmp/uiscope-registry-test-XXXXXX";
+  ASSERT_NE(mkdtemp(own.data()), nullptr);
+  const std::string registry = own + "/nested/sessions";
+  setenv("UISCOPE_STATE_DIR", registry.c_str(), 1);
+  EXPECT_EQ(SessionStateDir(), registry);
+  {
+    auto desktop = StartDesktop();
+    ASSERT_NE(desktop, nullptr);
+    EXPECT_TRUE(fs::exists(fs::path(registry) / (desktop->info().id + ".json")));
+    auto sessions = ListSessions();
+    ASSERT_TRUE(sessions.ok());
+    ASSERT_EQ(sessions->size(), 1u);
+    EXPECT_EQ(sessions->front().id, desktop->info().id);
+
+    // The test process's own registry does not see it.
+    setenv("UISCOPE_STATE_DIR", previous.c_str(), 1);
+    EXPECT_FALSE(FindSession(desktop->info().id).ok());
+    setenv("UISCOPE_STATE_DIR", registry.c_str(), 1);
+  }
+  EXPECT_TRUE(ListSessions()->empty());
+  setenv("UISCOPE_STATE_DIR", previous.c_str(), 1);
+  fs::remove_all(own);
+}
+
+TEST_F(HeadlessDesktopTest, MalformedRegistryEntriesAreSkipped) {
+  std::string own = "/tmp/uiscope-registry-test-XXXXXX";
+  ASSERT_NE(mkdtemp(own.data()), nullptr);
+  setenv("UISCOPE_STATE_DIR", own.c_str(), 1);
+  std::ofstream(own + "/broken.json") << "{ not json";
+  std::ofstream(own + "/partial.json") << R"({"id": "s5"})";
+  auto sessions = ListSessions();
+  ASSERT_TRUE(sessions.ok());
+  EXPECT_TRUE(sessions->empty());
+  setenv("UISCOPE_STATE_DIR", state_dir_.c_str(), 1);
+  fs::remove_all(own);
+}
+
+TEST(DesktopInfoTest, JsonRoundTrip) {
+  DesktopInfo info;
+  info.id = "s7";
+  info.display = 7;
+  info.display_name = ":7";
+  info.dbus_address = "unix:path=/tmp/uiscope-x/bus,guid=1";
+  info.runtime_dir = "/tmp/uiscope-x";
+  info.xvfb_pid = 10;
+  info.dbus_pid = 11;
+  info.wm_pid = 12;
+  info.width = 800;
+  info.height = 600;
+  info.started_at_ms = 1700000000123;
+  info.alive = true;
+  nlohmann::json json = ToJson(info);
+  EXPECT_EQ(json["display_name"], ":7");
+  auto back = DesktopInfoFromJson(json);
+  ASSERT_TRUE(back.ok()) << back.error().ToString();
+  EXPECT_EQ(ToJson(*back), json);
+
+  json.erase("xvfb_pid");
+  EXPECT_EQ(DesktopInfoFromJson(json).error().code, ErrorCode::kInvalidArgument);
+  json = ToJson(info);
+  json["display"] = "seven";
+  EXPECT_EQ(DesktopInfoFromJson(json).error().code, ErrorCode::kInvalidArgument);
+  json = ToJson(info);
+  json["id"] = "../../etc";
+  EXPECT_FALSE(DesktopInfoFromJson(json).ok());
+}
+
+TEST(DesktopInfoTest, SessionEnvironmentSwitchesAccessibilityOn) {
+  DesktopInfo info;
+  info.id = "s3";
+  info.display = 3;
+  info.display_name = ":3";
+  info.dbus_address = "unix:path=/x/bus";
+  info.runtime_dir = "/x";
+  auto env = SessionEnvironment(info);
+  auto value = [&](const std::string& name) {
+    for (const auto& [key, val] : env) {
+      if (key == name) return val;
+    }
+    return std::string("<unset>");
+  };
+  EXPECT_EQ(value("DISPLAY"), ":3");
+  EXPECT_EQ(value("DBUS_SESSION_BUS_ADDRESS"), "unix:path=/x/bus");
+  EXPECT_EQ(value("XDG_RUNTIME_DIR"), "/x");
+  EXPECT_EQ(value("QT_ACCESSIBILITY"), "1");
+  EXPECT_EQ(value("QT_LINUX_ACCESSIBILITY_ALWAYS_ON"), "1");
+  EXPECT_EQ(value("ACCESSIBILITY_ENABLED"), "1");
+  EXPECT_EQ(value("GDK_BACKEND"), "x11");
+  EXPECT_EQ(value("QT_QPA_PLATFORM"), "xcb");
+  auto unset = SessionUnsetEnvironment();
+  EXPECT_NE(std::find(unset.begin(), unset.end(), "NO_AT_BRIDGE"), unset.end());
+  EXPECT_NE(std::find(unset.begin(), unset.end(), "GTK_A11Y"), unset.end());
+}
+
+TEST(DesktopInfoTest, StartRejectsBadOptions) {
+  DesktopOptions options;
+  options.width = 0;
+  auto desktop = HeadlessDesktop::Start(options);
+  ASSERT_FALSE(desktop.ok());
+  EXPECT_EQ(desktop.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST(DesktopInfoTest, MissingXvfbIsAnActionableError) {
+  test::TestStateDir();
+  const std::string path = getenv("PATH");
+  setenv("PATH", "/nonexistent", 1);
+  auto desktop = HeadlessDesktop::Start();
+  setenv("PATH", path.c_str(), 1);
+  ASSERT_FALSE(desktop.ok());
+  EXPECT_EQ(desktop.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(desktop.error().message.find("Xvfb not found: install xvfb"),
+            std::string::npos)
+      << desktop.error().message;
+}
+
+}  // namespace
+}  // namespace uiscope

@@ -1,0 +1,309 @@
+// uiscope: the command-line interface (DESIGN §11).
+//
+// Human-readable output by default, `--json` for scripts. Exit codes: 0
+// success, 1 the operation failed (not found, denied, timeout, no display),
+// 2 usage error.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/format.h"
+#include "engine/demo.h"
+#include "engine/desktop.h"
+#include "engine/observe.h"
+#include "session/headless_desktop.h"
+
+namespace uiscope {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+struct GlobalFlags {
+  std::string display;
+  bool json = false;
+};
+
+int Fail(const GlobalFlags& g, const Error& error) {
+  if (g.json) {
+    nlohmann::json j = {{"error", {{"code", ErrorCodeName(error.code)}, {"message", error.message}}}};
+    std::cout << j.dump() << "\n";
+  }
+  std::cerr << "uiscope: " << error.message << "\n";
+  return error.code == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailed;
+}
+
+// --- observe -----------------------------------------------------------------
+
+struct ObserveFlags {
+  std::string app;
+  int pid = 0;
+  std::string format = "compact";
+  std::string sources = "ax";
+  int max_nodes = 0;
+  int max_chars = 0;
+  std::string cursor;
+  bool all = false;
+  int timeout_ms = 2000;
+};
+
+int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
+  auto format = ParseFormat(f.format);
+  if (!format.ok()) return Fail(g, format.error());
+  for (const auto& source : CLI::detail::split(f.sources, ',')) {
+    if (source == "ax") continue;
+    if (source == "ocr" || source == "vision") {
+      return Fail(g, MakeError(ErrorCode::kUnsupported,
+                               "source \"" + source +
+                                   "\" is not available in this build yet; use --sources ax"));
+    }
+    return Fail(g, MakeError(ErrorCode::kInvalidArgument,
+                             "unknown source \"" + source + "\" (valid: ax, ocr, vision)"));
+  }
+  auto target = ResolveDesktop(g.display);
+  if (!target.ok()) return Fail(g, target.error());
+  auto conn = ConnectDesktop(*target);
+  if (!conn.ok()) return Fail(g, conn.error());
+
+  Observer observer(*conn->accessibility, conn->frame);
+  ObserveRequest request;
+  request.app = f.app;
+  request.pid = f.pid;
+  request.include_hidden = f.all;
+  request.timeout = std::chrono::milliseconds(f.timeout_ms);
+  auto obs = observer.Observe(request);
+  if (!obs.ok()) return Fail(g, obs.error());
+
+  FormatOptions options;
+  options.format = *format;
+  options.max_nodes = f.max_nodes;
+  options.max_chars = f.max_chars;
+  options.cursor = f.cursor;
+  auto out = FormatSnapshot(obs->snapshot, options);
+  if (!out.ok()) return Fail(g, out.error());
+
+  for (const auto& w : obs->warnings) std::cerr << "uiscope: warning: " << w << "\n";
+  if (g.json) {
+    nlohmann::json j;
+    if (out->json.is_null()) {
+      // compact: the same envelope as the json format, with the text tree.
+      auto as_json = FormatSnapshot(obs->snapshot, FormatOptions{Format::kJson, 1, 0, ""});
+      j = as_json.ok() ? as_json->json : nlohmann::json::object();
+      j.erase("nodes");
+      j["format"] = "compact";
+      j["tree"] = out->text;
+      j["page"] = {{"nodes_total", out->nodes_total},
+                   {"nodes_emitted", out->nodes_emitted},
+                   {"truncated", out->truncated},
+                   {"next_cursor", out->next_cursor}};
+    } else {
+      j = out->json;
+    }
+    j["warnings"] = obs->warnings;
+    std::cout << j.dump() << "\n";
+  } else {
+    std::cout << out->text;
+    if (!out->text.empty() && out->text.back() != '\n') std::cout << "\n";
+  }
+  return kExitOk;
+}
+
+// --- session -----------------------------------------------------------------
+
+void PrintSession(const DesktopInfo& s) {
+  std::cout << s.id << "  " << s.display_name << "  " << s.width << "x" << s.height << "  "
+            << (s.alive ? "alive" : "DEAD") << "  xvfb=" << s.xvfb_pid << " dbus=" << s.dbus_pid
+            << " wm=" << s.wm_pid << "\n";
+}
+
+int RunSessionStart(const GlobalFlags& g, const std::string& size, bool no_wm) {
+  DesktopOptions options;
+  if (!size.empty()) {
+    int w = 0, h = 0;
+    char extra = 0;
+    if (std::sscanf(size.c_str(), "%dx%d%c", &w, &h, &extra) != 2 || w < 64 || h < 64 ||
+        w > 16384 || h > 16384) {
+      return Fail(g, MakeError(ErrorCode::kInvalidArgument,
+                               "--size must be WxH between 64x64 and 16384x16384, got \"" + size +
+                                   "\""));
+    }
+    options.width = w;
+    options.height = h;
+  }
+  options.window_manager = !no_wm;
+  auto desktop = HeadlessDesktop::Start(options);
+  if (!desktop.ok()) return Fail(g, desktop.error());
+  (*desktop)->Detach();
+  const DesktopInfo& info = (*desktop)->info();
+  if (g.json) {
+    nlohmann::json j = ToJson(info);
+    nlohmann::json env = nlohmann::json::object();
+    for (const auto& [k, v] : SessionEnvironment(info)) env[k] = v;
+    j["env"] = env;
+    std::cout << j.dump() << "\n";
+    return kExitOk;
+  }
+  std::cerr << "uiscope: session " << info.id << " started on " << info.display_name << " ("
+            << info.width << "x" << info.height << "); stop it with `uiscope session stop "
+            << info.id << "`\n";
+  // Only shell assignments on stdout, so `eval "$(uiscope session start)"` works.
+  for (const auto& [k, v] : SessionEnvironment(info)) {
+    if (k == "DISPLAY" || k == "DBUS_SESSION_BUS_ADDRESS" || k == "XDG_RUNTIME_DIR") {
+      std::cout << "export " << k << "='" << v << "'\n";
+    }
+  }
+  return kExitOk;
+}
+
+int RunSessionList(const GlobalFlags& g) {
+  auto sessions = ListSessions();
+  if (!sessions.ok()) return Fail(g, sessions.error());
+  if (g.json) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& s : *sessions) arr.push_back(ToJson(s));
+    std::cout << nlohmann::json{{"sessions", arr}}.dump() << "\n";
+    return kExitOk;
+  }
+  if (sessions->empty()) std::cerr << "uiscope: no sessions (start one with `uiscope session start`)\n";
+  for (const auto& s : *sessions) PrintSession(s);
+  return kExitOk;
+}
+
+int RunSessionStop(const GlobalFlags& g, const std::string& id) {
+  if (auto st = StopSession(id); !st.ok()) return Fail(g, st.error());
+  if (g.json) {
+    std::cout << nlohmann::json{{"stopped", id}}.dump() << "\n";
+  } else {
+    std::cerr << "uiscope: session " << id << " stopped\n";
+  }
+  return kExitOk;
+}
+
+// --- demo --------------------------------------------------------------------
+
+std::string FixturePath() {
+  // The fixture is built next to the CLI (build/bin).
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  std::string dir = n > 0 ? std::string(buf, n) : std::string();
+  dir = dir.substr(0, dir.rfind('/'));
+  return dir + "/uiscope-fixture-gtk3";
+}
+
+int RunDemoCommand(const GlobalFlags& g, int rows) {
+  DemoOptions options;
+  options.fixture_path = FixturePath();
+  options.rows = rows;
+  if (access(options.fixture_path.c_str(), X_OK) != 0) {
+    return Fail(g, MakeError(ErrorCode::kUnavailable,
+                             "the demo needs the GTK3 fixture app at " + options.fixture_path +
+                                 "; build with tests enabled (scripts/build does)"));
+  }
+  options.progress = [](const std::string& line) { std::cerr << "uiscope: " << line << "\n"; };
+  auto report = uiscope::RunDemo(options);
+  if (!report.ok()) return Fail(g, report.error());
+  const DemoReport& r = *report;
+  if (g.json) {
+    std::cout << nlohmann::json{{"display", r.display},
+                                {"app", r.app},
+                                {"pid", r.pid},
+                                {"tree", r.tree},
+                                {"nodes", r.nodes},
+                                {"observe_ms", r.observe_ms},
+                                {"tree_chars", r.tree_chars},
+                                {"tree_tokens", r.tree_tokens},
+                                {"png_bytes", r.png_bytes},
+                                {"window", {{"width", r.window_width}, {"height", r.window_height}}},
+                                {"image_tokens", r.image_tokens}}
+                     .dump()
+              << "\n";
+    return kExitOk;
+  }
+  std::cout << "The fixture app \"" << r.app << "\" (pid " << r.pid << ") on " << r.display
+            << ", as an agent sees it with `uiscope observe`:\n\n"
+            << r.tree << "\n";
+  std::printf("%d nodes observed in %.1f ms.\n", r.nodes, r.observe_ms);
+  std::printf("Tree: %zu characters (~%zu tokens). PNG screenshot of the same %dx%d window: %zu bytes "
+              "(~%zu image tokens).\n",
+              r.tree_chars, r.tree_tokens, r.window_width, r.window_height, r.png_bytes,
+              r.image_tokens);
+  if (r.png_bytes > 0) {
+    std::printf("The tree is %.1fx smaller than the PNG, and every element has an ID to act on.\n",
+                static_cast<double>(r.png_bytes) / static_cast<double>(r.tree_chars));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace uiscope
+
+int main(int argc, char** argv) {
+  using namespace uiscope;
+  CLI::App app{"uiscope: eyes and hands for AI agents on Linux desktop applications"};
+  app.set_version_flag("--version", std::string("uiscope ") + UISCOPE_VERSION);
+  app.require_subcommand(1);
+  GlobalFlags g;
+  app.add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+  app.add_flag("--json", g.json, "machine-readable output (same content as the MCP tool)");
+
+  ObserveFlags of;
+  auto* observe = app.add_subcommand("observe", "print the tree of what is on screen");
+  observe->add_option("--app", of.app, "only this application (by name)");
+  observe->add_option("--pid", of.pid, "only this process")->check(CLI::PositiveNumber);
+  observe->add_option("--format", of.format, "compact | json | semantic")
+      ->check(CLI::IsMember({"compact", "json", "semantic"}));
+  observe->add_option("--sources", of.sources, "perception sources, comma-separated (ax)");
+  observe->add_option("--max-nodes", of.max_nodes, "at most N nodes in this page")
+      ->check(CLI::NonNegativeNumber);
+  observe->add_option("--max-chars", of.max_chars, "at most N characters in this page")
+      ->check(CLI::NonNegativeNumber);
+  observe->add_option("--cursor", of.cursor, "next page: the cursor printed by the previous page");
+  observe->add_flag("--all", of.all, "include nodes that are not showing or scrolled out of view");
+  observe->add_option("--timeout-ms", of.timeout_ms, "deadline per application")
+      ->check(CLI::Range(10, 600000));
+  observe->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+  observe->add_flag("--json", g.json, "machine-readable output");
+
+  auto* session = app.add_subcommand("session", "headless desktops: start | list | stop");
+  session->require_subcommand(1);
+  std::string size;
+  bool no_wm = false;
+  auto* start = session->add_subcommand("start", "start a headless desktop and print its environment");
+  start->add_option("--size", size, "screen size WxH (default 1920x1080)");
+  start->add_flag("--no-wm", no_wm, "without a window manager");
+  start->add_flag("--json", g.json, "machine-readable output");
+  auto* list = session->add_subcommand("list", "list sessions (dead ones are marked)");
+  list->add_flag("--json", g.json, "machine-readable output");
+  std::string stop_id;
+  auto* stop = session->add_subcommand("stop", "stop a session and everything in it");
+  stop->add_option("ID", stop_id, "session ID as printed by `session list`")->required();
+  stop->add_flag("--json", g.json, "machine-readable output");
+
+  int rows = 5;
+  auto* demo = app.add_subcommand("demo", "start a headless desktop, observe the fixture app, clean up");
+  demo->add_option("--rows", rows, "list rows in the fixture app")->check(CLI::Range(1, 100000));
+  demo->add_flag("--json", g.json, "machine-readable output");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+
+  if (observe->parsed()) return RunObserve(g, of);
+  if (start->parsed()) return RunSessionStart(g, size, no_wm);
+  if (list->parsed()) return RunSessionList(g);
+  if (stop->parsed()) return RunSessionStop(g, stop_id);
+  if (demo->parsed()) return RunDemoCommand(g, rows);
+  return kExitUsage;
+}
