@@ -176,6 +176,32 @@ void Flatten(const std::vector<Node>& nodes, int depth, int parent, std::vector<
   }
 }
 
+// An unnamed layout box (GtkBox, QWidget, <div>) with nothing to act on: the
+// compact format prints its children in its place. On GTK forms a third of
+// the nodes are such boxes, and the agent gains nothing from their lines.
+bool IsAnonymousLayout(const Node& n) {
+  if (n.role != Role::kPanel && n.role != Role::kUnknown) return false;
+  if (n.children.empty() || !n.name.empty() || !n.description.empty() || !n.value.empty() ||
+      !n.actions.empty()) {
+    return false;
+  }
+  return !n.Has(State::kFocused) && !n.Has(State::kSelected) && !n.Has(State::kChecked) &&
+         !n.Has(State::kExpanded);
+}
+
+void FlattenElidingLayout(const std::vector<Node>& nodes, int depth, int parent,
+                          std::vector<FlatNode>& out) {
+  for (const Node& n : nodes) {
+    if (IsAnonymousLayout(n)) {
+      FlattenElidingLayout(n.children, depth, parent, out);
+      continue;
+    }
+    const int index = static_cast<int>(out.size());
+    out.push_back(FlatNode{&n, depth, parent});
+    FlattenElidingLayout(n.children, depth + 1, index, out);
+  }
+}
+
 Result<size_t> ParseCursor(std::string_view cursor, size_t total) {
   if (cursor.empty()) return size_t{0};
   const std::string shown = SanitiseAndTruncate(cursor, 40);
@@ -537,7 +563,11 @@ Result<FormatOutput> FormatSnapshot(const Snapshot& snapshot, const FormatOption
   try {
     std::vector<FlatNode> flat;
     flat.reserve(CountNodes(snapshot.roots));
-    Flatten(snapshot.roots, 0, -1, flat);
+    if (options.format == Format::kCompact && options.elide_layout) {
+      FlattenElidingLayout(snapshot.roots, 0, -1, flat);
+    } else {
+      Flatten(snapshot.roots, 0, -1, flat);
+    }
     Result<size_t> start = ParseCursor(options.cursor, flat.size());
     if (!start.ok()) return start.error();
     switch (options.format) {

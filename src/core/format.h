@@ -45,6 +45,10 @@ struct FormatOptions {
   //   semantic: approximate: the sum of each entry's serialised size.
   int max_chars = 0;
   std::string cursor;  // "" = first page; else a next_cursor of the same snapshot
+  // compact only: unnamed layout boxes (panel / unknown role, no name, value,
+  // actions or notable state) are not printed; their children take their
+  // place. Cursors and node counts then refer to the printed nodes.
+  bool elide_layout = true;
 };
 
 struct FormatOutput {

@@ -191,13 +191,14 @@ Result<std::string> ResolveExecutable(const std::string& name,
     }
     return name;
   }
-  std::string_view path =
+  // A std::string, not a view: the conditional yields a temporary string.
+  const std::string path =
       path_variable.empty() ? "/usr/local/bin:/usr/bin:/bin" : path_variable;
   size_t start = 0;
   while (start <= path.size()) {
     size_t end = path.find(':', start);
-    if (end == std::string_view::npos) end = path.size();
-    std::string dir(path.substr(start, end - start));
+    if (end == std::string::npos) end = path.size();
+    std::string dir = path.substr(start, end - start);
     if (dir.empty()) dir = ".";
     std::string candidate = dir + "/" + name;
     if (IsExecutableFile(candidate)) return candidate;
@@ -475,6 +476,14 @@ Status Process::Terminate(milliseconds grace) {
       return MakeError(ErrorCode::kInternal,
                        name_ + " (pid " + std::to_string(pid_) +
                            ") did not exit after SIGKILL");
+    }
+  }
+  if (own_group_) {
+    // SIGKILL is delivered asynchronously: the rest of the group may take a
+    // moment to die after the leader was reaped.
+    const auto kill_deadline = Clock::now() + milliseconds(1000);
+    while (ProcessGroupAlive(pid_) && MillisLeft(kill_deadline) > 0) {
+      std::this_thread::sleep_for(milliseconds(5));
     }
   }
   return OkStatus();

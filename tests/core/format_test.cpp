@@ -91,6 +91,7 @@ FormatOptions Options(Format format, int max_nodes = 0, int max_chars = 0,
   o.max_nodes = max_nodes;
   o.max_chars = max_chars;
   o.cursor = std::move(cursor);
+  o.elide_layout = false;  // these tests count every node; eliding has its own test
   return o;
 }
 
@@ -105,6 +106,25 @@ TEST(FormatTest, ParseFormat) {
   EXPECT_FALSE(ParseFormat("").ok());
   EXPECT_FALSE(ParseFormat("JSON").ok());
   EXPECT_EQ(FormatName(Format::kSemantic), "semantic");
+}
+
+TEST(FormatTest, CompactElidesAnonymousLayoutBoxes) {
+  FormatOptions o;
+  o.format = Format::kCompact;  // elide_layout is the default
+  const FormatOutput out = MustFormat(PlayerSnapshot(), o);
+  // The unnamed panel is gone; its children move up to its depth.
+  EXPECT_EQ(out.text.find("[panel"), std::string::npos);
+  EXPECT_NE(out.text.find("\n    [slider \"Volume\""), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("\n    [label \"Say"), std::string::npos) << out.text;
+  EXPECT_EQ(out.nodes_total, 11);
+  // JSON keeps every node.
+  EXPECT_EQ(MustFormat(PlayerSnapshot(), Options(Format::kJson)).nodes_total, 12);
+  // A named panel, or one with an action, stays.
+  Snapshot s = PlayerSnapshot();
+  ForEachNodeMutable(s.roots, [](Node& n, int) {
+    if (n.role == Role::kPanel) n.name = "Mixer";
+  });
+  EXPECT_NE(MustFormat(s, o).text.find("[panel \"Mixer\""), std::string::npos);
 }
 
 TEST(FormatTest, CompactGolden) {

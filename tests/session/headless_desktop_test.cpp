@@ -165,7 +165,8 @@ TEST_F(HeadlessDesktopTest, StopEndsEveryProcessOfTheSession) {
   EXPECT_TRUE(SessionProcesses(info).empty());
   EXPECT_FALSE(fs::exists(info.runtime_dir));
   EXPECT_FALSE(fs::exists(fs::path(state_dir_) / (info.id + ".json")));
-  EXPECT_FALSE(x11_probe::DisplayAnswers(info.display_name));
+  // (Not "the display no longer answers": a desktop started in parallel may
+  // already have taken the freed display number.)
   EXPECT_TRUE(desktop->Stop().ok());  // idempotent
 }
 
@@ -336,6 +337,61 @@ TEST(DesktopInfoTest, StartRejectsBadOptions) {
   auto desktop = HeadlessDesktop::Start(options);
   ASSERT_FALSE(desktop.ok());
   EXPECT_EQ(desktop.error().code, ErrorCode::kInvalidArgument);
+}
+
+// A PATH with only some of the helpers; its value also tags every process
+// the failed start launched, to check none was left behind.
+class PartialPath {
+ public:
+  explicit PartialPath(const std::vector<std::string>& programs) {
+    dir_ = "/tmp/uiscope-path-test-XXXXXX";
+    EXPECT_NE(mkdtemp(dir_.data()), nullptr);
+    for (const auto& program : programs) {
+      fs::create_symlink("/usr/bin/" + program, dir_ + "/" + program);
+    }
+    saved_ = getenv("PATH");
+    setenv("PATH", dir_.c_str(), 1);
+  }
+  ~PartialPath() {
+    setenv("PATH", saved_.c_str(), 1);
+    fs::remove_all(dir_);
+  }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+  std::string saved_;
+};
+
+TEST(DesktopInfoTest, MissingWindowManagerFailsCleanly) {
+  test::TestStateDir();
+  PartialPath path({"Xvfb", "dbus-daemon"});
+  auto desktop = HeadlessDesktop::Start();
+  ASSERT_FALSE(desktop.ok());
+  EXPECT_EQ(desktop.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(desktop.error().message.find("openbox not found: install openbox"),
+            std::string::npos)
+      << desktop.error().message;
+  // The Xvfb and dbus-daemon it had started are gone, and nothing was
+  // registered.
+  EXPECT_TRUE(PidsWithEnvironment("PATH", path.dir()).empty());
+  EXPECT_TRUE(ListSessions()->empty());
+}
+
+TEST(DesktopInfoTest, StartTimeoutIsReportedAndCleansUp) {
+  test::TestStateDir();
+  const std::string tag = std::string(getenv("PATH")) + ":/uiscope-timeout-tag";
+  const std::string saved = getenv("PATH");
+  setenv("PATH", tag.c_str(), 1);
+  DesktopOptions options;
+  options.start_timeout = milliseconds(1);
+  auto desktop = HeadlessDesktop::Start(options);
+  setenv("PATH", saved.c_str(), 1);
+  ASSERT_FALSE(desktop.ok());
+  EXPECT_EQ(desktop.error().code, ErrorCode::kTimeout);
+  EXPECT_NE(desktop.error().message.find("did not"), std::string::npos)
+      << desktop.error().message;
+  EXPECT_TRUE(PidsWithEnvironment("PATH", tag).empty());
 }
 
 TEST(DesktopInfoTest, MissingXvfbIsAnActionableError) {

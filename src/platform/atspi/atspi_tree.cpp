@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <memory>
 #include <unordered_set>
 
 #include "platform/atspi/atspi_constants.h"
@@ -101,6 +103,12 @@ StateSet MapStates(uint32_t lo, uint32_t hi, bool password) {
   s.Set(State::kDefunct, has(StateBit::kDefunct));
   s.Set(State::kPassword, password);
   return s;
+}
+
+// GTK 3 reports G_MININT coordinates for widgets it has not placed (rows of
+// a long list that were never scrolled into view).
+bool Placed(const Rect& r) {
+  return r.x != std::numeric_limits<int32_t>::min() && r.y != std::numeric_limits<int32_t>::min();
 }
 
 // One object of the walk, filled as replies arrive.
@@ -355,6 +363,108 @@ class Walker {
       }
       return;
     }
+    const RawNode& parent = nodes_[idx];
+    Rect area = parent.has_extents ? Intersect(parent.extents, parent.clip) : Rect{};
+    if (area.w > 2 && area.h > 2) {
+      ScreenByBisection(idx, std::move(children), area);
+    } else {
+      ScreenByExtents(idx, std::move(children));
+    }
+  }
+
+  // Finds the visible slice of a long child list by binary search on the
+  // children's extents: lists, grids and flow boxes keep their children in
+  // reading order, so the visible ones form one run of indices. One round
+  // asks the first and last child (which axis the list runs along), then two
+  // searches in parallel find the first child that ends after the visible
+  // area starts and the last that starts before it ends: ~2 log2(n)
+  // requests instead of n. One child of margin on each side; stage 1 prunes
+  // what is not visible after all. A list whose ends do not reveal an axis
+  // falls back to screening every child.
+  void ScreenByBisection(int idx, std::vector<ObjectRef> children, Rect area) {
+    struct Search {
+      std::vector<ObjectRef> children;
+      Rect area;
+      Rect ends[2];
+      bool have_ends[2] = {false, false};
+      int ends_pending = 2;
+      bool vertical = true;
+      int result[2] = {0, 0};
+      int searches_pending = 2;
+    };
+    auto search = std::make_shared<Search>();
+    search->children = std::move(children);
+    search->area = area;
+    const int n = static_cast<int>(search->children.size());
+    for (int k = 0; k < 2; ++k) {
+      pipeline_.Add(ExtentsCall(search->children[k == 0 ? 0 : n - 1]),
+                    [this, idx, search, k](DBusMessage* r) {
+                      ReadExtents(r, &search->ends[k], &search->have_ends[k]);
+                      if (--search->ends_pending != 0 || r == nullptr) return;
+                      const Rect& first = search->ends[0];
+                      const Rect& last = search->ends[1];
+                      if (!search->have_ends[0] || !search->have_ends[1] || !Placed(first) ||
+                          !Placed(last)) {
+                        ScreenByExtents(idx, std::move(search->children));
+                        return;
+                      }
+                      if (last.y > first.y) {
+                        search->vertical = true;
+                      } else if (last.x > first.x) {
+                        search->vertical = false;
+                      } else {
+                        ScreenByExtents(idx, std::move(search->children));
+                        return;
+                      }
+                      BisectStep(idx, search, 0, 0, static_cast<int>(search->children.size()));
+                      BisectStep(idx, search, 1, 0, static_cast<int>(search->children.size()));
+                    });
+    }
+  }
+
+  // One step of the search `which` (0: first child whose far edge is past
+  // the area's start; 1: first child whose near edge is at or past the
+  // area's end) over the index range [lo, hi).
+  template <typename SearchPtr>
+  void BisectStep(int idx, SearchPtr search, int which, int lo, int hi) {
+    if (lo >= hi) {
+      search->result[which] = lo;
+      if (--search->searches_pending != 0) return;
+      int n = static_cast<int>(search->children.size());
+      int first = std::max(0, search->result[0] - 1);
+      int last = std::min(n - 1, search->result[1]);  // result[1] is one past the last visible
+      int depth = nodes_[idx].depth + 1;
+      for (int i = first; i <= last && !capped_; ++i) Discover(search->children[i], idx, depth, i);
+      return;
+    }
+    int mid = lo + (hi - lo) / 2;
+    pipeline_.Add(ExtentsCall(search->children[mid]),
+                  [this, idx, search, which, lo, hi, mid](DBusMessage* r) {
+                    if (r == nullptr) return;
+                    Rect e;
+                    bool has = false;
+                    ReadExtents(r, &e, &has);
+                    const Rect& a = search->area;
+                    bool go_left;
+                    if (!has || !Placed(e)) {
+                      go_left = which == 0;  // unknown: keep it inside the range
+                    } else if (which == 0) {
+                      go_left = search->vertical ? e.Bottom() > a.y : e.Right() > a.x;
+                    } else {
+                      go_left = search->vertical ? e.y >= a.Bottom() : e.x >= a.Right();
+                    }
+                    if (go_left) {
+                      BisectStep(idx, search, which, lo, mid);
+                    } else {
+                      BisectStep(idx, search, which, mid + 1, hi);
+                    }
+                  });
+  }
+
+  // Asks each child for its extents only (one request instead of four) and
+  // walks the ones that intersect the visible area.
+  void ScreenByExtents(int idx, std::vector<ObjectRef> children) {
+    int depth = nodes_[idx].depth + 1;
     for (size_t i = 0; i < children.size(); ++i) {
       pipeline_.Add(ExtentsCall(children[i]),
                     [this, idx, depth, i, ref = children[i]](DBusMessage* r) {
@@ -400,7 +510,9 @@ class Walker {
     node.description = raw.description;
     if (!password) node.value = raw.value;
     node.states = states;
-    if (idx != 0 && raw.has_extents && !raw.extents.Empty()) node.bounds = raw.extents;
+    if (idx != 0 && raw.has_extents && !raw.extents.Empty() && Placed(raw.extents)) {
+      node.bounds = raw.extents;
+    }
     node.actions = raw.actions;
     node.app = app.name;
     node.pid = app.pid;
