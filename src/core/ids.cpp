@@ -319,8 +319,31 @@ uint64_t IdentityHash(uint64_t parent_hash, Role role, std::string_view identity
   return XXH3_64bits(buffer.data(), buffer.size());
 }
 
+// Roles whose unnamed instances are known by the text they hold. Only items
+// of collections: a generic container named after its first label would
+// change ID (and re-ID its whole subtree) whenever that label's text changes,
+// e.g. a status line inside a form.
+static bool DerivesLabel(Role role) {
+  switch (role) {
+    case Role::kListItem:
+    case Role::kTableRow:
+    case Role::kTableCell:
+    case Role::kTreeItem:
+    case Role::kMenuItem:
+    case Role::kCheckMenuItem:
+    case Role::kRadioMenuItem:
+    case Role::kTab:
+    case Role::kButton:
+    case Role::kToggleButton:
+    case Role::kLink:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string IdentityName(const Node& node) {
-  if (!node.name.empty()) return node.name;
+  if (!node.name.empty() || !DerivesLabel(node.role)) return node.name;
   // An unnamed row is known by the text it holds ("Row 7"), so it keeps its ID
   // when a row is inserted above it; its index would not.
   std::vector<std::string_view> names;

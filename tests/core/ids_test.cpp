@@ -316,3 +316,38 @@ TEST(IdsTest, PreviousMayAliasRoots) {
 
 }  // namespace
 }  // namespace uiscope
+
+namespace uiscope {
+namespace {
+
+Node Leaf(Role role, std::string name) {
+  Node n;
+  n.role = role;
+  n.name = std::move(name);
+  return n;
+}
+
+// A form box holding a status line: when the status text changes, the box
+// and its other children keep their IDs even without a previous snapshot
+// (only collection items are named after the text they hold).
+TEST(IdsTest, ContainerIdDoesNotFollowItsFirstLabel) {
+  auto tree = [](const std::string& status) {
+    Node panel;
+    panel.role = Role::kPanel;
+    panel.children.push_back(Leaf(Role::kLabel, status));
+    panel.children.push_back(Leaf(Role::kButton, "Login"));
+    Node window = Leaf(Role::kWindow, "Form");
+    window.children.push_back(std::move(panel));
+    std::vector<Node> roots;
+    roots.push_back(std::move(window));
+    AssignIds(roots);
+    return roots;
+  };
+  auto before = tree("Not logged in");
+  auto after = tree("Logged in as ada@example.org");
+  EXPECT_EQ(before[0].children[0].id, after[0].children[0].id);
+  EXPECT_EQ(before[0].children[0].children[1].id, after[0].children[0].children[1].id);
+}
+
+}  // namespace
+}  // namespace uiscope

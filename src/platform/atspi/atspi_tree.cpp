@@ -525,6 +525,19 @@ class Walker {
       if (child.dead || child.pruned || child.stage1_pending != 0) continue;
       node.children.push_back(BuildNode(c, app));
     }
+    // Reading order: GTK 3 grids list their children last-attached first,
+    // so a form would read bottom-up. When every sibling is placed, order
+    // them top to bottom, then left to right (stable: stacked pages keep
+    // the toolkit's order).
+    bool all_placed = std::all_of(node.children.begin(), node.children.end(),
+                                  [](const Node& c) { return c.bounds.has_value(); });
+    if (all_placed && node.children.size() > 1) {
+      std::stable_sort(node.children.begin(), node.children.end(),
+                       [](const Node& a, const Node& b) {
+                         if (a.bounds->y != b.bounds->y) return a.bounds->y < b.bounds->y;
+                         return a.bounds->x < b.bounds->x;
+                       });
+    }
     return node;
   }
 
