@@ -15,8 +15,7 @@ using test::FixtureCommand;
 using test::ScreenBox;
 
 bool Inside(const ScreenBox& inner, const ScreenBox& outer) {
-  return inner.x >= outer.x && inner.y >= outer.y &&
-         inner.x + inner.w <= outer.x + outer.w &&
+  return inner.x >= outer.x && inner.y >= outer.y && inner.x + inner.w <= outer.x + outer.w &&
          inner.y + inner.h <= outer.y + outer.h;
 }
 
@@ -71,8 +70,8 @@ TEST(FixtureAppTest, WidgetsMoveAndCanvasReportScreenCoordinates) {
 
   auto window = FixtureBox(*app, "geometry");
   ASSERT_TRUE(window.ok()) << window.error().ToString();
-  for (const char* name : {"email", "password", "remember", "login", "status",
-                           "add_row", "list", "volume", "canvas", "notebook"}) {
+  for (const char* name : {"email", "password", "remember", "login", "status", "add_row", "list",
+                           "volume", "canvas", "notebook"}) {
     auto box = FixtureBox(*app, std::string("widget ") + name);
     ASSERT_TRUE(box.ok()) << name << ": " << box.error().ToString();
     EXPECT_TRUE(Inside(*box, *window)) << name;

@@ -18,6 +18,11 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 using test::WaitUntil;
 
+std::string PathVariable() {
+  const char* path = getenv("PATH");
+  return path == nullptr ? "/usr/bin:/bin" : path;
+}
+
 std::vector<int> PidsOf(const DesktopInfo& info) {
   return {info.xvfb_pid, info.dbus_pid, info.wm_pid};
 }
@@ -45,8 +50,7 @@ class HeadlessDesktopTest : public ::testing::Test {
   }
 
   // Runs a program in the session and returns its first stdout line.
-  Result<std::string> RunInSession(const DesktopInfo& info,
-                                   std::vector<std::string> argv) {
+  Result<std::string> RunInSession(const DesktopInfo& info, std::vector<std::string> argv) {
     SpawnOptions options;
     options.argv = std::move(argv);
     options.capture_stdout = true;
@@ -58,8 +62,8 @@ class HeadlessDesktopTest : public ::testing::Test {
     std::string output;
     const auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
     while (true) {
-      auto left = std::chrono::duration_cast<milliseconds>(
-          deadline - std::chrono::steady_clock::now());
+      auto left =
+          std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
       auto line = (*process)->ReadLine(std::max(left, milliseconds(0)));
       if (!line.ok()) {
         if (line.error().code != ErrorCode::kUnavailable) return line.error();
@@ -70,8 +74,7 @@ class HeadlessDesktopTest : public ::testing::Test {
     auto code = (*process)->Wait(milliseconds(5000));
     if (!code.ok()) return code.error();
     if (*code != 0) {
-      return MakeError(ErrorCode::kInternal,
-                       "exit status " + std::to_string(*code));
+      return MakeError(ErrorCode::kInternal, "exit status " + std::to_string(*code));
     }
     return output;
   }
@@ -96,8 +99,7 @@ TEST_F(HeadlessDesktopTest, StartsDisplayBusAndWindowManager) {
   EXPECT_EQ(PidProgramName(info.xvfb_pid), "Xvfb");
   EXPECT_EQ(PidProgramName(info.dbus_pid), "dbus-daemon");
   EXPECT_EQ(PidProgramName(info.wm_pid), "openbox");
-  EXPECT_EQ(fs::status(info.runtime_dir).permissions() & fs::perms::all,
-            fs::perms::owner_all);
+  EXPECT_EQ(fs::status(info.runtime_dir).permissions() & fs::perms::all, fs::perms::owner_all);
 
   EXPECT_TRUE(x11_probe::DisplayAnswers(info.display_name));
   EXPECT_NE(x11_probe::SupportingWmCheckWindow(info.display_name), 0u);
@@ -115,13 +117,11 @@ TEST_F(HeadlessDesktopTest, SessionBusAnswers) {
   auto desktop = StartDesktop(options);
   ASSERT_NE(desktop, nullptr);
   EXPECT_EQ(desktop->info().wm_pid, 0);
-  auto names = RunInSession(
-      desktop->info(),
-      {"dbus-send", "--bus=" + desktop->info().dbus_address, "--print-reply",
-       "--dest=org.freedesktop.DBus", "/", "org.freedesktop.DBus.ListNames"});
+  auto names = RunInSession(desktop->info(),
+                            {"dbus-send", "--bus=" + desktop->info().dbus_address, "--print-reply",
+                             "--dest=org.freedesktop.DBus", "/", "org.freedesktop.DBus.ListNames"});
   ASSERT_TRUE(names.ok()) << names.error().ToString();
-  EXPECT_NE(names->find("\"org.freedesktop.DBus\""), std::string::npos)
-      << *names;
+  EXPECT_NE(names->find("\"org.freedesktop.DBus\""), std::string::npos) << *names;
 }
 
 TEST_F(HeadlessDesktopTest, TwoDesktopsGetDifferentDisplays) {
@@ -152,9 +152,8 @@ TEST_F(HeadlessDesktopTest, StopEndsEveryProcessOfTheSession) {
   const DesktopInfo info = desktop->info();
   // Ask for the accessibility bus: D-Bus activation starts the AT-SPI bus
   // launcher and a second dbus-daemon, which Stop() must end as well.
-  auto a11y = RunInSession(
-      info, {"dbus-send", "--session", "--print-reply", "--dest=org.a11y.Bus",
-             "/org/a11y/bus", "org.a11y.Bus.GetAddress"});
+  auto a11y = RunInSession(info, {"dbus-send", "--session", "--print-reply", "--dest=org.a11y.Bus",
+                                  "/org/a11y/bus", "org.a11y.Bus.GetAddress"});
   ASSERT_TRUE(a11y.ok()) << a11y.error().ToString();
   EXPECT_NE(a11y->find(info.runtime_dir), std::string::npos) << *a11y;
   EXPECT_GE(SessionProcesses(info).size(), 5u);  // + launcher + a11y bus
@@ -349,7 +348,7 @@ class PartialPath {
     for (const auto& program : programs) {
       fs::create_symlink("/usr/bin/" + program, dir_ + "/" + program);
     }
-    saved_ = getenv("PATH");
+    saved_ = PathVariable();
     setenv("PATH", dir_.c_str(), 1);
   }
   ~PartialPath() {
@@ -369,8 +368,7 @@ TEST(DesktopInfoTest, MissingWindowManagerFailsCleanly) {
   auto desktop = HeadlessDesktop::Start();
   ASSERT_FALSE(desktop.ok());
   EXPECT_EQ(desktop.error().code, ErrorCode::kUnavailable);
-  EXPECT_NE(desktop.error().message.find("openbox not found: install openbox"),
-            std::string::npos)
+  EXPECT_NE(desktop.error().message.find("openbox not found: install openbox"), std::string::npos)
       << desktop.error().message;
   // The Xvfb and dbus-daemon it had started are gone, and nothing was
   // registered.
@@ -380,8 +378,8 @@ TEST(DesktopInfoTest, MissingWindowManagerFailsCleanly) {
 
 TEST(DesktopInfoTest, StartTimeoutIsReportedAndCleansUp) {
   test::TestStateDir();
-  const std::string tag = std::string(getenv("PATH")) + ":/uiscope-timeout-tag";
-  const std::string saved = getenv("PATH");
+  const std::string saved = PathVariable();
+  const std::string tag = saved + ":/uiscope-timeout-tag";
   setenv("PATH", tag.c_str(), 1);
   DesktopOptions options;
   options.start_timeout = milliseconds(1);
@@ -389,21 +387,19 @@ TEST(DesktopInfoTest, StartTimeoutIsReportedAndCleansUp) {
   setenv("PATH", saved.c_str(), 1);
   ASSERT_FALSE(desktop.ok());
   EXPECT_EQ(desktop.error().code, ErrorCode::kTimeout);
-  EXPECT_NE(desktop.error().message.find("did not"), std::string::npos)
-      << desktop.error().message;
+  EXPECT_NE(desktop.error().message.find("did not"), std::string::npos) << desktop.error().message;
   EXPECT_TRUE(PidsWithEnvironment("PATH", tag).empty());
 }
 
 TEST(DesktopInfoTest, MissingXvfbIsAnActionableError) {
   test::TestStateDir();
-  const std::string path = getenv("PATH");
+  const std::string path = PathVariable();
   setenv("PATH", "/nonexistent", 1);
   auto desktop = HeadlessDesktop::Start();
   setenv("PATH", path.c_str(), 1);
   ASSERT_FALSE(desktop.ok());
   EXPECT_EQ(desktop.error().code, ErrorCode::kUnavailable);
-  EXPECT_NE(desktop.error().message.find("Xvfb not found: install xvfb"),
-            std::string::npos)
+  EXPECT_NE(desktop.error().message.find("Xvfb not found: install xvfb"), std::string::npos)
       << desktop.error().message;
 }
 

@@ -23,7 +23,7 @@ SpawnOptions Options(std::vector<std::string> argv, bool capture_stdout = false,
   return options;
 }
 
-std::unique_ptr<Process> SpawnOrDie(SpawnOptions options) {
+std::unique_ptr<Process> SpawnOrDie(const SpawnOptions& options) {
   auto process = Process::Spawn(options);
   EXPECT_TRUE(process.ok()) << process.error().ToString();
   return process.ok() ? std::move(process.value()) : nullptr;
@@ -33,14 +33,12 @@ TEST(ProcessTest, SpawnOfMissingBinaryIsAnErrorNamingIt) {
   auto process = Process::Spawn(Options({"uiscope-no-such-binary", "--x"}));
   ASSERT_FALSE(process.ok());
   EXPECT_EQ(process.error().code, ErrorCode::kNotFound);
-  EXPECT_NE(process.error().message.find("uiscope-no-such-binary"),
-            std::string::npos)
+  EXPECT_NE(process.error().message.find("uiscope-no-such-binary"), std::string::npos)
       << process.error().message;
 
   auto absolute = Process::Spawn(Options({"/nonexistent/dir/tool"}));
   ASSERT_FALSE(absolute.ok());
-  EXPECT_NE(absolute.error().message.find("/nonexistent/dir/tool"),
-            std::string::npos);
+  EXPECT_NE(absolute.error().message.find("/nonexistent/dir/tool"), std::string::npos);
 }
 
 TEST(ProcessTest, ExecFailureOtherThanMissingIsReported) {
@@ -75,8 +73,7 @@ TEST(ProcessTest, ReadLineAndWriteLineRoundTripThroughCat) {
 }
 
 TEST(ProcessTest, ReadLineTimesOutWithoutBlocking) {
-  auto sleeper =
-      SpawnOrDie(Options({"sleep", "30"}, true));
+  auto sleeper = SpawnOrDie(Options({"sleep", "30"}, true));
   ASSERT_NE(sleeper, nullptr);
   const auto start = Clock::now();
   auto line = sleeper->ReadLine(milliseconds(100));
@@ -120,8 +117,7 @@ TEST(ProcessTest, WaitReportsExitCodeAndSignal) {
 
 TEST(ProcessTest, TerminateEndsAProcessIgnoringSigterm) {
   // `sleep` inherits the ignored SIGTERM, so only SIGKILL ends either.
-  auto stubborn = SpawnOrDie(
-      Options({"sh", "-c", "trap '' TERM; echo trapped; sleep 30"}, true));
+  auto stubborn = SpawnOrDie(Options({"sh", "-c", "trap '' TERM; echo trapped; sleep 30"}, true));
   ASSERT_NE(stubborn, nullptr);
   ASSERT_EQ(stubborn->ReadLine(milliseconds(5000)).value(), "trapped");
   const int pid = stubborn->pid();
@@ -138,10 +134,8 @@ TEST(ProcessTest, TerminateEndsAProcessIgnoringSigterm) {
 TEST(ProcessTest, EnvironmentIsAddedOverriddenAndUnset) {
   setenv("UISCOPE_TEST_KEEP", "kept", 1);
   setenv("UISCOPE_TEST_DROP", "dropped", 1);
-  SpawnOptions options = Options(
-      {"sh", "-c",
-       "echo \"$UISCOPE_TEST_KEEP|${UISCOPE_TEST_DROP-unset}|$FOO\""},
-      true);
+  SpawnOptions options =
+      Options({"sh", "-c", "echo \"$UISCOPE_TEST_KEEP|${UISCOPE_TEST_DROP-unset}|$FOO\""}, true);
   options.env = {{"FOO", "one"}, {"FOO", "two"}};
   options.unset_env = {"UISCOPE_TEST_DROP"};
   auto shell = SpawnOrDie(options);
@@ -157,11 +151,11 @@ TEST(ProcessTest, ChildStartsWithCleanDescriptorsAndSession) {
   // A descriptor opened without O_CLOEXEC must not leak into the child.
   int leaked = dup(STDERR_FILENO);
   ASSERT_GE(leaked, 0);
-  auto shell = SpawnOrDie(Options(
-      {"sh", "-c",
-       "test -e /proc/self/fd/" + std::to_string(leaked) +
-           " && echo leaked || echo clean; cut -d' ' -f6 /proc/$$/stat"},
-      true));
+  auto shell =
+      SpawnOrDie(Options({"sh", "-c",
+                          "test -e /proc/self/fd/" + std::to_string(leaked) +
+                              " && echo leaked || echo clean; cut -d' ' -f6 /proc/$$/stat"},
+                         true));
   close(leaked);
   ASSERT_NE(shell, nullptr);
   auto fds = shell->ReadLine(milliseconds(5000));

@@ -78,27 +78,23 @@ Result<std::string> FixtureCommand(Process& fixture, std::string_view command,
   if (!written.ok()) return written.error();
   auto line = fixture.ReadLine(timeout);
   if (!line.ok()) {
-    return MakeError(line.error().code, "fixture command '" +
-                                            std::string(command) +
-                                            "': " + line.error().message);
+    return MakeError(line.error().code,
+                     "fixture command '" + std::string(command) + "': " + line.error().message);
   }
   if (*line == "ok") return std::string();
   if (line->starts_with("ok ")) return line->substr(3);
-  return MakeError(ErrorCode::kInternal, "fixture command '" +
-                                             std::string(command) +
-                                             "' answered: " + *line);
+  return MakeError(ErrorCode::kInternal,
+                   "fixture command '" + std::string(command) + "' answered: " + *line);
 }
 
-Result<ScreenBox> FixtureBox(Process& fixture, std::string_view command,
-                             milliseconds timeout) {
+Result<ScreenBox> FixtureBox(Process& fixture, std::string_view command, milliseconds timeout) {
   auto answer = FixtureCommand(fixture, command, timeout);
   if (!answer.ok()) return answer.error();
   std::istringstream in(*answer);
   ScreenBox box;
   if (!(in >> box.x >> box.y >> box.w >> box.h)) {
-    return MakeError(ErrorCode::kInternal, "fixture command '" +
-                                               std::string(command) +
-                                               "': not a box: " + *answer);
+    return MakeError(ErrorCode::kInternal,
+                     "fixture command '" + std::string(command) + "': not a box: " + *answer);
   }
   return box;
 }
@@ -128,8 +124,7 @@ const DesktopInfo& TestDesktop::info() const {
   return desktop_ ? desktop_->info() : kNone;
 }
 
-std::vector<std::pair<std::string, std::string>> TestDesktop::Environment()
-    const {
+std::vector<std::pair<std::string, std::string>> TestDesktop::Environment() const {
   return SessionEnvironment(info());
 }
 
@@ -144,29 +139,27 @@ std::unique_ptr<Process> TestDesktop::Launch(SpawnOptions options) {
   }
   ApplySessionEnvironment(info(), &options);
   if (options.log_file.empty()) {
-    options.log_file = info().runtime_dir + "/app-" +
-                       std::to_string(++launched_) + "-" +
+    options.log_file = info().runtime_dir + "/app-" + std::to_string(++launched_) + "-" +
                        Basename(options.argv[0]) + ".log";
   }
   auto process = Process::Spawn(options);
   if (!process.ok()) {
-    ADD_FAILURE() << "cannot launch " << options.argv[0] << ": "
-                  << process.error().ToString();
+    ADD_FAILURE() << "cannot launch " << options.argv[0] << ": " << process.error().ToString();
     return nullptr;
   }
   return std::move(process.value());
 }
 
-std::unique_ptr<Process> TestDesktop::LaunchFixture(
-    std::vector<std::string> args, milliseconds timeout) {
+std::unique_ptr<Process> TestDesktop::LaunchFixture(std::vector<std::string> args,
+                                                    milliseconds timeout) {
   SpawnOptions options;
-  options.argv.push_back(UISCOPE_FIXTURE_GTK3);
+  options.argv.emplace_back(UISCOPE_FIXTURE_GTK3);
   for (auto& arg : args) options.argv.push_back(std::move(arg));
   options.pipe_stdin = true;
   options.capture_stdout = true;
   if (ok()) {
-    options.log_file = info().runtime_dir + "/app-" +
-                       std::to_string(++launched_) + "-fixture-gtk3.log";
+    options.log_file =
+        info().runtime_dir + "/app-" + std::to_string(++launched_) + "-fixture-gtk3.log";
   }
   const std::string log_file = options.log_file;
   std::unique_ptr<Process> fixture = Launch(std::move(options));
@@ -177,9 +170,8 @@ std::unique_ptr<Process> TestDesktop::LaunchFixture(
     auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
     auto line = fixture->ReadLine(std::max(left, milliseconds(0)));
     if (!line.ok()) {
-      ADD_FAILURE() << "GTK3 fixture did not get ready: "
-                    << line.error().ToString() << "; its log " << log_file
-                    << ":" << FileTail(log_file);
+      ADD_FAILURE() << "GTK3 fixture did not get ready: " << line.error().ToString() << "; its log "
+                    << log_file << ":" << FileTail(log_file);
       return nullptr;
     }
     if (line->starts_with("ready ")) return fixture;

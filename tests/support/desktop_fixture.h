@@ -30,8 +30,7 @@ using std::chrono::milliseconds;
 // Polls `predicate` every 10 ms until it returns true or `timeout` passes.
 // Returns the predicate's last answer (true on success). Never a fixed sleep:
 // it returns as soon as the condition holds.
-bool WaitUntil(const std::function<bool()>& predicate,
-               milliseconds timeout = milliseconds(5000));
+bool WaitUntil(const std::function<bool()>& predicate, milliseconds timeout = milliseconds(5000));
 
 // The per-process registry dir; sets UISCOPE_STATE_DIR on first call.
 const std::string& TestStateDir();
@@ -81,9 +80,8 @@ class TestDesktop {
   // Starts the GTK3 fixture (UISCOPE_FIXTURE_GTK3) with `args`, stdin piped
   // and stdout captured, and waits up to `timeout` for its "ready PID" line.
   // nullptr and a gtest failure (with the app's log) if it did not get ready.
-  std::unique_ptr<Process> LaunchFixture(
-      std::vector<std::string> args = {},
-      milliseconds timeout = milliseconds(10000));
+  std::unique_ptr<Process> LaunchFixture(std::vector<std::string> args = {},
+                                         milliseconds timeout = milliseconds(10000));
 
  private:
   std::unique_ptr<HeadlessDesktop> desktop_;

@@ -84,7 +84,8 @@ class FakeAccessibility final : public Accessibility {
       result.apps.push_back(a);
     }
     if (result.apps.empty() && (request.pid != 0 || !request.app_name.empty())) {
-      return MakeError(ErrorCode::kNotFound, "no accessible application \"" + request.app_name + "\"");
+      return MakeError(ErrorCode::kNotFound,
+                       "no accessible application \"" + request.app_name + "\"");
     }
     return result;
   }
