@@ -4,6 +4,8 @@
 // default (showing-only) snapshot of the fixture with 5 rows (~100 nodes).
 //
 //   build/bin/bench_observe [--rows N] [--runs N]
+#include "engine/observe.h"
+
 #include <atspi/atspi.h>
 
 #include <algorithm>
@@ -16,7 +18,6 @@
 #include <vector>
 
 #include "engine/desktop.h"
-#include "engine/observe.h"
 #include "session/headless_desktop.h"
 #include "session/process.h"
 
@@ -142,7 +143,8 @@ int Run(int rows, int runs) {
     return obs.ok() ? obs->snapshot.stats.ax_nodes : -1;
   };
   // Wait until both apps are on the bus with their windows.
-  for (int i = 0; i < 200 && (observe(big->pid(), false) < 10 || observe(small->pid(), false) < 10); ++i) {
+  for (int i = 0; i < 200 && (observe(big->pid(), false) < 10 || observe(small->pid(), false) < 10);
+       ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 
@@ -176,8 +178,8 @@ int Run(int rows, int runs) {
     double seconds = 0;
     if (p != nullptr && std::fscanf(p, "%d %lf", &nodes, &seconds) == 2 && nodes > 0) {
       double us = seconds * 1e6 / nodes;
-      std::printf("%-44s %6d nodes %9.1f ms %12s  %6.1f us/node\n",
-                  "pyatspi walk (reference)", nodes, seconds * 1000, "", us);
+      std::printf("%-44s %6d nodes %9.1f ms %12s  %6.1f us/node\n", "pyatspi walk (reference)",
+                  nodes, seconds * 1000, "", us);
       std::printf("  -> uiscope is %.1fx faster per node than pyatspi\n", us / per_node_us(ours));
     } else {
       std::printf("pyatspi: not available (/usr/bin/python3 without pyatspi)\n");
@@ -203,8 +205,10 @@ int Run(int rows, int runs) {
 int main(int argc, char** argv) {
   int rows = 1000, runs = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--rows") == 0) rows = std::atoi(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--rows") == 0)
+      rows = std::atoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--runs") == 0)
+      runs = std::atoi(argv[i + 1]);
   }
   return uiscope::Run(std::max(1, rows), std::max(1, runs));
 }

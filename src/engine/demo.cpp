@@ -5,8 +5,8 @@
 #include "core/format.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
-#include "platform/x11/ximage_capture.h"
 #include "platform/x11/x11_display.h"
+#include "platform/x11/ximage_capture.h"
 #include "session/headless_desktop.h"
 #include "session/process.h"
 

@@ -21,11 +21,11 @@ struct DemoReport {
   std::string display;
   std::string app;
   int pid = 0;
-  std::string tree;          // compact format
+  std::string tree;  // compact format
   int nodes = 0;
   double observe_ms = 0;
   size_t tree_chars = 0;
-  size_t png_bytes = 0;      // PNG screenshot of the fixture's window
+  size_t png_bytes = 0;  // PNG screenshot of the fixture's window
   int window_width = 0;
   int window_height = 0;
   // Rough LLM token costs: text ~4 characters a token; images

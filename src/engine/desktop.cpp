@@ -32,7 +32,8 @@ Result<DesktopTarget> ResolveDesktop(const std::string& display_flag) {
                      "headless desktop with `uiscope session start`, then export the DISPLAY and "
                      "DBUS_SESSION_BUS_ADDRESS it prints (or pass --display :N)");
   }
-  if (DisplayBase(t.display) == DisplayBase(env_display)) t.dbus_address = Env("DBUS_SESSION_BUS_ADDRESS");
+  if (DisplayBase(t.display) == DisplayBase(env_display))
+    t.dbus_address = Env("DBUS_SESSION_BUS_ADDRESS");
   // A display started by `uiscope session start` has its bus in the registry.
   if (auto sessions = ListSessions(); sessions.ok()) {
     for (const DesktopInfo& s : *sessions) {

@@ -22,7 +22,7 @@ struct ObserveRequest {
   int pid = 0;                  // process (0 = all)
   bool include_hidden = false;  // also nodes that are not showing / scrolled out
   int max_depth = 64;
-  int max_fetch_nodes = 20000;  // cap of the walk (the output budget is separate)
+  int max_fetch_nodes = 20000;              // cap of the walk (the output budget is separate)
   std::chrono::milliseconds timeout{2000};  // per application
 };
 

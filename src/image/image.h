@@ -11,8 +11,8 @@
 namespace uiscope {
 
 struct Image {
-  int width = 0;   // pixels
-  int height = 0;  // pixels
+  int width = 0;             // pixels
+  int height = 0;            // pixels
   std::vector<uint8_t> rgb;  // width * height * 3 bytes
 };
 

@@ -28,20 +28,20 @@ struct AppInfo {
 };
 
 struct TreeRequest {
-  std::string app_name;   // only apps whose name equals this (case-insensitive); "" = all
-  int pid = 0;            // only this process; 0 = all
+  std::string app_name;         // only apps whose name equals this (case-insensitive); "" = all
+  int pid = 0;                  // only this process; 0 = all
   bool include_hidden = false;  // keep non-showing and scrolled-out nodes
-  int max_depth = 64;     // deeper nodes are not fetched
-  int max_nodes = 20000;  // the walk stops adding nodes past this many
+  int max_depth = 64;           // deeper nodes are not fetched
+  int max_nodes = 20000;        // the walk stops adding nodes past this many
   std::chrono::milliseconds timeout{2000};  // per application
   bool fetch_actions = true;
   bool fetch_values = true;  // text of fields, value of sliders (never of passwords)
 };
 
 struct TreeResult {
-  std::vector<Node> apps;              // role kApplication, children windows
-  std::vector<std::string> warnings;   // an app that timed out, a capped walk, ...
-  int requests = 0;                    // D-Bus requests sent (for benchmarks)
+  std::vector<Node> apps;             // role kApplication, children windows
+  std::vector<std::string> warnings;  // an app that timed out, a capped walk, ...
+  int requests = 0;                   // D-Bus requests sent (for benchmarks)
 };
 
 class Accessibility {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <pwd.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,14 +12,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <sstream>
-#include <tuple>
 #include <thread>
-
-#include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
+#include <tuple>
 
 #include "session/x11_probe.h"
 
@@ -84,11 +83,10 @@ bool ParseInt(std::string_view text, int* out) {
 
 // Session ids name registry files, so they are restricted to a safe alphabet.
 bool ValidSessionId(std::string_view id) {
-  return !id.empty() && id.size() <= 64 &&
-         std::all_of(id.begin(), id.end(), [](char c) {
-           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                  (c >= '0' && c <= '9') || c == '-' || c == '_';
-         });
+  return !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_';
+  });
 }
 
 // Private XDG_RUNTIME_DIR (mode 0700 from mkdtemp): the AT-SPI bus socket
@@ -103,9 +101,8 @@ Result<std::string> MakeRuntimeDir() {
   }
   std::string path = base + "/" + std::string(kRuntimeDirPrefix) + "XXXXXX";
   if (mkdtemp(path.data()) == nullptr) {
-    return MakeError(ErrorCode::kUnavailable, "cannot create a runtime dir in " +
-                                                  base + ": " +
-                                                  std::strerror(errno));
+    return MakeError(ErrorCode::kUnavailable,
+                     "cannot create a runtime dir in " + base + ": " + std::strerror(errno));
   }
   return path;
 }
@@ -113,8 +110,7 @@ Result<std::string> MakeRuntimeDir() {
 void RemoveRuntimeDir(const std::string& path) {
   // The path comes from a registry file a user can edit: never remove
   // anything that is not one of our runtime dirs.
-  if (path.empty() ||
-      !fs::path(path).filename().string().starts_with(kRuntimeDirPrefix)) {
+  if (path.empty() || !fs::path(path).filename().string().starts_with(kRuntimeDirPrefix)) {
     return;
   }
   std::error_code ignored;
@@ -124,14 +120,12 @@ void RemoveRuntimeDir(const std::string& path) {
 // True if `pid` still runs `program` inside this session. The program name
 // guards against a recycled pid, the runtime dir in its environment against
 // another session's process of the same name.
-bool PidBelongsTo(int pid, std::string_view program,
-                  const std::string& runtime_dir) {
+bool PidBelongsTo(int pid, std::string_view program, const std::string& runtime_dir) {
   if (!PidAlive(pid) || PidProgramName(pid) != program) return false;
   std::vector<std::string> environment = PidEnvironment(pid);
   if (environment.empty()) return true;  // unreadable: trust the name
   const std::string tag = "XDG_RUNTIME_DIR=" + runtime_dir;
-  return std::find(environment.begin(), environment.end(), tag) !=
-         environment.end();
+  return std::find(environment.begin(), environment.end(), tag) != environment.end();
 }
 
 // This process and its ancestors: a shell that exported the session's
@@ -184,20 +178,18 @@ Status Register(DesktopInfo* info) {
   fs::create_directories(dir, error);
   if (error) {
     return MakeError(ErrorCode::kUnavailable,
-                     "cannot create session state dir " + dir.string() + ": " +
-                         error.message());
+                     "cannot create session state dir " + dir.string() + ": " + error.message());
   }
   const std::string base_id = "s" + std::to_string(info->display);
-  const fs::path temp = dir / (".new-" + std::to_string(getpid()) + "-" +
-                               std::to_string(info->display) + ".json");
+  const fs::path temp =
+      dir / (".new-" + std::to_string(getpid()) + "-" + std::to_string(info->display) + ".json");
   for (int attempt = 1; attempt <= 100; ++attempt) {
     info->id = attempt == 1 ? base_id : base_id + "-" + std::to_string(attempt);
     {
       std::ofstream out(temp, std::ios::trunc);
       out << ToJson(*info).dump(2) << "\n";
       if (!out.flush()) {
-        return MakeError(ErrorCode::kUnavailable,
-                         "cannot write " + temp.string());
+        return MakeError(ErrorCode::kUnavailable, "cannot write " + temp.string());
       }
     }
     const fs::path target = RegistryPath(info->id);
@@ -208,15 +200,13 @@ Status Register(DesktopInfo* info) {
     if (errno != EEXIST) {
       int saved = errno;
       fs::remove(temp, error);
-      return MakeError(ErrorCode::kUnavailable, "cannot register session in " +
-                                                    target.string() + ": " +
-                                                    std::strerror(saved));
+      return MakeError(ErrorCode::kUnavailable, "cannot register session in " + target.string() +
+                                                    ": " + std::strerror(saved));
     }
   }
   fs::remove(temp, error);
-  return MakeError(ErrorCode::kInternal,
-                   "no free session id for display :" +
-                       std::to_string(info->display) + " in " + dir.string());
+  return MakeError(ErrorCode::kInternal, "no free session id for display :" +
+                                             std::to_string(info->display) + " in " + dir.string());
 }
 
 // Ends every process of the session; returns the pids that survived SIGKILL.
@@ -262,37 +252,32 @@ Status StopAndCleanUp(const DesktopInfo& info) {
   if (!survivors.empty()) {
     std::string list;
     for (int pid : survivors) list += " " + std::to_string(pid);
-    return MakeError(ErrorCode::kInternal, "session " + info.id +
-                                               ": processes survived SIGKILL:" +
-                                               list);
+    return MakeError(ErrorCode::kInternal,
+                     "session " + info.id + ": processes survived SIGKILL:" + list);
   }
   return OkStatus();
 }
 
 // Turns a spawn failure of a required helper into an actionable message.
-Error SpawnError(const Error& error, std::string_view program,
-                 std::string_view package) {
+Error SpawnError(const Error& error, std::string_view program, std::string_view package) {
   if (error.code == ErrorCode::kNotFound) {
-    return MakeError(ErrorCode::kUnavailable,
-                     std::string(program) + " not found: install " +
-                         std::string(package) + " (scripts/build does)");
+    return MakeError(ErrorCode::kUnavailable, std::string(program) + " not found: install " +
+                                                  std::string(package) + " (scripts/build does)");
   }
-  return MakeError(error.code, "cannot start " + std::string(program) + ": " +
-                                   error.message);
+  return MakeError(error.code, "cannot start " + std::string(program) + ": " + error.message);
 }
 
 // Base environment for the helpers: the session's switches, minus anything
 // pointing at another desktop or bus.
-SpawnOptions HelperOptions(const std::string& runtime_dir,
-                           std::vector<std::string> argv,
+SpawnOptions HelperOptions(const std::string& runtime_dir, std::vector<std::string> argv,
                            const std::string& log_name) {
   SpawnOptions options;
   options.argv = std::move(argv);
   options.new_session = true;
   options.log_file = runtime_dir + "/" + log_name;
   options.unset_env = SessionUnsetEnvironment();
-  options.unset_env.push_back("DISPLAY");
-  options.unset_env.push_back("DBUS_SESSION_BUS_ADDRESS");
+  options.unset_env.emplace_back("DISPLAY");
+  options.unset_env.emplace_back("DBUS_SESSION_BUS_ADDRESS");
   DesktopInfo partial;
   partial.runtime_dir = runtime_dir;
   for (auto& [name, value] : SessionEnvironment(partial)) {
@@ -301,21 +286,18 @@ SpawnOptions HelperOptions(const std::string& runtime_dir,
   return options;
 }
 
-Result<int> StartXvfb(const DesktopOptions& options,
-                      const std::string& runtime_dir,
+Result<int> StartXvfb(const DesktopOptions& options, const std::string& runtime_dir,
                       Clock::time_point deadline,
                       std::vector<std::unique_ptr<Process>>* processes) {
-  const std::string screen = std::to_string(options.width) + "x" +
-                             std::to_string(options.height) + "x" +
-                             std::to_string(options.depth);
+  const std::string screen = std::to_string(options.width) + "x" + std::to_string(options.height) +
+                             "x" + std::to_string(options.depth);
   // -displayfd 1: Xvfb picks a free display and writes its number on stdout
   // once it accepts connections, so parallel starts never race for one.
   // -noreset: without it the server resets when its last client leaves,
   // wiping root window properties (the AT-SPI bus address among them).
   SpawnOptions spawn = HelperOptions(
       runtime_dir,
-      {"Xvfb", "-displayfd", "1", "-screen", "0", screen, "-nolisten", "tcp",
-       "-noreset"},
+      {"Xvfb", "-displayfd", "1", "-screen", "0", screen, "-nolisten", "tcp", "-noreset"},
       "xvfb.log");
   spawn.capture_stdout = true;
   auto xvfb = Process::Spawn(spawn);
@@ -326,18 +308,16 @@ Result<int> StartXvfb(const DesktopOptions& options,
   auto line = process.ReadLine(Left(deadline));
   if (!line.ok()) {
     if (line.error().code == ErrorCode::kTimeout) {
-      return MakeError(ErrorCode::kTimeout,
-                       "Xvfb did not report a display within " +
-                           Seconds(options.start_timeout) +
-                           LogTail(spawn.log_file));
+      return MakeError(ErrorCode::kTimeout, "Xvfb did not report a display within " +
+                                                Seconds(options.start_timeout) +
+                                                LogTail(spawn.log_file));
     }
     return MakeError(ErrorCode::kUnavailable,
                      "Xvfb exited during start-up" + LogTail(spawn.log_file));
   }
   int display = -1;
   if (!ParseInt(*line, &display)) {
-    return MakeError(ErrorCode::kInternal,
-                     "Xvfb reported an unexpected display '" + *line + "'");
+    return MakeError(ErrorCode::kInternal, "Xvfb reported an unexpected display '" + *line + "'");
   }
   // The display is announced once it listens; this only guards against an
   // X server that cannot be reached (e.g. a full /tmp/.X11-unix).
@@ -348,10 +328,9 @@ Result<int> StartXvfb(const DesktopOptions& options,
                        "Xvfb exited during start-up" + LogTail(spawn.log_file));
     }
     if (Left(deadline).count() == 0) {
-      return MakeError(ErrorCode::kTimeout,
-                       "display " + name + " did not answer within " +
-                           Seconds(options.start_timeout) +
-                           LogTail(spawn.log_file));
+      return MakeError(ErrorCode::kTimeout, "display " + name + " did not answer within " +
+                                                Seconds(options.start_timeout) +
+                                                LogTail(spawn.log_file));
     }
     std::this_thread::sleep_for(kPollInterval);
   }
@@ -363,21 +342,19 @@ struct BusInfo {
   int pid = 0;
 };
 
-Result<BusInfo> StartSessionBus(const DesktopOptions& options,
-                                const std::string& runtime_dir,
-                                const std::string& display_name,
-                                Clock::time_point deadline,
+Result<BusInfo> StartSessionBus(const DesktopOptions& options, const std::string& runtime_dir,
+                                const std::string& display_name, Clock::time_point deadline,
                                 std::vector<std::unique_ptr<Process>>* processes) {
   // DISPLAY and XDG_RUNTIME_DIR must be in the daemon's environment: the
   // services it activates inherit it, and the AT-SPI bus launcher needs both
   // (it publishes the accessibility bus on the root window and puts its
   // socket in the runtime dir). --fork: the daemon detaches itself and sends
   // its stdout to /dev/null, so it does not hold our pipe once started.
-  SpawnOptions spawn = HelperOptions(
-      runtime_dir,
-      {"dbus-daemon", "--session", "--fork", "--print-address=1",
-       "--print-pid=1", "--address=unix:path=" + runtime_dir + "/bus"},
-      "dbus.log");
+  SpawnOptions spawn =
+      HelperOptions(runtime_dir,
+                    {"dbus-daemon", "--session", "--fork", "--print-address=1", "--print-pid=1",
+                     "--address=unix:path=" + runtime_dir + "/bus"},
+                    "dbus.log");
   spawn.env.emplace_back("DISPLAY", display_name);
   spawn.capture_stdout = true;
   auto launcher = Process::Spawn(spawn);
@@ -390,40 +367,34 @@ Result<BusInfo> StartSessionBus(const DesktopOptions& options,
     auto line = process.ReadLine(Left(deadline));
     if (!line.ok()) {
       if (line.error().code == ErrorCode::kTimeout) {
-        return MakeError(ErrorCode::kTimeout,
-                         "dbus-daemon did not print its address within " +
-                             Seconds(options.start_timeout) +
-                             LogTail(spawn.log_file));
+        return MakeError(ErrorCode::kTimeout, "dbus-daemon did not print its address within " +
+                                                  Seconds(options.start_timeout) +
+                                                  LogTail(spawn.log_file));
       }
-      return MakeError(ErrorCode::kUnavailable, "dbus-daemon failed to start" +
-                                                    LogTail(spawn.log_file));
+      return MakeError(ErrorCode::kUnavailable,
+                       "dbus-daemon failed to start" + LogTail(spawn.log_file));
     }
     if (line->starts_with("unix:")) {
       bus.address = *line;
     } else if (!ParseInt(*line, &bus.pid)) {
-      return MakeError(ErrorCode::kInternal,
-                       "unexpected output from dbus-daemon: '" + *line + "'");
+      return MakeError(ErrorCode::kInternal, "unexpected output from dbus-daemon: '" + *line + "'");
     }
   }
   // The foreground process exits once the daemon runs; reap it.
   auto waited = process.Wait(Left(deadline));
   if (!waited.ok()) {
     return MakeError(ErrorCode::kTimeout,
-                     "dbus-daemon --fork did not return within " +
-                         Seconds(options.start_timeout));
+                     "dbus-daemon --fork did not return within " + Seconds(options.start_timeout));
   }
   return bus;
 }
 
-Result<int> StartWindowManager(const DesktopOptions& options,
-                               const std::string& runtime_dir,
-                               const std::string& display_name,
-                               const std::string& bus_address,
+Result<int> StartWindowManager(const DesktopOptions& options, const std::string& runtime_dir,
+                               const std::string& display_name, const std::string& bus_address,
                                Clock::time_point deadline,
                                std::vector<std::unique_ptr<Process>>* processes) {
   // --sm-disable: there is no session manager to register with.
-  SpawnOptions spawn =
-      HelperOptions(runtime_dir, {"openbox", "--sm-disable"}, "openbox.log");
+  SpawnOptions spawn = HelperOptions(runtime_dir, {"openbox", "--sm-disable"}, "openbox.log");
   spawn.env.emplace_back("DISPLAY", display_name);
   spawn.env.emplace_back("DBUS_SESSION_BUS_ADDRESS", bus_address);
   auto wm = Process::Spawn(spawn);
@@ -439,10 +410,9 @@ Result<int> StartWindowManager(const DesktopOptions& options,
                        "openbox exited during start-up" + LogTail(spawn.log_file));
     }
     if (Left(deadline).count() == 0) {
-      return MakeError(ErrorCode::kTimeout,
-                       "openbox did not manage the screen within " +
-                           Seconds(options.start_timeout) +
-                           LogTail(spawn.log_file));
+      return MakeError(ErrorCode::kTimeout, "openbox did not manage the screen within " +
+                                                Seconds(options.start_timeout) +
+                                                LogTail(spawn.log_file));
     }
     std::this_thread::sleep_for(kPollInterval);
   }
@@ -486,8 +456,7 @@ Result<DesktopInfo> DesktopInfoFromJson(const nlohmann::json& json) {
     json.at("started_at_ms").get_to(info.started_at_ms);
     info.alive = json.value("alive", false);
     if (!ValidSessionId(info.id)) {
-      return MakeError(ErrorCode::kInvalidArgument,
-                       "invalid session id '" + info.id + "'");
+      return MakeError(ErrorCode::kInvalidArgument, "invalid session id '" + info.id + "'");
     }
     return info;
   } catch (const nlohmann::json::exception& e) {
@@ -496,8 +465,7 @@ Result<DesktopInfo> DesktopInfoFromJson(const nlohmann::json& json) {
   }
 }
 
-std::vector<std::pair<std::string, std::string>> SessionEnvironment(
-    const DesktopInfo& info) {
+std::vector<std::pair<std::string, std::string>> SessionEnvironment(const DesktopInfo& info) {
   return {
       {"DISPLAY", info.display_name},
       {"DBUS_SESSION_BUS_ADDRESS", info.dbus_address},
@@ -514,8 +482,7 @@ std::vector<std::pair<std::string, std::string>> SessionEnvironment(
 }
 
 std::vector<std::string> SessionUnsetEnvironment() {
-  return {"NO_AT_BRIDGE", "GTK_A11Y", "AT_SPI_BUS_ADDRESS", "WAYLAND_DISPLAY",
-          "XAUTHORITY"};
+  return {"NO_AT_BRIDGE", "GTK_A11Y", "AT_SPI_BUS_ADDRESS", "WAYLAND_DISPLAY", "XAUTHORITY"};
 }
 
 void ApplySessionEnvironment(const DesktopInfo& info, SpawnOptions* options) {
@@ -527,16 +494,13 @@ void ApplySessionEnvironment(const DesktopInfo& info, SpawnOptions* options) {
   }
 }
 
-Result<std::unique_ptr<HeadlessDesktop>> HeadlessDesktop::Start(
-    const DesktopOptions& options) {
-  if (options.width < 1 || options.height < 1 || options.width > 16384 ||
-      options.height > 16384) {
+Result<std::unique_ptr<HeadlessDesktop>> HeadlessDesktop::Start(const DesktopOptions& options) {
+  if (options.width < 1 || options.height < 1 || options.width > 16384 || options.height > 16384) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "screen size must be between 1x1 and 16384x16384");
   }
   if (options.depth != 8 && options.depth != 16 && options.depth != 24) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     "screen depth must be 8, 16 or 24");
+    return MakeError(ErrorCode::kInvalidArgument, "screen depth must be 8, 16 or 24");
   }
   const auto deadline = Clock::now() + options.start_timeout;
   auto runtime_dir = MakeRuntimeDir();
@@ -563,15 +527,14 @@ Result<std::unique_ptr<HeadlessDesktop>> HeadlessDesktop::Start(
   info.display_name = ":" + std::to_string(*display);
   info.xvfb_pid = processes.back()->pid();
 
-  auto bus = StartSessionBus(options, info.runtime_dir, info.display_name,
-                             deadline, &processes);
+  auto bus = StartSessionBus(options, info.runtime_dir, info.display_name, deadline, &processes);
   if (!bus.ok()) return fail(bus.error());
   info.dbus_address = bus->address;
   info.dbus_pid = bus->pid;
 
   if (options.window_manager) {
-    auto wm = StartWindowManager(options, info.runtime_dir, info.display_name,
-                                 info.dbus_address, deadline, &processes);
+    auto wm = StartWindowManager(options, info.runtime_dir, info.display_name, info.dbus_address,
+                                 deadline, &processes);
     if (!wm.ok()) return fail(wm.error());
     info.wm_pid = *wm;
   }
@@ -583,18 +546,20 @@ Result<std::unique_ptr<HeadlessDesktop>> HeadlessDesktop::Start(
 
   auto desktop = std::unique_ptr<HeadlessDesktop>(new HeadlessDesktop(info));
   desktop->processes_ = std::move(processes);
-  spdlog::debug("session {} started on {} (Xvfb {}, dbus {}, openbox {})",
-                info.id, info.display_name, info.xvfb_pid, info.dbus_pid,
-                info.wm_pid);
+  spdlog::debug("session {} started on {} (Xvfb {}, dbus {}, openbox {})", info.id,
+                info.display_name, info.xvfb_pid, info.dbus_pid, info.wm_pid);
   return desktop;
 }
 
 HeadlessDesktop::HeadlessDesktop(DesktopInfo info) : info_(std::move(info)) {}
 
 HeadlessDesktop::~HeadlessDesktop() {
-  if (!detached_) {
+  if (detached_) return;
+  // A destructor must not throw; only allocation failures could.
+  try {
     Status stopped = Stop();
     if (!stopped.ok()) spdlog::warn("{}", stopped.error().ToString());
+  } catch (...) {
   }
 }
 
@@ -639,28 +604,25 @@ Result<std::vector<DesktopInfo>> ListSessions() {
                      "cannot read " + dir.string() + ": " + error.message());
   }
   for (const auto& entry : entries) {
-    const fs::path path = entry.path();
+    const fs::path& path = entry.path();
     const std::string file = path.filename().string();
     // Dot files are registrations still being written.
     if (file.starts_with(".") || path.extension() != ".json") continue;
     std::ifstream in(path);
     nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
-    auto info = json.is_discarded() ? Result<DesktopInfo>(MakeError(
-                                          ErrorCode::kInvalidArgument,
-                                          "not JSON"))
-                                    : DesktopInfoFromJson(json);
+    auto info = json.is_discarded()
+                    ? Result<DesktopInfo>(MakeError(ErrorCode::kInvalidArgument, "not JSON"))
+                    : DesktopInfoFromJson(json);
     if (!info.ok()) {
-      spdlog::warn("skipping session record {}: {}", path.string(),
-                   info.error().message);
+      spdlog::warn("skipping session record {}: {}", path.string(), info.error().message);
       continue;
     }
     info->alive = PidBelongsTo(info->xvfb_pid, "Xvfb", info->runtime_dir);
     sessions.push_back(std::move(info.value()));
   }
-  std::sort(sessions.begin(), sessions.end(),
-            [](const DesktopInfo& a, const DesktopInfo& b) {
-              return std::tie(a.display, a.id) < std::tie(b.display, b.id);
-            });
+  std::sort(sessions.begin(), sessions.end(), [](const DesktopInfo& a, const DesktopInfo& b) {
+    return std::tie(a.display, a.id) < std::tie(b.display, b.id);
+  });
   return sessions;
 }
 

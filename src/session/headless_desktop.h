@@ -32,12 +32,11 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "core/result.h"
 #include "session/process.h"
@@ -79,8 +78,7 @@ Result<DesktopInfo> DesktopInfoFromJson(const nlohmann::json& json);
 // needs: DISPLAY, DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR, the switches that
 // turn accessibility on for Qt and Chromium/Electron, the X11 backends for
 // GTK and Qt, and UISCOPE_SESSION (the id).
-std::vector<std::pair<std::string, std::string>> SessionEnvironment(
-    const DesktopInfo& info);
+std::vector<std::pair<std::string, std::string>> SessionEnvironment(const DesktopInfo& info);
 // Variables to remove from an inherited environment: they would switch
 // accessibility off (NO_AT_BRIDGE, GTK_A11Y) or point at another desktop
 // (AT_SPI_BUS_ADDRESS, WAYLAND_DISPLAY, XAUTHORITY).
@@ -94,8 +92,7 @@ class HeadlessDesktop {
  public:
   // Errors: kUnavailable when a program is missing or a part did not come up
   // (with what to install or the log tail), kTimeout when the deadline passed.
-  static Result<std::unique_ptr<HeadlessDesktop>> Start(
-      const DesktopOptions& options = {});
+  static Result<std::unique_ptr<HeadlessDesktop>> Start(const DesktopOptions& options = {});
 
   ~HeadlessDesktop();  // Stop(), unless Detach()ed
   HeadlessDesktop(const HeadlessDesktop&) = delete;

@@ -17,8 +17,6 @@
 #include <cstring>
 #include <thread>
 
-extern char** environ;
-
 namespace uiscope {
 namespace {
 
@@ -76,8 +74,7 @@ Result<std::pair<UniqueFd, UniqueFd>> MakePipe() {
   if (!read_moved.ok()) return read_moved.error();
   auto write_moved = AboveStdio(std::move(write_end));
   if (!write_moved.ok()) return write_moved.error();
-  return std::make_pair(std::move(read_moved.value()),
-                        std::move(write_moved.value()));
+  return std::make_pair(std::move(read_moved.value()), std::move(write_moved.value()));
 }
 
 std::optional<std::string> ReadSmallFile(const std::string& path) {
@@ -123,8 +120,8 @@ std::optional<ProcStat> ReadStat(int pid) {
   size_t paren = text->rfind(')');
   if (paren == std::string::npos) return std::nullopt;
   ProcStat stat;
-  if (std::sscanf(text->c_str() + paren + 1, " %c %d %d", &stat.state,
-                  &stat.parent, &stat.group) != 3) {
+  if (std::sscanf(text->c_str() + paren + 1, " %c %d %d", &stat.state, &stat.parent, &stat.group) !=
+      3) {
     return std::nullopt;
   }
   return stat;
@@ -133,9 +130,7 @@ std::optional<ProcStat> ReadStat(int pid) {
 // The environment the child will get: ours, minus `unset`, with `overrides`
 // replacing or adding entries.
 std::vector<std::string> ChildEnvironment(const SpawnOptions& options) {
-  auto name_of = [](std::string_view entry) {
-    return entry.substr(0, entry.find('='));
-  };
+  auto name_of = [](std::string_view entry) { return entry.substr(0, entry.find('=')); };
   auto dropped = [&](std::string_view name) {
     for (const auto& unset : options.unset_env) {
       if (unset == name) return true;
@@ -150,18 +145,16 @@ std::vector<std::string> ChildEnvironment(const SpawnOptions& options) {
     std::string_view text(*entry);
     if (!dropped(name_of(text))) result.emplace_back(text);
   }
-  for (const auto& [key, value] : options.env) {
+  for (const auto& variable : options.env) {
     // A later override of the same name wins, as with setenv().
-    std::erase_if(result, [&](const std::string& entry) {
-      return name_of(entry) == key;
-    });
-    result.push_back(key + "=" + value);
+    std::erase_if(result,
+                  [&](const std::string& entry) { return name_of(entry) == variable.first; });
+    result.push_back(variable.first + "=" + variable.second);
   }
   return result;
 }
 
-std::string LookupEnv(const std::vector<std::string>& env,
-                      std::string_view name) {
+std::string LookupEnv(const std::vector<std::string>& env, std::string_view name) {
   for (const auto& entry : env) {
     if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 &&
         entry[name.size()] == '=') {
@@ -173,15 +166,13 @@ std::string LookupEnv(const std::vector<std::string>& env,
 
 bool IsExecutableFile(const std::string& path) {
   struct stat info;
-  return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
-         access(path.c_str(), X_OK) == 0;
+  return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && access(path.c_str(), X_OK) == 0;
 }
 
 // Resolved in the parent (not with execvp in the child) so that "not found"
 // is an ordinary error with the binary's name, and so the child's PATH, not
 // ours, is searched.
-Result<std::string> ResolveExecutable(const std::string& name,
-                                      const std::string& path_variable) {
+Result<std::string> ResolveExecutable(const std::string& name, const std::string& path_variable) {
   if (name.empty()) {
     return MakeError(ErrorCode::kInvalidArgument, "empty program name");
   }
@@ -192,8 +183,7 @@ Result<std::string> ResolveExecutable(const std::string& name,
     return name;
   }
   // A std::string, not a view: the conditional yields a temporary string.
-  const std::string path =
-      path_variable.empty() ? "/usr/local/bin:/usr/bin:/bin" : path_variable;
+  const std::string path = path_variable.empty() ? "/usr/local/bin:/usr/bin:/bin" : path_variable;
   size_t start = 0;
   while (start <= path.size()) {
     size_t end = path.find(':', start);
@@ -216,9 +206,8 @@ Result<std::string> ResolveExecutable(const std::string& name,
 }
 
 // In the forked child only: async-signal-safe calls, no allocation.
-[[noreturn]] void ExecChild(const char* path, char* const* argv,
-                            char* const* envp, int stdin_fd, int stdout_fd,
-                            int stderr_fd, int error_fd, bool new_session,
+[[noreturn]] void ExecChild(const char* path, char* const* argv, char* const* envp, int stdin_fd,
+                            int stdout_fd, int stderr_fd, int error_fd, bool new_session,
                             const char* working_dir) {
   auto fail = [error_fd]() { ChildFail(error_fd); };
   if (new_session && setsid() < 0) fail();
@@ -238,9 +227,9 @@ Result<std::string> ResolveExecutable(const std::string& name,
   if (dup2(stdin_fd, STDIN_FILENO) < 0) fail();
   if (dup2(stdout_fd, STDOUT_FILENO) < 0) fail();
   if (dup2(stderr_fd, STDERR_FILENO) < 0) fail();
-  // Everything else closes at exec, including descriptors other modules
-  // opened without O_CLOEXEC (an X connection would otherwise leak into
-  // Xvfb's children). The error pipe, too, closes at a successful exec.
+    // Everything else closes at exec, including descriptors other modules
+    // opened without O_CLOEXEC (an X connection would otherwise leak into
+    // Xvfb's children). The error pipe, too, closes at a successful exec.
 #ifdef SYS_close_range
   if (syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */) != 0)
 #endif
@@ -314,10 +303,8 @@ Result<std::unique_ptr<Process>> Process::Spawn(const SpawnOptions& options) {
     }
     stdin_child = std::move(null_fd.value());
   }
-  const std::string log_path =
-      options.log_file.empty() ? "/dev/null" : options.log_file;
-  UniqueFd log_fd(open(log_path.c_str(),
-                       O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  const std::string log_path = options.log_file.empty() ? "/dev/null" : options.log_file;
+  UniqueFd log_fd(open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
   if (!log_fd.valid()) {
     return MakeError(ErrorCode::kUnavailable,
                      "cannot open log file " + log_path + ": " + ErrnoText(errno));
@@ -331,22 +318,19 @@ Result<std::unique_ptr<Process>> Process::Spawn(const SpawnOptions& options) {
     stdout_parent = std::move(pipe->first);
     stdout_child = std::move(pipe->second);
     // ReadLine() polls with a deadline; a read must never block past it.
-    fcntl(stdout_parent.get(), F_SETFL,
-          fcntl(stdout_parent.get(), F_GETFL) | O_NONBLOCK);
+    fcntl(stdout_parent.get(), F_SETFL, fcntl(stdout_parent.get(), F_GETFL) | O_NONBLOCK);
   }
-  const int stdout_target =
-      options.capture_stdout ? stdout_child.get() : log_fd.get();
-  const char* working_dir =
-      options.working_dir.empty() ? nullptr : options.working_dir.c_str();
+  const int stdout_target = options.capture_stdout ? stdout_child.get() : log_fd.get();
+  const char* working_dir = options.working_dir.empty() ? nullptr : options.working_dir.c_str();
 
   pid_t pid = fork();
   if (pid < 0) {
     return MakeError(ErrorCode::kInternal, "fork: " + ErrnoText(errno));
   }
   if (pid == 0) {
-    ExecChild(path->c_str(), argv_pointers.data(), env_pointers.data(),
-              stdin_child.get(), stdout_target, log_fd.get(),
-              error_pipe->second.get(), options.new_session, working_dir);
+    ExecChild(path->c_str(), argv_pointers.data(), env_pointers.data(), stdin_child.get(),
+              stdout_target, log_fd.get(), error_pipe->second.get(), options.new_session,
+              working_dir);
   }
 
   // Parent: the write end must be closed before reading, or read() would
@@ -368,12 +352,10 @@ Result<std::unique_ptr<Process>> Process::Spawn(const SpawnOptions& options) {
                      "cannot execute " + *path + ": " + ErrnoText(child_errno));
   }
   return std::unique_ptr<Process>(new Process(pid, program, stdin_parent.Release(),
-                                              stdout_parent.Release(),
-                                              options.new_session));
+                                              stdout_parent.Release(), options.new_session));
 }
 
-Process::Process(int pid, std::string name, int stdin_fd, int stdout_fd,
-                 bool own_group)
+Process::Process(int pid, std::string name, int stdin_fd, int stdout_fd, bool own_group)
     : pid_(pid),
       name_(std::move(name)),
       stdin_fd_(stdin_fd),
@@ -431,10 +413,9 @@ Result<int> Process::Wait(milliseconds timeout) {
   while (!Poll()) {
     int left = MillisLeft(deadline);
     if (left <= 0) {
-      return MakeError(ErrorCode::kTimeout,
-                       name_ + " (pid " + std::to_string(pid_) +
-                           ") still running after " +
-                           std::to_string(timeout.count()) + " ms");
+      return MakeError(ErrorCode::kTimeout, name_ + " (pid " + std::to_string(pid_) +
+                                                ") still running after " +
+                                                std::to_string(timeout.count()) + " ms");
     }
     if (pidfd_ >= 0) {
       // Readable once the child has exited; no busy polling.
@@ -474,8 +455,7 @@ Status Process::Terminate(milliseconds grace) {
     auto killed = Wait(milliseconds(2000));
     if (!killed.ok()) {
       return MakeError(ErrorCode::kInternal,
-                       name_ + " (pid " + std::to_string(pid_) +
-                           ") did not exit after SIGKILL");
+                       name_ + " (pid " + std::to_string(pid_) + ") did not exit after SIGKILL");
     }
   }
   if (own_group_) {
@@ -491,8 +471,7 @@ Status Process::Terminate(milliseconds grace) {
 
 Result<std::string> Process::ReadLine(milliseconds timeout) {
   if (stdout_fd_ < 0 && read_buffer_.empty()) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     name_ + ": stdout is not captured");
+    return MakeError(ErrorCode::kInvalidArgument, name_ + ": stdout is not captured");
   }
   const auto deadline = Clock::now() + timeout;
   while (true) {
@@ -505,8 +484,7 @@ Result<std::string> Process::ReadLine(milliseconds timeout) {
     if (stdout_eof_) {
       if (!read_buffer_.empty()) return std::exchange(read_buffer_, "");
       return MakeError(ErrorCode::kUnavailable,
-                       name_ + " (pid " + std::to_string(pid_) +
-                           ") closed its stdout (exited?)");
+                       name_ + " (pid " + std::to_string(pid_) + ") closed its stdout (exited?)");
     }
     int left = MillisLeft(deadline);
     pollfd entry{stdout_fd_, POLLIN, 0};
@@ -517,8 +495,7 @@ Result<std::string> Process::ReadLine(milliseconds timeout) {
     }
     if (ready == 0) {
       return MakeError(ErrorCode::kTimeout,
-                       name_ + " wrote no line within " +
-                           std::to_string(timeout.count()) + " ms");
+                       name_ + " wrote no line within " + std::to_string(timeout.count()) + " ms");
     }
     char buffer[4096];
     ssize_t n = read(stdout_fd_, buffer, sizeof(buffer));
@@ -527,16 +504,14 @@ Result<std::string> Process::ReadLine(milliseconds timeout) {
     } else if (n == 0) {
       stdout_eof_ = true;
     } else if (errno != EINTR && errno != EAGAIN) {
-      return MakeError(ErrorCode::kInternal,
-                       "read from " + name_ + ": " + ErrnoText(errno));
+      return MakeError(ErrorCode::kInternal, "read from " + name_ + ": " + ErrnoText(errno));
     }
   }
 }
 
 Status Process::WriteLine(std::string_view line) {
   if (stdin_fd_ < 0) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     name_ + ": stdin is not piped (or was closed)");
+    return MakeError(ErrorCode::kInvalidArgument, name_ + ": stdin is not piped (or was closed)");
   }
   std::string data(line);
   data.push_back('\n');
@@ -571,12 +546,10 @@ Status Process::WriteLine(std::string_view line) {
 
   if (error == EPIPE) {
     return MakeError(ErrorCode::kUnavailable,
-                     name_ + " (pid " + std::to_string(pid_) +
-                         ") closed its stdin (exited?)");
+                     name_ + " (pid " + std::to_string(pid_) + ") closed its stdin (exited?)");
   }
   if (error != 0) {
-    return MakeError(ErrorCode::kInternal,
-                     "write to " + name_ + ": " + ErrnoText(error));
+    return MakeError(ErrorCode::kInternal, "write to " + name_ + ": " + ErrnoText(error));
   }
   return OkStatus();
 }
@@ -650,8 +623,7 @@ std::vector<std::string> PidEnvironment(int pid) {
   return SplitNul(*data);
 }
 
-std::vector<int> PidsWithEnvironment(std::string_view name,
-                                     std::string_view value) {
+std::vector<int> PidsWithEnvironment(std::string_view name, std::string_view value) {
   std::string wanted = std::string(name) + "=" + std::string(value);
   std::vector<int> pids;
   struct DirCloser {
@@ -673,9 +645,8 @@ std::vector<int> PidsWithEnvironment(std::string_view name,
   return pids;
 }
 
-std::vector<int> TerminatePids(const std::vector<int>& pids,
-                               milliseconds grace) {
-  auto still_alive = [](std::vector<int> candidates) {
+std::vector<int> TerminatePids(const std::vector<int>& pids, milliseconds grace) {
+  auto still_alive = [](const std::vector<int>& candidates) {
     std::vector<int> alive;
     for (int pid : candidates) {
       ReapIfExited(pid);

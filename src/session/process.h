@@ -73,8 +73,7 @@ class Process {
   Result<int> Wait(std::chrono::milliseconds timeout);
   // SIGTERM to the child (its whole process group when it has its own
   // session), SIGKILL after `grace`, then reaps it. OK if it already exited.
-  Status Terminate(
-      std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
+  Status Terminate(std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
 
   // One line (without the '\n') from the captured stdout. kTimeout when no
   // complete line arrived in time (partial data stays buffered), kUnavailable
@@ -91,8 +90,7 @@ class Process {
   void Release();
 
  private:
-  Process(int pid, std::string name, int stdin_fd, int stdout_fd,
-          bool own_group);
+  Process(int pid, std::string name, int stdin_fd, int stdout_fd, bool own_group);
   // Non-blocking reap; records the status. Returns true once exited.
   bool Poll();
   void SignalChild(int signal);
@@ -126,8 +124,7 @@ bool ProcessGroupAlive(int pgid);
 std::vector<std::string> PidEnvironment(int pid);
 // The pids of live processes whose environment (as of exec) contains the
 // exact entry `name=value`. Only processes this user may inspect are seen.
-std::vector<int> PidsWithEnvironment(std::string_view name,
-                                     std::string_view value);
+std::vector<int> PidsWithEnvironment(std::string_view name, std::string_view value);
 
 // Reaps `pid` if it is an exited child of this process (a zombie left by a
 // Release()d Process); does nothing otherwise.
@@ -136,7 +133,6 @@ void ReapIfExited(int pid);
 // Sends SIGTERM to every pid, waits up to `grace` for them to exit (reaping
 // those that are our children), then SIGKILLs the rest and waits up to one
 // more second. Returns the pids still alive after that (normally none).
-std::vector<int> TerminatePids(const std::vector<int>& pids,
-                               std::chrono::milliseconds grace);
+std::vector<int> TerminatePids(const std::vector<int>& pids, std::chrono::milliseconds grace);
 
 }  // namespace uiscope

@@ -23,9 +23,7 @@ DisplayPtr Open(const std::string& display_name) {
 
 }  // namespace
 
-bool DisplayAnswers(const std::string& display_name) {
-  return Open(display_name) != nullptr;
-}
+bool DisplayAnswers(const std::string& display_name) { return Open(display_name) != nullptr; }
 
 uint64_t SupportingWmCheckWindow(const std::string& display_name) {
   DisplayPtr display = Open(display_name);
@@ -39,12 +37,12 @@ uint64_t SupportingWmCheckWindow(const std::string& display_name) {
   unsigned long item_count = 0;
   unsigned long bytes_after = 0;
   unsigned char* raw = nullptr;
-  int status = XGetWindowProperty(
-      display.get(), DefaultRootWindow(display.get()), check, 0, 1, False,
-      XA_WINDOW, &actual_type, &actual_format, &item_count, &bytes_after, &raw);
+  int status =
+      XGetWindowProperty(display.get(), DefaultRootWindow(display.get()), check, 0, 1, False,
+                         XA_WINDOW, &actual_type, &actual_format, &item_count, &bytes_after, &raw);
   std::unique_ptr<unsigned char, XFreeDeleter> data(raw);
-  if (status != Success || actual_type != XA_WINDOW || actual_format != 32 ||
-      item_count < 1 || !data) {
+  if (status != Success || actual_type != XA_WINDOW || actual_format != 32 || item_count < 1 ||
+      !data) {
     return 0;
   }
   // Format-32 properties come back as an array of long, whatever its size.

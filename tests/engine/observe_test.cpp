@@ -29,8 +29,8 @@ std::map<std::string, std::string> IdsByKey(const std::vector<Node>& roots) {
   std::map<std::string, std::string> ids;
   std::map<std::string, int> seen;
   ForEachNode(roots, [&](const Node& n, int depth) {
-    std::string key = std::to_string(depth) + "/" + std::string(RoleName(n.role)) + "/" +
-                      IdentityName(n);
+    std::string key =
+        std::to_string(depth) + "/" + std::string(RoleName(n.role)) + "/" + IdentityName(n);
     ids[key] = n.id;
     ++seen[key];
   });
@@ -85,7 +85,8 @@ TEST(ObserverTest, RenamedLabelKeepsItsIdAcrossObservations) {
   });
   auto second = observer.Observe(ObserveRequest{});
   ASSERT_TRUE(second.ok());
-  const Node* status = FindNode(second->snapshot.roots, Role::kLabel, "Logged in as ada@example.org");
+  const Node* status =
+      FindNode(second->snapshot.roots, Role::kLabel, "Logged in as ada@example.org");
   ASSERT_NE(status, nullptr);
   EXPECT_EQ(status->id, status_id);
 }
@@ -114,11 +115,13 @@ class ObserveDesktopTest : public ::testing::Test {
     ObserveRequest r;
     r.pid = pid;
     Result<Observation> obs = MakeError(ErrorCode::kNotFound, "not yet");
-    test::WaitUntil([&] {
-      obs = observer.Observe(r);
-      return obs.ok() && !obs->snapshot.roots.empty() &&
-             FindNode(obs->snapshot.roots, Role::kButton, "Login") != nullptr;
-    }, milliseconds(10000));
+    test::WaitUntil(
+        [&] {
+          obs = observer.Observe(r);
+          return obs.ok() && !obs->snapshot.roots.empty() &&
+                 FindNode(obs->snapshot.roots, Role::kButton, "Login") != nullptr;
+        },
+        milliseconds(10000));
     return obs;
   }
 
@@ -154,8 +157,7 @@ TEST_F(ObserveDesktopTest, IdsSurviveMovingTypingInsertingAndRestarting) {
   ASSERT_TRUE(test::FixtureCommand(*fixture_, "move 300 200").ok());
   auto moved = ObserveFresh(fixture_->pid());
   ASSERT_TRUE(moved.ok());
-  EXPECT_NE(FindNode(moved->snapshot.roots, Role::kButton, "Login")->bounds,
-            login->bounds);
+  EXPECT_NE(FindNode(moved->snapshot.roots, Role::kButton, "Login")->bounds, login->bounds);
   EXPECT_EQ(IdsByKey(moved->snapshot.roots), ids);
 
   // Type into a field: its value changes, its ID does not.

@@ -1,8 +1,7 @@
 // Desktop tests of the AT-SPI backend against the GTK3 fixture on a real
 // headless desktop (Xvfb + D-Bus + AT-SPI + openbox).
-#include <signal.h>
-
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -144,8 +143,8 @@ TEST_F(AtspiTreeTest, ReadsEntryTextButNeverPasswordText) {
   EXPECT_EQ(FindNode(tree->apps, Role::kTextField, "Email")->value, "ada@example.org");
   bool leaked = false;
   ForEachNode(tree->apps, [&](const Node& n, int) {
-    leaked |= n.value.find("hunter2") != std::string::npos ||
-              n.name.find("hunter2") != std::string::npos;
+    leaked |=
+        n.value.find("hunter2") != std::string::npos || n.name.find("hunter2") != std::string::npos;
   });
   EXPECT_FALSE(leaked);
 }
@@ -193,7 +192,8 @@ TEST_F(AtspiTreeTest, AppThatQuitIsReportedNotHung) {
 TEST(AtspiConnectTest, NoSessionNamesSessionStart) {
   // Without DISPLAY and DBUS_SESSION_BUS_ADDRESS there is nothing to reach.
   std::string display = std::getenv("DISPLAY") ? std::getenv("DISPLAY") : "";
-  std::string bus = std::getenv("DBUS_SESSION_BUS_ADDRESS") ? std::getenv("DBUS_SESSION_BUS_ADDRESS") : "";
+  std::string bus =
+      std::getenv("DBUS_SESSION_BUS_ADDRESS") ? std::getenv("DBUS_SESSION_BUS_ADDRESS") : "";
   unsetenv("DISPLAY");
   unsetenv("DBUS_SESSION_BUS_ADDRESS");
   auto ax = ConnectAtspi(AtspiOptions{});

@@ -1,8 +1,7 @@
 // The `uiscope` command as scripts use it: exit codes, error messages, JSON
 // output (DESIGN §11). Runs the real binary.
-#include <sys/wait.h>
-
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
@@ -114,10 +113,13 @@ TEST(CliDesktopTest, ObserveJsonOnTheFixture) {
   for (const auto& [k, v] : desktop.Environment()) env += " " + k + "='" + v + "'";
 
   CliRun r;
-  ASSERT_TRUE(test::WaitUntil([&] {
-    r = RunCli("observe --app cli-fixture --format json", env);
-    return r.exit_code == 0 && r.out.find("Login") != std::string::npos;
-  }, std::chrono::milliseconds(10000))) << r.err;
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        r = RunCli("observe --app cli-fixture --format json", env);
+        return r.exit_code == 0 && r.out.find("Login") != std::string::npos;
+      },
+      std::chrono::milliseconds(10000)))
+      << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["frame"]["width"], 1920);
   EXPECT_EQ(j["frame"]["height"], 1080);

@@ -31,7 +31,8 @@ struct GlobalFlags {
 
 int Fail(const GlobalFlags& g, const Error& error) {
   if (g.json) {
-    nlohmann::json j = {{"error", {{"code", ErrorCodeName(error.code)}, {"message", error.message}}}};
+    nlohmann::json j = {
+        {"error", {{"code", ErrorCodeName(error.code)}, {"message", error.message}}}};
     std::cout << j.dump() << "\n";
   }
   std::cerr << "uiscope: " << error.message << "\n";
@@ -128,9 +129,9 @@ int RunSessionStart(const GlobalFlags& g, const std::string& size, bool no_wm) {
     char extra = 0;
     if (std::sscanf(size.c_str(), "%dx%d%c", &w, &h, &extra) != 2 || w < 64 || h < 64 ||
         w > 16384 || h > 16384) {
-      return Fail(g, MakeError(ErrorCode::kInvalidArgument,
-                               "--size must be WxH between 64x64 and 16384x16384, got \"" + size +
-                                   "\""));
+      return Fail(
+          g, MakeError(ErrorCode::kInvalidArgument,
+                       "--size must be WxH between 64x64 and 16384x16384, got \"" + size + "\""));
     }
     options.width = w;
     options.height = h;
@@ -169,7 +170,8 @@ int RunSessionList(const GlobalFlags& g) {
     std::cout << nlohmann::json{{"sessions", arr}}.dump() << "\n";
     return kExitOk;
   }
-  if (sessions->empty()) std::cerr << "uiscope: no sessions (start one with `uiscope session start`)\n";
+  if (sessions->empty())
+    std::cerr << "uiscope: no sessions (start one with `uiscope session start`)\n";
   for (const auto& s : *sessions) PrintSession(s);
   return kExitOk;
 }
@@ -218,7 +220,8 @@ int RunDemoCommand(const GlobalFlags& g, int rows) {
                                 {"tree_chars", r.tree_chars},
                                 {"tree_tokens", r.tree_tokens},
                                 {"png_bytes", r.png_bytes},
-                                {"window", {{"width", r.window_width}, {"height", r.window_height}}},
+                                {"window",
+                                 {{"width", r.window_width}, {"height", r.window_height}}},
                                 {"image_tokens", r.image_tokens}}
                      .dump()
               << "\n";
@@ -228,10 +231,10 @@ int RunDemoCommand(const GlobalFlags& g, int rows) {
             << ", as an agent sees it with `uiscope observe`:\n\n"
             << r.tree << "\n";
   std::printf("%d nodes observed in %.1f ms.\n", r.nodes, r.observe_ms);
-  std::printf("Tree: %zu characters (~%zu tokens). PNG screenshot of the same %dx%d window: %zu bytes "
-              "(~%zu image tokens).\n",
-              r.tree_chars, r.tree_tokens, r.window_width, r.window_height, r.png_bytes,
-              r.image_tokens);
+  std::printf(
+      "Tree: %zu characters (~%zu tokens). PNG screenshot of the same %dx%d window: %zu bytes "
+      "(~%zu image tokens).\n",
+      r.tree_chars, r.tree_tokens, r.window_width, r.window_height, r.png_bytes, r.image_tokens);
   if (r.png_bytes > 0) {
     std::printf("The tree is %.1fx smaller than the PNG, and every element has an ID to act on.\n",
                 static_cast<double>(r.png_bytes) / static_cast<double>(r.tree_chars));
@@ -273,7 +276,8 @@ int main(int argc, char** argv) {
   session->require_subcommand(1);
   std::string size;
   bool no_wm = false;
-  auto* start = session->add_subcommand("start", "start a headless desktop and print its environment");
+  auto* start =
+      session->add_subcommand("start", "start a headless desktop and print its environment");
   start->add_option("--size", size, "screen size WxH (default 1920x1080)");
   start->add_flag("--no-wm", no_wm, "without a window manager");
   start->add_flag("--json", g.json, "machine-readable output");
@@ -285,7 +289,8 @@ int main(int argc, char** argv) {
   stop->add_flag("--json", g.json, "machine-readable output");
 
   int rows = 5;
-  auto* demo = app.add_subcommand("demo", "start a headless desktop, observe the fixture app, clean up");
+  auto* demo =
+      app.add_subcommand("demo", "start a headless desktop, observe the fixture app, clean up");
   demo->add_option("--rows", rows, "list rows in the fixture app")->check(CLI::Range(1, 100000));
   demo->add_flag("--json", g.json, "machine-readable output");
 

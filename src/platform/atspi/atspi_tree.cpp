@@ -71,16 +71,14 @@ std::string FormatNumber(double v) {
 // Roles (AT-SPI names) whose Text interface holds the value an agent wants.
 bool WantsText(std::string_view role) {
   return role == "entry" || role == "text" || role == "terminal" || role == "spin button" ||
-         role == "paragraph" || role == "combo box" || role == "editbar" ||
-         role == "static" || role == "heading" || role == "caption";
+         role == "paragraph" || role == "combo box" || role == "editbar" || role == "static" ||
+         role == "heading" || role == "caption";
 }
 bool WantsNumericValue(std::string_view role) {
   return role == "slider" || role == "spin button" || role == "scroll bar" ||
          role == "progress bar" || role == "level bar" || role == "dial";
 }
-bool ClipsChildren(std::string_view role) {
-  return role == "viewport" || role == "scroll pane";
-}
+bool ClipsChildren(std::string_view role) { return role == "viewport" || role == "scroll pane"; }
 
 StateSet MapStates(uint32_t lo, uint32_t hi, bool password) {
   StateSet s;
@@ -397,28 +395,27 @@ class Walker {
     search->area = area;
     const int n = static_cast<int>(search->children.size());
     for (int k = 0; k < 2; ++k) {
-      pipeline_.Add(ExtentsCall(search->children[k == 0 ? 0 : n - 1]),
-                    [this, idx, search, k](DBusMessage* r) {
-                      ReadExtents(r, &search->ends[k], &search->have_ends[k]);
-                      if (--search->ends_pending != 0 || r == nullptr) return;
-                      const Rect& first = search->ends[0];
-                      const Rect& last = search->ends[1];
-                      if (!search->have_ends[0] || !search->have_ends[1] || !Placed(first) ||
-                          !Placed(last)) {
-                        ScreenByExtents(idx, std::move(search->children));
-                        return;
-                      }
-                      if (last.y > first.y) {
-                        search->vertical = true;
-                      } else if (last.x > first.x) {
-                        search->vertical = false;
-                      } else {
-                        ScreenByExtents(idx, std::move(search->children));
-                        return;
-                      }
-                      BisectStep(idx, search, 0, 0, static_cast<int>(search->children.size()));
-                      BisectStep(idx, search, 1, 0, static_cast<int>(search->children.size()));
-                    });
+      pipeline_.Add(ExtentsCall(search->children[k == 0 ? 0 : n - 1]), [this, idx, search,
+                                                                        k](DBusMessage* r) {
+        ReadExtents(r, &search->ends[k], &search->have_ends[k]);
+        if (--search->ends_pending != 0 || r == nullptr) return;
+        const Rect& first = search->ends[0];
+        const Rect& last = search->ends[1];
+        if (!search->have_ends[0] || !search->have_ends[1] || !Placed(first) || !Placed(last)) {
+          ScreenByExtents(idx, std::move(search->children));
+          return;
+        }
+        if (last.y > first.y) {
+          search->vertical = true;
+        } else if (last.x > first.x) {
+          search->vertical = false;
+        } else {
+          ScreenByExtents(idx, std::move(search->children));
+          return;
+        }
+        BisectStep(idx, search, 0, 0, static_cast<int>(search->children.size()));
+        BisectStep(idx, search, 1, 0, static_cast<int>(search->children.size()));
+      });
     }
   }
 
@@ -587,8 +584,8 @@ Result<std::string> FindAccessibilityBus(const AtspiOptions& options) {
 
   std::string session = options.session_bus_address;
   const char* env_display = std::getenv("DISPLAY");
-  bool other_display = !options.display.empty() && (env_display == nullptr ||
-                                                    options.display != env_display);
+  bool other_display =
+      !options.display.empty() && (env_display == nullptr || options.display != env_display);
   // The environment's session bus belongs to $DISPLAY, not to another display.
   if (session.empty() && !other_display) {
     if (const char* env = std::getenv("DBUS_SESSION_BUS_ADDRESS"); env && *env) session = env;
@@ -612,13 +609,14 @@ Result<std::string> FindAccessibilityBus(const AtspiOptions& options) {
         dbus_message_iter_append_basic(&var, DBUS_TYPE_BOOLEAN, &on);
         dbus_message_iter_close_container(&it, &var);
       }
-      auto reply = (*bus)->Call(NewMethodCall("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus",
-                                              "GetAddress"),
-                                options.connect_timeout);
+      auto reply =
+          (*bus)->Call(NewMethodCall("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress"),
+                       options.connect_timeout);
       (void)(*bus)->Call(std::move(set), options.connect_timeout);
       const char* addr = nullptr;
-      if (reply.ok() && dbus_message_get_args(reply->get(), nullptr, DBUS_TYPE_STRING, &addr,
-                                              DBUS_TYPE_INVALID) &&
+      if (reply.ok() &&
+          dbus_message_get_args(reply->get(), nullptr, DBUS_TYPE_STRING, &addr,
+                                DBUS_TYPE_INVALID) &&
           addr && *addr) {
         return std::string(addr);
       }
@@ -664,12 +662,11 @@ Result<std::unique_ptr<AtspiAccessibility>> AtspiAccessibility::Connect(
 Result<std::vector<AtspiAccessibility::AppHandle>> AtspiAccessibility::ListAppHandles(
     Clock::time_point deadline, int only_pid) {
   auto reply = bus_->Call(NewMethodCall(kRegistry, kRootPath, kAccessibleIface, "GetChildren"),
-                          std::chrono::milliseconds(std::max(
-                              1, RemainingMs(deadline))));
+                          std::chrono::milliseconds(std::max(1, RemainingMs(deadline))));
   if (!reply.ok()) {
-    return MakeError(reply.error().code == ErrorCode::kNotFound ? ErrorCode::kUnavailable
-                                                                : reply.error().code,
-                     "the AT-SPI registry did not answer: " + reply.error().message);
+    return MakeError(
+        reply.error().code == ErrorCode::kNotFound ? ErrorCode::kUnavailable : reply.error().code,
+        "the AT-SPI registry did not answer: " + reply.error().message);
   }
   std::vector<AppHandle> apps;
   DBusMessageIter it, arr;
@@ -761,12 +758,12 @@ DbusConnection& AtspiAccessibility::ConnectionFor(const AppHandle& app) {
   auto it = peers_.find(app.info.bus_name);
   if (it == peers_.end()) {
     std::unique_ptr<DbusConnection> peer;
-    auto reply = bus_->Call(NewMethodCall(app.root.bus, app.root.path, kApplicationIface,
-                                          "GetApplicationBusAddress"),
-                            std::chrono::milliseconds(500));
+    auto reply = bus_->Call(
+        NewMethodCall(app.root.bus, app.root.path, kApplicationIface, "GetApplicationBusAddress"),
+        std::chrono::milliseconds(500));
     const char* addr = nullptr;
-    if (reply.ok() && dbus_message_get_args(reply->get(), nullptr, DBUS_TYPE_STRING, &addr,
-                                            DBUS_TYPE_INVALID) &&
+    if (reply.ok() &&
+        dbus_message_get_args(reply->get(), nullptr, DBUS_TYPE_STRING, &addr, DBUS_TYPE_INVALID) &&
         addr && *addr) {
       auto opened = DbusConnection::OpenPeer(addr);
       if (opened.ok()) peer = std::move(opened).value();
@@ -800,9 +797,8 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     }
     std::string what = !wanted.empty() ? "application \"" + request.app_name + "\""
                                        : "process " + std::to_string(request.pid);
-    return MakeError(ErrorCode::kNotFound,
-                     "no accessible " + what + ". Applications present: " +
-                         (present.empty() ? "none" : present));
+    return MakeError(ErrorCode::kNotFound, "no accessible " + what + ". Applications present: " +
+                                               (present.empty() ? "none" : present));
   }
 
   Rect screen{0, 0, 1 << 20, 1 << 20};

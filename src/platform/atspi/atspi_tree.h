@@ -39,8 +39,7 @@ class AtspiAccessibility final : public Accessibility {
     AppInfo info;
     ObjectRef root;
   };
-  AtspiAccessibility(AtspiOptions options, std::unique_ptr<DbusConnection> bus,
-                     std::string address)
+  AtspiAccessibility(AtspiOptions options, std::unique_ptr<DbusConnection> bus, std::string address)
       : options_(std::move(options)), bus_(std::move(bus)), bus_address_(std::move(address)) {}
 
   // Apps on the registry with pid, name and toolkit. With `only_pid`, names

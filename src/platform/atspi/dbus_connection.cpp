@@ -289,8 +289,6 @@ bool ReadVariantDouble(DBusMessageIter* it, double* out) {
   return ReadVariant(it, out, ReadDouble);
 }
 bool ReadVariantBool(DBusMessageIter* it, bool* out) { return ReadVariant(it, out, ReadBool); }
-bool ReadVariantInt32(DBusMessageIter* it, int32_t* out) {
-  return ReadVariant(it, out, ReadInt32);
-}
+bool ReadVariantInt32(DBusMessageIter* it, int32_t* out) { return ReadVariant(it, out, ReadInt32); }
 
 }  // namespace uiscope::atspi

@@ -24,15 +24,16 @@ using XPtr = std::unique_ptr<T, XFreeDeleter>;
 
 // Reads a window property of `type` (AnyPropertyType allowed); empty when unset.
 std::vector<unsigned char> GetProperty(Display* d, Window w, const char* name, Atom type,
-                                       int* format_out = nullptr, unsigned long* count_out = nullptr) {
+                                       int* format_out = nullptr,
+                                       unsigned long* count_out = nullptr) {
   Atom atom = XInternAtom(d, name, True);
   if (atom == None) return {};
   Atom actual_type = None;
   int format = 0;
   unsigned long count = 0, after = 0;
   unsigned char* raw = nullptr;
-  if (XGetWindowProperty(d, w, atom, 0, 1 << 20, False, type, &actual_type, &format, &count,
-                         &after, &raw) != Success ||
+  if (XGetWindowProperty(d, w, atom, 0, 1 << 20, False, type, &actual_type, &format, &count, &after,
+                         &raw) != Success ||
       raw == nullptr) {
     return {};
   }
@@ -131,7 +132,8 @@ std::vector<TopLevel> X11Display::TopLevels() const {
     int format = 0;
     unsigned long count = 0;
     auto pid = GetProperty(d, w, "_NET_WM_PID", XA_CARDINAL, &format, &count);
-    if (format == 32 && count == 1) t.pid = static_cast<int>(*reinterpret_cast<const long*>(pid.data()));
+    if (format == 32 && count == 1)
+      t.pid = static_cast<int>(*reinterpret_cast<const long*>(pid.data()));
     int x = 0, y = 0;
     Window child = 0;
     XTranslateCoordinates(d, w, root, 0, 0, &x, &y, &child);
