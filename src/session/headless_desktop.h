@@ -46,7 +46,7 @@ namespace uiscope {
 struct DesktopOptions {
   int width = 1920;  // screen pixels
   int height = 1080;
-  int depth = 24;  // bits per pixel
+  int depth = 24;  // colour depth: 8, 16 or 24
   bool window_manager = true;
   // For the whole start-up: Xvfb, dbus-daemon and the window manager.
   std::chrono::milliseconds start_timeout{10000};
@@ -65,8 +65,10 @@ struct DesktopInfo {
   int width = 0;   // screen pixels
   int height = 0;
   int64_t started_at_ms = 0;  // Unix epoch, milliseconds
-  // Xvfb process running (pid alive and still Xvfb). Recomputed on every
-  // read; not trusted from the registry file.
+  // The session's Xvfb is running (pid alive, still Xvfb, still this
+  // session's). Recomputed on every read, never trusted from the registry
+  // file. No X connection is made for it: a stopped (SIGSTOP) server would
+  // hang the caller.
   bool alive = false;
 };
 

@@ -188,9 +188,10 @@ Result<std::string> ResolveExecutable(const std::string& name, const std::string
   while (start <= path.size()) {
     size_t end = path.find(':', start);
     if (end == std::string::npos) end = path.size();
-    std::string dir = path.substr(start, end - start);
-    if (dir.empty()) dir = ".";
-    std::string candidate = dir + "/" + name;
+    // Built with append(): GCC 12 at -O3 warns falsely (-Wrestrict, GCC bug
+    // 105329) on the equivalent `dir + "/" + name`.
+    std::string candidate = end > start ? path.substr(start, end - start) : ".";
+    candidate.append("/").append(name);
     if (IsExecutableFile(candidate)) return candidate;
     start = end + 1;
   }
@@ -227,17 +228,18 @@ Result<std::string> ResolveExecutable(const std::string& name, const std::string
   if (dup2(stdin_fd, STDIN_FILENO) < 0) fail();
   if (dup2(stdout_fd, STDOUT_FILENO) < 0) fail();
   if (dup2(stderr_fd, STDERR_FILENO) < 0) fail();
-    // Everything else closes at exec, including descriptors other modules
-    // opened without O_CLOEXEC (an X connection would otherwise leak into
-    // Xvfb's children). The error pipe, too, closes at a successful exec.
+  // Everything else closes at exec, including descriptors other modules
+  // opened without O_CLOEXEC (an X connection would otherwise leak into
+  // Xvfb's children). The error pipe, too, closes at a successful exec.
+  bool marked = false;
 #ifdef SYS_close_range
-  if (syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */) != 0)
+  marked = syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */) == 0;
 #endif
-  {
+  if (!marked) {  // kernels before 5.11
     long max_fd = sysconf(_SC_OPEN_MAX);
     if (max_fd < 0 || max_fd > 65536) max_fd = 65536;
     for (int fd = 3; fd < max_fd; ++fd) {
-      if (fd != error_fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
+      fcntl(fd, F_SETFD, FD_CLOEXEC);
     }
   }
   if (working_dir != nullptr && chdir(working_dir) != 0) fail();
@@ -656,10 +658,10 @@ std::vector<int> TerminatePids(const std::vector<int>& pids, milliseconds grace)
   };
   auto wait_all = [&](std::vector<int> remaining, milliseconds timeout) {
     const auto deadline = Clock::now() + timeout;
-    remaining = still_alive(std::move(remaining));
+    remaining = still_alive(remaining);
     while (!remaining.empty() && MillisLeft(deadline) > 0) {
       std::this_thread::sleep_for(milliseconds(10));
-      remaining = still_alive(std::move(remaining));
+      remaining = still_alive(remaining);
     }
     return remaining;
   };

@@ -69,7 +69,8 @@ class Process {
   // True until the child has exited (reaps it when it has).
   bool Running();
   // Waits for the exit; returns the exit code, or 128 + signal number when it
-  // was killed by a signal (the shell convention). kTimeout if still running.
+  // was killed by a signal (the shell convention), or -1 when someone else
+  // reaped it (TerminatePids() of a session stop). kTimeout if still running.
   Result<int> Wait(std::chrono::milliseconds timeout);
   // SIGTERM to the child (its whole process group when it has its own
   // session), SIGKILL after `grace`, then reaps it. OK if it already exited.
@@ -85,8 +86,9 @@ class Process {
   // Closes the piped stdin (the child sees end of file).
   void CloseStdin();
 
-  // Forgets the child: it keeps running and is not terminated nor reaped by
-  // this object (the caller exits soon, or reaps it by pid).
+  // Forgets the child: it keeps running and is neither terminated nor reaped
+  // by this object (the caller exits soon, or reaps it by pid, see
+  // ReapIfExited()). Pipes to it still close when this object goes.
   void Release();
 
  private:

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "session/headless_desktop.h"
 #include "session/process.h"
 #include "support/desktop_fixture.h"
 
@@ -154,6 +155,35 @@ TEST(FixtureAppTest, EndOfStdinDoesNotQuit) {
   app->CloseStdin();
   auto code = app->Wait(milliseconds(300));
   EXPECT_FALSE(code.ok()) << "the fixture exited on end of stdin";
+}
+
+TEST(FixtureAppTest, WithoutWindowManagerTheClientAreaIsAtThePosition) {
+  DesktopOptions options;
+  options.window_manager = false;
+  test::TestDesktop desktop(options);
+  ASSERT_TRUE(desktop.ok()) << desktop.error();
+  auto app = desktop.LaunchFixture({"--position", "100,80"});
+  ASSERT_NE(app, nullptr);
+  auto window = FixtureBox(*app, "geometry");
+  ASSERT_TRUE(window.ok()) << window.error().ToString();
+  EXPECT_EQ(*window, (ScreenBox{100, 80, 900, 700}));  // no decorations
+}
+
+TEST(TestSupportTest, SharedDesktopIsOnePerProcess) {
+  test::TestDesktop& shared = test::TestDesktop::Shared();
+  ASSERT_TRUE(shared.ok()) << shared.error();
+  EXPECT_EQ(&shared, &test::TestDesktop::Shared());
+  EXPECT_TRUE(FindSession(shared.info().id).ok());
+  EXPECT_EQ(SessionStateDir(), test::TestStateDir());
+}
+
+TEST(TestSupportTest, WaitUntilPollsUntilTrueOrTimeout) {
+  const auto start = std::chrono::steady_clock::now();
+  int calls = 0;
+  EXPECT_TRUE(test::WaitUntil([&] { return ++calls == 3; }, milliseconds(5000)));
+  EXPECT_EQ(calls, 3);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(1000));
+  EXPECT_FALSE(test::WaitUntil([] { return false; }, milliseconds(50)));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -379,7 +380,8 @@ TEST(DesktopInfoTest, MissingWindowManagerFailsCleanly) {
 TEST(DesktopInfoTest, StartTimeoutIsReportedAndCleansUp) {
   test::TestStateDir();
   const std::string saved = PathVariable();
-  const std::string tag = saved + ":/uiscope-timeout-tag";
+  // Unique per test process: test binaries may run in parallel.
+  const std::string tag = saved + ":/uiscope-timeout-tag-" + std::to_string(getpid());
   setenv("PATH", tag.c_str(), 1);
   DesktopOptions options;
   options.start_timeout = milliseconds(1);

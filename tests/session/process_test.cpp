@@ -197,13 +197,18 @@ TEST(ProcessTest, PidHelpers) {
   EXPECT_FALSE(PidCmdline(getpid()).empty());
   EXPECT_EQ(PidCmdline(0), "");
 
+  // Unique per test process: test binaries may run in parallel.
+  // (Appended, not `"t" + std::to_string(...)`: GCC 12 -O3 warns falsely,
+  // -Wrestrict, GCC bug 105329.)
+  std::string tag = "t";
+  tag += std::to_string(getpid());
   SpawnOptions options = Options({"sleep", "30"});
-  options.env = {{"UISCOPE_TEST_TAG", "t42"}};
+  options.env = {{"UISCOPE_TEST_TAG", tag}};
   auto tagged = SpawnOrDie(options);
   ASSERT_NE(tagged, nullptr);
-  std::vector<int> pids = PidsWithEnvironment("UISCOPE_TEST_TAG", "t42");
+  std::vector<int> pids = PidsWithEnvironment("UISCOPE_TEST_TAG", tag);
   EXPECT_EQ(pids, std::vector<int>{tagged->pid()});
-  EXPECT_TRUE(PidsWithEnvironment("UISCOPE_TEST_TAG", "t4").empty());
+  EXPECT_TRUE(PidsWithEnvironment("UISCOPE_TEST_TAG", tag + "0").empty());
 }
 
 }  // namespace
