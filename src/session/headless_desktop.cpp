@@ -57,16 +57,7 @@ int64_t NowEpochMs() {
 // The last lines of a helper's log, for error messages: "openbox failed" is
 // useless without openbox's own complaint.
 std::string LogTail(const std::string& path, size_t max_lines = 12) {
-  std::ifstream in(path);
-  if (!in) return "";
-  std::vector<std::string> lines;
-  std::string line;
-  while (std::getline(in, line)) {
-    lines.push_back(line);
-    if (lines.size() > max_lines) lines.erase(lines.begin());
-  }
-  std::string tail;
-  for (const auto& kept : lines) tail += "\n  " + kept;
+  std::string tail = FileTail(path, max_lines);
   return tail.empty() ? "" : "; log " + path + ":" + tail;
 }
 

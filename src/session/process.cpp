@@ -15,6 +15,8 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <fstream>
 #include <thread>
 
 namespace uiscope {
@@ -554,6 +556,19 @@ Status Process::WriteLine(std::string_view line) {
     return MakeError(ErrorCode::kInternal, "write to " + name_ + ": " + ErrnoText(error));
   }
   return OkStatus();
+}
+
+std::string FileTail(const std::string& path, size_t max_lines) {
+  std::ifstream in(path);
+  std::deque<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    lines.push_back(std::move(line));
+    if (lines.size() > max_lines) lines.pop_front();
+  }
+  std::string tail;
+  for (const auto& kept : lines) tail += "\n  " + kept;
+  return tail;
 }
 
 bool PidAlive(int pid) {

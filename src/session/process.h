@@ -111,6 +111,10 @@ class Process {
 };
 
 // True if a process with this pid exists and is not a zombie.
+// The last `max_lines` lines of a text file, each on a new line indented by
+// two spaces ("" when the file is missing or empty): logs in error messages.
+std::string FileTail(const std::string& path, size_t max_lines);
+
 bool PidAlive(int pid);
 // /proc/PID/cmdline with arguments joined by spaces; empty if unreadable.
 std::string PidCmdline(int pid);

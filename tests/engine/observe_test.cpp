@@ -4,25 +4,21 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 
 #include "core/ids.h"
 #include "engine/desktop.h"
 #include "support/desktop_fixture.h"
 #include "support/fake_accessibility.h"
+#include "support/tree_queries.h"
 
 namespace uiscope {
 namespace {
 
 using std::chrono::milliseconds;
-
-const Node* FindNode(const std::vector<Node>& roots, Role role, std::string_view name) {
-  const Node* found = nullptr;
-  ForEachNode(roots, [&](const Node& n, int) {
-    if (!found && n.role == role && n.name == name) found = &n;
-  });
-  return found;
-}
+using test::CountRole;
+using test::FindNode;
 
 // role + name (+ derived label) → ID, for every node whose key is unique.
 std::map<std::string, std::string> IdsByKey(const std::vector<Node>& roots) {
@@ -110,7 +106,10 @@ class ObserveDesktopTest : public ::testing::Test {
   }
 
   // A fresh Observer each time: IDs must not depend on reconciliation.
-  Result<Observation> ObserveFresh(int pid) {
+  // Polls until `ready` holds: GTK lays out and maps a change on its next
+  // frame, after the control command has answered.
+  Result<Observation> ObserveFresh(
+      int pid, const std::function<bool(const std::vector<Node>&)>& ready = nullptr) {
     Observer observer(*conn_.accessibility, conn_.frame);
     ObserveRequest r;
     r.pid = pid;
@@ -119,7 +118,8 @@ class ObserveDesktopTest : public ::testing::Test {
         [&] {
           obs = observer.Observe(r);
           return obs.ok() && !obs->snapshot.roots.empty() &&
-                 FindNode(obs->snapshot.roots, Role::kButton, "Login") != nullptr;
+                 FindNode(obs->snapshot.roots, Role::kButton, "Login") != nullptr &&
+                 (!ready || ready(obs->snapshot.roots));
         },
         milliseconds(10000));
     return obs;
@@ -155,14 +155,18 @@ TEST_F(ObserveDesktopTest, IdsSurviveMovingTypingInsertingAndRestarting) {
 
   // Move the window: bounds change, IDs do not.
   ASSERT_TRUE(test::FixtureCommand(*fixture_, "move 300 200").ok());
-  auto moved = ObserveFresh(fixture_->pid());
+  auto moved = ObserveFresh(fixture_->pid(), [&](const std::vector<Node>& roots) {
+    return FindNode(roots, Role::kButton, "Login")->bounds != login->bounds;
+  });
   ASSERT_TRUE(moved.ok());
   EXPECT_NE(FindNode(moved->snapshot.roots, Role::kButton, "Login")->bounds, login->bounds);
   EXPECT_EQ(IdsByKey(moved->snapshot.roots), ids);
 
   // Type into a field: its value changes, its ID does not.
   ASSERT_TRUE(test::FixtureCommand(*fixture_, "set-email grace@example.org").ok());
-  auto typed = ObserveFresh(fixture_->pid());
+  auto typed = ObserveFresh(fixture_->pid(), [](const std::vector<Node>& roots) {
+    return FindNode(roots, Role::kTextField, "Email")->value == "grace@example.org";
+  });
   ASSERT_TRUE(typed.ok());
   const Node* email = FindNode(typed->snapshot.roots, Role::kTextField, "Email");
   EXPECT_EQ(email->value, "grace@example.org");
@@ -170,7 +174,9 @@ TEST_F(ObserveDesktopTest, IdsSurviveMovingTypingInsertingAndRestarting) {
 
   // Insert a row above: the existing rows keep theirs.
   ASSERT_TRUE(test::FixtureCommand(*fixture_, "insert-row").ok());
-  auto inserted = ObserveFresh(fixture_->pid());
+  auto inserted = ObserveFresh(fixture_->pid(), [](const std::vector<Node>& roots) {
+    return FindNode(roots, Role::kLabel, "New row 1") != nullptr;
+  });
   ASSERT_TRUE(inserted.ok());
   ASSERT_NE(FindNode(inserted->snapshot.roots, Role::kLabel, "New row 1"), nullptr);
   EXPECT_EQ(FindNode(inserted->snapshot.roots, Role::kLabel, "Row 3")->id, row3_id);

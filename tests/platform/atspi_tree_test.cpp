@@ -8,26 +8,15 @@
 
 #include "platform/accessibility.h"
 #include "support/desktop_fixture.h"
+#include "support/tree_queries.h"
 
 namespace uiscope {
 namespace {
 
 using std::chrono::milliseconds;
+using test::CountRole;
+using test::FindNode;
 using test::TestDesktop;
-
-const Node* FindNode(const std::vector<Node>& roots, Role role, std::string_view name) {
-  const Node* found = nullptr;
-  ForEachNode(roots, [&](const Node& n, int) {
-    if (!found && n.role == role && n.name == name) found = &n;
-  });
-  return found;
-}
-
-int CountRole(const std::vector<Node>& roots, Role role) {
-  int count = 0;
-  ForEachNode(roots, [&](const Node& n, int) { count += n.role == role; });
-  return count;
-}
 
 AtspiOptions OptionsFor(const DesktopInfo& info) {
   AtspiOptions o;

@@ -39,18 +39,6 @@ class StateDirOwner {
   std::string path_;
 };
 
-std::string FileTail(const std::string& path, size_t max_lines = 20) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  std::string line;
-  while (std::getline(in, line)) {
-    lines.push_back(line);
-    if (lines.size() > max_lines) lines.erase(lines.begin());
-  }
-  std::string tail;
-  for (const auto& kept : lines) tail += "\n  " + kept;
-  return tail;
-}
 
 std::string Basename(const std::string& path) {
   return std::filesystem::path(path).filename().string();
@@ -171,7 +159,7 @@ std::unique_ptr<Process> TestDesktop::LaunchFixture(std::vector<std::string> arg
     auto line = fixture->ReadLine(std::max(left, milliseconds(0)));
     if (!line.ok()) {
       ADD_FAILURE() << "GTK3 fixture did not get ready: " << line.error().ToString() << "; its log "
-                    << log_file << ":" << FileTail(log_file);
+                    << log_file << ":" << FileTail(log_file, 20);
       return nullptr;
     }
     if (line->starts_with("ready ")) return fixture;
