@@ -124,6 +124,18 @@ TEST_F(AtspiTreeTest, FixtureTreeHasExpectedWidgetsWithRealGeometry) {
   EXPECT_TRUE(password->value.empty());
 }
 
+TEST_F(AtspiTreeTest, ObservingLeavesNoWarningInTheApp) {
+  // Calls on interfaces an object lacks make GTK's bridge log CRITICALs.
+  TreeRequest r = ForFixture();
+  ASSERT_TRUE(WaitForTree(*ax_, r).ok());
+  r.include_hidden = true;
+  ASSERT_TRUE(ax_->Tree(r).ok());
+  ASSERT_TRUE(test::FixtureCommand(*fixture_, "status").ok());  // flushes the app's output
+  std::string log = FileTail(desktop_.last_log(), 1000);
+  EXPECT_EQ(log.find("CRITICAL"), std::string::npos) << log;
+  EXPECT_EQ(log.find("WARNING"), std::string::npos) << log;
+}
+
 TEST_F(AtspiTreeTest, ReadsEntryTextButNeverPasswordText) {
   ASSERT_TRUE(test::FixtureCommand(*fixture_, "set-email ada@example.org").ok());
   ASSERT_TRUE(test::FixtureCommand(*fixture_, "set-password hunter2-secret").ok());

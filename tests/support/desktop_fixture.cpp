@@ -39,7 +39,6 @@ class StateDirOwner {
   std::string path_;
 };
 
-
 std::string Basename(const std::string& path) {
   return std::filesystem::path(path).filename().string();
 }
@@ -130,6 +129,7 @@ std::unique_ptr<Process> TestDesktop::Launch(SpawnOptions options) {
     options.log_file = info().runtime_dir + "/app-" + std::to_string(++launched_) + "-" +
                        Basename(options.argv[0]) + ".log";
   }
+  last_log_ = options.log_file;
   auto process = Process::Spawn(options);
   if (!process.ok()) {
     ADD_FAILURE() << "cannot launch " << options.argv[0] << ": " << process.error().ToString();

@@ -80,6 +80,10 @@ class TestDesktop {
   // Starts the GTK3 fixture (UISCOPE_FIXTURE_GTK3) with `args`, stdin piped
   // and stdout captured, and waits up to `timeout` for its "ready PID" line.
   // nullptr and a gtest failure (with the app's log) if it did not get ready.
+  // The stdout/stderr log of the last app launched (for "the app logged no
+  // warning" checks).
+  const std::string& last_log() const { return last_log_; }
+
   std::unique_ptr<Process> LaunchFixture(std::vector<std::string> args = {},
                                          milliseconds timeout = milliseconds(10000));
 
@@ -87,6 +91,7 @@ class TestDesktop {
   std::unique_ptr<HeadlessDesktop> desktop_;
   std::string error_;
   int launched_ = 0;
+  std::string last_log_;
 };
 
 }  // namespace uiscope::test

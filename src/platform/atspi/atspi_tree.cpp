@@ -308,34 +308,61 @@ class Walker {
     }
     bool password = role == "password text";
     Role normalised = RoleFromAtspiName(role);
-    if (request_.fetch_actions && n.depth > 0 &&
-        (IsInteractiveRole(normalised) || role == "link")) {
-      pipeline_.Add(NewMethodCall(ref.bus, ref.path, kActionIface, "GetActions"),
-                    [this, idx](DBusMessage* r) { ParseActions(idx, r); });
-    }
-    if (request_.fetch_values && !password) {
-      if (WantsNumericValue(role)) {
-        pipeline_.Add(PropertyGet(ref, kValueIface, "CurrentValue"), [this, idx](DBusMessage* r) {
+    bool wants_actions =
+        request_.fetch_actions && n.depth > 0 && (IsInteractiveRole(normalised) || role == "link");
+    bool wants_value =
+        request_.fetch_values && !password && (WantsNumericValue(role) || WantsText(role));
+    if (!wants_actions && !wants_value) return;
+    // Ask which interfaces the object has before calling into one: GTK's
+    // bridge answers a call on a missing interface with a CRITICAL on the
+    // app's stderr (impl_GetActions: assertion 'ATK_IS_ACTION' failed), and
+    // list rows and tabs are interactive without implementing Action.
+    pipeline_.Add(
+        NewMethodCall(ref.bus, ref.path, kAccessibleIface, "GetInterfaces"),
+        [this, idx, wants_actions, wants_value](DBusMessage* r) {
+          std::vector<std::string> ifaces;
           DBusMessageIter it;
-          double v = NAN;
-          if (IsReturn(r) && dbus_message_iter_init(r, &it) && ReadVariantDouble(&it, &v)) {
-            nodes_[idx].value = FormatNumber(v);
+          if (!IsReturn(r) || !dbus_message_iter_init(r, &it) || !ReadStringArray(&it, &ifaces)) {
+            return;
           }
+          auto has = [&](const char* name) {
+            return std::find(ifaces.begin(), ifaces.end(), name) != ifaces.end();
+          };
+          if (wants_actions && has(kActionIface)) RequestActions(idx);
+          if (wants_value) RequestValue(idx, has(kValueIface), has(kTextIface));
         });
-      } else if (WantsText(role)) {
-        MessagePtr m = NewMethodCall(ref.bus, ref.path, kTextIface, "GetText");
-        int32_t start = 0, end = kMaxTextChars;
-        dbus_message_append_args(m.get(), DBUS_TYPE_INT32, &start, DBUS_TYPE_INT32, &end,
-                                 DBUS_TYPE_INVALID);
-        pipeline_.Add(std::move(m), [this, idx](DBusMessage* r) {
-          DBusMessageIter it;
-          std::string text;
-          if (IsReturn(r) && dbus_message_iter_init(r, &it) && ReadString(&it, &text)) {
-            // Labels and headings already carry their text as the name.
-            if (text != nodes_[idx].name) nodes_[idx].value = std::move(text);
-          }
-        });
-      }
+  }
+
+  void RequestActions(int idx) {
+    const ObjectRef& ref = nodes_[idx].ref;
+    pipeline_.Add(NewMethodCall(ref.bus, ref.path, kActionIface, "GetActions"),
+                  [this, idx](DBusMessage* r) { ParseActions(idx, r); });
+  }
+
+  void RequestValue(int idx, bool has_value, bool has_text) {
+    const ObjectRef& ref = nodes_[idx].ref;
+    std::string_view role = RoleName(nodes_[idx].role);
+    if (WantsNumericValue(role) && has_value) {
+      pipeline_.Add(PropertyGet(ref, kValueIface, "CurrentValue"), [this, idx](DBusMessage* r) {
+        DBusMessageIter it;
+        double v = NAN;
+        if (IsReturn(r) && dbus_message_iter_init(r, &it) && ReadVariantDouble(&it, &v)) {
+          nodes_[idx].value = FormatNumber(v);
+        }
+      });
+    } else if (WantsText(role) && has_text) {
+      MessagePtr m = NewMethodCall(ref.bus, ref.path, kTextIface, "GetText");
+      int32_t start = 0, end = kMaxTextChars;
+      dbus_message_append_args(m.get(), DBUS_TYPE_INT32, &start, DBUS_TYPE_INT32, &end,
+                               DBUS_TYPE_INVALID);
+      pipeline_.Add(std::move(m), [this, idx](DBusMessage* r) {
+        DBusMessageIter it;
+        std::string text;
+        if (IsReturn(r) && dbus_message_iter_init(r, &it) && ReadString(&it, &text)) {
+          // Labels and headings already carry their text as the name.
+          if (text != nodes_[idx].name) nodes_[idx].value = std::move(text);
+        }
+      });
     }
   }
 
