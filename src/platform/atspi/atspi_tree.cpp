@@ -1,6 +1,7 @@
 #include "platform/atspi/atspi_tree.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -103,6 +104,24 @@ StateSet MapStates(uint32_t lo, uint32_t hi, bool password) {
   return s;
 }
 
+// The normalised role of an AT-SPI role number. RoleFromAtspiName normalises
+// and hashes a string; the walk needs the role of every node, so the numbers
+// are mapped once. Only "text" and "entry" depend on the states.
+Role NormalisedRole(uint32_t atspi_role, StateSet states) {
+  static const std::array<Role, kRoleNames.size()> kTable = [] {
+    std::array<Role, kRoleNames.size()> table{};
+    for (size_t i = 0; i < kRoleNames.size(); ++i) table[i] = RoleFromAtspiName(kRoleNames[i]);
+    return table;
+  }();
+  std::string_view name = RoleName(atspi_role);
+  if (name == "text" || name == "entry") {
+    return RoleFromAtspiName(name, states.Has(State::kEditable), states.Has(State::kMultiLine));
+  }
+  return atspi_role < kTable.size() ? kTable[atspi_role] : Role::kUnknown;
+}
+
+bool IsPasswordRole(uint32_t atspi_role) { return RoleName(atspi_role) == "password text"; }
+
 // GTK 3 reports G_MININT coordinates for widgets it has not placed (rows of
 // a long list that were never scrolled into view).
 bool Placed(const Rect& r) {
@@ -114,7 +133,9 @@ struct RawNode {
   ObjectRef ref;
   int parent = -1;
   int depth = 0;
-  uint32_t role = 0;
+  uint32_t role = 0;                 // AT-SPI role number
+  Role normalised = Role::kUnknown;  // set when stage 1 completes
+  StateSet states;                   // set when stage 1 completes
   std::string name;
   std::string description;
   std::string value;
@@ -136,7 +157,7 @@ struct RawNode {
 class Walker {
  public:
   Walker(DbusConnection& conn, const TreeRequest& request, Rect screen)
-      : conn_(conn), pipeline_(conn), request_(request), screen_(screen) {}
+      : pipeline_(conn), request_(request), screen_(screen) {}
 
   Status Run(const ObjectRef& root, Clock::time_point deadline) {
     Discover(root, -1, 0);
@@ -145,20 +166,18 @@ class Walker {
 
   bool root_answered() const { return !nodes_.empty() && nodes_[0].stage1_pending == 0; }
   bool root_dead() const { return !nodes_.empty() && nodes_[0].dead; }
-  const RawNode& root() const { return nodes_[0]; }
   bool capped() const { return capped_; }
-  int cycles() const { return cycles_; }
+  int revisits() const { return revisits_; }
   size_t requests() const { return pipeline_.sent(); }
 
-  // Builds the node tree; `offset` is added to every bound (GTK4's
-  // window-relative extents).
+  // Builds the node tree of the shown nodes.
   Node Build(const AppInfo& app) const { return BuildNode(0, app); }
 
  private:
   void Discover(const ObjectRef& ref, int parent, int depth, int ordinal = 0,
                 const Rect* known_extents = nullptr) {
     if (!seen_.insert(ref).second) {
-      ++cycles_;  // the same object reached twice: a cycle or a shared child
+      ++revisits_;  // the same object reached twice: a cycle or a shared child
       return;
     }
     if (static_cast<int>(nodes_.size()) >= request_.max_nodes) {
@@ -284,10 +303,13 @@ class Walker {
     RawNode& n = nodes_[idx];
     if (n.dead) return;
     std::string_view role = RoleName(n.role);
+    const bool password = IsPasswordRole(n.role);
+    n.states = MapStates(n.state_lo, n.state_hi, password);
+    n.normalised = n.depth == 0 ? Role::kApplication : NormalisedRole(n.role, n.states);
     Rect parent_clip = n.parent >= 0 ? nodes_[n.parent].clip : screen_;
     n.clip = parent_clip;
     if (n.depth > 0 && !request_.include_hidden) {
-      bool showing = HasState(n.state_lo, n.state_hi, StateBit::kShowing);
+      bool showing = n.states.Has(State::kShowing);
       // A zero-sized or unplaced node cannot be judged by geometry; keep it
       // when the toolkit says it is showing.
       bool placed = n.has_extents && !n.extents.Empty();
@@ -306,10 +328,8 @@ class Walker {
     } else if (n.child_count > 0) {
       capped_ = true;
     }
-    bool password = role == "password text";
-    Role normalised = RoleFromAtspiName(role);
-    bool wants_actions =
-        request_.fetch_actions && n.depth > 0 && (IsInteractiveRole(normalised) || role == "link");
+    bool wants_actions = request_.fetch_actions && n.depth > 0 &&
+                         (IsInteractiveRole(n.normalised) || n.normalised == Role::kLink);
     bool wants_value =
         request_.fetch_values && !password && (WantsNumericValue(role) || WantsText(role));
     if (!wants_actions && !wants_value) return;
@@ -397,6 +417,18 @@ class Walker {
     }
   }
 
+  // State of ScreenByBisection, shared by its in-flight requests.
+  struct ListSearch {
+    std::vector<ObjectRef> children;
+    Rect area;  // visible part of the list, screen pixels
+    Rect ends[2];
+    bool have_ends[2] = {false, false};
+    int ends_pending = 2;
+    bool vertical = true;
+    int result[2] = {0, 0};
+    int searches_pending = 2;
+  };
+
   // Finds the visible slice of a long child list by binary search on the
   // children's extents: lists, grids and flow boxes keep their children in
   // reading order, so the visible ones form one run of indices. One round
@@ -407,17 +439,7 @@ class Walker {
   // what is not visible after all. A list whose ends do not reveal an axis
   // falls back to screening every child.
   void ScreenByBisection(int idx, std::vector<ObjectRef> children, Rect area) {
-    struct Search {
-      std::vector<ObjectRef> children;
-      Rect area;
-      Rect ends[2];
-      bool have_ends[2] = {false, false};
-      int ends_pending = 2;
-      bool vertical = true;
-      int result[2] = {0, 0};
-      int searches_pending = 2;
-    };
-    auto search = std::make_shared<Search>();
+    auto search = std::make_shared<ListSearch>();
     search->children = std::move(children);
     search->area = area;
     const int n = static_cast<int>(search->children.size());
@@ -449,8 +471,7 @@ class Walker {
   // One step of the search `which` (0: first child whose far edge is past
   // the area's start; 1: first child whose near edge is at or past the
   // area's end) over the index range [lo, hi).
-  template <typename SearchPtr>
-  void BisectStep(int idx, SearchPtr search, int which, int lo, int hi) {
+  void BisectStep(int idx, std::shared_ptr<ListSearch> search, int which, int lo, int hi) {
     if (lo >= hi) {
       search->result[which] = lo;
       if (--search->searches_pending != 0) return;
@@ -523,17 +544,12 @@ class Walker {
   Node BuildNode(int idx, const AppInfo& app) const {
     const RawNode& raw = nodes_[idx];
     Node node;
-    std::string_view role = RoleName(raw.role);
-    bool password = role == "password text";
-    StateSet states = MapStates(raw.state_lo, raw.state_hi, password);
-    node.role = idx == 0 ? Role::kApplication
-                         : RoleFromAtspiName(role, states.Has(State::kEditable),
-                                             states.Has(State::kMultiLine));
-    node.toolkit_role = std::string(role);
+    node.role = raw.normalised;
+    node.toolkit_role = std::string(RoleName(raw.role));
     node.name = raw.name;
     node.description = raw.description;
-    if (!password) node.value = raw.value;
-    node.states = states;
+    if (!raw.states.Has(State::kPassword)) node.value = raw.value;
+    node.states = raw.states;
     if (idx != 0 && raw.has_extents && !raw.extents.Empty() && Placed(raw.extents)) {
       node.bounds = raw.extents;
     }
@@ -565,14 +581,13 @@ class Walker {
     return node;
   }
 
-  DbusConnection& conn_;
   DbusConnection::Pipeline pipeline_;
   const TreeRequest& request_;
   Rect screen_;
   std::vector<RawNode> nodes_;
   std::unordered_set<ObjectRef, ObjectRefHash> seen_;
   bool capped_ = false;
-  int cycles_ = 0;
+  int revisits_ = 0;
 };
 
 // GTK 4 reports Component extents relative to the toplevel even when asked
@@ -589,13 +604,10 @@ void FixWindowRelativeExtents(Node& app, const std::vector<x11::TopLevel>& tople
       }
     }
     if (match == nullptr) continue;
-    std::vector<Node> one;
-    one.push_back(std::move(window));
-    ForEachNodeMutable(one, [&](Node& n, int) {
+    ForEachNodeMutable(window.children, [&](Node& n, int) {
       if (n.bounds) *n.bounds = n.bounds->Translated(match->bounds.x, match->bounds.y);
     });
-    if (one[0].bounds) one[0].bounds = match->bounds;
-    window = std::move(one[0]);
+    if (window.bounds) window.bounds = match->bounds;
   }
 }
 
@@ -683,7 +695,7 @@ Result<std::unique_ptr<AtspiAccessibility>> AtspiAccessibility::Connect(
                      "the accessibility bus is unreachable: " + bus.error().message);
   }
   return std::unique_ptr<AtspiAccessibility>(
-      new AtspiAccessibility(options, std::move(bus).value(), *address));
+      new AtspiAccessibility(options, std::move(bus).value()));
 }
 
 Result<std::vector<AtspiAccessibility::AppHandle>> AtspiAccessibility::ListAppHandles(
@@ -710,15 +722,28 @@ Result<std::vector<AtspiAccessibility::AppHandle>> AtspiAccessibility::ListAppHa
     }
   }
 
+  // A unique bus name belongs to one process for its whole life, and an
+  // app's name and toolkit do not change: what was learnt once is reused, so
+  // a repeated observation asks only the registry. Apps that left are forgotten.
+  std::unordered_set<std::string> present;
+  for (const AppHandle& h : apps) present.insert(h.root.bus);
+  std::erase_if(known_apps_, [&](const auto& kv) { return !present.count(kv.first); });
+  std::erase_if(peers_, [&](const auto& kv) { return !present.count(kv.first); });
+
+  std::vector<size_t> unknown;
+  for (size_t i = 0; i < apps.size(); ++i) {
+    if (auto known = known_apps_.find(apps[i].root.bus); known != known_apps_.end()) {
+      apps[i].info = known->second;
+    } else {
+      unknown.push_back(i);
+    }
+  }
+
   // Pids first: the bus daemon answers them, so a hung app cannot delay this.
   std::vector<bool> alive(apps.size(), true);
   {
     DbusConnection::Pipeline pipeline(*bus_);
-    for (size_t i = 0; i < apps.size(); ++i) {
-      if (auto cached = pid_cache_.find(apps[i].root.bus); cached != pid_cache_.end()) {
-        apps[i].info.pid = cached->second;
-        continue;
-      }
+    for (size_t i : unknown) {
       MessagePtr m = NewMethodCall("org.freedesktop.DBus", "/org/freedesktop/DBus",
                                    "org.freedesktop.DBus", "GetConnectionUnixProcessID");
       const char* name = apps[i].root.bus.c_str();
@@ -728,7 +753,6 @@ Result<std::vector<AtspiAccessibility::AppHandle>> AtspiAccessibility::ListAppHa
         if (IsReturn(r) &&
             dbus_message_get_args(r, nullptr, DBUS_TYPE_UINT32, &pid, DBUS_TYPE_INVALID)) {
           apps[i].info.pid = static_cast<int>(pid);
-          pid_cache_[apps[i].root.bus] = static_cast<int>(pid);
         } else if (r != nullptr) {
           alive[i] = false;  // the name has no owner: the app is gone
         }
@@ -738,15 +762,17 @@ Result<std::vector<AtspiAccessibility::AppHandle>> AtspiAccessibility::ListAppHa
   }
 
   // Then name and toolkit, from the apps themselves, all in one round. An
-  // app that does not answer keeps an empty name and is still listed.
+  // app that does not answer keeps an empty name, is still listed, and is
+  // asked again next time.
+  std::vector<bool> named(apps.size(), false);
   DbusConnection::Pipeline pipeline(*bus_);
-  for (size_t i = 0; i < apps.size(); ++i) {
+  for (size_t i : unknown) {
     if (!alive[i] || (only_pid != 0 && apps[i].info.pid != only_pid)) continue;
     const ObjectRef& ref = apps[i].root;
     pipeline.Add(PropertyGet(ref, kAccessibleIface, "Name"), [&, i](DBusMessage* r) {
       DBusMessageIter it2;
       if (IsReturn(r) && dbus_message_iter_init(r, &it2)) {
-        ReadVariantString(&it2, &apps[i].info.name);
+        named[i] = ReadVariantString(&it2, &apps[i].info.name);
       } else if (IsDeadObjectError(r)) {
         alive[i] = false;
       }
@@ -767,7 +793,9 @@ Result<std::vector<AtspiAccessibility::AppHandle>> AtspiAccessibility::ListAppHa
   (void)pipeline.Run(deadline);
   std::vector<AppHandle> live;
   for (size_t i = 0; i < apps.size(); ++i) {
-    if (alive[i]) live.push_back(std::move(apps[i]));
+    if (!alive[i]) continue;
+    if (named[i] && apps[i].info.pid != 0) known_apps_[apps[i].root.bus] = apps[i].info;
+    live.push_back(std::move(apps[i]));
   }
   return live;
 }
@@ -828,13 +856,20 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
                                                (present.empty() ? "none" : present));
   }
 
+  // The screen bounds what can be seen; without an X display (a bus reached
+  // through AT_SPI_BUS_ADDRESS alone) nothing is clipped by it.
   Rect screen{0, 0, 1 << 20, 1 << 20};
   std::vector<x11::TopLevel> toplevels;
-  bool need_toplevels = std::any_of(selected.begin(), selected.end(),
-                                    [](const AppHandle* h) { return IsGtk4(h->info); });
-  if (auto display = x11::X11Display::Open(options_.display); display.ok()) {
-    screen = Rect{0, 0, (*display)->width(), (*display)->height()};
-    if (need_toplevels) toplevels = (*display)->TopLevels();
+  if (!display_) {
+    if (auto display = x11::X11Display::Open(options_.display); display.ok()) {
+      display_ = std::move(display).value();
+    }
+  }
+  if (display_) {
+    screen = Rect{0, 0, display_->width(), display_->height()};
+    bool need_toplevels = std::any_of(selected.begin(), selected.end(),
+                                      [](const AppHandle* h) { return IsGtk4(h->info); });
+    if (need_toplevels) toplevels = display_->TopLevels();
   }
 
   const bool single = selected.size() == 1 && (request.pid != 0 || !wanted.empty());
@@ -865,6 +900,11 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
       }
       result.warnings.push_back("skipped " + label + ": " + why);
       continue;
+    }
+    if (walker.revisits() > 0) {
+      result.warnings.push_back(label + ": " + std::to_string(walker.revisits()) +
+                                " objects were reached twice (a cycle or a shared child) and "
+                                "listed once");
     }
     if (walker.capped()) {
       result.warnings.push_back(label + ": tree capped at " + std::to_string(request.max_nodes) +

@@ -22,6 +22,7 @@
 
 #include "platform/accessibility.h"
 #include "platform/atspi/dbus_connection.h"
+#include "platform/x11/x11_display.h"
 
 namespace uiscope::atspi {
 
@@ -32,15 +33,13 @@ class AtspiAccessibility final : public Accessibility {
   Result<std::vector<AppInfo>> ListApps() override;
   Result<TreeResult> Tree(const TreeRequest& request) override;
 
-  const std::string& bus_address() const { return bus_address_; }
-
  private:
   struct AppHandle {
     AppInfo info;
     ObjectRef root;
   };
-  AtspiAccessibility(AtspiOptions options, std::unique_ptr<DbusConnection> bus, std::string address)
-      : options_(std::move(options)), bus_(std::move(bus)), bus_address_(std::move(address)) {}
+  AtspiAccessibility(AtspiOptions options, std::unique_ptr<DbusConnection> bus)
+      : options_(std::move(options)), bus_(std::move(bus)) {}
 
   // Apps on the registry with pid, name and toolkit. With `only_pid`, names
   // are asked of that app only.
@@ -50,10 +49,12 @@ class AtspiAccessibility final : public Accessibility {
 
   AtspiOptions options_;
   std::unique_ptr<DbusConnection> bus_;
-  std::string bus_address_;
   // Peer-to-peer connections by application bus name; null = the app offers none.
   std::unordered_map<std::string, std::unique_ptr<DbusConnection>> peers_;
-  std::unordered_map<std::string, int> pid_cache_;
+  // Pid, name and toolkit of the apps seen, by bus name (see ListAppHandles).
+  std::unordered_map<std::string, AppInfo> known_apps_;
+  // Opened on the first Tree() and kept: one X connection, not one per call.
+  std::unique_ptr<x11::X11Display> display_;
 };
 
 // Finds the address of the accessibility bus: $AT_SPI_BUS_ADDRESS, then
