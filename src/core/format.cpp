@@ -383,10 +383,8 @@ FormatOutput FormatJson(const Snapshot& snapshot, const std::vector<FlatNode>& f
 
   out.nodes_emitted = budget.items();
   FinishPage(out, next, flat.size());
-  out.json = {{"frame", FrameJson(snapshot.frame)},
-              {"stats", StatsJson(snapshot.stats)},
-              {"nodes", std::move(nodes)},
-              {"page", PageJson(out)}};
+  out.json = SnapshotEnvelope(snapshot, out);
+  out.json["nodes"] = std::move(nodes);
   out.text = Dump(out.json);
   return out;
 }
@@ -551,6 +549,12 @@ json NodeToJson(const Node& node, bool with_children) {
     j["children"] = std::move(children);
   }
   return j;
+}
+
+json SnapshotEnvelope(const Snapshot& snapshot, const FormatOutput& page) {
+  return {{"frame", FrameJson(snapshot.frame)},
+          {"stats", StatsJson(snapshot.stats)},
+          {"page", PageJson(page)}};
 }
 
 Result<FormatOutput> FormatSnapshot(const Snapshot& snapshot, const FormatOptions& options) {

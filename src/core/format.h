@@ -68,6 +68,11 @@ Result<FormatOutput> FormatSnapshot(const Snapshot& snapshot, const FormatOption
 // not empty; value never for passwords), bounds {x,y,w,h} (when known), states,
 // actions, source, confidence (when not ax), app, pid, window and, with
 // `with_children`, children.
+// The fields every structured observation carries besides its nodes:
+// {"frame", "stats", "page"} — the json format's object without "nodes", for
+// callers that wrap the compact text in JSON (CLI --json, MCP).
+nlohmann::json SnapshotEnvelope(const Snapshot& snapshot, const FormatOutput& page);
+
 nlohmann::json NodeToJson(const Node& node, bool with_children = true);
 
 }  // namespace uiscope

@@ -505,3 +505,27 @@ TEST(FormatTest, NodeToJsonRecursesOnRequest) {
 
 }  // namespace
 }  // namespace uiscope
+
+namespace uiscope {
+namespace {
+
+TEST(FormatEnvelopeTest, IsTheJsonObjectWithoutNodes) {
+  Snapshot s;
+  s.frame = Frame{1920, 1080, 1.0};
+  s.stats.ax_nodes = 3;
+  Node app;
+  app.role = Role::kApplication;
+  app.name = "a";
+  app.id = "app_0001";
+  s.roots.push_back(app);
+  FormatOptions o;
+  o.format = Format::kJson;
+  auto full = FormatSnapshot(s, o);
+  ASSERT_TRUE(full.ok());
+  nlohmann::json without_nodes = full->json;
+  without_nodes.erase("nodes");
+  EXPECT_EQ(SnapshotEnvelope(s, *full), without_nodes);
+}
+
+}  // namespace
+}  // namespace uiscope

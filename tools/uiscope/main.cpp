@@ -92,16 +92,10 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
   if (g.json) {
     nlohmann::json j;
     if (out->json.is_null()) {
-      // compact: the same envelope as the json format, with the text tree.
-      auto as_json = FormatSnapshot(obs->snapshot, FormatOptions{Format::kJson, 1, 0, ""});
-      j = as_json.ok() ? as_json->json : nlohmann::json::object();
-      j.erase("nodes");
+      // compact: the json format's envelope around the text tree.
+      j = SnapshotEnvelope(obs->snapshot, *out);
       j["format"] = "compact";
       j["tree"] = out->text;
-      j["page"] = {{"nodes_total", out->nodes_total},
-                   {"nodes_emitted", out->nodes_emitted},
-                   {"truncated", out->truncated},
-                   {"next_cursor", out->next_cursor}};
     } else {
       j = out->json;
     }
