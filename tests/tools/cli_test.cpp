@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "support/desktop_fixture.h"
@@ -40,10 +41,19 @@ CliRun RunCli(const std::string& args, const std::string& env = "") {
 
 const char kNoDesktop[] = "env -u DISPLAY -u DBUS_SESSION_BUS_ADDRESS -u AT_SPI_BUS_ADDRESS";
 
-TEST(CliTest, NoDisplayNamesSessionStartAndFails) {
-  CliRun r = RunCli("observe", kNoDesktop);
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("uiscope session start"), std::string::npos) << r.err;
+// Failures exit 1 with a message that says what to do next.
+TEST(CliTest, FailuresSayWhatToDo) {
+  struct Case {
+    const char* args;
+    const char* says;
+  };
+  for (const Case& c :
+       {Case{"observe", "uiscope session start"}, Case{"observe --sources ax,ocr", "not available"},
+        Case{"session stop s999999", "s999999"}}) {
+    CliRun r = RunCli(c.args, kNoDesktop);
+    EXPECT_EQ(r.exit_code, 1) << c.args;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << ": " << r.err;
+  }
 }
 
 TEST(CliTest, NoDisplayJsonErrorIsAnObject) {
@@ -60,18 +70,6 @@ TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(RunCli("no-such-verb", kNoDesktop).exit_code, 2);
   EXPECT_EQ(RunCli("", kNoDesktop).exit_code, 2);
   EXPECT_EQ(RunCli("session start --size 10x10", kNoDesktop).exit_code, 2);
-}
-
-TEST(CliTest, UnavailableSourcesAreSaidToBeAbsent) {
-  CliRun r = RunCli("observe --sources ax,ocr", kNoDesktop);
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("not available"), std::string::npos) << r.err;
-}
-
-TEST(CliTest, StoppingAnUnknownSessionListsNone) {
-  CliRun r = RunCli("session stop s999999", kNoDesktop);
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("s999999"), std::string::npos) << r.err;
 }
 
 // --- Desktop -----------------------------------------------------------------
@@ -97,11 +95,34 @@ TEST(CliDesktopTest, SessionStartListStop) {
   }
   EXPECT_TRUE(found) << list.out;
 
-  // Human output: only shell assignments on stdout, so eval works.
   CliRun stop = RunCli("session stop " + id, kNoDesktop);
   EXPECT_EQ(stop.exit_code, 0) << stop.err;
   CliRun again = RunCli("session list --json", kNoDesktop);
   EXPECT_EQ(again.out.find("\"" + id + "\""), std::string::npos) << again.out;
+}
+
+// Human output puts only shell assignments on stdout, so
+// `eval "$(uiscope session start)"` works; the rest goes to stderr.
+TEST(CliDesktopTest, SessionStartPrintsOnlyExportsOnStdout) {
+  CliRun start = RunCli("session start --size 800x600", kNoDesktop);
+  ASSERT_EQ(start.exit_code, 0) << start.err;
+  std::istringstream lines(start.out);
+  std::string line, display;
+  int exports = 0;
+  while (std::getline(lines, line)) {
+    EXPECT_EQ(line.rfind("export ", 0), 0u) << line;
+    exports += line.rfind("export ", 0) == 0;
+    if (line.rfind("export DISPLAY='", 0) == 0) display = line.substr(16, line.size() - 17);
+  }
+  EXPECT_GE(exports, 2);
+  EXPECT_NE(start.err.find("uiscope session stop"), std::string::npos) << start.err;
+  CliRun list = RunCli("session list --json", kNoDesktop);
+  const auto listed = nlohmann::json::parse(list.out);
+  for (const auto& e : listed["sessions"]) {
+    if (e["display_name"] == display) {
+      EXPECT_EQ(RunCli("session stop " + e["id"].get<std::string>(), kNoDesktop).exit_code, 0);
+    }
+  }
 }
 
 TEST(CliDesktopTest, ObserveJsonOnTheFixture) {
