@@ -16,6 +16,14 @@ struct ErrorGuard {
   }
 };
 
+// UnknownObject / UnknownMethod: the object was destroyed (GTK answers
+// UnknownMethod for paths it no longer exports). ServiceUnknown /
+// NameHasNoOwner: the application itself is gone.
+bool IsGoneErrorName(std::string_view name) {
+  return name == DBUS_ERROR_UNKNOWN_OBJECT || name == DBUS_ERROR_UNKNOWN_METHOD ||
+         name == DBUS_ERROR_SERVICE_UNKNOWN || name == DBUS_ERROR_NAME_HAS_NO_OWNER;
+}
+
 }  // namespace
 
 int RemainingMs(Clock::time_point deadline) {
@@ -28,32 +36,13 @@ MessagePtr NewMethodCall(const std::string& dest, const std::string& path, const
   return MessagePtr(dbus_message_new_method_call(dest.c_str(), path.c_str(), iface, method));
 }
 
-std::string ErrorText(DBusMessage* reply) {
-  if (reply == nullptr) return "no reply";
-  std::string text = dbus_message_get_error_name(reply) ? dbus_message_get_error_name(reply) : "";
-  const char* msg = nullptr;
-  if (dbus_message_get_args(reply, nullptr, DBUS_TYPE_STRING, &msg, DBUS_TYPE_INVALID) && msg) {
-    text += ": ";
-    text += msg;
-  }
-  return text;
-}
-
 bool IsDeadObjectError(DBusMessage* reply) {
   if (reply == nullptr || dbus_message_get_type(reply) != DBUS_MESSAGE_TYPE_ERROR) return false;
   const char* name = dbus_message_get_error_name(reply);
   if (name == nullptr) return false;
-  // UnknownObject / UnknownMethod: the object was destroyed (GTK answers
-  // UnknownMethod for paths it no longer exports). ServiceUnknown /
-  // NameHasNoOwner: the application itself is gone.
-  static constexpr const char* kDead[] = {
-      "org.freedesktop.DBus.Error.UnknownObject", "org.freedesktop.DBus.Error.UnknownMethod",
-      "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
-      "org.freedesktop.DBus.Error.NoReply"};
-  for (const char* dead : kDead) {
-    if (std::strcmp(name, dead) == 0) return true;
-  }
-  return false;
+  // A NoReply *message* comes from the bus daemon when the app disconnected
+  // without answering (libdbus's own timeouts never reach a pipeline).
+  return IsGoneErrorName(name) || std::string_view(name) == DBUS_ERROR_NO_REPLY;
 }
 
 Result<std::unique_ptr<DbusConnection>> DbusConnection::Open(const std::string& address,
@@ -117,10 +106,7 @@ Result<MessagePtr> DbusConnection::Call(MessagePtr call, std::chrono::millisecon
   if (name == DBUS_ERROR_DISCONNECTED || !dbus_connection_get_is_connected(conn_)) {
     return MakeError(ErrorCode::kUnavailable, "the D-Bus connection was closed");
   }
-  if (name == DBUS_ERROR_UNKNOWN_OBJECT || name == DBUS_ERROR_SERVICE_UNKNOWN ||
-      name == DBUS_ERROR_NAME_HAS_NO_OWNER || name == DBUS_ERROR_UNKNOWN_METHOD) {
-    return MakeError(ErrorCode::kNotFound, e.Text());
-  }
+  if (IsGoneErrorName(name)) return MakeError(ErrorCode::kNotFound, e.Text());
   return MakeError(ErrorCode::kInternal, e.Text());
 }
 

@@ -42,8 +42,6 @@ int RemainingMs(Clock::time_point deadline);
 MessagePtr NewMethodCall(const std::string& dest, const std::string& path, const char* iface,
                          const char* method);
 
-// The error name and message of an error reply ("org.freedesktop.DBus.Error.UnknownObject: ...").
-std::string ErrorText(DBusMessage* reply);
 // True for the errors that mean "this object or app is gone".
 bool IsDeadObjectError(DBusMessage* reply);
 
