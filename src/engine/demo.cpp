@@ -87,6 +87,7 @@ Result<DemoReport> RunDemo(const DemoOptions& options) {
   }
 
   Say(options, "cleaning up...");
+  conn->accessibility.reset();  // close our connections before their server goes
   (void)(*app)->WriteLine("quit");
   (void)(*app)->Terminate(std::chrono::milliseconds(2000));
   if (auto st = (*desktop)->Stop(); !st.ok()) return st.error();

@@ -125,6 +125,18 @@ TEST(CliDesktopTest, SessionStartPrintsOnlyExportsOnStdout) {
   }
 }
 
+TEST(CliDesktopTest, DemoShowsTheFixtureAndCleansUp) {
+  CliRun r = RunCli("demo --json", kNoDesktop);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_NE(j["tree"].get<std::string>().find("[button \"Login\""), std::string::npos);
+  EXPECT_GT(j["png_bytes"].get<int>(), 0);
+  EXPECT_EQ(j["tree_chars"].get<size_t>(), j["tree"].get<std::string>().size());
+  // The demo's session is gone.
+  CliRun list = RunCli("session list --json", kNoDesktop);
+  EXPECT_EQ(nlohmann::json::parse(list.out)["sessions"].size(), 0u) << list.out;
+}
+
 TEST(CliDesktopTest, ObserveJsonOnTheFixture) {
   test::TestDesktop& desktop = test::TestDesktop::Shared();
   ASSERT_TRUE(desktop.ok()) << desktop.error();

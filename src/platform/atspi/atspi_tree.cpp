@@ -860,7 +860,8 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
   // through AT_SPI_BUS_ADDRESS alone) nothing is clipped by it.
   Rect screen{0, 0, 1 << 20, 1 << 20};
   std::vector<x11::TopLevel> toplevels;
-  if (!display_) {
+  if (!display_ || display_->broken()) {
+    display_.reset();
     if (auto display = x11::X11Display::Open(options_.display); display.ok()) {
       display_ = std::move(display).value();
     }

@@ -9,10 +9,15 @@
 namespace uiscope::x11 {
 namespace {
 
-// Xlib calls exit() on a fatal I/O error by default and prints on protocol
-// errors (a window that vanished between two calls): neither may kill or
-// spam a long-running server.
+// Xlib calls exit() on a fatal I/O error by default (the X server went
+// away, e.g. a session was stopped while we held a connection to it) and
+// prints on protocol errors (a window that vanished between two calls):
+// neither may kill or spam a long-running server. The I/O handler stays
+// quiet; the exit handler (libX11 >= 1.7) returns instead of exiting, which
+// leaves the connection marked broken, and X11Display::broken() reports it.
 int IgnoreXError(Display*, XErrorEvent*) { return 0; }
+int IgnoreXIOError(Display*) { return 0; }
+void MarkBroken(Display*, void* self) { *static_cast<bool*>(self) = true; }
 
 struct XFreeDeleter {
   void operator()(void* p) const {
@@ -78,13 +83,16 @@ Result<std::unique_ptr<X11Display>> X11Display::Open(const std::string& name) {
     display_name = env;
   }
   XSetErrorHandler(IgnoreXError);
+  XSetIOErrorHandler(IgnoreXIOError);
   Display* d = XOpenDisplay(display_name.c_str());
   if (d == nullptr) {
     return MakeError(ErrorCode::kUnavailable,
                      "cannot open display " + display_name +
                          " (is the X server running? `uiscope session list` shows sessions)");
   }
-  return std::unique_ptr<X11Display>(new X11Display(d, display_name));
+  std::unique_ptr<X11Display> display(new X11Display(d, display_name));
+  XSetIOErrorExitHandler(d, MarkBroken, &display->broken_);
+  return display;
 }
 
 X11Display::~X11Display() { XCloseDisplay(display_); }

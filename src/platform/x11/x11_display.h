@@ -33,6 +33,8 @@ class X11Display {
   X11Display& operator=(const X11Display&) = delete;
 
   _XDisplay* raw() const { return display_; }
+  // The X server went away: every further request fails; open a new one.
+  bool broken() const { return broken_; }
   const std::string& name() const { return name_; }
   int width() const;
   int height() const;
@@ -47,6 +49,7 @@ class X11Display {
   X11Display(_XDisplay* display, std::string name) : display_(display), name_(std::move(name)) {}
   _XDisplay* display_;
   std::string name_;
+  bool broken_ = false;
 };
 
 }  // namespace uiscope::x11
