@@ -9,7 +9,7 @@ UISCOPE_BUILD_PACKAGES=(
   libatspi2.0-dev libdbus-1-dev
   libx11-dev libxext-dev libxtst-dev libxdamage-dev libxfixes-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libxxhash-dev
-  libpng-dev
+  libpng-dev libcpp-httplib-dev
 )
 UISCOPE_RUNTIME_PACKAGES=(
   xvfb openbox dbus at-spi2-core x11-utils fonts-dejavu-core

@@ -551,6 +551,12 @@ json NodeToJson(const Node& node, bool with_children) {
   return j;
 }
 
+std::string FormatNodeLine(const Node& node) {
+  std::string line = CompactLine(node, 0);
+  line.pop_back();  // the newline
+  return line;
+}
+
 json SnapshotEnvelope(const Snapshot& snapshot, const FormatOutput& page) {
   return {{"frame", FrameJson(snapshot.frame)},
           {"stats", StatsJson(snapshot.stats)},

@@ -75,4 +75,8 @@ nlohmann::json SnapshotEnvelope(const Snapshot& snapshot, const FormatOutput& pa
 
 nlohmann::json NodeToJson(const Node& node, bool with_children = true);
 
+// One node as a compact line without indentation or newline:
+// `[button "Play" id=btn_1a2b bounds=10,5,80,30 focused]`.
+std::string FormatNodeLine(const Node& node);
+
 }  // namespace uiscope

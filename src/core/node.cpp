@@ -126,6 +126,13 @@ Role RoleFromName(std::string_view name) {
   return Role::kUnknown;
 }
 
+std::vector<std::string_view> AllRoleNames() {
+  std::vector<std::string_view> names;
+  names.reserve(kRoles.size());
+  for (const RoleInfo& info : kRoles) names.push_back(info.name);
+  return names;
+}
+
 std::string_view RolePrefix(Role role) { return Info(role).prefix; }
 
 bool IsInteractiveRole(Role role) { return Info(role).interactive; }

@@ -72,6 +72,8 @@ enum class Role : uint8_t {
 std::string_view RoleName(Role role);
 // Inverse of RoleName; kUnknown for an unknown name.
 Role RoleFromName(std::string_view name);
+// Every role name, in enum order (for schemas and error messages).
+std::vector<std::string_view> AllRoleNames();
 // Short prefix of stable IDs ("btn", "txt", "win").
 std::string_view RolePrefix(Role role);
 // Roles an agent can act on (buttons, fields, items, ...).

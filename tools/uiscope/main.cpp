@@ -15,6 +15,7 @@
 #include "engine/demo.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
+#include "mcp/serve.h"
 #include "session/headless_desktop.h"
 
 namespace uiscope {
@@ -282,6 +283,26 @@ int main(int argc, char** argv) {
   stop->add_option("ID", stop_id, "session ID as printed by `session list`")->required();
   stop->add_flag("--json", g.json, "machine-readable output");
 
+  mcp::ServeOptions mcp_options;
+  mcp_options.version = UISCOPE_VERSION;
+  std::string mcp_listen;
+  auto* mcp_cmd = app.add_subcommand(
+      "mcp", "serve MCP on stdio (default) or Streamable HTTP (--http HOST:PORT)");
+  mcp_cmd->add_option("--http", mcp_listen,
+                      "serve Streamable HTTP at http://HOST:PORT/mcp (port 0: any free port)");
+  mcp_cmd
+      ->add_option("--token", mcp_options.token,
+                   "require `Authorization: Bearer TOKEN` over HTTP")
+      ->envname("UISCOPE_MCP_TOKEN");
+  mcp_cmd->add_option("--allow-origin", mcp_options.allowed_origins,
+                      "also accept requests from this browser Origin (repeatable)");
+  mcp_cmd
+      ->add_option("--max-message-bytes", mcp_options.max_message_bytes,
+                   "refuse larger messages (default 16 MiB)")
+      ->check(CLI::Range(size_t{1024}, size_t{1} << 30));
+  mcp_cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY, else a "
+                                              "headless desktop started on first need)");
+
   int rows = 5;
   auto* demo =
       app.add_subcommand("demo", "start a headless desktop, observe the fixture app, clean up");
@@ -304,5 +325,17 @@ int main(int argc, char** argv) {
   if (list->parsed()) return RunSessionList(g);
   if (stop->parsed()) return RunSessionStop(g, stop_id);
   if (demo->parsed()) return RunDemoCommand(g, rows);
+  if (mcp_cmd->parsed()) {
+    mcp_options.display = g.display;
+    if (!mcp_listen.empty()) {
+      mcp_options.http = true;
+      auto st = mcp::ParseListenAddress(mcp_listen, &mcp_options.http_host, &mcp_options.http_port);
+      if (!st.ok()) return Fail(g, st.error());
+    } else if (!mcp_options.token.empty() || !mcp_options.allowed_origins.empty()) {
+      return Fail(g, MakeError(ErrorCode::kInvalidArgument,
+                               "--token and --allow-origin apply to --http only"));
+    }
+    return mcp::Serve(mcp_options);
+  }
   return kExitUsage;
 }

@@ -1,0 +1,146 @@
+#include "mcp/serve.h"
+
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "engine/sessions.h"
+#include "engine/workspace.h"
+#include "mcp/http_transport.h"
+#include "mcp/server.h"
+#include "mcp/tools/tools.h"
+
+namespace uiscope::mcp {
+namespace {
+
+constexpr char kInstructions[] =
+    "uiscope shows a Linux desktop as a compact tree of elements with stable IDs. Call observe "
+    "to see what is on screen (compact text by default; page with cursor when truncated), and "
+    "find to locate elements by name or role. Bounds are screen pixels of the display. Without "
+    "a DISPLAY, uiscope starts its own headless desktop on first need; session_start / "
+    "session_list / session_stop manage more of them, and observe/find take a session ID.";
+
+// Blocks the termination signals in every thread (call before starting any)
+// and turns them into a write to an eventfd on a dedicated thread.
+class SignalWatcher {
+ public:
+  SignalWatcher() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    sigaddset(&set_, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+    signal(SIGPIPE, SIG_IGN);
+    fd_ = eventfd(0, EFD_CLOEXEC);
+  }
+  ~SignalWatcher() {
+    stopping_ = true;
+    if (thread_.joinable()) {
+      // Wake the sigwait with a signal of our own set, to this thread only.
+      pthread_kill(thread_.native_handle(), SIGHUP);
+      thread_.join();
+    }
+    if (fd_ >= 0) close(fd_);
+  }
+  int fd() const { return fd_; }
+  template <typename Fn>
+  void Start(Fn on_signal) {
+    thread_ = std::thread([this, on_signal] {
+      int sig = 0;
+      if (sigwait(&set_, &sig) != 0) return;
+      if (stopping_) return;
+      uint64_t one = 1;
+      (void)!write(fd_, &one, sizeof(one));
+      on_signal(sig);
+    });
+  }
+  void Stopping() { stopping_ = true; }
+
+ private:
+  sigset_t set_;
+  int fd_ = -1;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
+Status ParseListenAddress(const std::string& text, std::string* host, int* port) {
+  auto bad = [&] {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "--http needs HOST:PORT (e.g. 127.0.0.1:8765, or port 0 for any free one), "
+                     "got \"" + text + "\"");
+  };
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos) return bad();
+  std::string h = text.substr(0, colon);
+  const std::string p = text.substr(colon + 1);
+  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+  if (h.empty()) h = "127.0.0.1";
+  if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string::npos)
+    return bad();
+  const int n = std::stoi(p);
+  if (n > 65535) return bad();
+  *host = h;
+  *port = n;
+  return OkStatus();
+}
+
+int Serve(const ServeOptions& options) {
+  SignalWatcher signals;  // before any thread starts
+
+  WorkspaceOptions ws;
+  ws.display = options.display;
+  Workspace workspace(ws);
+  auto sessions = MakeSessionControl();
+  ToolRegistry registry;
+  if (auto st = RegisterAllTools(registry, workspace, *sessions); !st.ok()) {
+    std::cerr << "uiscope: " << st.error().message << "\n";
+    return 1;
+  }
+  ServerOptions server_options;
+  server_options.version = options.version;
+  server_options.instructions = kInstructions;
+  server_options.tools_inline = options.http;
+  Server server(registry, server_options);
+
+  if (!options.http) {
+    signals.Start([](int) {});
+    StdioOptions stdio;
+    stdio.max_message_bytes = options.max_message_bytes;
+    stdio.stop_fd = signals.fd();
+    int rc = ServeStdio(server, STDIN_FILENO, STDOUT_FILENO, stdio);
+    signals.Stopping();
+    return rc;
+  }
+
+  HttpOptions http;
+  http.host = options.http_host;
+  http.port = options.http_port;
+  http.token = options.token;
+  http.allowed_origins = options.allowed_origins;
+  http.max_message_bytes = options.max_message_bytes;
+  auto transport = HttpTransport::Start(server, http);
+  if (!transport.ok()) {
+    std::cerr << "uiscope: " << transport.error().message << "\n";
+    return 1;
+  }
+  HttpTransport* t = transport->get();
+  signals.Start([t](int) { t->Stop(); });
+  if (!IsLoopbackHost(options.http_host)) {
+    std::cerr << "uiscope: warning: listening on " << options.http_host
+              << ", which is reachable from other machines"
+              << (options.token.empty() ? " WITHOUT a token (use --token)" : "") << "\n";
+  }
+  std::cerr << "uiscope: MCP server listening on " << t->url() << "\n" << std::flush;
+  t->Wait();
+  signals.Stopping();
+  std::cerr << "uiscope: MCP server stopped\n";
+  return 0;
+}
+
+}  // namespace uiscope::mcp

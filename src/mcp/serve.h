@@ -1,0 +1,34 @@
+// `uiscope mcp`: the MCP server with every uiscope tool, on stdio or
+// Streamable HTTP, until end of input, a `shutdown` request, or SIGINT /
+// SIGTERM / SIGHUP. A headless desktop the server started for itself is
+// stopped on the way out.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "mcp/stdio_transport.h"
+
+namespace uiscope::mcp {
+
+struct ServeOptions {
+  std::string version;  // the server's version in serverInfo
+  std::string display;  // --display; "" = $DISPLAY, else a headless desktop on first need
+  bool http = false;
+  std::string http_host = "127.0.0.1";
+  int http_port = 0;
+  std::string token;  // "" = none
+  std::vector<std::string> allowed_origins;
+  size_t max_message_bytes = kDefaultMaxMessageBytes;
+};
+
+// Parses "HOST:PORT", "[V6]:PORT" or ":PORT" (host 127.0.0.1). InvalidArgument
+// otherwise.
+Status ParseListenAddress(const std::string& text, std::string* host, int* port);
+
+// Serves until done. Returns the process exit code (0, or 1 with the reason
+// on stderr).
+int Serve(const ServeOptions& options);
+
+}  // namespace uiscope::mcp

@@ -1,0 +1,390 @@
+#include "mcp/server.h"
+
+#include <algorithm>
+
+#include "mcp/json_schema.h"
+
+namespace uiscope::mcp {
+namespace {
+
+constexpr std::string_view kCursorPrefix = "tools:";
+
+// The ToolContext of one tools/call.
+class CallContext final : public ToolContext {
+ public:
+  CallContext(Call& call, Session& session) : call_(call), session_(session) {}
+
+  bool cancelled() const override { return call_.cancelled(); }
+
+  void Progress(double progress, double total, const std::string& message) override {
+    if (call_.progress_token().is_null() || call_.cancelled()) return;
+    if (progress <= last_progress_) return;  // the spec requires it to increase
+    last_progress_ = progress;
+    json params = {{"progressToken", call_.progress_token()}, {"progress", progress}};
+    if (total > 0) params["total"] = total;
+    if (!message.empty()) params["message"] = message;
+    call_.out().Send(MakeNotification("notifications/progress", std::move(params)));
+  }
+
+  void Log(LogLevel level, const std::string& message) override {
+    if (level < session_.log_level()) return;
+    call_.out().Send(MakeNotification(
+        "notifications/message",
+        {{"level", LogLevelName(level)}, {"logger", "uiscope"}, {"data", message}}));
+  }
+
+ private:
+  Call& call_;
+  Session& session_;
+  double last_progress_ = -1;
+};
+
+}  // namespace
+
+// --- Server ------------------------------------------------------------------
+
+Server::Server(const ToolRegistry& tools, ServerOptions options)
+    : tools_(tools), options_(std::move(options)) {
+  options_.tools_page_size = std::max(1, options_.tools_page_size);
+  options_.workers = std::max(1, options_.workers);
+  binder_.Request<InitializeParams>(
+      "initialize", [this](const InitializeParams& p, Call& c) { return Initialize(p, c); });
+  binder_.Request<EmptyParams>("ping", [](const EmptyParams&, Call&) {
+    return Reply::Result(json::object());
+  });
+  binder_.Request<EmptyParams>("shutdown", [](const EmptyParams&, Call& c) {
+    c.session().RequestShutdown();
+    return Reply::Result(json::object());
+  });
+  binder_.Request<ListToolsParams>(
+      "tools/list", [this](const ListToolsParams& p, Call& c) { return ListTools(p, c); });
+  binder_.Request<CallToolParams>(
+      "tools/call", [this](const CallToolParams& p, Call& c) { return CallTool(p, c); },
+      /*slow=*/true);
+  binder_.Request<SetLevelParams>(
+      "logging/setLevel", [this](const SetLevelParams& p, Call& c) { return SetLevel(p, c); });
+}
+
+std::unique_ptr<Session> Server::NewSession() const { return std::make_unique<Session>(*this); }
+
+Reply Server::Initialize(const InitializeParams& p, Call& call) const {
+  if (!call.session().TryBeginInitialize())
+    return Reply::Fail(kInvalidRequest, "the session is already initialized");
+  // Negotiation: echo a version we speak, else offer our latest and let the
+  // client decide whether it can use it.
+  std::string version =
+      IsSupportedProtocolVersion(p.protocol_version) ? p.protocol_version : kLatestProtocolVersion;
+  call.session().SetProtocolVersion(version);
+  json result = {
+      {"protocolVersion", version},
+      {"capabilities", {{"tools", {{"listChanged", false}}}, {"logging", json::object()}}},
+      {"serverInfo",
+       {{"name", options_.name}, {"title", options_.title}, {"version", options_.version}}}};
+  if (!options_.instructions.empty()) result["instructions"] = options_.instructions;
+  return Reply::Result(std::move(result));
+}
+
+Reply Server::ListTools(const ListToolsParams& p, Call&) const {
+  size_t start = 0;
+  if (p.cursor) {
+    const std::string& c = *p.cursor;
+    bool valid = c.size() > kCursorPrefix.size() && c.compare(0, kCursorPrefix.size(), kCursorPrefix) == 0;
+    if (valid) {
+      try {
+        size_t used = 0;
+        start = std::stoul(c.substr(kCursorPrefix.size()), &used);
+        valid = used == c.size() - kCursorPrefix.size() && start < tools_.tools().size();
+      } catch (const std::exception&) {
+        valid = false;
+      }
+    }
+    if (!valid)
+      return Reply::Fail(kInvalidParams,
+                         "invalid cursor \"" + c + "\": pass the nextCursor of the previous page");
+  }
+  const size_t end =
+      std::min(tools_.tools().size(), start + static_cast<size_t>(options_.tools_page_size));
+  json list = json::array();
+  for (size_t i = start; i < end; ++i) list.push_back(ToolToJson(tools_.tools()[i]));
+  json result = {{"tools", std::move(list)}};
+  if (end < tools_.tools().size())
+    result["nextCursor"] = std::string(kCursorPrefix) + std::to_string(end);
+  return Reply::Result(std::move(result));
+}
+
+Reply Server::CallTool(const CallToolParams& p, Call& call) const {
+  const Tool* tool = tools_.Find(p.name);
+  if (!tool) {
+    std::string names;
+    for (const Tool& t : tools_.tools()) names += (names.empty() ? "" : ", ") + t.name;
+    return Reply::Fail(kInvalidParams, "unknown tool \"" + p.name + "\" (tools: " + names + ")");
+  }
+  if (auto err = ValidateJson(tool->input_schema, p.arguments)) {
+    return Reply::Result(ToolResultToJson(
+        ToolResult::Error("invalid arguments for " + tool->name + ": " + *err +
+                          ". The tool's inputSchema in tools/list describes every argument.")));
+  }
+  call.set_progress_token(p.progress_token);
+  CallContext context(call, call.session());
+  ToolResult result;
+  try {
+    result = tool->handler(p.arguments, context);
+  } catch (const std::exception& e) {
+    result = ToolResult::Error("internal error in tool " + tool->name + ": " + e.what() +
+                               " (this is a bug in uiscope; please report it)");
+  }
+  if (options_.validate_output && !result.is_error && !tool->output_schema.is_null()) {
+    if (result.structured.is_null()) {
+      result = ToolResult::Error("internal error: tool " + tool->name +
+                                 " declares an outputSchema but returned no structuredContent");
+    } else if (auto err = ValidateJson(tool->output_schema, result.structured)) {
+      result = ToolResult::Error("internal error: tool " + tool->name +
+                                 " returned structuredContent that breaks its outputSchema: " + *err);
+    }
+  }
+  return Reply::Result(ToolResultToJson(result));
+}
+
+Reply Server::SetLevel(const SetLevelParams& p, Call& call) const {
+  auto level = ParseLogLevel(p.level);
+  if (!level)
+    return Reply::Fail(kInvalidParams,
+                       "unknown log level \"" + p.level +
+                           "\" (debug, info, notice, warning, error, critical, alert, emergency)");
+  call.session().SetLogLevel(*level);
+  return Reply::Result(json::object());
+}
+
+// --- Session -----------------------------------------------------------------
+
+Session::Session(const Server& server)
+    : server_(server), log_level_(server.options().default_log_level) {}
+
+Session::~Session() { Close(); }
+
+std::string Session::protocol_version() const {
+  std::lock_guard lock(mutex_);
+  return protocol_version_;
+}
+
+bool Session::TryBeginInitialize() {
+  State expected = State::kNew;
+  return state_.compare_exchange_strong(expected, State::kInitializing);
+}
+
+void Session::SetProtocolVersion(std::string version) {
+  std::lock_guard lock(mutex_);
+  protocol_version_ = std::move(version);
+}
+
+bool Session::HasRequestsInFlight() const {
+  std::lock_guard lock(mutex_);
+  return !in_flight_.empty();
+}
+
+void Session::HandleBadFrame(const RpcError& error, Outbound& out) {
+  out.Send(MakeError(nullptr, error));
+}
+
+void Session::Handle(const json& frame, Outbound& out) {
+  if (!frame.is_array()) {
+    json reply = HandleMessage(frame, out, /*allow_async=*/true);
+    if (!reply.is_null()) out.Send(reply);
+    return;
+  }
+  // Batches exist only in protocol 2025-03-26 (2025-06-18 removed them).
+  if (protocol_version() != "2025-03-26") {
+    std::string why = initialized()
+                          ? "JSON-RPC batches are not supported in protocol " +
+                                protocol_version() + " (only 2025-03-26); send one message per frame"
+                          : "a batch cannot come before initialize; send initialize alone";
+    out.Send(MakeError(nullptr, RpcError{kInvalidRequest, why, nullptr}));
+    return;
+  }
+  if (frame.empty()) {
+    out.Send(MakeError(nullptr, RpcError{kInvalidRequest, "empty batch", nullptr}));
+    return;
+  }
+  // Every member runs here, in order, and the replies go back as one array;
+  // notifications and progress go straight out.
+  json replies = json::array();
+  for (const json& message : frame) {
+    if (message.is_object() && message.value("method", "") == "initialize") {
+      replies.push_back(MakeError(message.value("id", json()),
+                                  RpcError{kInvalidRequest,
+                                           "initialize must not be part of a batch", nullptr}));
+      continue;
+    }
+    json reply = HandleMessage(message, out, /*allow_async=*/false);
+    if (!reply.is_null()) replies.push_back(std::move(reply));
+  }
+  if (!replies.empty()) out.Send(replies);
+}
+
+json Session::HandleMessage(const json& message, Outbound& out, bool allow_async) {
+  Classified c = Classify(message);
+  switch (c.kind) {
+    case MessageKind::kInvalid:
+      return MakeError(c.id, c.error);
+    case MessageKind::kResponse:
+      // This server sends no requests to clients, so no response is awaited.
+      return nullptr;
+    case MessageKind::kNotification:
+      HandleNotification(message);
+      return nullptr;
+    case MessageKind::kRequest:
+      break;
+  }
+  const json& id = message["id"];
+  const std::string method = message["method"].get<std::string>();
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_)
+      return MakeError(id, RpcError{kInvalidRequest, "the session is closed", nullptr});
+  }
+  if (shutdown_.load())
+    return MakeError(id, RpcError{kInvalidRequest, "the session is shutting down", nullptr});
+  if (state_.load() == State::kNew && method != "initialize" && method != "ping") {
+    return MakeError(id, RpcError{kInvalidRequest,
+                                  "the session is not initialized: send initialize first, then "
+                                  "notifications/initialized",
+                                  nullptr});
+  }
+  const Binder::Entry* entry = server_.binder().FindRequest(method);
+  if (!entry) {
+    return MakeError(id, RpcError{kMethodNotFound, "method not found: " + method, nullptr});
+  }
+  if (json refused = AdmitId(id); !refused.is_null()) return refused;
+
+  std::shared_ptr<std::atomic<bool>> cancelled;
+  {
+    std::lock_guard lock(mutex_);
+    cancelled = in_flight_[id.dump()];
+  }
+  if (entry->slow && allow_async && !server_.options().tools_inline) {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(Job{message, &out, cancelled});
+    if (workers_.size() < static_cast<size_t>(server_.options().workers) &&
+        static_cast<size_t>(busy_) + queue_.size() > workers_.size()) {
+      workers_.emplace_back([this] { WorkerLoop(); });
+    }
+    changed_.notify_all();
+    return nullptr;
+  }
+  json reply = Dispatch(message, out, cancelled);
+  Finish(id);
+  return reply;
+}
+
+json Session::Dispatch(const json& request, Outbound& out,
+                       const std::shared_ptr<std::atomic<bool>>& cancelled) {
+  const json& id = request["id"];
+  const Binder::Entry* entry = server_.binder().FindRequest(request["method"].get<std::string>());
+  Call call(id, *this, out, cancelled);
+  Reply reply;
+  try {
+    reply = entry->handler(request.contains("params") ? request["params"] : json(), call);
+  } catch (const std::exception& e) {
+    reply = Reply::Fail(kInternalError, std::string("internal error: ") + e.what());
+  }
+  // A cancelled request gets no reply (MCP cancellation).
+  if (cancelled->load()) return nullptr;
+  return reply.ok ? MakeResult(id, std::move(reply.result)) : MakeError(id, reply.error);
+}
+
+void Session::HandleNotification(const json& message) {
+  const std::string method = message["method"].get<std::string>();
+  const json params = message.contains("params") ? message["params"] : json::object();
+  if (method == "notifications/initialized") {
+    State expected = State::kInitializing;
+    state_.compare_exchange_strong(expected, State::kReady);
+    return;
+  }
+  if (method == "notifications/cancelled") {
+    CancelledParams p;
+    try {
+      FromJson(params, p);
+    } catch (const std::exception&) {
+      return;  // nothing to answer a malformed notification with
+    }
+    std::lock_guard lock(mutex_);
+    auto it = in_flight_.find(p.request_id.dump());
+    if (it != in_flight_.end()) it->second->store(true);
+    return;
+  }
+  if (const auto* handler = server_.binder().FindNotification(method)) (*handler)(params);
+  // Unknown notifications are ignored, as JSON-RPC requires.
+}
+
+json Session::AdmitId(const json& id) {
+  const std::string key = id.dump();
+  std::lock_guard lock(mutex_);
+  if (in_flight_.contains(key)) {
+    return MakeError(id, RpcError{kInvalidRequest,
+                                  "request id " + key + " is already in flight; MCP request ids "
+                                                        "must be unique within a session",
+                                  nullptr});
+  }
+  if (seen_ids_.contains(key)) {
+    return MakeError(id, RpcError{kInvalidRequest,
+                                  "request id " + key + " was already used in this session; MCP "
+                                                        "request ids must not be reused",
+                                  nullptr});
+  }
+  seen_ids_.insert(key);
+  seen_order_.push_back(key);
+  while (seen_order_.size() > server_.options().remembered_ids) {
+    seen_ids_.erase(seen_order_.front());
+    seen_order_.pop_front();
+  }
+  in_flight_.emplace(key, std::make_shared<std::atomic<bool>>(false));
+  return nullptr;
+}
+
+void Session::Finish(const json& id) {
+  std::lock_guard lock(mutex_);
+  in_flight_.erase(id.dump());
+  changed_.notify_all();
+}
+
+void Session::WorkerLoop() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return closed_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // closed and nothing left
+    Job job = std::move(queue_.front());
+    queue_.pop_front();
+    ++busy_;
+    lock.unlock();
+    json reply;
+    if (!job.cancelled->load()) reply = Dispatch(job.request, *job.out, job.cancelled);
+    if (!reply.is_null()) job.out->Send(reply);
+    Finish(job.request["id"]);
+    lock.lock();
+    --busy_;
+    changed_.notify_all();
+  }
+}
+
+void Session::Drain() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return in_flight_.empty() && queue_.empty() && busy_ == 0; });
+}
+
+void Session::Close() {
+  std::vector<std::thread> workers;
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_ && workers_.empty()) return;
+    closed_ = true;
+    for (auto& [id, flag] : in_flight_) flag->store(true);
+    workers.swap(workers_);
+    changed_.notify_all();
+  }
+  for (std::thread& t : workers) t.join();
+  std::lock_guard lock(mutex_);
+  queue_.clear();
+  in_flight_.clear();
+}
+
+}  // namespace uiscope::mcp

@@ -1,0 +1,124 @@
+#include "mcp/tool_registry.h"
+
+#include <array>
+
+#include "mcp/json_schema.h"
+
+namespace uiscope::mcp {
+namespace {
+
+constexpr std::array<std::string_view, 8> kLevelNames = {
+    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
+
+std::string Base64(const std::string& bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const uint32_t n = (static_cast<uint8_t>(bytes[i]) << 16) |
+                       (static_cast<uint8_t>(bytes[i + 1]) << 8) | static_cast<uint8_t>(bytes[i + 2]);
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += kAlphabet[(n >> 6) & 63];
+    out += kAlphabet[n & 63];
+  }
+  if (i < bytes.size()) {
+    uint32_t n = static_cast<uint8_t>(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) n |= static_cast<uint8_t>(bytes[i + 1]) << 8;
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+bool ValidToolName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ToolResult ToolResult::Error(std::string message) {
+  ToolResult r;
+  r.content.push_back(Content::Text(std::move(message)));
+  r.is_error = true;
+  return r;
+}
+
+ToolResult ToolResult::FromError(const uiscope::Error& error) {
+  return Error(std::string(ErrorCodeName(error.code)) + ": " + error.message);
+}
+
+std::optional<LogLevel> ParseLogLevel(std::string_view name) {
+  for (size_t i = 0; i < kLevelNames.size(); ++i) {
+    if (kLevelNames[i] == name) return static_cast<LogLevel>(i);
+  }
+  return std::nullopt;
+}
+
+std::string_view LogLevelName(LogLevel level) { return kLevelNames[static_cast<size_t>(level)]; }
+
+Status ToolRegistry::Add(Tool tool) {
+  auto invalid = [&](const std::string& what) {
+    return MakeError(ErrorCode::kInvalidArgument, "tool \"" + tool.name + "\": " + what);
+  };
+  if (!ValidToolName(tool.name)) return invalid("names are 1-64 characters of [a-z0-9_]");
+  if (Find(tool.name)) return invalid("registered twice");
+  if (!tool.handler) return invalid("has no handler");
+  if (!tool.input_schema.is_object() || tool.input_schema.value("type", "") != "object")
+    return invalid("inputSchema must be a JSON Schema of type \"object\"");
+  if (auto err = CheckSchema(tool.input_schema)) return invalid("inputSchema: " + *err);
+  if (!tool.output_schema.is_null()) {
+    if (!tool.output_schema.is_object() || tool.output_schema.value("type", "") != "object")
+      return invalid("outputSchema must be a JSON Schema of type \"object\"");
+    if (auto err = CheckSchema(tool.output_schema)) return invalid("outputSchema: " + *err);
+  }
+  tools_.push_back(std::move(tool));
+  return OkStatus();
+}
+
+const Tool* ToolRegistry::Find(std::string_view name) const {
+  for (const Tool& t : tools_) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+json ToolToJson(const Tool& tool) {
+  json j = {{"name", tool.name},
+            {"title", tool.title},
+            {"description", tool.description},
+            {"inputSchema", tool.input_schema}};
+  if (!tool.output_schema.is_null()) j["outputSchema"] = tool.output_schema;
+  json a = {{"title", tool.title},
+            {"readOnlyHint", tool.annotations.read_only},
+            {"idempotentHint", tool.annotations.idempotent},
+            {"openWorldHint", tool.annotations.open_world}};
+  // destructiveHint is meaningful only for tools that change things.
+  if (!tool.annotations.read_only) a["destructiveHint"] = tool.annotations.destructive;
+  j["annotations"] = std::move(a);
+  return j;
+}
+
+json ToolResultToJson(const ToolResult& result) {
+  json content = json::array();
+  for (const Content& c : result.content) {
+    if (c.kind == Content::Kind::kText) {
+      content.push_back({{"type", "text"}, {"text", c.text}});
+    } else {
+      content.push_back({{"type", "image"}, {"data", Base64(c.data)}, {"mimeType", c.mime_type}});
+    }
+  }
+  json j = {{"content", std::move(content)}, {"isError", result.is_error}};
+  if (!result.structured.is_null()) j["structuredContent"] = result.structured;
+  return j;
+}
+
+}  // namespace uiscope::mcp

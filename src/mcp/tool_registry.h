@@ -1,0 +1,112 @@
+// The tool registry: what an MCP client sees in tools/list and calls with
+// tools/call. Every capability of uiscope is a Tool registered here; the
+// server knows nothing about any particular tool.
+//
+// A tool declares its name, title, description, JSON Schema `input_schema`,
+// `output_schema` when its result is structured, and annotations. Its handler
+// receives arguments already validated against `input_schema` and returns a
+// ToolResult; it never throws (the server turns a stray exception into an
+// isError result naming the tool, but that is a bug). A failure the caller
+// can act on is `ToolResult::Error(...)`, not a protocol error.
+//
+// Thread safety: the registry is filled before serving and read-only after;
+// handlers may run concurrently on several threads and must lock what they
+// share.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace uiscope::mcp {
+
+using nlohmann::json;
+
+struct Content {
+  enum class Kind { kText, kImage };
+  Kind kind = Kind::kText;
+  std::string text;       // kText
+  std::string mime_type;  // kImage: "image/png", "image/webp", "image/jpeg"
+  std::string data;       // kImage: the encoded bytes (base64-encoded on the wire)
+
+  static Content Text(std::string text) { return {Kind::kText, std::move(text), "", ""}; }
+  static Content Image(std::string mime_type, std::string bytes) {
+    return {Kind::kImage, "", std::move(mime_type), std::move(bytes)};
+  }
+};
+
+struct ToolResult {
+  std::vector<Content> content;
+  json structured;  // structuredContent; null = none
+  bool is_error = false;
+
+  // A failure the model can act on: the message says what to do next.
+  static ToolResult Error(std::string message);
+  static ToolResult FromError(const uiscope::Error& error);  // "NotFound: ..." with the code name
+};
+
+// MCP logging levels (RFC 5424 severities), least severe first.
+enum class LogLevel { kDebug, kInfo, kNotice, kWarning, kError, kCritical, kAlert, kEmergency };
+std::optional<LogLevel> ParseLogLevel(std::string_view name);
+std::string_view LogLevelName(LogLevel level);
+
+// What a running handler may ask of the server. Implemented by the server per
+// request; valid only during the handler call.
+class ToolContext {
+ public:
+  virtual ~ToolContext() = default;
+  // True once the client cancelled the request (notifications/cancelled) or
+  // the session ended: stop at the next safe point; the result is discarded.
+  virtual bool cancelled() const = 0;
+  // Reports progress when the client asked for it (a progressToken); a no-op
+  // otherwise. `progress` must increase between calls; total 0 = unknown.
+  virtual void Progress(double progress, double total, const std::string& message) = 0;
+  // A notifications/message to the client, if `level` passes its log level.
+  virtual void Log(LogLevel level, const std::string& message) = 0;
+};
+
+using ToolHandler = std::function<ToolResult(const json& arguments, ToolContext& context)>;
+
+struct ToolAnnotations {
+  bool read_only = false;    // readOnlyHint: does not change the desktop
+  bool destructive = false;  // destructiveHint: may destroy data (only when not read-only)
+  bool idempotent = false;   // idempotentHint: repeating it has no further effect
+  bool open_world = false;   // openWorldHint: reaches outside the local desktop
+};
+
+struct Tool {
+  std::string name;  // short verb, [a-z_]+ ("observe", "session_start")
+  std::string title;
+  std::string description;
+  json input_schema;   // JSON Schema of `arguments`; must be {"type": "object", ...}
+  json output_schema;  // JSON Schema of structuredContent; null when unstructured
+  ToolAnnotations annotations;
+  ToolHandler handler;
+};
+
+class ToolRegistry {
+ public:
+  // InvalidArgument for a duplicate or malformed name, a schema using
+  // keywords the validator does not check (json_schema.h), or no handler.
+  Status Add(Tool tool);
+
+  const Tool* Find(std::string_view name) const;
+  // In registration order.
+  const std::vector<Tool>& tools() const { return tools_; }
+
+ private:
+  std::vector<Tool> tools_;
+};
+
+// The tools/list entry of `tool`.
+json ToolToJson(const Tool& tool);
+// The tools/call result of `result` (content blocks, structuredContent, isError).
+json ToolResultToJson(const ToolResult& result);
+
+}  // namespace uiscope::mcp

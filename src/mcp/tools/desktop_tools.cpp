@@ -1,0 +1,399 @@
+// `observe` and `find`: the tree of what is on screen, and elements in it.
+#include <chrono>
+#include <deque>
+#include <mutex>
+
+#include "core/format.h"
+#include "engine/find.h"
+#include "mcp/tools/schemas.h"
+#include "mcp/tools/tools.h"
+
+namespace uiscope::mcp {
+namespace schema {
+
+json Bounds() {
+  return {{"type", "object"},
+          {"description", "screen pixels of the captured display"},
+          {"required", {"x", "y", "w", "h"}},
+          {"properties",
+           {{"x", {{"type", "integer"}}},
+            {"y", {{"type", "integer"}}},
+            {"w", {{"type", "integer"}}},
+            {"h", {{"type", "integer"}}}}}};
+}
+
+json Node() {
+  return {{"type", "object"},
+          {"required", {"id", "role", "name", "states", "actions", "source", "app", "pid",
+                        "window"}},
+          {"properties",
+           {{"id", String("stable ID, role-prefixed (btn_1a2b); pass it to action tools")},
+            {"role", String("normalised role: button, text_field, check_box, ...")},
+            {"name", String("label")},
+            {"value", String("current value (never for password fields)")},
+            {"description", String("accessible description")},
+            {"bounds", Bounds()},
+            {"states", StringArray("focused, checked, selected, expanded, password, ...")},
+            {"actions", StringArray("accessibility actions (click, activate, ...)")},
+            {"source", {{"type", "string"}, {"enum", {"ax", "ocr", "vision", "merged", "learned"}}}},
+            {"confidence", {{"type", "number"}}},
+            {"app", String("owning application")},
+            {"pid", {{"type", "integer"}}},
+            {"window", String("ID of the owning window")},
+            {"parent_id", String("ID of the parent when the page starts below the root")},
+            {"children", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}};
+}
+
+json SessionArgument() {
+  return String(
+      "uiscope session ID (from session_start or session_list) to work on; default: the "
+      "server's desktop");
+}
+
+}  // namespace schema
+
+namespace {
+
+using schema::Boolean;
+using schema::Integer;
+using schema::String;
+using schema::StringArray;
+
+constexpr int kDefaultMaxChars = 20000;
+
+// The last observation of each scope, so that a cursor pages the snapshot it
+// was cut from instead of a new one.
+class SnapshotCache {
+ public:
+  struct Entry {
+    std::string scope;
+    Snapshot snapshot;
+    std::vector<std::string> warnings;
+  };
+  void Put(Entry entry) {
+    std::lock_guard lock(mutex_);
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (it->scope == entry.scope) {
+        entries_.erase(it);
+        break;
+      }
+    }
+    entries_.push_back(std::move(entry));
+    if (entries_.size() > kKept) entries_.pop_front();
+  }
+  std::optional<Entry> Get(const std::string& scope) {
+    std::lock_guard lock(mutex_);
+    for (const Entry& e : entries_) {
+      if (e.scope == scope) return e;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static constexpr size_t kKept = 8;
+  std::mutex mutex_;
+  std::deque<Entry> entries_;
+};
+
+struct DesktopTools {
+  explicit DesktopTools(Workspace& w) : workspace(w) {}
+  Workspace& workspace;
+  SnapshotCache cache;
+};
+
+ObserveRequest ObserveRequestFrom(const json& args) {
+  ObserveRequest r;
+  r.app = args.value("app", "");
+  r.pid = args.value("pid", 0);
+  r.include_hidden = args.value("include_hidden", false);
+  r.timeout = std::chrono::milliseconds(args.value("timeout_ms", 2000));
+  return r;
+}
+
+std::string ScopeOf(const std::string& display, const ObserveRequest& r) {
+  return display + "\x1f" + r.app + "\x1f" + std::to_string(r.pid) + "\x1f" +
+         (r.include_hidden ? "1" : "0");
+}
+
+// Observes through the workspace; on a failure that means the desktop went
+// away, forgets the connection so the next call reconnects.
+Result<Observation> ObserveOnce(Workspace& workspace, const json& args, ToolContext& ctx,
+                                std::string* display, std::vector<std::string>* notes) {
+  ctx.Progress(1, 3, "connecting to the desktop");
+  auto lease = workspace.Acquire(args.value("session", ""));
+  if (!lease.ok()) return lease.error();
+  *display = lease->display;
+  for (auto& note : lease->notes) {
+    ctx.Log(LogLevel::kNotice, note);
+    notes->push_back(std::move(note));
+  }
+  ctx.Progress(2, 3, "reading the accessibility tree");
+  auto obs = lease->observer->Observe(ObserveRequestFrom(args));
+  if (!obs.ok() && obs.error().code == ErrorCode::kUnavailable) {
+    lease->lock.unlock();
+    workspace.Invalidate(*display);
+  }
+  if (obs.ok()) {
+    for (const auto& w : obs->warnings) ctx.Log(LogLevel::kWarning, w);
+  }
+  return obs;
+}
+
+ToolResult WithNotes(ToolResult result, const std::vector<std::string>& notes) {
+  for (const auto& note : notes) result.content.push_back(Content::Text("note: " + note));
+  return result;
+}
+
+Status AddSources(const json& args) {
+  for (const auto& s : args.value("sources", json::array())) {
+    const std::string source = s.get<std::string>();
+    if (source != "ax") {
+      return MakeError(ErrorCode::kUnsupported,
+                       "source \"" + source +
+                           "\" is not available in this build yet; use sources [\"ax\"]");
+    }
+  }
+  return OkStatus();
+}
+
+ToolResult Observe(DesktopTools& tools, const json& args, ToolContext& ctx) {
+  if (auto st = AddSources(args); !st.ok()) return ToolResult::FromError(st.error());
+  auto format = ParseFormat(args.value("format", "compact"));
+  if (!format.ok()) return ToolResult::FromError(format.error());
+  FormatOptions options;
+  options.format = *format;
+  options.max_nodes = args.value("max_nodes", 0);
+  options.max_chars = args.value("max_chars", kDefaultMaxChars);
+  options.cursor = args.value("cursor", "");
+
+  std::vector<std::string> notes;
+  std::string display;
+  Snapshot snapshot;
+  std::vector<std::string> warnings;
+  const ObserveRequest request = ObserveRequestFrom(args);
+  if (!options.cursor.empty()) {
+    // A cursor continues the observation it came from.
+    auto lease = tools.workspace.Acquire(args.value("session", ""));
+    if (!lease.ok()) return ToolResult::FromError(lease.error());
+    display = lease->display;
+    auto cached = tools.cache.Get(ScopeOf(display, request));
+    if (!cached) {
+      return ToolResult::Error(
+          "InvalidArgument: the cursor \"" + options.cursor +
+          "\" continues an observation this server no longer has (or one with other app, pid, "
+          "include_hidden or session arguments); call observe without a cursor first");
+    }
+    snapshot = std::move(cached->snapshot);
+    warnings = std::move(cached->warnings);
+  } else {
+    auto obs = ObserveOnce(tools.workspace, args, ctx, &display, &notes);
+    if (!obs.ok()) return WithNotes(ToolResult::FromError(obs.error()), notes);
+    snapshot = std::move(obs->snapshot);
+    warnings = std::move(obs->warnings);
+  }
+  if (ctx.cancelled()) return ToolResult::Error("cancelled");
+
+  auto out = FormatSnapshot(snapshot, options);
+  if (!out.ok()) return ToolResult::FromError(out.error());
+  json structured;
+  if (out->json.is_null()) {
+    structured = SnapshotEnvelope(snapshot, *out);
+    structured["tree"] = out->text;
+  } else {
+    structured = out->json;
+  }
+  structured["format"] = std::string(FormatName(*format));
+  structured["display"] = display;
+  structured["warnings"] = warnings;
+  if (!notes.empty()) structured["notes"] = notes;
+
+  ToolResult result;
+  std::string text = out->text;
+  if (text.empty()) text = "(no applications with accessible content)\n";
+  for (const auto& w : warnings) text += "warning: " + w + "\n";
+  result.content.push_back(Content::Text(std::move(text)));
+  result.structured = std::move(structured);
+  if (options.cursor.empty()) tools.cache.Put({ScopeOf(display, request), std::move(snapshot), warnings});
+  return WithNotes(std::move(result), notes);
+}
+
+ToolResult Find(DesktopTools& tools, const json& args, ToolContext& ctx) {
+  FindQuery query;
+  query.name = args.value("name", "");
+  query.exact = args.value("exact", false);
+  query.limit = args.value("limit", 20);
+  if (args.contains("role")) {
+    auto role = ParseRole(args["role"].get<std::string>());
+    if (!role.ok()) return ToolResult::FromError(role.error());
+    query.role = *role;
+  }
+  std::vector<std::string> notes;
+  std::string display;
+  auto obs = ObserveOnce(tools.workspace, args, ctx, &display, &notes);
+  if (!obs.ok()) return WithNotes(ToolResult::FromError(obs.error()), notes);
+  auto found = FindNodes(obs->snapshot.roots, query);
+  if (!found.ok()) return ToolResult::FromError(found.error());
+
+  json matches = json::array();
+  std::string text;
+  for (const Node* n : found->matches) {
+    matches.push_back(NodeToJson(*n, /*with_children=*/false));
+    text += FormatNodeLine(*n) + "\n";
+  }
+  std::string what = query.name.empty() ? std::string("role ") + std::string(RoleName(*query.role))
+                                        : "\"" + query.name + "\"";
+  if (found->total == 0) {
+    text = "no element matches " + what + " among " + std::to_string(found->searched) +
+           " nodes; observe to see what is on screen, or relax the query (drop role or exact)\n";
+  } else if (found->total > static_cast<int>(found->matches.size())) {
+    text += std::to_string(found->total - static_cast<int>(found->matches.size())) +
+            " more matches; raise limit or narrow the query\n";
+  }
+  for (const auto& w : obs->warnings) text += "warning: " + w + "\n";
+  ToolResult result;
+  result.content.push_back(Content::Text(std::move(text)));
+  result.structured = {{"matches", std::move(matches)},
+                       {"total", found->total},
+                       {"searched", found->searched},
+                       {"display", display},
+                       {"warnings", obs->warnings}};
+  if (!notes.empty()) result.structured["notes"] = notes;
+  return WithNotes(std::move(result), notes);
+}
+
+json ObserveInputSchema() {
+  return {
+      {"type", "object"},
+      {"additionalProperties", false},
+      {"properties",
+       {{"app", String("only this application, by its accessible name (case-insensitive)")},
+        {"pid", Integer("only this process", 1)},
+        {"format",
+         {{"type", "string"},
+          {"enum", {"compact", "json", "semantic"}},
+          {"default", "compact"},
+          {"description",
+           "compact: one line per element, cheapest for a model; json: every field, for "
+           "programs; semantic: windows, buttons, text_fields, links, text_content"}}},
+        {"sources",
+         {{"type", "array"},
+          {"items", {{"type", "string"}, {"enum", {"ax", "ocr", "vision"}}}},
+          {"description", "perception sources; only \"ax\" (accessibility) in this build"}}},
+        {"max_nodes", {{"type", "integer"}, {"minimum", 0}, {"default", 0},
+                       {"description", "at most this many nodes in the page (0 = no limit)"}}},
+        {"max_chars", {{"type", "integer"}, {"minimum", 0}, {"default", kDefaultMaxChars},
+                       {"description", "at most this many characters in the page (0 = no limit)"}}},
+        {"cursor", String("next page: the page.next_cursor of the previous observe with the same "
+                          "arguments; pages that same observation")},
+        {"include_hidden", Boolean("also elements that are not showing or are scrolled out")},
+        {"timeout_ms", {{"type", "integer"}, {"minimum", 10}, {"maximum", 600000},
+                        {"default", 2000}, {"description", "deadline per application"}}},
+        {"session", schema::SessionArgument()}}}};
+}
+
+json ObserveOutputSchema() {
+  const json page = {{"type", "object"},
+                     {"required", {"nodes_total", "nodes_emitted", "truncated", "next_cursor"}},
+                     {"properties",
+                      {{"nodes_total", {{"type", "integer"}}},
+                       {"nodes_emitted", {{"type", "integer"}}},
+                       {"truncated", {{"type", "boolean"}}},
+                       {"next_cursor", String("pass as cursor for the next page; \"\" = last")}}}};
+  const json frame = {{"type", "object"},
+                      {"required", {"width", "height", "scale"}},
+                      {"properties",
+                       {{"width", {{"type", "integer"}}},
+                        {"height", {{"type", "integer"}}},
+                        {"scale", {{"type", "number"}}}}}};
+  const json entries = {{"type", "array"}, {"items", {{"type", "object"}}}};
+  return {{"type", "object"},
+          {"required", {"format", "display", "page", "warnings"}},
+          {"properties",
+           {{"format", {{"type", "string"}, {"enum", {"compact", "json", "semantic"}}}},
+            {"display", String("the X display observed")},
+            {"tree", String("compact format: the tree, one line per element")},
+            {"frame", frame},
+            {"stats", {{"type", "object"}}},
+            {"page", page},
+            {"nodes", {{"type", "array"}, {"items", schema::Node()},
+                       {"description", "json format: the roots of the page"}}},
+            {"screen", {{"type", "object"}}},
+            {"windows", entries},
+            {"buttons", entries},
+            {"text_fields", entries},
+            {"links", entries},
+            {"text_content", String("semantic format: visible text, one line per element")},
+            {"warnings", StringArray("apps that did not answer, capped walks, ...")},
+            {"notes", StringArray("things the server did on the way (started a desktop)")}}}};
+}
+
+json FindInputSchema() {
+  return {{"type", "object"},
+          {"additionalProperties", false},
+          {"properties",
+           {{"name", String("text in the element's name (case-insensitive substring; with exact, "
+                            "the whole name, case-sensitive)")},
+            {"role", String("only elements of this role: button, text_field, check_box, ...")},
+            {"exact", Boolean("match the whole name exactly")},
+            {"app", String("only this application")},
+            {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"default", 20},
+                       {"description", "at most this many matches"}}},
+            {"timeout_ms", {{"type", "integer"}, {"minimum", 10}, {"maximum", 600000},
+                            {"default", 2000}, {"description", "deadline per application"}}},
+            {"session", schema::SessionArgument()}}}};
+}
+
+json FindOutputSchema() {
+  return {{"type", "object"},
+          {"required", {"matches", "total", "searched", "display", "warnings"}},
+          {"properties",
+           {{"matches", {{"type", "array"}, {"items", schema::Node()},
+                         {"description", "best first: whole-name matches, then prefixes"}}},
+            {"total", {{"type", "integer"}, {"description", "matches before the limit"}}},
+            {"searched", {{"type", "integer"}, {"description", "nodes looked at"}}},
+            {"display", String("the X display searched")},
+            {"warnings", StringArray("apps that did not answer, capped walks, ...")},
+            {"notes", StringArray("things the server did on the way")}}}};
+}
+
+}  // namespace
+
+Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace) {
+  auto tools = std::make_shared<DesktopTools>(workspace);
+  Tool observe;
+  observe.name = "observe";
+  observe.title = "Observe the screen";
+  observe.description =
+      "The tree of what is on screen: applications, windows and their elements, each with a "
+      "stable ID to act on, its role, name, value, bounds (screen pixels) and states. Compact "
+      "by default and paged (max_chars, cursor) so it never floods the context.";
+  observe.input_schema = ObserveInputSchema();
+  observe.output_schema = ObserveOutputSchema();
+  observe.annotations = ToolAnnotations{.read_only = true, .destructive = false,
+                                        .idempotent = true, .open_world = false};
+  observe.handler = [tools](const json& args, ToolContext& ctx) {
+    return Observe(*tools, args, ctx);
+  };
+  if (auto st = registry.Add(std::move(observe)); !st.ok()) return st;
+
+  Tool find;
+  find.name = "find";
+  find.title = "Find elements";
+  find.description =
+      "Elements whose name contains a text (or equals it, with exact), optionally of one role; "
+      "best matches first, each with its ID and bounds. Cheaper than a full observe when you "
+      "know what you are looking for.";
+  find.input_schema = FindInputSchema();
+  find.output_schema = FindOutputSchema();
+  find.annotations = ToolAnnotations{.read_only = true, .destructive = false,
+                                     .idempotent = true, .open_world = false};
+  find.handler = [tools](const json& args, ToolContext& ctx) { return Find(*tools, args, ctx); };
+  return registry.Add(std::move(find));
+}
+
+Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions) {
+  if (auto st = RegisterDesktopTools(registry, workspace); !st.ok()) return st;
+  return RegisterSessionTools(registry, sessions, workspace);
+}
+
+}  // namespace uiscope::mcp

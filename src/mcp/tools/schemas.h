@@ -1,0 +1,31 @@
+// JSON Schema fragments shared by the tools' input and output schemas.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+namespace uiscope::mcp::schema {
+
+using nlohmann::json;
+
+inline json String(const char* description) {
+  return {{"type", "string"}, {"description", description}};
+}
+inline json Integer(const char* description, int minimum) {
+  return {{"type", "integer"}, {"minimum", minimum}, {"description", description}};
+}
+inline json Boolean(const char* description) {
+  return {{"type", "boolean"}, {"description", description}};
+}
+inline json StringArray(const char* description) {
+  return {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", description}};
+}
+
+// bounds {x, y, w, h} in screen pixels of the captured display.
+json Bounds();
+// A node of the json format (core/format.h NodeToJson); `children` nests
+// the same shape.
+json Node();
+// The `session` argument every desktop tool takes.
+json SessionArgument();
+
+}  // namespace uiscope::mcp::schema

@@ -1,0 +1,155 @@
+// `session_start`, `session_list`, `session_stop`: headless desktops.
+#include "mcp/tools/schemas.h"
+#include "mcp/tools/tools.h"
+
+namespace uiscope::mcp {
+namespace {
+
+using schema::Boolean;
+using schema::Integer;
+using schema::String;
+
+json SessionSchema() {
+  return {{"type", "object"},
+          {"required", {"id", "display_name", "dbus_address", "width", "height", "alive"}},
+          {"properties",
+           {{"id", String("session ID")},
+            {"display", {{"type", "integer"}}},
+            {"display_name", String("DISPLAY value, \":N\"")},
+            {"dbus_address", String("DBUS_SESSION_BUS_ADDRESS of the session")},
+            {"runtime_dir", String("XDG_RUNTIME_DIR of the session (logs live here)")},
+            {"xvfb_pid", {{"type", "integer"}}},
+            {"dbus_pid", {{"type", "integer"}}},
+            {"wm_pid", {{"type", "integer"}}},
+            {"width", {{"type", "integer"}}},
+            {"height", {{"type", "integer"}}},
+            {"started_at_ms", {{"type", "integer"}}},
+            {"alive", {{"type", "boolean"}}},
+            {"env", {{"type", "object"},
+                     {"description", "environment to launch apps into the session"},
+                     {"additionalProperties", {{"type", "string"}}}}}}}};
+}
+
+json SessionJson(const DesktopInfo& info) {
+  json j = ToJson(info);
+  json env = json::object();
+  for (const auto& [k, v] : SessionEnvironment(info)) env[k] = v;
+  j["env"] = std::move(env);
+  return j;
+}
+
+ToolResult Start(SessionControl& sessions, const json& args, ToolContext& ctx) {
+  DesktopOptions options;
+  options.width = args.value("width", options.width);
+  options.height = args.value("height", options.height);
+  options.window_manager = args.value("window_manager", true);
+  ctx.Progress(1, 2, "starting Xvfb, D-Bus and the window manager");
+  auto info = sessions.Start(options);
+  if (!info.ok()) return ToolResult::FromError(info.error());
+  ToolResult result;
+  result.structured = SessionJson(*info);
+  result.content.push_back(Content::Text(
+      "started session " + info->id + " on " + info->display_name + " (" +
+      std::to_string(info->width) + "x" + std::to_string(info->height) + "). Pass session \"" +
+      info->id + "\" to observe and find; launch apps with DISPLAY=" + info->display_name +
+      " DBUS_SESSION_BUS_ADDRESS=" + info->dbus_address +
+      ". It runs until session_stop, also after this server exits."));
+  return result;
+}
+
+ToolResult List(SessionControl& sessions) {
+  auto list = sessions.List();
+  if (!list.ok()) return ToolResult::FromError(list.error());
+  json arr = json::array();
+  std::string text;
+  for (const DesktopInfo& s : *list) {
+    arr.push_back(SessionJson(s));
+    text += s.id + "  " + s.display_name + "  " + std::to_string(s.width) + "x" +
+            std::to_string(s.height) + "  " + (s.alive ? "alive" : "DEAD (stop it)") + "\n";
+  }
+  if (list->empty()) text = "no sessions; start one with session_start\n";
+  ToolResult result;
+  result.structured = {{"sessions", std::move(arr)}};
+  result.content.push_back(Content::Text(std::move(text)));
+  return result;
+}
+
+ToolResult Stop(SessionControl& sessions, Workspace& workspace, const json& args) {
+  const std::string id = args["id"].get<std::string>();
+  std::string display;
+  if (auto list = sessions.List(); list.ok()) {
+    for (const DesktopInfo& s : *list) {
+      if (s.id == id) display = s.display_name;
+    }
+  }
+  if (auto st = sessions.Stop(id); !st.ok()) return ToolResult::FromError(st.error());
+  if (!display.empty()) workspace.Invalidate(display);
+  ToolResult result;
+  result.structured = {{"stopped", id}};
+  result.content.push_back(Content::Text("stopped session " + id + " and everything in it"));
+  return result;
+}
+
+}  // namespace
+
+Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions,
+                            Workspace& workspace) {
+  Tool start;
+  start.name = "session_start";
+  start.title = "Start a headless desktop";
+  start.description =
+      "Starts an isolated headless desktop (Xvfb, private D-Bus with accessibility, window "
+      "manager) and returns its ID and the environment to launch apps into it. It keeps "
+      "running until session_stop.";
+  start.input_schema = {
+      {"type", "object"},
+      {"additionalProperties", false},
+      {"properties",
+       {{"width", {{"type", "integer"}, {"minimum", 64}, {"maximum", 16384}, {"default", 1920},
+                   {"description", "screen width in pixels"}}},
+        {"height", {{"type", "integer"}, {"minimum", 64}, {"maximum", 16384}, {"default", 1080},
+                    {"description", "screen height in pixels"}}},
+        {"window_manager", Boolean("run openbox for EWMH (default true)")}}}};
+  start.output_schema = SessionSchema();
+  start.annotations = ToolAnnotations{.read_only = false, .destructive = false,
+                                      .idempotent = false, .open_world = false};
+  start.handler = [&sessions](const json& args, ToolContext& ctx) {
+    return Start(sessions, args, ctx);
+  };
+  if (auto st = registry.Add(std::move(start)); !st.ok()) return st;
+
+  Tool list;
+  list.name = "session_list";
+  list.title = "List headless desktops";
+  list.description = "The uiscope sessions on this machine, with whether each is alive.";
+  list.input_schema = {{"type", "object"}, {"additionalProperties", false},
+                       {"properties", json::object()}};
+  list.output_schema = {{"type", "object"},
+                        {"required", {"sessions"}},
+                        {"properties", {{"sessions", {{"type", "array"}, {"items", SessionSchema()}}}}}};
+  list.annotations = ToolAnnotations{.read_only = true, .destructive = false,
+                                     .idempotent = true, .open_world = false};
+  list.handler = [&sessions](const json&, ToolContext&) { return List(sessions); };
+  if (auto st = registry.Add(std::move(list)); !st.ok()) return st;
+
+  Tool stop;
+  stop.name = "session_stop";
+  stop.title = "Stop a headless desktop";
+  stop.description =
+      "Stops a session and every app running in it; unsaved work in those apps is lost.";
+  stop.input_schema = {{"type", "object"},
+                       {"additionalProperties", false},
+                       {"required", {"id"}},
+                       {"properties", {{"id", String("session ID from session_list")}}}};
+  stop.output_schema = {{"type", "object"},
+                        {"required", {"stopped"}},
+                        {"properties", {{"stopped", String("the ID of the stopped session")}}}};
+  stop.annotations = ToolAnnotations{.read_only = false, .destructive = true,
+                                     .idempotent = false, .open_world = false};
+  stop.handler = [&sessions, &workspace](const json& args, ToolContext&) {
+    return Stop(sessions, workspace, args);
+  };
+  return registry.Add(std::move(stop));
+}
+
+}  // namespace uiscope::mcp
