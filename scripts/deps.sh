@@ -17,6 +17,7 @@ UISCOPE_RUNTIME_PACKAGES=(
 UISCOPE_TEST_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libgtk-3-dev
   python3-pyatspi python3-gi gir1.2-atspi-2.0
+  clang libclang-rt-14-dev
 )
 
 uiscope_missing_packages() {
@@ -47,6 +48,14 @@ uiscope_install() {
     # shellcheck disable=SC2086
     $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
   fi
+}
+
+# Node.js and npm run the MCP test tooling (the official SDK client and the
+# conformance suite). A node already on PATH is used as it is; otherwise
+# Debian's.
+uiscope_install_node() {
+  if command -v node >/dev/null && command -v npm >/dev/null; then return 0; fi
+  uiscope_install nodejs npm
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then

@@ -31,7 +31,7 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
     return MakeError(ErrorCode::kInvalidArgument, "find needs a name, a role, or both");
   }
   const std::string needle = Fold(query.name);
-  // rank 0: the whole name; 1: a prefix; 2: anywhere.
+  // Text rank 0: the whole name; 1: a prefix; 2: anywhere.
   std::vector<std::pair<int, const Node*>> found;
   FindResult result;
   ForEachNode(roots, [&](const Node& n, int) {
@@ -46,6 +46,8 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
       if (at == std::string::npos) return;
       rank = hay.size() == needle.size() ? 0 : at == 0 ? 1 : 2;
     }
+    // Among equal matches, what an agent can act on comes first.
+    rank = rank * 2 + (IsInteractiveRole(n.role) ? 0 : 1);
     found.emplace_back(rank, &n);
   });
   std::stable_sort(found.begin(), found.end(),

@@ -20,8 +20,10 @@ struct FindQuery {
 };
 
 struct FindResult {
-  std::vector<const Node*> matches;  // best first: exact names, then prefixes, then the rest,
-                                     // each group in reading (preorder) order
+  // Best first: whole names, then prefixes, then the rest; within each,
+  // interactive elements (buttons, fields, items) before the others, then
+  // reading (preorder) order.
+  std::vector<const Node*> matches;
   int total = 0;     // matches before the limit
   int searched = 0;  // nodes looked at
 };

@@ -1,0 +1,198 @@
+// uiscope's tools through the real server, on a fake desktop: every
+// structuredContent is checked against the tool's outputSchema.
+#include <gtest/gtest.h>
+
+#include "mcp/server.h"
+#include "mcp/tools/tools.h"
+#include "support/fake_accessibility.h"
+#include "support/fake_sessions.h"
+
+namespace uiscope::mcp {
+namespace {
+
+class Inbox final : public Outbound {
+ public:
+  bool Send(const json& message) override {
+    messages.push_back(message);
+    return true;
+  }
+  std::vector<json> messages;
+};
+
+class ToolsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto fake = std::make_unique<test::FakeAccessibility>(
+        test::LoadFixtureTree(std::string(UISCOPE_TREE_FIXTURES) + "/login.json"));
+    accessibility_ = fake.get();
+    workspace_ = std::make_unique<Workspace>(std::move(fake), Frame{1920, 1080, 1.0});
+    ASSERT_TRUE(RegisterAllTools(registry_, *workspace_, sessions_).ok());
+    ServerOptions options;
+    options.tools_inline = true;
+    options.validate_output = true;
+    server_ = std::make_unique<Server>(registry_, options);
+    session_ = server_->NewSession();
+    session_->Handle({{"jsonrpc", "2.0"},
+                      {"id", 0},
+                      {"method", "initialize"},
+                      {"params", {{"protocolVersion", "2025-11-25"}}}},
+                     inbox_);
+  }
+
+  // The tools/call result (asserting it is not a protocol error).
+  json Call(const std::string& tool, json arguments) {
+    inbox_.messages.clear();
+    session_->Handle({{"jsonrpc", "2.0"},
+                      {"id", ++id_},
+                      {"method", "tools/call"},
+                      {"params", {{"name", tool}, {"arguments", std::move(arguments)}}}},
+                     inbox_);
+    for (const json& m : inbox_.messages) {
+      if (m.contains("id") && m["id"] == id_) {
+        EXPECT_TRUE(m.contains("result")) << m.dump();
+        return m.value("result", json::object());
+      }
+    }
+    ADD_FAILURE() << "no reply to " << tool;
+    return json::object();
+  }
+
+  static std::string Text(const json& result) {
+    std::string text;
+    for (const json& c : result["content"]) text += c.value("text", "");
+    return text;
+  }
+
+  test::FakeAccessibility* accessibility_ = nullptr;
+  std::unique_ptr<Workspace> workspace_;
+  test::FakeSessions sessions_;
+  ToolRegistry registry_;
+  std::unique_ptr<Server> server_;
+  std::unique_ptr<Session> session_;
+  Inbox inbox_;
+  int id_ = 0;
+};
+
+TEST_F(ToolsTest, RegistersTheFirstTools) {
+  std::vector<std::string> names;
+  for (const Tool& t : registry_.tools()) names.push_back(t.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"observe", "find", "session_start", "session_list",
+                                             "session_stop"}));
+  EXPECT_TRUE(registry_.Find("observe")->annotations.read_only);
+  EXPECT_TRUE(registry_.Find("session_stop")->annotations.destructive);
+}
+
+TEST_F(ToolsTest, ObserveInEveryFormat) {
+  json compact = Call("observe", json::object());
+  ASSERT_FALSE(compact["isError"].get<bool>()) << compact.dump();
+  EXPECT_EQ(compact["structuredContent"]["format"], "compact");
+  EXPECT_NE(Text(compact).find("[button \"Login\" id=btn_"), std::string::npos) << Text(compact);
+  EXPECT_EQ(compact["structuredContent"]["tree"], compact["content"][0]["text"]);
+  EXPECT_EQ(compact["structuredContent"]["frame"]["width"], 1920);
+  // The password field's value is never shown; the email's is.
+  EXPECT_NE(Text(compact).find("ada@example.org"), std::string::npos);
+
+  json j = Call("observe", {{"format", "json"}});
+  ASSERT_FALSE(j["isError"].get<bool>()) << j.dump();
+  EXPECT_EQ(j["structuredContent"]["nodes"][0]["role"], "application");
+  EXPECT_EQ(j["structuredContent"]["nodes"][0]["children"][0]["name"], "Sign in");
+
+  json semantic = Call("observe", {{"format", "semantic"}, {"app", "login-app"}});
+  ASSERT_FALSE(semantic["isError"].get<bool>()) << semantic.dump();
+  bool login = false;
+  for (const json& b : semantic["structuredContent"]["buttons"]) login = login || b["label"] == "Login";
+  EXPECT_TRUE(login) << semantic.dump();
+}
+
+TEST_F(ToolsTest, IdsAreStableAcrossCalls) {
+  json a = Call("observe", {{"format", "json"}});
+  json b = Call("observe", {{"format", "json"}});
+  EXPECT_EQ(a["structuredContent"]["nodes"], b["structuredContent"]["nodes"]);
+}
+
+TEST_F(ToolsTest, CursorPagesTheSameObservation) {
+  json first = Call("observe", {{"max_nodes", 3}});
+  ASSERT_FALSE(first["isError"].get<bool>()) << first.dump();
+  const json page = first["structuredContent"]["page"];
+  ASSERT_TRUE(page["truncated"].get<bool>());
+  const size_t walks = accessibility_->requests().size();
+  std::string cursor = page["next_cursor"];
+  int seen = page["nodes_emitted"];
+  while (!cursor.empty()) {
+    json next = Call("observe", {{"max_nodes", 3}, {"cursor", cursor}});
+    ASSERT_FALSE(next["isError"].get<bool>()) << next.dump();
+    seen += next["structuredContent"]["page"]["nodes_emitted"].get<int>();
+    cursor = next["structuredContent"]["page"]["next_cursor"];
+  }
+  EXPECT_EQ(seen, page["nodes_total"].get<int>());
+  EXPECT_EQ(accessibility_->requests().size(), walks) << "a cursor must not walk the tree again";
+
+  // A cursor for a scope never observed is refused with what to do.
+  json stray = Call("observe", {{"app", "login-app"}, {"cursor", "n:3"}});
+  EXPECT_TRUE(stray["isError"].get<bool>());
+  EXPECT_NE(Text(stray).find("call observe without a cursor first"), std::string::npos);
+}
+
+TEST_F(ToolsTest, ObserveFailuresAreToolErrors) {
+  json ocr = Call("observe", {{"sources", {"ax", "ocr"}}});
+  EXPECT_TRUE(ocr["isError"].get<bool>());
+  EXPECT_NE(Text(ocr).find("not available in this build"), std::string::npos);
+  json app = Call("observe", {{"app", "nonexistent"}});
+  EXPECT_TRUE(app["isError"].get<bool>());
+  EXPECT_NE(Text(app).find("not_found: no accessible application"), std::string::npos)
+      << Text(app);
+  json session = Call("observe", {{"session", "s12345"}});
+  EXPECT_TRUE(session["isError"].get<bool>());
+  json typo = Call("observe", {{"fromat", "json"}});
+  EXPECT_TRUE(typo["isError"].get<bool>());
+  EXPECT_NE(Text(typo).find("unknown property \"fromat\""), std::string::npos) << Text(typo);
+}
+
+TEST_F(ToolsTest, FindByNameAndRole) {
+  json login = Call("find", {{"name", "log"}});
+  ASSERT_FALSE(login["isError"].get<bool>()) << login.dump();
+  // Prefixes before inner matches; the button before the application.
+  ASSERT_EQ(login["structuredContent"]["total"], 3);
+  EXPECT_EQ(login["structuredContent"]["matches"][0]["name"], "Login");
+  EXPECT_EQ(login["structuredContent"]["matches"][1]["name"], "login-app");
+  EXPECT_EQ(login["structuredContent"]["matches"][2]["name"], "Not logged in");
+
+  json fields = Call("find", {{"role", "text_field"}});
+  EXPECT_EQ(fields["structuredContent"]["total"], 2);
+  json exact = Call("find", {{"name", "Email"}, {"role", "text_field"}, {"exact", true}});
+  ASSERT_EQ(exact["structuredContent"]["total"], 1);
+  EXPECT_EQ(exact["structuredContent"]["matches"][0]["value"], "ada@example.org");
+  json limited = Call("find", {{"role", "label"}, {"limit", 1}});
+  EXPECT_EQ(limited["structuredContent"]["matches"].size(), 1u);
+  EXPECT_NE(Text(limited).find("more matches"), std::string::npos);
+
+  json none = Call("find", {{"name", "Logout"}});
+  EXPECT_FALSE(none["isError"].get<bool>());
+  EXPECT_EQ(none["structuredContent"]["total"], 0);
+  EXPECT_NE(Text(none).find("no element matches \"Logout\""), std::string::npos);
+
+  json bad_role = Call("find", {{"name", "x"}, {"role", "buton"}});
+  EXPECT_TRUE(bad_role["isError"].get<bool>());
+  EXPECT_NE(Text(bad_role).find("unknown role \"buton\""), std::string::npos);
+  json empty = Call("find", json::object());
+  EXPECT_TRUE(empty["isError"].get<bool>());
+}
+
+TEST_F(ToolsTest, SessionTools) {
+  json started = Call("session_start", {{"width", 800}, {"height", 600}});
+  ASSERT_FALSE(started["isError"].get<bool>()) << started.dump();
+  EXPECT_EQ(started["structuredContent"]["width"], 800);
+  const std::string id = started["structuredContent"]["id"];
+  EXPECT_EQ(started["structuredContent"]["env"]["DISPLAY"], started["structuredContent"]["display_name"]);
+  json list = Call("session_list", json::object());
+  ASSERT_EQ(list["structuredContent"]["sessions"].size(), 1u);
+  json stopped = Call("session_stop", {{"id", id}});
+  EXPECT_FALSE(stopped["isError"].get<bool>());
+  json again = Call("session_stop", {{"id", id}});
+  EXPECT_TRUE(again["isError"].get<bool>());
+  json tiny = Call("session_start", {{"width", 10}});
+  EXPECT_TRUE(tiny["isError"].get<bool>());
+}
+
+}  // namespace
+}  // namespace uiscope::mcp
