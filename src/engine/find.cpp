@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/format.h"
+
 namespace uiscope {
 namespace {
 
@@ -57,6 +59,12 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
                                       : found.size();
   for (size_t i = 0; i < keep; ++i) result.matches.push_back(found[i].second);
   return result;
+}
+
+nlohmann::json FindResultToJson(const FindResult& result) {
+  nlohmann::json matches = nlohmann::json::array();
+  for (const Node* n : result.matches) matches.push_back(NodeToJson(*n, /*with_children=*/false));
+  return {{"matches", std::move(matches)}, {"total", result.total}, {"searched", result.searched}};
 }
 
 }  // namespace uiscope

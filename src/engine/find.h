@@ -3,6 +3,7 @@
 // with the vision pipeline (DESIGN §5).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,10 @@ struct FindResult {
 // InvalidArgument when the query has neither a name nor a role. The pointers
 // point into `roots` and live as long as it.
 Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& query);
+
+// {"matches": [node objects without children], "total", "searched"}: the
+// part of `uiscope find --json` and the MCP find tool's result they share.
+nlohmann::json FindResultToJson(const FindResult& result);
 
 // "button" -> Role::kButton; InvalidArgument listing the role names otherwise.
 Result<Role> ParseRole(std::string_view name);

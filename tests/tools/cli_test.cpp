@@ -169,6 +169,22 @@ TEST(CliDesktopTest, ObserveJsonOnTheFixture) {
   CliRun unknown = RunCli("observe --app no-such-app", env);
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_NE(unknown.err.find("cli-fixture"), std::string::npos) << unknown.err;
+
+  // find: best match first, --json as the MCP tool's structuredContent, exit
+  // 1 when nothing matches.
+  CliRun login = RunCli("find login --app cli-fixture --role button", env);
+  EXPECT_EQ(login.exit_code, 0) << login.err;
+  EXPECT_EQ(login.out.rfind("[button \"Login\" id=btn_", 0), 0u) << login.out;
+  CliRun login_json = RunCli("find Login --exact --app cli-fixture --json", env);
+  ASSERT_EQ(login_json.exit_code, 0) << login_json.err;
+  auto found = nlohmann::json::parse(login_json.out);
+  EXPECT_EQ(found["total"], 1);
+  EXPECT_EQ(found["matches"][0]["role"], "button");
+  EXPECT_TRUE(found["matches"][0]["bounds"].contains("x"));
+  CliRun none = RunCli("find 'no such label' --app cli-fixture", env);
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("no element matches"), std::string::npos) << none.err;
+  EXPECT_EQ(RunCli("find x --role buton --app cli-fixture", env).exit_code, 2);
 }
 
 }  // namespace

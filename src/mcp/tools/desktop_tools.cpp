@@ -234,12 +234,8 @@ ToolResult Find(DesktopTools& tools, const json& args, ToolContext& ctx) {
   auto found = FindNodes(obs->snapshot.roots, query);
   if (!found.ok()) return ToolResult::FromError(found.error());
 
-  json matches = json::array();
   std::string text;
-  for (const Node* n : found->matches) {
-    matches.push_back(NodeToJson(*n, /*with_children=*/false));
-    text += FormatNodeLine(*n) + "\n";
-  }
+  for (const Node* n : found->matches) text += FormatNodeLine(*n) + "\n";
   std::string what = query.name.empty() ? std::string("role ") + std::string(RoleName(*query.role))
                                         : "\"" + query.name + "\"";
   if (found->total == 0) {
@@ -252,11 +248,9 @@ ToolResult Find(DesktopTools& tools, const json& args, ToolContext& ctx) {
   for (const auto& w : obs->warnings) text += "warning: " + w + "\n";
   ToolResult result;
   result.content.push_back(Content::Text(std::move(text)));
-  result.structured = {{"matches", std::move(matches)},
-                       {"total", found->total},
-                       {"searched", found->searched},
-                       {"display", display},
-                       {"warnings", obs->warnings}};
+  result.structured = FindResultToJson(*found);
+  result.structured["display"] = display;
+  result.structured["warnings"] = obs->warnings;
   if (!notes.empty()) result.structured["notes"] = notes;
   return WithNotes(std::move(result), notes);
 }
