@@ -312,19 +312,32 @@ FormatOutput FormatCompact(const std::vector<FlatNode>& flat, size_t start,
                            const FormatOptions& options) {
   FormatOutput out;
   Budget budget(options);
+  std::vector<size_t> line_sizes;
   size_t next = start;
   for (; next < flat.size(); ++next) {
     std::string line = CompactLine(*flat[next].node, flat[next].depth);
     if (!budget.Fits(line.size())) break;
     budget.Take(line.size());
+    line_sizes.push_back(line.size());
     out.text += line;
   }
-  out.nodes_emitted = budget.items();
-  FinishPage(out, next, flat.size());
-  if (out.truncated) {
-    out.text += std::string(kEllipsis) + ' ' + std::to_string(flat.size() - next) +
-                " more nodes (cursor=" + out.next_cursor + ")\n";
+  auto trailer = [&](size_t at) {
+    return std::string(kEllipsis) + ' ' + std::to_string(flat.size() - at) +
+           " more nodes (cursor=" + MakeCursor(at) + ")\n";
+  };
+  // The trailer counts against max_chars too: give back nodes until it fits
+  // (keeping the one node every page has).
+  if (next < flat.size() && options.max_chars > 0) {
+    const auto max = static_cast<size_t>(options.max_chars);
+    while (line_sizes.size() > 1 && out.text.size() + trailer(next).size() > max) {
+      out.text.resize(out.text.size() - line_sizes.back());
+      line_sizes.pop_back();
+      --next;
+    }
   }
+  out.nodes_emitted = static_cast<int>(line_sizes.size());
+  FinishPage(out, next, flat.size());
+  if (out.truncated) out.text += trailer(next);
   return out;
 }
 

@@ -38,8 +38,8 @@ struct FormatOptions {
   int max_nodes = 0;
   // Size of this page in UTF-8 bytes; 0 = unlimited. At least one node is
   // always emitted, so a page may exceed a budget smaller than one node.
-  //   compact:  bytes of the node lines, newlines included; the "… N more
-  //             nodes" trailer is not counted.
+  //   compact:  bytes of the whole text: node lines, newlines and the
+  //             "… N more nodes (cursor=…)" trailer.
   //   json:     approximate: the sum of each node's own serialised object
   //             (without children); nesting and the envelope are not counted.
   //   semantic: approximate: the sum of each entry's serialised size.

@@ -55,8 +55,8 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
   std::stable_sort(found.begin(), found.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   result.total = static_cast<int>(found.size());
-  const size_t keep = query.limit > 0 ? std::min(found.size(), static_cast<size_t>(query.limit))
-                                      : found.size();
+  const size_t keep =
+      query.limit > 0 ? std::min(found.size(), static_cast<size_t>(query.limit)) : found.size();
   for (size_t i = 0; i < keep; ++i) result.matches.push_back(found[i].second);
   return result;
 }

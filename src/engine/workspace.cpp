@@ -45,17 +45,16 @@ Result<DesktopTarget> Workspace::DefaultTarget(std::vector<std::string>* notes) 
   if (!options_.start_headless) return ResolveDesktop("");  // the "no display" error
   auto desktop = HeadlessDesktop::Start(options_.headless);
   if (!desktop.ok()) {
-    return MakeError(desktop.error().code,
-                     "no DISPLAY is set, and starting a headless desktop failed: " +
-                         desktop.error().message);
+    return MakeError(
+        desktop.error().code,
+        "no DISPLAY is set, and starting a headless desktop failed: " + desktop.error().message);
   }
   own_desktop_ = std::move(desktop).value();
   const DesktopInfo& info = own_desktop_->info();
   notes->push_back("no DISPLAY was set, so uiscope started its own headless desktop " +
                    info.display_name + " (session " + info.id + ", " + std::to_string(info.width) +
-                   "x" + std::to_string(info.height) +
-                   "); launch apps into it with session " + info.id +
-                   "'s environment. It stops when the server exits.");
+                   "x" + std::to_string(info.height) + "); launch apps into it with session " +
+                   info.id + "'s environment. It stops when the server exits.");
   return DesktopTarget{info.display_name, info.dbus_address, info.id};
 }
 
@@ -77,8 +76,7 @@ Result<Workspace::Lease> Workspace::Acquire(const std::string& session_id) {
   lease.lock = std::unique_lock(mutex_);
   if (fake_) {
     if (!session_id.empty() && session_id != "fake") {
-      return MakeError(ErrorCode::kNotFound,
-                       "no session \"" + session_id + "\" (sessions: fake)");
+      return MakeError(ErrorCode::kNotFound, "no session \"" + session_id + "\" (sessions: fake)");
     }
     Desktop* d = desktops_.begin()->second.get();
     lease.observer = d->observer.get();
@@ -93,9 +91,9 @@ Result<Workspace::Lease> Workspace::Acquire(const std::string& session_id) {
     auto info = FindSession(session_id);
     if (!info.ok()) return info.error();
     if (!info->alive) {
-      return MakeError(ErrorCode::kUnavailable,
-                       "session " + session_id + " is dead (its Xvfb exited); stop it with "
-                       "session_stop and start a new one");
+      return MakeError(ErrorCode::kUnavailable, "session " + session_id +
+                                                    " is dead (its Xvfb exited); stop it with "
+                                                    "session_stop and start a new one");
     }
     target = DesktopTarget{info->display_name, info->dbus_address, info->id};
   }

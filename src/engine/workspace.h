@@ -25,9 +25,9 @@
 namespace uiscope {
 
 struct WorkspaceOptions {
-  std::string display;          // --display; "" = $DISPLAY, else a headless desktop
-  bool start_headless = true;   // start one when no display is known
-  DesktopOptions headless;      // its size etc.
+  std::string display;         // --display; "" = $DISPLAY, else a headless desktop
+  bool start_headless = true;  // start one when no display is known
+  DesktopOptions headless;     // its size etc.
 };
 
 class Workspace {
@@ -41,9 +41,9 @@ class Workspace {
 
   struct Lease {
     Observer* observer = nullptr;
-    std::string display;              // ":N"
-    std::string session_id;           // the uiscope session owning it ("" = none)
-    std::vector<std::string> notes;   // things the caller should tell the user
+    std::string display;             // ":N"
+    std::string session_id;          // the uiscope session owning it ("" = none)
+    std::vector<std::string> notes;  // things the caller should tell the user
     std::unique_lock<std::mutex> lock;
   };
 

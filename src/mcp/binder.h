@@ -47,19 +47,19 @@ class Binder {
   template <typename Params>
   void Request(std::string method, std::function<Reply(const Params&, Call&)> handler,
                bool slow = false) {
-    requests_[std::move(method)] = Entry{
-        [handler = std::move(handler)](const json& params, Call& call) -> Reply {
-          Params p{};
-          try {
-            FromJson(params.is_null() ? json::object() : params, p);
-          } catch (const ParamError& e) {
-            return Reply::Fail(kInvalidParams, std::string("invalid params: ") + e.what());
-          } catch (const json::exception& e) {
-            return Reply::Fail(kInvalidParams, std::string("invalid params: ") + e.what());
-          }
-          return handler(p, call);
-        },
-        slow};
+    requests_[std::move(method)] =
+        Entry{[handler = std::move(handler)](const json& params, Call& call) -> Reply {
+                Params p{};
+                try {
+                  FromJson(params.is_null() ? json::object() : params, p);
+                } catch (const ParamError& e) {
+                  return Reply::Fail(kInvalidParams, std::string("invalid params: ") + e.what());
+                } catch (const json::exception& e) {
+                  return Reply::Fail(kInvalidParams, std::string("invalid params: ") + e.what());
+                }
+                return handler(p, call);
+              },
+              slow};
   }
 
   // Notifications have no reply; malformed params are dropped (the spec

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <random>
@@ -143,8 +145,7 @@ bool ContainsRequest(const json& frame) {
 bool IsLoopbackHost(std::string_view host_and_port) {
   const std::string host = Lower(HostPart(host_and_port));
   if (host == "localhost" || host == "[::1]" || host == "::1") return true;
-  return host.rfind("127.", 0) == 0 &&
-         host.find_first_not_of("0123456789.") == std::string::npos;
+  return host.rfind("127.", 0) == 0 && host.find_first_not_of("0123456789.") == std::string::npos;
 }
 
 class HttpTransport::Impl {
@@ -154,7 +155,9 @@ class HttpTransport::Impl {
   Status Bind() {
     const int threads = std::max(4, options_.threads);
     http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    http_.set_payload_max_length(options_.max_message_bytes);
+    // Our POST handler enforces max_message_bytes itself (below); httplib's
+    // own limit would turn an oversized body into a bare 400.
+    http_.set_payload_max_length(std::numeric_limits<size_t>::max());
     // Without NODELAY every reply waits ~40 ms for the client's delayed ACK
     // (httplib writes headers and body separately): bench_mcp measured 43 ms
     // per ping before, 0.1 ms after.
@@ -169,11 +172,41 @@ class HttpTransport::Impl {
       return Screen(req, res) ? httplib::Server::HandlerResponse::Unhandled
                               : httplib::Server::HandlerResponse::Handled;
     });
-    http_.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res) { Post(req, res); });
-    http_.Get("/mcp", [this](const httplib::Request& req, httplib::Response& res) { Get(req, res); });
+    // The body is read here rather than by httplib, which does not apply its
+    // payload limit to chunked bodies: a 40 MiB chunked POST was accepted.
+    http_.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res,
+                              const httplib::ContentReader& read) {
+      std::string body;
+      bool too_large = false;
+      if (req.has_header("Content-Length")) {
+        too_large = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) >
+                    options_.max_message_bytes;
+      }
+      if (!too_large)
+        read([&](const char* data, size_t length) {
+          if (body.size() + length > options_.max_message_bytes) {
+            too_large = true;
+            return false;
+          }
+          body.append(data, length);
+          return true;
+        });
+      if (too_large) {
+        res.set_header("Connection", "close");
+        Refuse(res, 413,
+               "message too large: the limit is " + std::to_string(options_.max_message_bytes) +
+                   " bytes; it was not read",
+               kInvalidRequest);
+        return;
+      }
+      Post(req, body, res);
+    });
+    http_.Get("/mcp",
+              [this](const httplib::Request& req, httplib::Response& res) { Get(req, res); });
     http_.Delete("/mcp",
                  [this](const httplib::Request& req, httplib::Response& res) { Delete(req, res); });
-    http_.Options("/mcp", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
+    http_.Options("/mcp",
+                  [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
     for (const char* method : {"/mcp"}) {
       http_.Put(method, [](const httplib::Request&, httplib::Response& res) { NotAllowed(res); });
       http_.Patch(method, [](const httplib::Request&, httplib::Response& res) { NotAllowed(res); });
@@ -218,8 +251,8 @@ class HttpTransport::Impl {
 
   int port() const { return port_; }
   std::string url() const {
-    std::string host = options_.host.find(':') != std::string::npos ? "[" + options_.host + "]"
-                                                                      : options_.host;
+    std::string host =
+        options_.host.find(':') != std::string::npos ? "[" + options_.host + "]" : options_.host;
     return "http://" + host + ":" + std::to_string(port_) + "/mcp";
   }
 
@@ -354,7 +387,7 @@ class HttpTransport::Impl {
     return s;
   }
 
-  void Post(const httplib::Request& req, httplib::Response& res) {
+  void Post(const httplib::Request& req, const std::string& body, httplib::Response& res) {
     if (!Accepts(req, "application/json") || !Accepts(req, "text/event-stream")) {
       Refuse(res, 406,
              "not acceptable: the client must accept both application/json and "
@@ -366,7 +399,7 @@ class HttpTransport::Impl {
       Refuse(res, 415, "unsupported media type: the body must be application/json");
       return;
     }
-    Parsed parsed = ParseFrame(req.body);
+    Parsed parsed = ParseFrame(body);
     if (!parsed.ok) {
       SendJson(res, 400, MakeError(nullptr, parsed.error));
       return;

@@ -37,12 +37,12 @@ namespace uiscope::mcp {
 
 struct HttpOptions {
   std::string host = "127.0.0.1";
-  int port = 0;       // 0 = any free port; HttpTransport::port() tells which
-  std::string token;  // "" = no authentication
+  int port = 0;                              // 0 = any free port; HttpTransport::port() tells which
+  std::string token;                         // "" = no authentication
   std::vector<std::string> allowed_origins;  // extra origins, e.g. "https://agent.example"
   size_t max_message_bytes = kDefaultMaxMessageBytes;
   int threads = 32;
-  int max_sessions = 256;  // beyond this, the least recently used idle session is ended
+  int max_sessions = 256;      // beyond this, the least recently used idle session is ended
   int keepalive_seconds = 15;  // comment lines on idle event streams
 };
 

@@ -16,8 +16,7 @@ Classified Classify(const json& message) {
   if (!message.is_object()) return invalid("a JSON-RPC message must be an object");
   if (auto it = message.find("id"); it != message.end() && IsValidId(*it)) c.id = *it;
   auto version = message.find("jsonrpc");
-  if (version == message.end() || *version != "2.0")
-    return invalid("\"jsonrpc\" must be \"2.0\"");
+  if (version == message.end() || *version != "2.0") return invalid("\"jsonrpc\" must be \"2.0\"");
 
   const bool has_id = message.contains("id");
   auto method = message.find("method");

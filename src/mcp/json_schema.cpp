@@ -95,26 +95,28 @@ std::optional<std::string> Validate(const json& schema, const json& v, const std
   }
   if (v.is_number()) {
     const double d = v.get<double>();
-    if (auto m = schema.find("minimum"); m != schema.end() && m->is_number() && d < m->get<double>())
+    if (auto m = schema.find("minimum");
+        m != schema.end() && m->is_number() && d < m->get<double>())
       return fail("must be at least " + m->dump() + ", got " + v.dump());
-    if (auto m = schema.find("maximum"); m != schema.end() && m->is_number() && d > m->get<double>())
+    if (auto m = schema.find("maximum");
+        m != schema.end() && m->is_number() && d > m->get<double>())
       return fail("must be at most " + m->dump() + ", got " + v.dump());
   }
   if (v.is_string()) {
     const size_t n = CodePoints(v.get_ref<const std::string&>());
-    if (auto m = schema.find("minLength"); m != schema.end() && m->is_number_unsigned() &&
-                                           n < m->get<size_t>())
+    if (auto m = schema.find("minLength");
+        m != schema.end() && m->is_number_unsigned() && n < m->get<size_t>())
       return fail("must be at least " + m->dump() + " characters long");
-    if (auto m = schema.find("maxLength"); m != schema.end() && m->is_number_unsigned() &&
-                                           n > m->get<size_t>())
+    if (auto m = schema.find("maxLength");
+        m != schema.end() && m->is_number_unsigned() && n > m->get<size_t>())
       return fail("must be at most " + m->dump() + " characters long");
   }
   if (v.is_array()) {
-    if (auto m = schema.find("minItems"); m != schema.end() && m->is_number_unsigned() &&
-                                          v.size() < m->get<size_t>())
+    if (auto m = schema.find("minItems");
+        m != schema.end() && m->is_number_unsigned() && v.size() < m->get<size_t>())
       return fail("needs at least " + m->dump() + " items");
-    if (auto m = schema.find("maxItems"); m != schema.end() && m->is_number_unsigned() &&
-                                          v.size() > m->get<size_t>())
+    if (auto m = schema.find("maxItems");
+        m != schema.end() && m->is_number_unsigned() && v.size() > m->get<size_t>())
       return fail("takes at most " + m->dump() + " items");
     if (auto items = schema.find("items"); items != schema.end()) {
       for (size_t i = 0; i < v.size(); ++i) {
@@ -180,10 +182,11 @@ std::optional<std::string> Validate(const json& schema, const json& v, const std
 
 const std::set<std::string, std::less<>>& KnownKeywords() {
   static const std::set<std::string, std::less<>> kKnown = {
-      "type",      "properties", "required", "additionalProperties", "items",   "enum",
-      "const",     "minimum",    "maximum",  "minLength",            "maxLength", "minItems",
-      "maxItems",  "anyOf",      "oneOf",    "description",          "title",   "default",
-      "$schema",   "examples"};
+      "type",     "properties", "required",  "additionalProperties",
+      "items",    "enum",       "const",     "minimum",
+      "maximum",  "minLength",  "maxLength", "minItems",
+      "maxItems", "anyOf",      "oneOf",     "description",
+      "title",    "default",    "$schema",   "examples"};
   return kKnown;
 }
 

@@ -73,7 +73,8 @@ Status ParseListenAddress(const std::string& text, std::string* host, int* port)
   auto bad = [&] {
     return MakeError(ErrorCode::kInvalidArgument,
                      "--http needs HOST:PORT (e.g. 127.0.0.1:8765, or port 0 for any free one), "
-                     "got \"" + text + "\"");
+                     "got \"" +
+                         text + "\"");
   };
   const size_t colon = text.rfind(':');
   if (colon == std::string::npos) return bad();

@@ -49,9 +49,8 @@ Server::Server(const ToolRegistry& tools, ServerOptions options)
   options_.workers = std::max(1, options_.workers);
   binder_.Request<InitializeParams>(
       "initialize", [this](const InitializeParams& p, Call& c) { return Initialize(p, c); });
-  binder_.Request<EmptyParams>("ping", [](const EmptyParams&, Call&) {
-    return Reply::Result(json::object());
-  });
+  binder_.Request<EmptyParams>(
+      "ping", [](const EmptyParams&, Call&) { return Reply::Result(json::object()); });
   binder_.Request<EmptyParams>("shutdown", [](const EmptyParams&, Call& c) {
     c.session().RequestShutdown();
     return Reply::Result(json::object());
@@ -88,7 +87,8 @@ Reply Server::ListTools(const ListToolsParams& p, Call&) const {
   size_t start = 0;
   if (p.cursor) {
     const std::string& c = *p.cursor;
-    bool valid = c.size() > kCursorPrefix.size() && c.compare(0, kCursorPrefix.size(), kCursorPrefix) == 0;
+    bool valid =
+        c.size() > kCursorPrefix.size() && c.compare(0, kCursorPrefix.size(), kCursorPrefix) == 0;
     if (valid) {
       try {
         size_t used = 0;
@@ -138,8 +138,9 @@ Reply Server::CallTool(const CallToolParams& p, Call& call) const {
       result = ToolResult::Error("internal error: tool " + tool->name +
                                  " declares an outputSchema but returned no structuredContent");
     } else if (auto err = ValidateJson(tool->output_schema, result.structured)) {
-      result = ToolResult::Error("internal error: tool " + tool->name +
-                                 " returned structuredContent that breaks its outputSchema: " + *err);
+      result =
+          ToolResult::Error("internal error: tool " + tool->name +
+                            " returned structuredContent that breaks its outputSchema: " + *err);
     }
   }
   return Reply::Result(ToolResultToJson(result));
@@ -195,8 +196,8 @@ void Session::Handle(const json& frame, Outbound& out) {
   // Batches exist only in protocol 2025-03-26 (2025-06-18 removed them).
   if (protocol_version() != "2025-03-26") {
     std::string why = initialized()
-                          ? "JSON-RPC batches are not supported in protocol " +
-                                protocol_version() + " (only 2025-03-26); send one message per frame"
+                          ? "JSON-RPC batches are not supported in protocol " + protocol_version() +
+                                " (only 2025-03-26); send one message per frame"
                           : "a batch cannot come before initialize; send initialize alone";
     out.Send(MakeError(nullptr, RpcError{kInvalidRequest, why, nullptr}));
     return;
@@ -210,9 +211,9 @@ void Session::Handle(const json& frame, Outbound& out) {
   json replies = json::array();
   for (const json& message : frame) {
     if (message.is_object() && message.value("method", "") == "initialize") {
-      replies.push_back(MakeError(message.value("id", json()),
-                                  RpcError{kInvalidRequest,
-                                           "initialize must not be part of a batch", nullptr}));
+      replies.push_back(
+          MakeError(message.value("id", json()),
+                    RpcError{kInvalidRequest, "initialize must not be part of a batch", nullptr}));
       continue;
     }
     json reply = HandleMessage(message, out, /*allow_async=*/false);
@@ -239,8 +240,7 @@ json Session::HandleMessage(const json& message, Outbound& out, bool allow_async
   const std::string method = message["method"].get<std::string>();
   {
     std::lock_guard lock(mutex_);
-    if (closed_)
-      return MakeError(id, RpcError{kInvalidRequest, "the session is closed", nullptr});
+    if (closed_) return MakeError(id, RpcError{kInvalidRequest, "the session is closed", nullptr});
   }
   if (shutdown_.load())
     return MakeError(id, RpcError{kInvalidRequest, "the session is shutting down", nullptr});
@@ -321,14 +321,16 @@ json Session::AdmitId(const json& id) {
   std::lock_guard lock(mutex_);
   if (in_flight_.contains(key)) {
     return MakeError(id, RpcError{kInvalidRequest,
-                                  "request id " + key + " is already in flight; MCP request ids "
-                                                        "must be unique within a session",
+                                  "request id " + key +
+                                      " is already in flight; MCP request ids "
+                                      "must be unique within a session",
                                   nullptr});
   }
   if (seen_ids_.contains(key)) {
     return MakeError(id, RpcError{kInvalidRequest,
-                                  "request id " + key + " was already used in this session; MCP "
-                                                        "request ids must not be reused",
+                                  "request id " + key +
+                                      " was already used in this session; MCP "
+                                      "request ids must not be reused",
                                   nullptr});
   }
   seen_ids_.insert(key);

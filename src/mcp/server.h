@@ -43,10 +43,10 @@ struct ServerOptions {
   std::string name = "uiscope";
   std::string title = "uiscope";
   std::string version = "0.0.0";
-  std::string instructions;  // sent in the initialize result when not empty
-  int tools_page_size = 100;  // tools/list page length; more pages carry nextCursor
-  bool tools_inline = false;  // run tools/call on the thread that calls Handle
-  int workers = 4;            // threads per session for tools/call when not inline
+  std::string instructions;        // sent in the initialize result when not empty
+  int tools_page_size = 100;       // tools/list page length; more pages carry nextCursor
+  bool tools_inline = false;       // run tools/call on the thread that calls Handle
+  int workers = 4;                 // threads per session for tools/call when not inline
   size_t remembered_ids = 100000;  // request ids remembered to reject reuse
   bool validate_output = false;    // check structuredContent against outputSchema (tests)
   LogLevel default_log_level = LogLevel::kWarning;  // until logging/setLevel

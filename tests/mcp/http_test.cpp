@@ -1,10 +1,9 @@
 // The Streamable HTTP transport, driven by a plain HTTP client: sessions,
 // headers, security checks and event streams, status code by status code.
-#include "mcp/http_transport.h"
-
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include "mcp/http_transport.h"
 #include "test_tools.h"
 
 namespace uiscope::mcp {
@@ -203,6 +202,22 @@ TEST_F(HttpTest, TooLargeBodyIs413) {
   auto r = Post(body, Headers(id));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 413);
+  // The same body sent chunked (no Content-Length) is refused too.
+  httplib::Client chunked_client("127.0.0.1", transport_->port());
+  auto chunked = chunked_client.Post(
+      "/mcp", Headers(id),
+      [&body](size_t offset, httplib::DataSink& sink) {
+        if (offset < body.size()) {
+          sink.write(body.data() + offset, std::min<size_t>(1024, body.size() - offset));
+        } else {
+          sink.done();
+        }
+        return true;
+      },
+      "application/json");
+  if (chunked) {
+    EXPECT_EQ(chunked->status, 413);
+  }  // else the connection was cut mid-body: refused as well
   auto ping = Post(R"({"jsonrpc":"2.0","id":3,"method":"ping"})", Headers(id));
   ASSERT_TRUE(ping);
   EXPECT_EQ(ping->status, 200);
@@ -219,11 +234,14 @@ TEST_F(HttpTest, EventStreamOpensOncePerSessionAndEndsWithIt) {
     httplib::Headers h = {{"Accept", "text/event-stream"},
                           {"Mcp-Session-Id", id},
                           {"MCP-Protocol-Version", "2025-11-25"}};
-    auto r = c.Get("/mcp", h, [&](const httplib::Response& response) {
-      stream_status = response.status;
-      got_headers = true;
-      return true;
-    }, [&](const char*, size_t) { return true; });
+    auto r = c.Get(
+        "/mcp", h,
+        [&](const httplib::Response& response) {
+          stream_status = response.status;
+          got_headers = true;
+          return true;
+        },
+        [&](const char*, size_t) { return true; });
   });
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (!got_headers && std::chrono::steady_clock::now() < deadline)
@@ -251,10 +269,13 @@ TEST_F(HttpTest, StopEndsOpenStreams) {
     httplib::Client c("127.0.0.1", transport_->port());
     c.set_read_timeout(30);
     httplib::Headers h = {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", id}};
-    c.Get("/mcp", h, [&](const httplib::Response&) {
-      got_headers = true;
-      return true;
-    }, [&](const char*, size_t) { return true; });
+    c.Get(
+        "/mcp", h,
+        [&](const httplib::Response&) {
+          got_headers = true;
+          return true;
+        },
+        [&](const char*, size_t) { return true; });
   });
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (!got_headers && std::chrono::steady_clock::now() < deadline)
@@ -270,8 +291,8 @@ TEST(LoopbackTest, RecognisesLoopbackNames) {
                         "LOCALHOST", "127.1.2.3"}) {
     EXPECT_TRUE(IsLoopbackHost(h)) << h;
   }
-  for (const char* h : {"", "evil.example", "127.0.0.1.evil.example", "10.0.0.1",
-                        "localhost.evil:80"}) {
+  for (const char* h :
+       {"", "evil.example", "127.0.0.1.evil.example", "10.0.0.1", "localhost.evil:80"}) {
     EXPECT_FALSE(IsLoopbackHost(h)) << h;
   }
 }

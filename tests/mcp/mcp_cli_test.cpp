@@ -48,9 +48,11 @@ class McpProcess {
   }
 
   void Initialize() {
-    json init = Call(1, "initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
+    json init = Call(1, "initialize",
+                     {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
     ASSERT_EQ(init["result"]["protocolVersion"], "2025-11-25") << init.dump();
-    ASSERT_TRUE(process->WriteLine(R"({"jsonrpc":"2.0","method":"notifications/initialized"})").ok());
+    ASSERT_TRUE(
+        process->WriteLine(R"({"jsonrpc":"2.0","method":"notifications/initialized"})").ok());
   }
 
   std::unique_ptr<Process> process;

@@ -1,13 +1,12 @@
 // The stdio transport over real pipes: framing, oversized messages, end of
 // input.
-#include "mcp/stdio_transport.h"
-
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <thread>
 
+#include "mcp/stdio_transport.h"
 #include "test_tools.h"
 
 namespace uiscope::mcp {
@@ -83,13 +82,14 @@ TEST_F(StdioTest, ServesUntilEndOfInput) {
   Server server(tools_, ServerOptions{});
   int rc = -1;
   std::thread t = Serve(server, &rc);
-  WriteAll(to_server_[1],
-           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
-           "\"2025-11-25\",\"capabilities\":{}}}\r\n"
-           "\n"
-           "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
-           "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
-           "\"arguments\":{\"text\":\"line\\nbreak\"}}}\n");
+  WriteAll(
+      to_server_[1],
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+      "\"2025-11-25\",\"capabilities\":{}}}\r\n"
+      "\n"
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+      "\"arguments\":{\"text\":\"line\\nbreak\"}}}\n");
   // The last message has no newline: delivered at end of input.
   WriteAll(to_server_[1], "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}");
   CloseInput();
@@ -112,7 +112,8 @@ TEST_F(StdioTest, RefusesA64MiBMessageWithoutKeepingIt) {
   const long rss_before = MaxRssKiB();
   std::thread t = Serve(server, &rc);
   std::thread writer([this] {
-    WriteAll(to_server_[1], "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"");
+    WriteAll(to_server_[1],
+             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"");
     const std::string mib(1 << 20, 'A');
     for (int i = 0; i < 64; ++i) WriteAll(to_server_[1], mib);
     WriteAll(to_server_[1], "\"}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");

@@ -20,38 +20,52 @@ inline ToolRegistry MakeTestTools() {
     auto st = r.Add(std::move(t));
     if (!st.ok()) throw std::logic_error(st.error().message);
   };
-  add(Tool{"echo", "Echo", "returns its text",
+  add(Tool{"echo",
+           "Echo",
+           "returns its text",
            {{"type", "object"},
             {"additionalProperties", false},
             {"required", {"text"}},
-            {"properties", {{"text", {{"type", "string"}, {"maxLength", 1000}}},
-                            {"times", {{"type", "integer"}, {"minimum", 1}, {"maximum", 3}}}}}},
+            {"properties",
+             {{"text", {{"type", "string"}, {"maxLength", 1000}}},
+              {"times", {{"type", "integer"}, {"minimum", 1}, {"maximum", 3}}}}}},
            {{"type", "object"},
             {"required", {"text"}},
             {"properties", {{"text", {{"type", "string"}}}}}},
-           ToolAnnotations{.read_only = true, .destructive = false, .idempotent = true,
-                           .open_world = false},
+           ToolAnnotations{
+               .read_only = true, .destructive = false, .idempotent = true, .open_world = false},
            [](const json& args, ToolContext&) {
              std::string text;
-             for (int i = 0; i < args.value("times", 1); ++i) text += args["text"].get<std::string>();
+             for (int i = 0; i < args.value("times", 1); ++i)
+               text += args["text"].get<std::string>();
              ToolResult result;
              result.content.push_back(Content::Text(text));
              result.structured = {{"text", text}};
              return result;
            }});
-  add(Tool{"fail", "Fail", "always fails",
+  add(Tool{"fail",
+           "Fail",
+           "always fails",
            {{"type", "object"}, {"properties", {{"message", {{"type", "string"}}}}}},
-           nullptr, ToolAnnotations{},
+           nullptr,
+           ToolAnnotations{},
            [](const json& args, ToolContext&) {
              return ToolResult::Error(args.value("message", "it failed"));
            }});
-  add(Tool{"throws", "Throws", "a buggy tool",
-           {{"type", "object"}, {"properties", json::object()}}, nullptr, ToolAnnotations{},
+  add(Tool{"throws",
+           "Throws",
+           "a buggy tool",
+           {{"type", "object"}, {"properties", json::object()}},
+           nullptr,
+           ToolAnnotations{},
            [](const json&, ToolContext&) -> ToolResult { throw std::runtime_error("boom"); }});
-  add(Tool{"wait", "Wait", "waits until cancelled or ms passed",
+  add(Tool{"wait",
+           "Wait",
+           "waits until cancelled or ms passed",
            {{"type", "object"},
             {"properties", {{"ms", {{"type", "integer"}, {"minimum", 0}, {"maximum", 60000}}}}}},
-           nullptr, ToolAnnotations{},
+           nullptr,
+           ToolAnnotations{},
            [](const json& args, ToolContext& ctx) {
              const int ms = args.value("ms", 0);
              ctx.Log(LogLevel::kDebug, "waiting");
@@ -61,18 +75,19 @@ inline ToolRegistry MakeTestTools() {
              while (!ctx.cancelled() && std::chrono::steady_clock::now() < until)
                std::this_thread::sleep_for(std::chrono::milliseconds(1));
              ctx.Progress(1, 1, "done");
-             return ToolResult{{Content::Text(ctx.cancelled() ? "cancelled" : "waited")},
-                               nullptr, false};
+             return ToolResult{
+                 {Content::Text(ctx.cancelled() ? "cancelled" : "waited")}, nullptr, false};
            }});
-  add(Tool{"bad_output", "Bad output", "breaks its outputSchema",
-           {{"type", "object"}, {"properties", json::object()}},
-           {{"type", "object"},
-            {"required", {"n"}},
-            {"properties", {{"n", {{"type", "integer"}}}}}},
-           ToolAnnotations{},
-           [](const json&, ToolContext&) {
-             return ToolResult{{Content::Text("x")}, {{"n", "not a number"}}, false};
-           }});
+  add(Tool{
+      "bad_output",
+      "Bad output",
+      "breaks its outputSchema",
+      {{"type", "object"}, {"properties", json::object()}},
+      {{"type", "object"}, {"required", {"n"}}, {"properties", {{"n", {{"type", "integer"}}}}}},
+      ToolAnnotations{},
+      [](const json&, ToolContext&) {
+        return ToolResult{{Content::Text("x")}, {{"n", "not a number"}}, false};
+      }});
   return r;
 }
 

@@ -1,9 +1,10 @@
 // uiscope's tools through the real server, on a fake desktop: every
 // structuredContent is checked against the tool's outputSchema.
+#include "mcp/tools/tools.h"
+
 #include <gtest/gtest.h>
 
 #include "mcp/server.h"
-#include "mcp/tools/tools.h"
 #include "support/fake_accessibility.h"
 #include "support/fake_sessions.h"
 
@@ -100,7 +101,8 @@ TEST_F(ToolsTest, ObserveInEveryFormat) {
   json semantic = Call("observe", {{"format", "semantic"}, {"app", "login-app"}});
   ASSERT_FALSE(semantic["isError"].get<bool>()) << semantic.dump();
   bool login = false;
-  for (const json& b : semantic["structuredContent"]["buttons"]) login = login || b["label"] == "Login";
+  for (const json& b : semantic["structuredContent"]["buttons"])
+    login = login || b["label"] == "Login";
   EXPECT_TRUE(login) << semantic.dump();
 }
 
@@ -139,8 +141,7 @@ TEST_F(ToolsTest, ObserveFailuresAreToolErrors) {
   EXPECT_NE(Text(ocr).find("not available in this build"), std::string::npos);
   json app = Call("observe", {{"app", "nonexistent"}});
   EXPECT_TRUE(app["isError"].get<bool>());
-  EXPECT_NE(Text(app).find("not_found: no accessible application"), std::string::npos)
-      << Text(app);
+  EXPECT_NE(Text(app).find("not_found: no accessible application"), std::string::npos) << Text(app);
   json session = Call("observe", {{"session", "s12345"}});
   EXPECT_TRUE(session["isError"].get<bool>());
   json typo = Call("observe", {{"fromat", "json"}});
@@ -183,7 +184,8 @@ TEST_F(ToolsTest, SessionTools) {
   ASSERT_FALSE(started["isError"].get<bool>()) << started.dump();
   EXPECT_EQ(started["structuredContent"]["width"], 800);
   const std::string id = started["structuredContent"]["id"];
-  EXPECT_EQ(started["structuredContent"]["env"]["DISPLAY"], started["structuredContent"]["display_name"]);
+  EXPECT_EQ(started["structuredContent"]["env"]["DISPLAY"],
+            started["structuredContent"]["display_name"]);
   json list = Call("session_list", json::object());
   ASSERT_EQ(list["structuredContent"]["sessions"].size(), 1u);
   json stopped = Call("session_stop", {{"id", id}});

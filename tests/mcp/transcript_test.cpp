@@ -90,20 +90,20 @@ TEST_P(TranscriptTest, Replays) {
     ++number;
     const std::string where = GetParam() + ":" + std::to_string(number);
     if (line.rfind("> ", 0) == 0) {
-      splitter.Feed(line.substr(2) + "\n", [&](const LineSplitter::Line& l) {
-        HandleLine(*session, l, 1 << 20, out);
-      });
+      splitter.Feed(line.substr(2) + "\n",
+                    [&](const LineSplitter::Line& l) { HandleLine(*session, l, 1 << 20, out); });
     } else if (line.rfind("< ", 0) == 0) {
       json expected = json::parse(line.substr(2));
-      ASSERT_FALSE(out.sent_.empty()) << where << ": expected " << expected.dump()
-                                      << " but the server sent nothing more";
+      ASSERT_FALSE(out.sent_.empty())
+          << where << ": expected " << expected.dump() << " but the server sent nothing more";
       json actual = out.sent_.front();
       out.sent_.pop_front();
       std::string why;
       EXPECT_TRUE(Matches(expected, actual, &why, "")) << where << ": " << why;
     }
   }
-  for (const json& extra : out.sent_) ADD_FAILURE() << GetParam() << ": unexpected " << extra.dump();
+  for (const json& extra : out.sent_)
+    ADD_FAILURE() << GetParam() << ": unexpected " << extra.dump();
 }
 
 std::vector<std::string> TranscriptFiles() {

@@ -360,8 +360,7 @@ int main(int argc, char** argv) {
   mcp_cmd->add_option("--http", mcp_listen,
                       "serve Streamable HTTP at http://HOST:PORT/mcp (port 0: any free port)");
   mcp_cmd
-      ->add_option("--token", mcp_options.token,
-                   "require `Authorization: Bearer TOKEN` over HTTP")
+      ->add_option("--token", mcp_options.token, "require `Authorization: Bearer TOKEN` over HTTP")
       ->envname("UISCOPE_MCP_TOKEN");
   mcp_cmd->add_option("--allow-origin", mcp_options.allowed_origins,
                       "also accept requests from this browser Origin (repeatable)");
@@ -369,8 +368,9 @@ int main(int argc, char** argv) {
       ->add_option("--max-message-bytes", mcp_options.max_message_bytes,
                    "refuse larger messages (default 16 MiB)")
       ->check(CLI::Range(size_t{1024}, size_t{1} << 30));
-  mcp_cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY, else a "
-                                              "headless desktop started on first need)");
+  mcp_cmd->add_option("--display", g.display,
+                      "X display to use (default: $DISPLAY, else a "
+                      "headless desktop started on first need)");
 
   int rows = 5;
   auto* demo =

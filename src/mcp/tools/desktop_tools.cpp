@@ -23,25 +23,25 @@ json Bounds() {
 }
 
 json Node() {
-  return {{"type", "object"},
-          {"required", {"id", "role", "name", "states", "actions", "source", "app", "pid",
-                        "window"}},
-          {"properties",
-           {{"id", String("stable ID, role-prefixed (btn_1a2b); pass it to action tools")},
-            {"role", String("normalised role: button, text_field, check_box, ...")},
-            {"name", String("label")},
-            {"value", String("current value (never for password fields)")},
-            {"description", String("accessible description")},
-            {"bounds", Bounds()},
-            {"states", StringArray("focused, checked, selected, expanded, password, ...")},
-            {"actions", StringArray("accessibility actions (click, activate, ...)")},
-            {"source", {{"type", "string"}, {"enum", {"ax", "ocr", "vision", "merged", "learned"}}}},
-            {"confidence", {{"type", "number"}}},
-            {"app", String("owning application")},
-            {"pid", {{"type", "integer"}}},
-            {"window", String("ID of the owning window")},
-            {"parent_id", String("ID of the parent when the page starts below the root")},
-            {"children", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}};
+  return {
+      {"type", "object"},
+      {"required", {"id", "role", "name", "states", "actions", "source", "app", "pid", "window"}},
+      {"properties",
+       {{"id", String("stable ID, role-prefixed (btn_1a2b); pass it to action tools")},
+        {"role", String("normalised role: button, text_field, check_box, ...")},
+        {"name", String("label")},
+        {"value", String("current value (never for password fields)")},
+        {"description", String("accessible description")},
+        {"bounds", Bounds()},
+        {"states", StringArray("focused, checked, selected, expanded, password, ...")},
+        {"actions", StringArray("accessibility actions (click, activate, ...)")},
+        {"source", {{"type", "string"}, {"enum", {"ax", "ocr", "vision", "merged", "learned"}}}},
+        {"confidence", {{"type", "number"}}},
+        {"app", String("owning application")},
+        {"pid", {{"type", "integer"}}},
+        {"window", String("ID of the owning window")},
+        {"parent_id", String("ID of the parent when the page starts below the root")},
+        {"children", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}};
 }
 
 json SessionArgument() {
@@ -148,9 +148,9 @@ Status AddSources(const json& args) {
   for (const auto& s : args.value("sources", json::array())) {
     const std::string source = s.get<std::string>();
     if (source != "ax") {
-      return MakeError(ErrorCode::kUnsupported,
-                       "source \"" + source +
-                           "\" is not available in this build yet; use sources [\"ax\"]");
+      return MakeError(
+          ErrorCode::kUnsupported,
+          "source \"" + source + "\" is not available in this build yet; use sources [\"ax\"]");
     }
   }
   return OkStatus();
@@ -213,7 +213,8 @@ ToolResult Observe(DesktopTools& tools, const json& args, ToolContext& ctx) {
   for (const auto& w : warnings) text += "warning: " + w + "\n";
   result.content.push_back(Content::Text(std::move(text)));
   result.structured = std::move(structured);
-  if (options.cursor.empty()) tools.cache.Put({ScopeOf(display, request), std::move(snapshot), warnings});
+  if (options.cursor.empty())
+    tools.cache.Put({ScopeOf(display, request), std::move(snapshot), warnings});
   return WithNotes(std::move(result), notes);
 }
 
@@ -273,15 +274,25 @@ json ObserveInputSchema() {
          {{"type", "array"},
           {"items", {{"type", "string"}, {"enum", {"ax", "ocr", "vision"}}}},
           {"description", "perception sources; only \"ax\" (accessibility) in this build"}}},
-        {"max_nodes", {{"type", "integer"}, {"minimum", 0}, {"default", 0},
-                       {"description", "at most this many nodes in the page (0 = no limit)"}}},
-        {"max_chars", {{"type", "integer"}, {"minimum", 0}, {"default", kDefaultMaxChars},
-                       {"description", "at most this many characters in the page (0 = no limit)"}}},
+        {"max_nodes",
+         {{"type", "integer"},
+          {"minimum", 0},
+          {"default", 0},
+          {"description", "at most this many nodes in the page (0 = no limit)"}}},
+        {"max_chars",
+         {{"type", "integer"},
+          {"minimum", 0},
+          {"default", kDefaultMaxChars},
+          {"description", "at most this many characters in the page (0 = no limit)"}}},
         {"cursor", String("next page: the page.next_cursor of the previous observe with the same "
                           "arguments; pages that same observation")},
         {"include_hidden", Boolean("also elements that are not showing or are scrolled out")},
-        {"timeout_ms", {{"type", "integer"}, {"minimum", 10}, {"maximum", 600000},
-                        {"default", 2000}, {"description", "deadline per application"}}},
+        {"timeout_ms",
+         {{"type", "integer"},
+          {"minimum", 10},
+          {"maximum", 600000},
+          {"default", 2000},
+          {"description", "deadline per application"}}},
         {"session", schema::SessionArgument()}}}};
 }
 
@@ -309,8 +320,10 @@ json ObserveOutputSchema() {
             {"frame", frame},
             {"stats", {{"type", "object"}}},
             {"page", page},
-            {"nodes", {{"type", "array"}, {"items", schema::Node()},
-                       {"description", "json format: the roots of the page"}}},
+            {"nodes",
+             {{"type", "array"},
+              {"items", schema::Node()},
+              {"description", "json format: the roots of the page"}}},
             {"screen", {{"type", "object"}}},
             {"windows", entries},
             {"buttons", entries},
@@ -330,10 +343,18 @@ json FindInputSchema() {
             {"role", String("only elements of this role: button, text_field, check_box, ...")},
             {"exact", Boolean("match the whole name exactly")},
             {"app", String("only this application")},
-            {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"default", 20},
-                       {"description", "at most this many matches"}}},
-            {"timeout_ms", {{"type", "integer"}, {"minimum", 10}, {"maximum", 600000},
-                            {"default", 2000}, {"description", "deadline per application"}}},
+            {"limit",
+             {{"type", "integer"},
+              {"minimum", 1},
+              {"maximum", 1000},
+              {"default", 20},
+              {"description", "at most this many matches"}}},
+            {"timeout_ms",
+             {{"type", "integer"},
+              {"minimum", 10},
+              {"maximum", 600000},
+              {"default", 2000},
+              {"description", "deadline per application"}}},
             {"session", schema::SessionArgument()}}}};
 }
 
@@ -341,8 +362,10 @@ json FindOutputSchema() {
   return {{"type", "object"},
           {"required", {"matches", "total", "searched", "display", "warnings"}},
           {"properties",
-           {{"matches", {{"type", "array"}, {"items", schema::Node()},
-                         {"description", "best first: whole-name matches, then prefixes"}}},
+           {{"matches",
+             {{"type", "array"},
+              {"items", schema::Node()},
+              {"description", "best first: whole-name matches, then prefixes"}}},
             {"total", {{"type", "integer"}, {"description", "matches before the limit"}}},
             {"searched", {{"type", "integer"}, {"description", "nodes looked at"}}},
             {"display", String("the X display searched")},
@@ -363,8 +386,8 @@ Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace) {
       "by default and paged (max_chars, cursor) so it never floods the context.";
   observe.input_schema = ObserveInputSchema();
   observe.output_schema = ObserveOutputSchema();
-  observe.annotations = ToolAnnotations{.read_only = true, .destructive = false,
-                                        .idempotent = true, .open_world = false};
+  observe.annotations = ToolAnnotations{
+      .read_only = true, .destructive = false, .idempotent = true, .open_world = false};
   observe.handler = [tools](const json& args, ToolContext& ctx) {
     return Observe(*tools, args, ctx);
   };
@@ -379,8 +402,8 @@ Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace) {
       "know what you are looking for.";
   find.input_schema = FindInputSchema();
   find.output_schema = FindOutputSchema();
-  find.annotations = ToolAnnotations{.read_only = true, .destructive = false,
-                                     .idempotent = true, .open_world = false};
+  find.annotations = ToolAnnotations{
+      .read_only = true, .destructive = false, .idempotent = true, .open_world = false};
   find.handler = [tools](const json& args, ToolContext& ctx) { return Find(*tools, args, ctx); };
   return registry.Add(std::move(find));
 }

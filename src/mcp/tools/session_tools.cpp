@@ -25,9 +25,10 @@ json SessionSchema() {
             {"height", {{"type", "integer"}}},
             {"started_at_ms", {{"type", "integer"}}},
             {"alive", {{"type", "boolean"}}},
-            {"env", {{"type", "object"},
-                     {"description", "environment to launch apps into the session"},
-                     {"additionalProperties", {{"type", "string"}}}}}}}};
+            {"env",
+             {{"type", "object"},
+              {"description", "environment to launch apps into the session"},
+              {"additionalProperties", {{"type", "string"}}}}}}}};
 }
 
 json SessionJson(const DesktopInfo& info) {
@@ -101,18 +102,25 @@ Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions,
       "Starts an isolated headless desktop (Xvfb, private D-Bus with accessibility, window "
       "manager) and returns its ID and the environment to launch apps into it. It keeps "
       "running until session_stop.";
-  start.input_schema = {
-      {"type", "object"},
-      {"additionalProperties", false},
-      {"properties",
-       {{"width", {{"type", "integer"}, {"minimum", 64}, {"maximum", 16384}, {"default", 1920},
-                   {"description", "screen width in pixels"}}},
-        {"height", {{"type", "integer"}, {"minimum", 64}, {"maximum", 16384}, {"default", 1080},
-                    {"description", "screen height in pixels"}}},
-        {"window_manager", Boolean("run openbox for EWMH (default true)")}}}};
+  start.input_schema = {{"type", "object"},
+                        {"additionalProperties", false},
+                        {"properties",
+                         {{"width",
+                           {{"type", "integer"},
+                            {"minimum", 64},
+                            {"maximum", 16384},
+                            {"default", 1920},
+                            {"description", "screen width in pixels"}}},
+                          {"height",
+                           {{"type", "integer"},
+                            {"minimum", 64},
+                            {"maximum", 16384},
+                            {"default", 1080},
+                            {"description", "screen height in pixels"}}},
+                          {"window_manager", Boolean("run openbox for EWMH (default true)")}}}};
   start.output_schema = SessionSchema();
-  start.annotations = ToolAnnotations{.read_only = false, .destructive = false,
-                                      .idempotent = false, .open_world = false};
+  start.annotations = ToolAnnotations{
+      .read_only = false, .destructive = false, .idempotent = false, .open_world = false};
   start.handler = [&sessions](const json& args, ToolContext& ctx) {
     return Start(sessions, args, ctx);
   };
@@ -122,13 +130,14 @@ Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions,
   list.name = "session_list";
   list.title = "List headless desktops";
   list.description = "The uiscope sessions on this machine, with whether each is alive.";
-  list.input_schema = {{"type", "object"}, {"additionalProperties", false},
-                       {"properties", json::object()}};
-  list.output_schema = {{"type", "object"},
-                        {"required", {"sessions"}},
-                        {"properties", {{"sessions", {{"type", "array"}, {"items", SessionSchema()}}}}}};
-  list.annotations = ToolAnnotations{.read_only = true, .destructive = false,
-                                     .idempotent = true, .open_world = false};
+  list.input_schema = {
+      {"type", "object"}, {"additionalProperties", false}, {"properties", json::object()}};
+  list.output_schema = {
+      {"type", "object"},
+      {"required", {"sessions"}},
+      {"properties", {{"sessions", {{"type", "array"}, {"items", SessionSchema()}}}}}};
+  list.annotations = ToolAnnotations{
+      .read_only = true, .destructive = false, .idempotent = true, .open_world = false};
   list.handler = [&sessions](const json&, ToolContext&) { return List(sessions); };
   if (auto st = registry.Add(std::move(list)); !st.ok()) return st;
 
@@ -144,8 +153,8 @@ Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions,
   stop.output_schema = {{"type", "object"},
                         {"required", {"stopped"}},
                         {"properties", {{"stopped", String("the ID of the stopped session")}}}};
-  stop.annotations = ToolAnnotations{.read_only = false, .destructive = true,
-                                     .idempotent = false, .open_world = false};
+  stop.annotations = ToolAnnotations{
+      .read_only = false, .destructive = true, .idempotent = false, .open_world = false};
   stop.handler = [&sessions, &workspace](const json& args, ToolContext&) {
     return Stop(sessions, workspace, args);
   };

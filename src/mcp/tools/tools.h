@@ -14,8 +14,7 @@ namespace uiscope::mcp {
 Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace);
 
 // `session_start`, `session_list`, `session_stop`.
-Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions,
-                            Workspace& workspace);
+Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Workspace& workspace);
 
 // Every tool above.
 Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions);
