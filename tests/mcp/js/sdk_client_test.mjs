@@ -1,0 +1,844 @@
+#!/usr/bin/env node
+// uiscope's MCP server seen by the official TypeScript SDK client.
+//
+//   node sdk_client_test.mjs BUILD_DIR        (e.g. /work/main/build)
+//
+// Starts a headless desktop (`uiscope session start --json`, private
+// UISCOPE_STATE_DIR), the GTK3 fixture app in it, then talks to
+// `uiscope mcp` over three transports:
+//   stdio       StdioClientTransport           (`uiscope mcp`)
+//   http        StreamableHTTPClientTransport  (`uiscope mcp --http 127.0.0.1:0`)
+//   http+token  the same with `--token`: no token -> 401, the token -> works
+// and checks: initialize, tools/list (five tools, schemas), observe (compact
+// and json; structuredContent validated with ajv against the tool's declared
+// outputSchema), find, bad arguments -> isError result (not a protocol
+// error), unknown app -> isError result, ping, session termination (HTTP).
+//
+// Prints one line per check and "N passed, N failed"; exits 1 on any failure,
+// 2 on usage errors. Everything it starts (desktop, fixture, servers) is
+// stopped on success, failure, Ctrl-C and the 120 s global deadline.
+
+import { spawn, execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync, accessSync, constants as fsc } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, LATEST_PROTOCOL_VERSION, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+const addFormats = addFormatsModule.default ?? addFormatsModule;
+
+const GLOBAL_DEADLINE_MS = 120_000;
+const APP_READY_DEADLINE_MS = 20_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+const FIXTURE_NAME = 'uiscope-mcp-fixture';
+const TOOLS = ['observe', 'find', 'session_start', 'session_list', 'session_stop'];
+const TOOLS_WITH_OUTPUT_SCHEMA = ['observe', 'find'];
+const HTTP_TOKEN = 'uiscope-sdk-test-token';
+
+// ---- output ----------------------------------------------------------------
+
+const results = []; // {transport, name, ok, detail}
+let fixturePid = null;
+let sessionIdForChecks = null;
+let currentStep = 'start-up';
+
+function log(msg) {
+  process.stdout.write(`${msg}\n`);
+}
+
+function record(transport, name, ok, detail = '') {
+  results.push({ transport, name, ok, detail });
+  const tag = ok ? 'PASS' : 'FAIL';
+  log(`${tag}  ${transport.padEnd(10)} ${name}${detail ? `: ${detail}` : ''}`);
+}
+
+function short(value, max = 600) {
+  let s;
+  try {
+    s = typeof value === 'string' ? value : JSON.stringify(value);
+  } catch {
+    s = String(value);
+  }
+  if (s === undefined) s = String(value);
+  return s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s;
+}
+
+function errText(e) {
+  if (e && typeof e === 'object' && 'code' in e && e.code !== undefined) {
+    return `${e.name ?? 'Error'} code=${e.code}: ${e.message}${e.data !== undefined ? ` data=${short(e.data, 300)}` : ''}`;
+  }
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
+
+// ---- processes and clean-up -----------------------------------------------
+
+const cleanups = []; // LIFO: async functions, each must not throw
+let cleaningUp = false;
+
+async function cleanupAll() {
+  if (cleaningUp) return;
+  cleaningUp = true;
+  while (cleanups.length > 0) {
+    const fn = cleanups.pop();
+    try {
+      await fn();
+    } catch (e) {
+      log(`warning: clean-up step failed: ${errText(e)}`);
+    }
+  }
+}
+
+function execFileP(file, args, options) {
+  return new Promise((resolve) => {
+    execFile(file, args, { maxBuffer: 32 * 1024 * 1024, ...options }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, error, stdout, stderr });
+    });
+  });
+}
+
+function waitExit(child, ms) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(t);
+      resolve(true);
+    });
+  });
+}
+
+async function stopChild(child, label) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  if (!(await waitExit(child, 3000))) {
+    log(`warning: ${label} (pid ${child.pid}) ignored SIGTERM for 3 s; SIGKILL`);
+    child.kill('SIGKILL');
+    await waitExit(child, 2000);
+  }
+}
+
+function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function withTimeout(promise, ms, what) {
+  let t;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => {
+      t = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(t));
+}
+
+// ---- JSON Schema validation -----------------------------------------------
+
+const ajvs = new Map();
+function ajvFor(schema) {
+  const dialect = typeof schema?.$schema === 'string' ? schema.$schema : '';
+  // MCP 2025-11-25: a schema without $schema is JSON Schema 2020-12.
+  const kind = /draft-0[4-7]/.test(dialect) ? 'draft07' : /2019-09/.test(dialect) ? '2019' : '2020';
+  if (!ajvs.has(kind)) {
+    const opts = { strict: false, allErrors: true, validateFormats: true };
+    const ajv = kind === 'draft07' ? new Ajv(opts) : kind === '2019' ? new Ajv2019(opts) : new Ajv2020(opts);
+    addFormats(ajv);
+    ajvs.set(kind, ajv);
+  }
+  return ajvs.get(kind);
+}
+
+// Returns {validate} or throws with the compile error.
+function compileSchema(schema) {
+  const ajv = ajvFor(schema);
+  const copy = structuredClone(schema);
+  // ajv refuses a $schema it does not know, and caches by $id: drop both.
+  delete copy.$id;
+  if (typeof copy.$schema === 'string' && !/draft-07|2019-09|2020-12/.test(copy.$schema)) delete copy.$schema;
+  return ajv.compile(copy);
+}
+
+function ajvErrors(validate) {
+  return (validate.errors ?? [])
+    .slice(0, 8)
+    .map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${short(e.params, 120)}` : ''}`)
+    .join('; ');
+}
+
+// ---- helpers over results -------------------------------------------------
+
+function textOf(result) {
+  return (result?.content ?? [])
+    .filter((c) => c && c.type === 'text' && typeof c.text === 'string')
+    .map((c) => c.text)
+    .join('\n');
+}
+
+// Depth-first search for an object whose `name` is `name`.
+function findNamed(value, name, depth = 0) {
+  if (depth > 200 || value === null || typeof value !== 'object') return null;
+  if (!Array.isArray(value) && value.name === name) return value;
+  for (const v of Array.isArray(value) ? value : Object.values(value)) {
+    const hit = findNamed(v, name, depth + 1);
+    if (hit) return hit;
+  }
+  return null;
+}
+
+// ---- the checks, per transport --------------------------------------------
+
+async function runChecks(label, client, extra = {}) {
+  const T = label;
+  const opt = { timeout: REQUEST_TIMEOUT_MS };
+  const check = async (name, fn) => {
+    currentStep = `${T}: ${name}`;
+    try {
+      const detail = await fn();
+      record(T, name, true, typeof detail === 'string' ? detail : '');
+      return true;
+    } catch (e) {
+      record(T, name, false, errText(e));
+      return false;
+    }
+  };
+
+  // initialize already happened in connect(); look at what it negotiated.
+  await check('initialize result', async () => {
+    const info = client.getServerVersion();
+    const caps = client.getServerCapabilities();
+    if (!info || typeof info.name !== 'string' || typeof info.version !== 'string') {
+      throw new Error(`serverInfo lacks name/version: ${short(info)}`);
+    }
+    if (!caps || typeof caps.tools !== 'object') throw new Error(`capabilities.tools missing: ${short(caps)}`);
+    const pv = extra.protocolVersion?.();
+    if (pv !== undefined && pv !== LATEST_PROTOCOL_VERSION) {
+      throw new Error(`negotiated protocolVersion ${pv}, the SDK asked for ${LATEST_PROTOCOL_VERSION} (which the server claims to support)`);
+    }
+    return `${info.name} ${info.version}, capabilities ${short(caps, 200)}${pv ? `, protocol ${pv}` : ''}`;
+  });
+
+  let tools = [];
+  const schemas = {}; // name -> {input, output}
+  await check('tools/list', async () => {
+    const res = await client.listTools(undefined, opt);
+    tools = res.tools ?? [];
+    const names = tools.map((t) => t.name);
+    const missing = TOOLS.filter((n) => !names.includes(n));
+    if (missing.length) throw new Error(`missing tools ${missing.join(', ')}; got ${names.join(', ')}`);
+    const problems = [];
+    for (const t of tools) {
+      if (!t.inputSchema || t.inputSchema.type !== 'object') problems.push(`${t.name}: inputSchema.type is not "object"`);
+      if (!t.description) problems.push(`${t.name}: no description`);
+      if (TOOLS_WITH_OUTPUT_SCHEMA.includes(t.name) && !t.outputSchema) problems.push(`${t.name}: no outputSchema`);
+      if (t.outputSchema && t.outputSchema.type !== 'object') problems.push(`${t.name}: outputSchema.type is not "object"`);
+      try {
+        schemas[t.name] = { input: compileSchema(t.inputSchema) };
+      } catch (e) {
+        problems.push(`${t.name}: inputSchema does not compile: ${e.message}`);
+      }
+      if (t.outputSchema) {
+        try {
+          schemas[t.name].output = compileSchema(t.outputSchema);
+        } catch (e) {
+          problems.push(`${t.name}: outputSchema does not compile: ${e.message}`);
+        }
+      }
+    }
+    if (problems.length) throw new Error(problems.join('; '));
+    return `${names.join(', ')}`;
+  });
+
+  // tools/call with the raw result (no SDK-side output validation), then the
+  // same through client.callTool, which validates structuredContent itself.
+  const callRaw = (name, args) => client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, opt);
+
+  const checkStructured = (toolName, result) => {
+    if (result.isError) throw new Error(`isError result: ${short(textOf(result))}`);
+    if (result.structuredContent === undefined) throw new Error('no structuredContent although the tool declares an outputSchema');
+    const validate = schemas[toolName]?.output;
+    if (!validate) throw new Error(`no compiled outputSchema for ${toolName}`);
+    if (!validate(result.structuredContent)) {
+      throw new Error(`structuredContent does not match outputSchema: ${ajvErrors(validate)}; structuredContent=${short(result.structuredContent, 400)}`);
+    }
+  };
+
+  for (const format of ['compact', 'json']) {
+    const args = { app: FIXTURE_NAME, format };
+    let raw;
+    await check(`observe ${short(args)}`, async () => {
+      raw = await callRaw('observe', args);
+      checkStructured('observe', raw);
+      const text = textOf(raw);
+      if (!text.includes('Login')) throw new Error(`text content does not mention "Login": ${short(text, 400)}`);
+      if (format === 'json' && !findNamed(raw.structuredContent, 'Login')) {
+        throw new Error('structuredContent has no node named "Login"');
+      }
+      return `${text.length} chars of text; structuredContent keys ${Object.keys(raw.structuredContent).join(',')}`;
+    });
+    await check(`observe ${format} via client.callTool (SDK validates structuredContent)`, async () => {
+      const res = await client.callTool({ name: 'observe', arguments: args }, undefined, opt);
+      if (res.isError) throw new Error(`isError: ${short(textOf(res))}`);
+    });
+  }
+
+  await check('observe {} (every app, default format)', async () => {
+    const res = await callRaw('observe', {});
+    checkStructured('observe', res);
+    if (!textOf(res).includes('Login')) throw new Error(`text does not mention "Login": ${short(textOf(res), 300)}`);
+  });
+
+  await check('find {name:"Login"}', async () => {
+    const res = await callRaw('find', { name: 'Login' });
+    checkStructured('find', res);
+    const hit = findNamed(res.structuredContent, 'Login');
+    if (!hit) throw new Error(`no match named "Login" in structuredContent: ${short(res.structuredContent, 400)}`);
+    if (!textOf(res).includes('Login')) throw new Error(`text does not mention "Login": ${short(textOf(res), 300)}`);
+    return `match ${short(hit, 160)}`;
+  });
+
+  await check('find {name:"Login"} via client.callTool', async () => {
+    const res = await client.callTool({ name: 'find', arguments: { name: 'Login' } }, undefined, opt);
+    if (res.isError) throw new Error(`isError: ${short(textOf(res))}`);
+  });
+
+  const expectToolError = async (name, args, mustMention) => {
+    await check(`${name} ${short(args)} -> isError result`, async () => {
+      let res;
+      try {
+        res = await callRaw(name, args);
+      } catch (e) {
+        throw new Error(`protocol error instead of a tool result with isError: true (${errText(e)})`);
+      }
+      if (res.isError !== true) throw new Error(`isError is ${res.isError}; result ${short(res, 300)}`);
+      const text = textOf(res);
+      if (!text) throw new Error('isError result without a text message');
+      if (mustMention && !text.includes(mustMention)) throw new Error(`message does not mention "${mustMention}": ${short(text, 300)}`);
+      return short(text, 160);
+    });
+  };
+  await expectToolError('observe', { max_nodes: 'x' });
+  await expectToolError('observe', { format: 'no-such-format' });
+  await expectToolError('observe', { app: 'no-such-app-uiscope-test' }, FIXTURE_NAME);
+
+  await expectToolError('observe', { app: FIXTURE_NAME, bogus_argument: 1 });
+
+  await check('observe paging: max_nodes 5, then every next_cursor', async () => {
+    const args = { app: FIXTURE_NAME, max_nodes: 5 };
+    let res = await callRaw('observe', args);
+    checkStructured('observe', res);
+    const first = res.structuredContent.page;
+    if (!first.truncated || !first.next_cursor) throw new Error(`first page not truncated / no next_cursor: ${short(first)}`);
+    if (first.nodes_emitted > 5) throw new Error(`nodes_emitted ${first.nodes_emitted} > max_nodes 5`);
+    let emitted = first.nodes_emitted;
+    let text = textOf(res);
+    let cursor = first.next_cursor;
+    let pages = 1;
+    while (cursor && pages < 100) {
+      res = await callRaw('observe', { ...args, cursor });
+      checkStructured('observe', res);
+      const pg = res.structuredContent.page;
+      if (pg.nodes_emitted > 5) throw new Error(`page ${pages + 1}: nodes_emitted ${pg.nodes_emitted} > 5`);
+      if (pg.next_cursor === cursor) throw new Error(`page ${pages + 1}: next_cursor did not advance (${cursor})`);
+      emitted += pg.nodes_emitted;
+      text += `\n${textOf(res)}`;
+      cursor = pg.next_cursor;
+      pages += 1;
+    }
+    if (cursor) throw new Error('still a next_cursor after 100 pages');
+    if (emitted !== first.nodes_total) throw new Error(`pages emitted ${emitted} nodes, nodes_total says ${first.nodes_total}`);
+    if (!text.includes('Login')) throw new Error('no page mentions "Login"');
+    return `${pages} pages, ${emitted} nodes`;
+  });
+
+  await check('observe max_chars 300: the text stays within it and the page is truncated', async () => {
+    const res = await callRaw('observe', { app: FIXTURE_NAME, max_chars: 300 });
+    checkStructured('observe', res);
+    const text = textOf(res);
+    const pg = res.structuredContent.page;
+    if (!pg.truncated || !pg.next_cursor) throw new Error(`page not truncated: ${short(pg)}`);
+    const tree = res.structuredContent.tree ?? '';
+    if (tree.length > 300 || text.length > 300) {
+      throw new Error(`max_chars 300 exceeded: structuredContent.tree is ${tree.length} chars, text content ${text.length} chars (the tool description says "at most this many characters in the page"): ${short(text, 400)}`);
+    }
+    return `${text.length} chars, ${pg.nodes_emitted}/${pg.nodes_total} nodes`;
+  });
+
+  await check('observe format semantic: a button named "Login"', async () => {
+    const res = await callRaw('observe', { app: FIXTURE_NAME, format: 'semantic' });
+    checkStructured('observe', res);
+    const buttons = res.structuredContent.buttons;
+    if (!Array.isArray(buttons) || !buttons.some((b) => b.label === 'Login' || b.name === 'Login')) throw new Error(`structuredContent.buttons has no "Login": ${short(res.structuredContent, 400)}`);
+  });
+
+  if (fixturePid) {
+    await check(`observe {pid: fixture pid}`, async () => {
+      const res = await callRaw('observe', { pid: fixturePid, format: 'json' });
+      checkStructured('observe', res);
+      if (!findNamed(res.structuredContent, 'Login')) throw new Error('no node named "Login"');
+      const pids = new Set();
+      (function walk(v) {
+        if (Array.isArray(v)) v.forEach(walk);
+        else if (v && typeof v === 'object') {
+          if (typeof v.pid === 'number') pids.add(v.pid);
+          Object.values(v).forEach(walk);
+        }
+      })(res.structuredContent.nodes);
+      if ([...pids].some((p) => p !== fixturePid)) throw new Error(`nodes of other processes: ${[...pids].join(',')}`);
+    });
+  }
+
+  await check('observe include_hidden: at least as many nodes as without', async () => {
+    const a = await callRaw('observe', { app: FIXTURE_NAME, format: 'json' });
+    const b = await callRaw('observe', { app: FIXTURE_NAME, format: 'json', include_hidden: true });
+    checkStructured('observe', a);
+    checkStructured('observe', b);
+    const na = a.structuredContent.page.nodes_total;
+    const nb = b.structuredContent.page.nodes_total;
+    if (nb < na) throw new Error(`include_hidden gave ${nb} nodes, default ${na}`);
+    return `${na} -> ${nb} nodes`;
+  });
+
+  await check('find {name:"Login", exact:true, role:"button"}: first match is the button', async () => {
+    const res = await callRaw('find', { name: 'Login', exact: true, role: 'button' });
+    checkStructured('find', res);
+    const m = res.structuredContent.matches?.[0];
+    if (!m || m.name !== 'Login' || m.role !== 'button') throw new Error(`first match ${short(m)}`);
+    if (!/^btn_/.test(m.id)) throw new Error(`id ${m.id} is not role-prefixed btn_`);
+  });
+
+  await check('find {name:"no-such-element-xyz"}: no match, not an error', async () => {
+    const res = await callRaw('find', { name: 'no-such-element-xyz' });
+    checkStructured('find', res);
+    if (res.structuredContent.matches.length !== 0 || res.structuredContent.total !== 0) throw new Error(short(res.structuredContent));
+  });
+
+  let ourSessions = [];
+  await check('session_list: lists the test desktop, alive', async () => {
+    const res = await callRaw('session_list', {});
+    checkStructured('session_list', res);
+    ourSessions = res.structuredContent.sessions;
+    const mine = ourSessions.find((x) => x.id === extra.sessionId);
+    if (!mine) throw new Error(`session ${extra.sessionId} not listed: ${short(ourSessions)}`);
+    if (!mine.alive) throw new Error(`session ${extra.sessionId} listed as not alive`);
+  });
+
+  await check('session_start {width:800,height:600} -> session_list -> session_stop', async () => {
+    const st = await callRaw('session_start', { width: 800, height: 600 });
+    checkStructured('session_start', st);
+    const id = st.structuredContent.id;
+    if (st.structuredContent.width !== 800 || st.structuredContent.height !== 600) throw new Error(`size ${st.structuredContent.width}x${st.structuredContent.height}`);
+    const l1 = await callRaw('session_list', {});
+    checkStructured('session_list', l1);
+    if (!l1.structuredContent.sessions.some((x) => x.id === id && x.alive)) throw new Error(`new session ${id} not listed alive`);
+    const ob = await callRaw('observe', { session: id });
+    if (ob.isError) throw new Error(`observe {session: ${id}} on the new, empty desktop: ${short(textOf(ob))}`);
+    checkStructured('observe', ob);
+    const sp = await callRaw('session_stop', { id });
+    checkStructured('session_stop', sp);
+    if (sp.structuredContent.stopped !== id) throw new Error(`stopped ${short(sp.structuredContent)}`);
+    const l2 = await callRaw('session_list', {});
+    if (l2.structuredContent.sessions.some((x) => x.id === id && x.alive)) throw new Error(`session ${id} still alive after session_stop`);
+    return `started and stopped ${id}`;
+  });
+
+  await expectToolError('session_stop', { id: 'no-such-session' });
+  await expectToolError('session_stop', {});
+
+  await check('progress: observe with a progressToken (onprogress) succeeds; any progress notifications increase', async () => {
+    const seen = [];
+    const res = await client.callTool({ name: 'observe', arguments: { app: FIXTURE_NAME } }, undefined, { ...opt, onprogress: (p) => seen.push(p) });
+    if (res.isError) throw new Error(`isError: ${short(textOf(res))}`);
+    for (let i = 1; i < seen.length; i++) {
+      if (!(seen[i].progress > seen[i - 1].progress)) throw new Error(`progress did not increase: ${short(seen)}`);
+    }
+    if (seen.some((p) => p.total !== undefined && p.progress > p.total)) throw new Error(`progress above total: ${short(seen)}`);
+    return `${seen.length} progress notification(s)`;
+  });
+
+  await check('logging/setLevel debug, then observe of an unknown app: well-formed result (log notifications, if any, parsed by the SDK)', async () => {
+    const logs = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logs.push(n.params));
+    await client.setLoggingLevel('debug', opt);
+    const res = await callRaw('observe', { app: 'no-such-app-uiscope-test' });
+    if (res.isError !== true) throw new Error(`isError ${res.isError}`);
+    await client.setLoggingLevel('warning', opt);
+    const levels = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+    const bad = logs.filter((l) => !levels.includes(l.level));
+    if (bad.length) throw new Error(`log notifications with an unknown level: ${short(bad)}`);
+    return `${logs.length} log notification(s)`;
+  });
+
+  await check('8 concurrent tools/call (observe, find, session_list) all answered correctly', async () => {
+    const calls = [];
+    for (let i = 0; i < 8; i++) {
+      const which = i % 3;
+      if (which === 0) calls.push(callRaw('observe', { app: FIXTURE_NAME, format: i % 2 ? 'json' : 'compact' }).then((r) => ['observe', r]));
+      if (which === 1) calls.push(callRaw('find', { name: 'Login', exact: true }).then((r) => ['find', r]));
+      if (which === 2) calls.push(callRaw('session_list', {}).then((r) => ['session_list', r]));
+    }
+    const all = await Promise.all(calls);
+    for (const [name, r] of all) {
+      checkStructured(name, r);
+      if (name !== 'session_list' && !textOf(r).includes('Login')) throw new Error(`${name}: text without "Login"`);
+    }
+  });
+
+  await check('ping', async () => {
+    const res = await client.ping(opt);
+    if (res && Object.keys(res).length > 0) throw new Error(`ping result is not {}: ${short(res)}`);
+  });
+
+  if (extra.terminate) {
+    await check('session termination (HTTP DELETE)', extra.terminate);
+  }
+}
+
+// ---- transports -----------------------------------------------------------
+
+function newClient() {
+  return new Client({ name: 'uiscope-sdk-client-test', version: '1.0.0' }, { capabilities: {} });
+}
+
+async function runStdio(uiscope, env) {
+  const T = 'stdio';
+  currentStep = `${T}: start`;
+  const transport = new StdioClientTransport({ command: uiscope, args: ['mcp'], env, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => {
+    stderr += d.toString();
+  });
+  const client = newClient();
+  cleanups.push(async () => {
+    await client.close().catch(() => {});
+  });
+  try {
+    currentStep = `${T}: connect (initialize)`;
+    await withTimeout(client.connect(transport, { timeout: REQUEST_TIMEOUT_MS }), REQUEST_TIMEOUT_MS, 'initialize over stdio');
+    record(T, 'connect (initialize + initialized)', true);
+  } catch (e) {
+    record(T, 'connect (initialize + initialized)', false, `${errText(e)}; server stderr: ${short(stderr, 800)}`);
+    await client.close().catch(() => {});
+    return;
+  }
+  await runChecks(T, client, { sessionId: sessionIdForChecks });
+  currentStep = `${T}: close`;
+  const pid = transport.pid;
+  await client.close().catch(() => {});
+  if (results.some((r) => r.transport === T && !r.ok) && stderr) log(`      stdio server stderr: ${short(stderr, 1500)}`);
+  if (pid) {
+    // The SDK ends the child (stdin closed, then signals); check it is gone.
+    await sleep(200);
+    let alive = true;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      alive = false;
+    }
+    record(T, 'server exits when the client closes', !alive, alive ? `pid ${pid} still running` : '');
+  }
+}
+
+async function startHttpServer(uiscope, env, extraArgs = []) {
+  const args = ['mcp', '--http', '127.0.0.1:0', ...extraArgs];
+  const child = spawn(uiscope, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  cleanups.push(() => stopChild(child, 'uiscope mcp --http'));
+  let stderr = '';
+  let stdout = '';
+  child.stdout.on('data', (d) => {
+    stdout += d.toString();
+  });
+  const url = await new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`no "listening on" line on stderr within 15 s; stderr: ${short(stderr, 800)}`)), 15_000);
+    child.stderr.on('data', (d) => {
+      stderr += d.toString();
+      const m = /MCP server listening on (http:\/\/\S+\/mcp)/.exec(stderr);
+      if (m) {
+        clearTimeout(t);
+        resolve(m[1]);
+      }
+    });
+    child.once('exit', (code, sig) => {
+      clearTimeout(t);
+      reject(new Error(`\`uiscope ${args.join(' ')}\` exited (${code ?? sig}) before listening; stderr: ${short(stderr, 800)}; stdout: ${short(stdout, 300)}`));
+    });
+  });
+  return { child, url, stderr: () => stderr };
+}
+
+async function runHttp(uiscope, env) {
+  const T = 'http';
+  currentStep = `${T}: start server`;
+  let server;
+  try {
+    server = await startHttpServer(uiscope, env);
+    record(T, 'server start (listening line on stderr)', true, server.url);
+  } catch (e) {
+    record(T, 'server start (listening line on stderr)', false, errText(e));
+    return;
+  }
+  const transport = new StreamableHTTPClientTransport(new URL(server.url));
+  const client = newClient();
+  cleanups.push(async () => {
+    await client.close().catch(() => {});
+  });
+  try {
+    currentStep = `${T}: connect (initialize)`;
+    await withTimeout(client.connect(transport, { timeout: REQUEST_TIMEOUT_MS }), REQUEST_TIMEOUT_MS, 'initialize over HTTP');
+    record(T, 'connect (initialize + initialized)', true, `session id ${transport.sessionId ?? '(none)'}`);
+  } catch (e) {
+    record(T, 'connect (initialize + initialized)', false, `${errText(e)}; server stderr: ${short(server.stderr(), 800)}`);
+    return;
+  }
+  await runChecks(T, client, {
+    sessionId: sessionIdForChecks,
+    protocolVersion: () => transport.protocolVersion,
+    terminate: async () => {
+      const sid = transport.sessionId;
+      if (!sid) return 'server issued no session id: nothing to terminate';
+      await transport.terminateSession(); // DELETE; 405 is accepted by the SDK
+      // A request on the terminated session must now be refused with 404.
+      const r = await fetch(server.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sid,
+          'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'ping' }),
+      });
+      const body = await r.text();
+      if (r.status !== 404) throw new Error(`after DELETE, POST ping with the old Mcp-Session-Id got HTTP ${r.status} (spec: 404); body ${short(body, 200)}`);
+      return `DELETE ok, then 404`;
+    },
+  });
+  currentStep = `${T}: close`;
+  await client.close().catch(() => {});
+  if (results.some((r) => r.transport === T && !r.ok)) log(`      http server stderr: ${short(server.stderr(), 1500)}`);
+}
+
+async function runHttpToken(uiscope, env) {
+  const T = 'http+token';
+  currentStep = `${T}: start server`;
+  let server;
+  try {
+    server = await startHttpServer(uiscope, env, ['--token', HTTP_TOKEN]);
+    record(T, 'server start with --token', true, server.url);
+  } catch (e) {
+    record(T, 'server start with --token', false, errText(e));
+    return;
+  }
+  const initBody = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'uiscope-sdk-client-test', version: '1.0.0' } },
+  });
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  for (const [name, auth] of [
+    ['no Authorization -> 401', undefined],
+    ['wrong bearer token -> 401', 'Bearer not-the-token'],
+  ]) {
+    currentStep = `${T}: ${name}`;
+    try {
+      const r = await fetch(server.url, { method: 'POST', headers: auth ? { ...headers, authorization: auth } : headers, body: initBody });
+      const body = await r.text();
+      record(T, name, r.status === 401, r.status === 401 ? '' : `got HTTP ${r.status}; body ${short(body, 200)}`);
+    } catch (e) {
+      record(T, name, false, errText(e));
+    }
+  }
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+    requestInit: { headers: { Authorization: `Bearer ${HTTP_TOKEN}` } },
+  });
+  const client = newClient();
+  cleanups.push(async () => {
+    await client.close().catch(() => {});
+  });
+  currentStep = `${T}: connect with the token`;
+  try {
+    await withTimeout(client.connect(transport, { timeout: REQUEST_TIMEOUT_MS }), REQUEST_TIMEOUT_MS, 'initialize over HTTP with token');
+    const tools = await client.listTools(undefined, { timeout: REQUEST_TIMEOUT_MS });
+    await client.ping({ timeout: REQUEST_TIMEOUT_MS });
+    record(T, 'correct bearer token: initialize, tools/list, ping', true, `${tools.tools.length} tools`);
+  } catch (e) {
+    record(T, 'correct bearer token: initialize, tools/list, ping', false, `${errText(e)}; server stderr: ${short(server.stderr(), 600)}`);
+  }
+  await client.close().catch(() => {});
+}
+
+// ---- desktop and fixture --------------------------------------------------
+
+async function startDesktop(uiscope, stateDir) {
+  currentStep = 'session start';
+  const env = { ...process.env, UISCOPE_STATE_DIR: stateDir };
+  delete env.UISCOPE_MCP_TOKEN; // `uiscope mcp --token` default: set only where this test wants it
+  const r = await execFileP(uiscope, ['session', 'start', '--json'], { env, timeout: 45_000 });
+  if (r.code !== 0) throw new Error(`\`uiscope session start --json\` failed (${r.code}): ${short(r.stderr || r.stdout, 800)}`);
+  let session = null;
+  for (const line of r.stdout.split('\n').reverse()) {
+    try {
+      session = JSON.parse(line);
+      break;
+    } catch {
+      // not the JSON line
+    }
+  }
+  if (!session || typeof session.id !== 'string' || typeof session.env !== 'object') {
+    throw new Error(`\`uiscope session start --json\` printed no object with id and env: ${short(r.stdout, 800)}`);
+  }
+  cleanups.push(async () => {
+    // Every session of the private state dir: ours and any a test left.
+    const ids = new Set([session.id]);
+    const l = await execFileP(uiscope, ['session', 'list', '--json'], { env, timeout: 10_000 });
+    try {
+      for (const x of JSON.parse(l.stdout).sessions ?? []) ids.add(x.id);
+    } catch {
+      // keep ours
+    }
+    for (const id of ids) {
+      const s = await execFileP(uiscope, ['session', 'stop', id], { env, timeout: 20_000 });
+      if (s.code !== 0 && id === session.id) log(`warning: \`uiscope session stop ${id}\` failed (${s.code}): ${short(s.stderr, 300)}`);
+    }
+  });
+  return { session, env: { ...env, ...session.env } };
+}
+
+async function startFixture(fixtureBin, uiscope, env) {
+  currentStep = 'fixture start';
+  const child = spawn(fixtureBin, ['--name', FIXTURE_NAME], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr += d.toString();
+  });
+  child.stdin.on('error', () => {});
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.stdin.write('quit\n');
+      if (!(await waitExit(child, 2000))) await stopChild(child, 'fixture');
+    }
+  });
+  const lines = createInterface({ input: child.stdout });
+  await new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`fixture printed no "ready" line within ${APP_READY_DEADLINE_MS} ms; stderr: ${short(stderr, 600)}`)), APP_READY_DEADLINE_MS);
+    lines.on('line', (line) => {
+      if (line.startsWith('ready')) {
+        fixturePid = Number(line.split(/\s+/)[1]) || null;
+        clearTimeout(t);
+        resolve();
+      }
+    });
+    child.once('exit', (code, sig) => {
+      clearTimeout(t);
+      reject(new Error(`fixture exited (${code ?? sig}) before "ready"; stderr: ${short(stderr, 600)}`));
+    });
+  });
+  // Ready on screen; now wait until the accessibility tree shows it.
+  currentStep = 'fixture visible to `uiscope observe`';
+  const deadline = Date.now() + APP_READY_DEADLINE_MS;
+  let last;
+  while (Date.now() < deadline) {
+    last = await execFileP(uiscope, ['observe', '--app', FIXTURE_NAME], { env, timeout: 10_000 });
+    if (last.code === 0 && last.stdout.includes('Login')) return child;
+    await sleep(250);
+  }
+  throw new Error(`\`uiscope observe --app ${FIXTURE_NAME}\` did not list the fixture within ${APP_READY_DEADLINE_MS} ms: ${short(last?.stderr || last?.stdout, 600)}`);
+}
+
+// ---- main -----------------------------------------------------------------
+
+async function main() {
+  const buildArg = process.argv[2];
+  if (!buildArg || buildArg === '-h' || buildArg === '--help') {
+    process.stderr.write('usage: node sdk_client_test.mjs BUILD_DIR   (e.g. /work/main/build)\n');
+    return 2;
+  }
+  const buildDir = path.resolve(buildArg);
+  const uiscope = path.join(buildDir, 'bin', 'uiscope');
+  const fixtureBin = path.join(buildDir, 'bin', 'uiscope-fixture-gtk3');
+  for (const f of [uiscope, fixtureBin]) {
+    try {
+      accessSync(f, fsc.X_OK);
+    } catch {
+      process.stderr.write(`sdk_client_test: ${f} is missing or not executable (build first: cmake --build ${buildArg})\n`);
+      return 2;
+    }
+  }
+
+  const stateDir = mkdtempSync(path.join(tmpdir(), 'uiscope-mcp-sdk-'));
+  cleanups.push(async () => {
+    if (existsSync(stateDir)) rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  const { session, env } = await startDesktop(uiscope, stateDir);
+  sessionIdForChecks = session.id;
+  log(`desktop: session ${session.id} DISPLAY=${session.env.DISPLAY}`);
+  await startFixture(fixtureBin, uiscope, env);
+  log(`fixture: "${FIXTURE_NAME}" is in the accessibility tree`);
+
+  await runStdio(uiscope, env);
+  await runHttp(uiscope, env);
+  await runHttpToken(uiscope, env);
+  return 0;
+}
+
+function summary() {
+  const passed = results.filter((r) => r.ok).length;
+  const failed = results.length - passed;
+  if (failed) {
+    log('\nFailures:');
+    for (const r of results.filter((x) => !x.ok)) log(`  ${r.transport} / ${r.name}: ${r.detail}`);
+  }
+  log(`\n${passed} passed, ${failed} failed`);
+  return failed;
+}
+
+let finished = false;
+async function finish(code) {
+  if (finished) return;
+  finished = true;
+  await cleanupAll();
+  process.exit(code);
+}
+// Checks still running while finish() cleans up must not print.
+function quietAfterFinish() {
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = (chunk, ...rest) => (finished && !String(chunk).startsWith('warning:') ? true : write(chunk, ...rest));
+}
+quietAfterFinish();
+
+const deadline = setTimeout(async () => {
+  record('global', `deadline of ${GLOBAL_DEADLINE_MS / 1000} s`, false, `still at step "${currentStep}"`);
+  summary();
+  await finish(1);
+}, GLOBAL_DEADLINE_MS);
+
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, async () => {
+    log(`\n${sig}: stopping`);
+    await finish(130);
+  });
+}
+
+main()
+  .then(async (code) => {
+    clearTimeout(deadline);
+    if (finished) return; // interrupted or timed out: already reported
+    if (code === 2) return finish(2);
+    const failed = summary();
+    await finish(failed || results.length === 0 ? 1 : 0);
+  })
+  .catch(async (e) => {
+    clearTimeout(deadline);
+    if (finished) return;
+    record('setup', currentStep, false, errText(e));
+    summary();
+    await finish(1);
+  });
