@@ -9,15 +9,18 @@ UISCOPE_BUILD_PACKAGES=(
   libatspi2.0-dev libdbus-1-dev
   libx11-dev libxext-dev libxtst-dev libxdamage-dev libxfixes-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libxxhash-dev
-  libpng-dev libcpp-httplib-dev
+  libpng-dev libcpp-httplib-dev libwebp-dev libjpeg62-turbo-dev
+  libtesseract-dev libleptonica-dev
 )
 UISCOPE_RUNTIME_PACKAGES=(
   xvfb openbox dbus at-spi2-core x11-utils fonts-dejavu-core
+  tesseract-ocr-eng
 )
 UISCOPE_TEST_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libgtk-3-dev
   python3-pyatspi python3-gi gir1.2-atspi-2.0
   clang libclang-rt-14-dev
+  xterm tesseract-ocr
 )
 
 uiscope_missing_packages() {

@@ -17,29 +17,17 @@
 #include "engine/find.h"
 #include "engine/observe.h"
 #include "mcp/serve.h"
+#include "cli.h"
 #include "session/headless_desktop.h"
 
 namespace uiscope {
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailed = 1;
-constexpr int kExitUsage = 2;
-
-struct GlobalFlags {
-  std::string display;
-  bool json = false;
-};
-
-int Fail(const GlobalFlags& g, const Error& error) {
-  if (g.json) {
-    nlohmann::json j = {
-        {"error", {{"code", ErrorCodeName(error.code)}, {"message", error.message}}}};
-    std::cout << j.dump() << "\n";
-  }
-  std::cerr << "uiscope: " << error.message << "\n";
-  return error.code == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailed;
-}
+using cli::Fail;
+using cli::GlobalFlags;
+using cli::kExitFailed;
+using cli::kExitOk;
+using cli::kExitUsage;
 
 // --- observe -----------------------------------------------------------------
 

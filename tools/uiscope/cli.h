@@ -1,0 +1,36 @@
+// What the subcommands of the `uiscope` CLI share: global flags, exit codes
+// and error printing. Each subcommand family lives in its own
+// `*_command.cpp` with an Add...Command(app, flags) that registers it and
+// returns the subcommand, and a Run...Command that main() calls once parsed.
+#pragma once
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/result.h"
+
+namespace uiscope::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+struct GlobalFlags {
+  std::string display;
+  bool json = false;
+};
+
+// Prints the error (to stderr; with --json also as {"error": {...}} on
+// stdout) and returns the exit code: 2 for InvalidArgument, else 1.
+inline int Fail(const GlobalFlags& g, const Error& error) {
+  if (g.json) {
+    nlohmann::json j = {
+        {"error", {{"code", ErrorCodeName(error.code)}, {"message", error.message}}}};
+    std::cout << j.dump() << "\n";
+  }
+  std::cerr << "uiscope: " << error.message << "\n";
+  return error.code == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailed;
+}
+
+}  // namespace uiscope::cli
