@@ -65,6 +65,7 @@ Result<DesktopConnection> ConnectDesktop(const DesktopTarget& target) {
   auto ax = ConnectAtspi(options);
   if (!ax.ok()) return ax.error();
   conn.accessibility = std::move(ax).value();
+  conn.display = std::move(display).value();
   return conn;
 }
 

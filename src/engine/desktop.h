@@ -9,6 +9,7 @@
 #include "core/node.h"
 #include "core/result.h"
 #include "platform/accessibility.h"
+#include "platform/x11/x11_display.h"
 
 namespace uiscope {
 
@@ -24,9 +25,12 @@ struct DesktopConnection {
   DesktopTarget target;
   Frame frame;  // screen size of the display
   std::unique_ptr<Accessibility> accessibility;
+  // The X connection (screen capture, windows); null for a fake desktop.
+  std::unique_ptr<x11::X11Display> display;
 };
 
-// Opens the display (for the frame size) and the accessibility bus.
+// Opens the display (kept, for the frame size and capture) and the
+// accessibility bus.
 Result<DesktopConnection> ConnectDesktop(const DesktopTarget& target);
 
 }  // namespace uiscope

@@ -101,6 +101,7 @@ Result<Workspace::Lease> Workspace::Acquire(const std::string& session_id) {
   auto desktop = Open(*target);
   if (!desktop.ok()) return desktop.error();
   lease.observer = (*desktop)->observer.get();
+  lease.display_connection = (*desktop)->connection.display.get();
   lease.display = target->display;
   lease.session_id = target->session_id;
   return lease;

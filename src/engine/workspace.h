@@ -41,6 +41,9 @@ class Workspace {
 
   struct Lease {
     Observer* observer = nullptr;
+    // The desktop's X connection, for capture; null on a fake desktop.
+    // Check broken(): a display whose server died needs Invalidate().
+    x11::X11Display* display_connection = nullptr;
     std::string display;             // ":N"
     std::string session_id;          // the uiscope session owning it ("" = none)
     std::vector<std::string> notes;  // things the caller should tell the user
