@@ -18,6 +18,7 @@
 #include "engine/observe.h"
 #include "mcp/serve.h"
 #include "cli.h"
+#include "screenshot_command.h"
 #include "session/headless_desktop.h"
 
 namespace uiscope {
@@ -324,6 +325,9 @@ int main(int argc, char** argv) {
   find->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
   find->add_flag("--json", g.json, "machine-readable output");
 
+  cli::ScreenshotFlags sf;
+  auto* screenshot = cli::AddScreenshotCommand(app, g, sf);
+
   auto* session = app.add_subcommand("session", "headless desktops: start | list | stop");
   session->require_subcommand(1);
   std::string size;
@@ -379,6 +383,7 @@ int main(int argc, char** argv) {
 
   if (observe->parsed()) return RunObserve(g, of);
   if (find->parsed()) return RunFind(g, ff);
+  if (screenshot->parsed()) return cli::RunScreenshotCommand(g, sf);
   if (start->parsed()) return RunSessionStart(g, size, no_wm);
   if (list->parsed()) return RunSessionList(g);
   if (stop->parsed()) return RunSessionStop(g, stop_id);

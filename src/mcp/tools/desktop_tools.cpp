@@ -410,6 +410,7 @@ Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace) {
 
 Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions) {
   if (auto st = RegisterDesktopTools(registry, workspace); !st.ok()) return st;
+  if (auto st = RegisterScreenshotTools(registry, workspace); !st.ok()) return st;
   return RegisterSessionTools(registry, sessions, workspace);
 }
 

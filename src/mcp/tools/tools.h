@@ -7,6 +7,7 @@
 #include "engine/sessions.h"
 #include "engine/workspace.h"
 #include "mcp/tool_registry.h"
+#include "mcp/tools/screenshot_tool.h"
 
 namespace uiscope::mcp {
 
@@ -16,7 +17,7 @@ Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace);
 // `session_start`, `session_list`, `session_stop`.
 Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Workspace& workspace);
 
-// Every tool above.
+// Every tool above, and `screenshot` (screenshot_tool.h).
 Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions);
 
 }  // namespace uiscope::mcp

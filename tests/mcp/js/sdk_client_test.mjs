@@ -39,8 +39,8 @@ const GLOBAL_DEADLINE_MS = 120_000;
 const APP_READY_DEADLINE_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 const FIXTURE_NAME = 'uiscope-mcp-fixture';
-const TOOLS = ['observe', 'find', 'session_start', 'session_list', 'session_stop'];
-const TOOLS_WITH_OUTPUT_SCHEMA = ['observe', 'find'];
+const TOOLS = ['observe', 'find', 'screenshot', 'session_start', 'session_list', 'session_stop'];
+const TOOLS_WITH_OUTPUT_SCHEMA = ['observe', 'find', 'screenshot'];
 const HTTP_TOKEN = 'uiscope-sdk-test-token';
 
 // ---- output ----------------------------------------------------------------
@@ -306,6 +306,18 @@ async function runChecks(label, client, extra = {}) {
   await check('find {name:"Login"} via client.callTool', async () => {
     const res = await client.callTool({ name: 'find', arguments: { name: 'Login' } }, undefined, opt);
     if (res.isError) throw new Error(`isError: ${short(textOf(res))}`);
+  });
+
+  await check('screenshot {max_width:800, marks:true}: a PNG image block and its structuredContent', async () => {
+    const res = await callRaw('screenshot', { max_width: 800, marks: true });
+    checkStructured('screenshot', res);
+    const image = (res.content || []).find((c) => c.type === 'image');
+    if (!image || image.mimeType !== 'image/png') throw new Error(`no image/png block: ${short(res.content, 200)}`);
+    const bytes = Buffer.from(image.data, 'base64');
+    if (bytes.subarray(1, 4).toString() !== 'PNG') throw new Error('the image block is not a PNG');
+    const sc = res.structuredContent;
+    if (sc.width > 800) throw new Error(`width ${sc.width} exceeds max_width 800`);
+    return `${sc.width}x${sc.height}, scale ${sc.scale}, ${bytes.length} bytes`;
   });
 
   const expectToolError = async (name, args, mustMention) => {

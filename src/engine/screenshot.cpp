@@ -1,0 +1,317 @@
+#include "engine/screenshot.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include "image/resize.h"
+
+namespace uiscope {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Elements worth a mark: what an agent acts on, and named leaves it reads
+// (labels, links, images). Containers would outline everything twice.
+bool IsMarkable(const Node& n) {
+  if (!n.bounds || n.bounds->Empty()) return false;
+  if (IsInteractiveRole(n.role)) return true;
+  if (n.name.empty()) return false;
+  switch (n.role) {
+    case Role::kUnknown:
+    case Role::kApplication:
+    case Role::kWindow:
+    case Role::kDialog:
+    case Role::kAlert:
+    case Role::kPanel:
+    case Role::kGroup:
+    case Role::kScrollPane:
+    case Role::kSplitPane:
+    case Role::kList:
+    case Role::kTable:
+    case Role::kTableRow:
+    case Role::kTree:
+    case Role::kMenuBar:
+    case Role::kTabList:
+    case Role::kTabPanel:
+    case Role::kToolBar:
+    case Role::kStatusBar:
+    case Role::kSeparator:
+    case Role::kDocument:
+      return false;
+    default:
+      return true;
+  }
+}
+
+const Node* FindById(const std::vector<Node>& roots, const std::string& id) {
+  const Node* found = nullptr;
+  ForEachNode(roots, [&](const Node& n, int) {
+    if (found == nullptr && n.id == id) found = &n;
+  });
+  return found;
+}
+
+// Screen rectangle -> image pixels (outward rounding, at least one pixel).
+Rect ToImage(const Rect& screen, const Rect& region, double scale) {
+  const int x0 = static_cast<int>(std::floor((screen.x - region.x) * scale));
+  const int y0 = static_cast<int>(std::floor((screen.y - region.y) * scale));
+  const int x1 = static_cast<int>(std::ceil((screen.Right() - region.x) * scale));
+  const int y1 = static_cast<int>(std::ceil((screen.Bottom() - region.y) * scale));
+  return {x0, y0, std::max(1, x1 - x0), std::max(1, y1 - y0)};
+}
+
+nlohmann::json RectJson(const Rect& r) { return {{"x", r.x}, {"y", r.y}, {"w", r.w}, {"h", r.h}}; }
+
+std::string RectText(const Rect& r) {
+  return std::to_string(r.x) + "," + std::to_string(r.y) + "," + std::to_string(r.w) + "," +
+         std::to_string(r.h);
+}
+
+Status Validate(const ScreenshotRequest& request) {
+  if (request.region && !request.window.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "give a region or a window, not both (the window's area is its region)");
+  }
+  if (request.region && request.region->Empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "the region " + RectText(*request.region) + " is empty: w and h must be > 0");
+  }
+  if (request.max_width < 0) {
+    return MakeError(ErrorCode::kInvalidArgument, "max_width must be >= 0 (0 = full size)");
+  }
+  if (request.jpeg_quality < 1 || request.jpeg_quality > 100) {
+    return MakeError(ErrorCode::kInvalidArgument, "jpeg quality must be 1-100");
+  }
+  if (request.max_marks < 0) {
+    return MakeError(ErrorCode::kInvalidArgument, "max_marks must be >= 0");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<ScreenshotResult> TakeScreenshot(ScreenCapture& capture, Observer* observer,
+                                        const ScreenshotRequest& request) {
+  if (auto st = Validate(request); !st.ok()) return st.error();
+  const std::optional<uint64_t> x_window =
+      request.window.empty() ? std::nullopt : ParseXWindowId(request.window);
+  const bool window_node = !request.window.empty() && !x_window;
+  if ((request.marks || window_node) && observer == nullptr) {
+    return MakeError(ErrorCode::kUnsupported,
+                     request.marks ? "marks need the accessibility tree, which this desktop does "
+                                     "not offer; take the screenshot without marks"
+                                   : "window \"" + request.window +
+                                         "\" is not an X window ID, and this desktop has no "
+                                         "accessibility tree to look element IDs up in");
+  }
+  ScreenshotResult result;
+  result.encoding = request.encoding;
+
+  // The tree first: a window given by element ID needs its bounds, and the
+  // marks should describe the screen as captured just after.
+  std::optional<Observation> observation;
+  if (request.marks || window_node) {
+    const auto start = Clock::now();
+    auto obs = observer->Observe(request.observe);
+    result.observe_ms = MsSince(start);
+    if (obs.ok()) {
+      observation = std::move(obs).value();
+      result.warnings = observation->warnings;
+    } else if (window_node || obs.error().code == ErrorCode::kNotFound ||
+               obs.error().code == ErrorCode::kInvalidArgument) {
+      return obs.error();
+    } else {
+      // The pixels are still worth having without their marks.
+      result.warnings.push_back("marks left out: " + obs.error().message);
+    }
+  }
+
+  const auto capture_start = Clock::now();
+  Result<CapturedFrame> frame = MakeError(ErrorCode::kInternal, "not captured");
+  if (x_window) {
+    frame = capture.CaptureWindow(*x_window);
+  } else if (window_node) {
+    const Node* node = FindById(observation->snapshot.roots, request.window);
+    if (node == nullptr) {
+      return MakeError(ErrorCode::kNotFound,
+                       "no element with ID \"" + request.window +
+                           "\" on screen now; observe to see the current IDs (or pass an X "
+                           "window ID such as 0x1e00007)");
+    }
+    if (!node->bounds || node->bounds->Empty()) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "element \"" + request.window + "\" has no bounds on screen");
+    }
+    frame = capture.CaptureRegion(*node->bounds);
+  } else if (request.region) {
+    frame = capture.CaptureRegion(*request.region);
+  } else {
+    frame = capture.CaptureScreen();
+  }
+  if (!frame.ok()) return frame.error();
+  result.capture_ms = MsSince(capture_start);
+  result.region = frame->region;
+  result.frame_hash =
+      frame->frame_hash != 0 ? frame->frame_hash : FrameHash(HashTiles(frame->image));
+  result.method = std::string(frame->method);
+  if (frame->damage) result.changed = !frame->damage->empty();
+
+  const auto encode_start = Clock::now();
+  auto scaled = DownscaleToWidth(std::move(frame->image), request.max_width);
+  if (!scaled.ok()) return scaled.error();
+  Image& image = scaled->image;
+  result.scale = scaled->scale;
+  result.width = image.width;
+  result.height = image.height;
+  result.frame = Frame{frame->screen_width, frame->screen_height, result.scale};
+
+  if (request.marks && observation) {
+    std::vector<const Node*> nodes;
+    std::vector<MarkToDraw> to_draw;
+    int skipped = 0;
+    ForEachNode(observation->snapshot.roots, [&](const Node& n, int) {
+      if (!IsMarkable(n)) return;
+      const Rect clipped = Intersect(*n.bounds, result.region);
+      if (clipped.Empty()) return;
+      if (static_cast<int>(nodes.size()) >= request.max_marks) {
+        ++skipped;
+        return;
+      }
+      nodes.push_back(&n);
+      to_draw.push_back({ToImage(clipped, result.region, result.scale), n.id});
+    });
+    if (skipped > 0) {
+      result.warnings.push_back(std::to_string(skipped) +
+                                " more elements left unmarked (max_marks " +
+                                std::to_string(request.max_marks) + ")");
+    }
+    const std::vector<DrawnMark> drawn = DrawMarks(image, to_draw);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (!drawn[i].drawn) continue;
+      ScreenshotMark m;
+      m.id = nodes[i]->id;
+      m.role = nodes[i]->role;
+      m.name = nodes[i]->name;
+      m.bounds = drawn[i].box;
+      m.screen_bounds = Intersect(*nodes[i]->bounds, result.region);
+      m.color = drawn[i].color.Hex();
+      result.marks.push_back(std::move(m));
+    }
+  }
+
+  EncodeOptions options;
+  options.encoding = request.encoding;
+  options.jpeg.quality = request.jpeg_quality;
+  auto bytes = EncodeImage(image, options);
+  if (!bytes.ok()) return bytes.error();
+  result.bytes = std::move(bytes).value();
+  result.encode_ms = MsSince(encode_start);
+  return result;
+}
+
+Result<ScreenCapture*> ScreenshotService::CaptureFor(const std::string& display) {
+  std::lock_guard lock(mutex_);
+  auto it = captures_.find(display);
+  if (it != captures_.end()) return it->second.get();
+  auto capture = OpenScreenCapture(display, options_);
+  if (!capture.ok()) return capture.error();
+  ScreenCapture* raw = capture->get();
+  captures_[display] = std::move(capture).value();
+  return raw;
+}
+
+Result<ScreenshotResult> ScreenshotService::Take(Workspace::Lease& lease,
+                                                 const ScreenshotRequest& request) {
+  if (lease.display_connection == nullptr) {
+    return MakeError(ErrorCode::kUnsupported, "screen capture is not available on this desktop (" +
+                                                  lease.display + " has no X display)");
+  }
+  auto capture = CaptureFor(lease.display);
+  if (!capture.ok()) return capture.error();
+  auto result = TakeScreenshot(**capture, lease.observer, request);
+  if (!result.ok()) {
+    if (result.error().code == ErrorCode::kUnavailable) {
+      // The X server (or the bus) went away: reconnect next time.
+      std::lock_guard lock(mutex_);
+      captures_.erase(lease.display);
+    }
+    return result.error();
+  }
+  result->display = lease.display;
+  return result;
+}
+
+nlohmann::json ScreenshotToJson(const ScreenshotResult& r) {
+  nlohmann::json marks = nlohmann::json::array();
+  for (const ScreenshotMark& m : r.marks) {
+    marks.push_back({{"id", m.id},
+                     {"role", std::string(RoleName(m.role))},
+                     {"name", m.name},
+                     {"bounds", RectJson(m.bounds)},
+                     {"screen_bounds", RectJson(m.screen_bounds)},
+                     {"color", m.color}});
+  }
+  char hash[17];
+  std::snprintf(hash, sizeof(hash), "%016llx", static_cast<unsigned long long>(r.frame_hash));
+  nlohmann::json j = {
+      {"width", r.width},
+      {"height", r.height},
+      {"scale", r.scale},
+      {"mime_type", std::string(MimeType(r.encoding))},
+      {"encoding", std::string(ImageEncodingName(r.encoding))},
+      {"bytes", r.bytes.size()},
+      {"region", RectJson(r.region)},
+      {"frame", {{"width", r.frame.width}, {"height", r.frame.height}, {"scale", r.frame.scale}}},
+      {"display", r.display},
+      {"frame_hash", hash},
+      {"marks", std::move(marks)},
+      {"warnings", r.warnings},
+      {"method", r.method},
+      {"timings",
+       {{"capture_ms", r.capture_ms}, {"observe_ms", r.observe_ms}, {"encode_ms", r.encode_ms}}},
+  };
+  if (r.changed) j["changed"] = *r.changed;
+  return j;
+}
+
+std::optional<uint64_t> ParseXWindowId(std::string_view text) {
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    text.remove_prefix(2);
+    base = 16;
+  }
+  uint64_t id = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id, base);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return id;
+}
+
+Result<Rect> ParseRegion(std::string_view text) {
+  Rect r;
+  int* fields[] = {&r.x, &r.y, &r.w, &r.h};
+  const char* p = text.data();
+  const char* end = text.data() + text.size();
+  for (int i = 0; i < 4; ++i) {
+    auto [next, ec] = std::from_chars(p, end, *fields[i]);
+    const bool last = i == 3;
+    if (ec != std::errc() || (last ? next != end : (next == end || *next != ','))) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "region must be X,Y,W,H (four integers, screen pixels), got \"" +
+                           std::string(text) + "\"");
+    }
+    p = next + (last ? 0 : 1);
+  }
+  if (r.Empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "region " + std::string(text) + " is empty: W and H must be > 0");
+  }
+  return r;
+}
+
+}  // namespace uiscope

@@ -1,0 +1,238 @@
+// `screenshot`: image content plus structuredContent (engine/screenshot.h).
+#include "mcp/tools/screenshot_tool.h"
+
+#include <cstdio>
+#include <memory>
+
+#include "engine/screenshot.h"
+#include "mcp/tools/schemas.h"
+
+namespace uiscope::mcp {
+namespace {
+
+using schema::Boolean;
+using schema::Integer;
+using schema::String;
+using schema::StringArray;
+
+struct ScreenshotTools {
+  explicit ScreenshotTools(Workspace& w) : workspace(w) {}
+  Workspace& workspace;
+  ScreenshotService service;  // keeps each desktop's capture (XShm segment) between calls
+};
+
+Result<ScreenshotRequest> RequestFrom(const json& args) {
+  ScreenshotRequest r;
+  if (args.contains("region")) {
+    const json& g = args["region"];
+    r.region = Rect{g["x"].get<int>(), g["y"].get<int>(), g["w"].get<int>(), g["h"].get<int>()};
+  }
+  if (args.contains("window")) {
+    const json& w = args["window"];
+    r.window = w.is_string() ? w.get<std::string>() : std::to_string(w.get<uint64_t>());
+  }
+  auto encoding = ParseImageEncoding(args.value("encoding", "png"));
+  if (!encoding.ok()) return encoding.error();
+  r.encoding = *encoding;
+  r.max_width = args.value("max_width", 0);
+  r.jpeg_quality = args.value("quality", 80);
+  r.marks = args.value("marks", false);
+  r.max_marks = args.value("max_marks", 500);
+  r.observe.app = args.value("app", "");
+  r.observe.pid = args.value("pid", 0);
+  r.observe.timeout = std::chrono::milliseconds(args.value("timeout_ms", 2000));
+  return r;
+}
+
+std::string Summary(const ScreenshotResult& r) {
+  char head[256];
+  std::snprintf(head, sizeof(head),
+                "%dx%d %s, %zu bytes, of screen region %d,%d,%d,%d on %s (scale %.4g: screen = "
+                "region origin + image / scale)\n",
+                r.width, r.height, std::string(ImageEncodingName(r.encoding)).c_str(),
+                r.bytes.size(), r.region.x, r.region.y, r.region.w, r.region.h, r.display.c_str(),
+                r.scale);
+  std::string text = head;
+  if (!r.marks.empty()) {
+    text += std::to_string(r.marks.size()) + " marks (image pixels):\n";
+    for (const ScreenshotMark& m : r.marks) {
+      text += "[" + m.id + " " + std::string(RoleName(m.role));
+      if (!m.name.empty()) text += " \"" + m.name + "\"";
+      text += " at " + std::to_string(m.bounds.x) + "," + std::to_string(m.bounds.y) + "," +
+              std::to_string(m.bounds.w) + "," + std::to_string(m.bounds.h) + "]\n";
+    }
+  }
+  for (const auto& w : r.warnings) text += "warning: " + w + "\n";
+  return text;
+}
+
+json RegionSchema(const char* description) {
+  return {{"type", "object"},
+          {"description", description},
+          {"additionalProperties", false},
+          {"required", {"x", "y", "w", "h"}},
+          {"properties",
+           {{"x", {{"type", "integer"}}},
+            {"y", {{"type", "integer"}}},
+            {"w", {{"type", "integer"}, {"minimum", 1}}},
+            {"h", {{"type", "integer"}, {"minimum", 1}}}}}};
+}
+
+json InputSchema() {
+  return {{"type", "object"},
+          {"additionalProperties", false},
+          {"properties",
+           {{"region", RegionSchema("only this screen rectangle (screen pixels, clipped to the "
+                                    "screen); default: the whole screen")},
+            {"window",
+             {{"type", {"string", "integer"}},
+              {"description",
+               "only this window: the ID of a window (or any element) from observe, e.g. "
+               "\"win_b253\", or an X window ID (0x1e00007 or decimal); not with region"}}},
+            {"encoding",
+             {{"type", "string"},
+              {"enum", {"png", "webp", "jpeg"}},
+              {"default", "png"},
+              {"description",
+               "png: lossless, fast; webp: lossless and about half the size; jpeg: smallest, "
+               "lossy"}}},
+            {"max_width",
+             {{"type", "integer"},
+              {"minimum", 0},
+              {"maximum", 16384},
+              {"default", 0},
+              {"description",
+               "shrink wider images to this width (area filter), aspect kept; 0 = full size. "
+               "The result's scale maps image pixels back to the screen"}}},
+            {"quality",
+             {{"type", "integer"},
+              {"minimum", 1},
+              {"maximum", 100},
+              {"default", 80},
+              {"description", "JPEG quality"}}},
+            {"marks", Boolean("draw each element's box and ID over the image (set-of-marks), from "
+                              "the current accessibility tree")},
+            {"max_marks",
+             {{"type", "integer"},
+              {"minimum", 0},
+              {"maximum", 5000},
+              {"default", 500},
+              {"description", "at most this many marks"}}},
+            {"app", String("marks: only this application's elements")},
+            {"pid", Integer("marks: only this process's elements", 1)},
+            {"timeout_ms",
+             {{"type", "integer"},
+              {"minimum", 10},
+              {"maximum", 600000},
+              {"default", 2000},
+              {"description", "deadline per application when reading the tree for marks"}}},
+            {"session", schema::SessionArgument()}}}};
+}
+
+json OutputSchema() {
+  const json frame = {{"type", "object"},
+                      {"required", {"width", "height", "scale"}},
+                      {"properties",
+                       {{"width", {{"type", "integer"}}},
+                        {"height", {{"type", "integer"}}},
+                        {"scale", {{"type", "number"}}}}}};
+  const json mark = {
+      {"type", "object"},
+      {"required", {"id", "role", "name", "bounds", "screen_bounds", "color"}},
+      {"properties",
+       {{"id", String("the element's stable ID (the label drawn); pass it to action tools")},
+        {"role", String("normalised role")},
+        {"name", String("the element's name")},
+        {"bounds", schema::Bounds()},
+        {"screen_bounds", schema::Bounds()},
+        {"color", String("#rrggbb of the outline and label")}}}};
+  return {{"type", "object"},
+          {"required",
+           {"width", "height", "scale", "mime_type", "encoding", "bytes", "region", "frame",
+            "display", "frame_hash", "marks", "warnings", "method", "timings"}},
+          {"properties",
+           {{"width", {{"type", "integer"}, {"description", "image pixels"}}},
+            {"height", {{"type", "integer"}, {"description", "image pixels"}}},
+            {"scale",
+             {{"type", "number"},
+              {"description",
+               "image pixels per screen pixel: screen = region origin + image / "
+               "scale"}}},
+            {"mime_type", String("of the image content")},
+            {"encoding", {{"type", "string"}, {"enum", {"png", "webp", "jpeg"}}}},
+            {"bytes", {{"type", "integer"}, {"description", "size of the encoded image"}}},
+            {"region", RegionSchema("the screen rectangle captured (screen pixels)")},
+            {"frame", frame},
+            {"display", String("the X display captured")},
+            {"frame_hash", String("xxHash3 of the captured pixels (16 hex digits)")},
+            {"changed",
+             Boolean("whether the region changed since the previous screenshot of this desktop "
+                     "(XDamage); absent when unknown")},
+            {"marks", {{"type", "array"}, {"items", mark}}},
+            {"warnings", StringArray("marks left out, apps that did not answer, ...")},
+            {"method", String("capture path: xshm or xgetimage")},
+            {"timings",
+             {{"type", "object"},
+              {"properties",
+               {{"capture_ms", {{"type", "number"}}},
+                {"observe_ms", {{"type", "number"}}},
+                {"encode_ms", {{"type", "number"}}}}}}},
+            {"notes", StringArray("things the server did on the way (started a desktop)")}}}};
+}
+
+ToolResult Screenshot(ScreenshotTools& tools, const json& args, ToolContext& ctx) {
+  auto request = RequestFrom(args);
+  if (!request.ok()) return ToolResult::FromError(request.error());
+  auto lease = tools.workspace.Acquire(args.value("session", ""));
+  if (!lease.ok()) return ToolResult::FromError(lease.error());
+  std::vector<std::string> notes;
+  for (auto& note : lease->notes) {
+    ctx.Log(LogLevel::kNotice, note);
+    notes.push_back(std::move(note));
+  }
+  const std::string display = lease->display;
+  auto shot = tools.service.Take(*lease, *request);
+  if (!shot.ok()) {
+    if (shot.error().code == ErrorCode::kUnavailable) {
+      lease->lock.unlock();
+      tools.workspace.Invalidate(display);
+    }
+    return ToolResult::FromError(shot.error());
+  }
+  for (const auto& w : shot->warnings) ctx.Log(LogLevel::kWarning, w);
+  if (ctx.cancelled()) return ToolResult::Error("cancelled");
+
+  ToolResult result;
+  result.structured = ScreenshotToJson(*shot);
+  if (!notes.empty()) result.structured["notes"] = notes;
+  std::string text = Summary(*shot);
+  for (const auto& note : notes) text += "note: " + note + "\n";
+  result.content.push_back(
+      Content::Image(std::string(MimeType(shot->encoding)), std::move(shot->bytes)));
+  result.content.push_back(Content::Text(std::move(text)));
+  return result;
+}
+
+}  // namespace
+
+Status RegisterScreenshotTools(ToolRegistry& registry, Workspace& workspace) {
+  auto tools = std::make_shared<ScreenshotTools>(workspace);
+  Tool tool;
+  tool.name = "screenshot";
+  tool.title = "Screenshot";
+  tool.description =
+      "An image of the screen, a region or a window (PNG, WebP or JPEG). With marks, each "
+      "element's box and ID is drawn over it (set-of-marks) and listed, so you can act on what "
+      "you see by ID. max_width shrinks it to save tokens; scale maps image pixels back to the "
+      "screen. Prefer observe for reading the UI: the tree is far cheaper than pixels.";
+  tool.input_schema = InputSchema();
+  tool.output_schema = OutputSchema();
+  tool.annotations = ToolAnnotations{
+      .read_only = true, .destructive = false, .idempotent = true, .open_world = false};
+  tool.handler = [tools](const json& args, ToolContext& ctx) {
+    return Screenshot(*tools, args, ctx);
+  };
+  return registry.Add(std::move(tool));
+}
+
+}  // namespace uiscope::mcp
