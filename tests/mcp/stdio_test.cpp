@@ -131,8 +131,14 @@ TEST_F(StdioTest, RefusesA64MiBMessageWithoutKeepingIt) {
             std::string::npos)
       << first->dump();
   EXPECT_EQ((*second)["id"], 2);
-  // The writer's 1 MiB buffer and the 16 MiB line limit, not 64 MiB.
+  // The writer's 1 MiB buffer and the 16 MiB line limit, not 64 MiB. Under
+  // AddressSanitizer freed memory sits in quarantine and counts as resident,
+  // so the bound is checked in the plain build only (ctest runs it there).
+#if !defined(__SANITIZE_ADDRESS__)
   EXPECT_LT(MaxRssKiB() - rss_before, 40 * 1024) << "KiB of peak RSS growth";
+#else
+  (void)rss_before;
+#endif
 }
 
 // A peer that stops reading ends the loop instead of blocking forever.
