@@ -77,8 +77,8 @@ class ToolsTest : public ::testing::Test {
 TEST_F(ToolsTest, RegistersTheFirstTools) {
   std::vector<std::string> names;
   for (const Tool& t : registry_.tools()) names.push_back(t.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"observe", "find", "screenshot", "session_start",
-                                             "session_list", "session_stop"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"observe", "find", "screenshot", "read_text",
+                                             "session_start", "session_list", "session_stop"}));
   EXPECT_TRUE(registry_.Find("observe")->annotations.read_only);
   EXPECT_TRUE(registry_.Find("session_stop")->annotations.destructive);
 }
@@ -136,9 +136,16 @@ TEST_F(ToolsTest, CursorPagesTheSameObservation) {
 }
 
 TEST_F(ToolsTest, ObserveFailuresAreToolErrors) {
+  json vision = Call("observe", {{"sources", {"ax", "vision"}}});
+  EXPECT_TRUE(vision["isError"].get<bool>());
+  EXPECT_NE(Text(vision).find("not available in this build"), std::string::npos);
+  // OCR reads pixels; the fake desktop has none.
   json ocr = Call("observe", {{"sources", {"ax", "ocr"}}});
   EXPECT_TRUE(ocr["isError"].get<bool>());
-  EXPECT_NE(Text(ocr).find("not available in this build"), std::string::npos);
+  EXPECT_NE(Text(ocr).find("needs the screen"), std::string::npos) << Text(ocr);
+  json no_ax = Call("observe", {{"sources", {"ocr"}}});
+  EXPECT_TRUE(no_ax["isError"].get<bool>());
+  EXPECT_NE(Text(no_ax).find("must include \"ax\""), std::string::npos) << Text(no_ax);
   json app = Call("observe", {{"app", "nonexistent"}});
   EXPECT_TRUE(app["isError"].get<bool>());
   EXPECT_NE(Text(app).find("not_found: no accessible application"), std::string::npos) << Text(app);

@@ -47,9 +47,9 @@ TEST(CliTest, FailuresSayWhatToDo) {
     const char* args;
     const char* says;
   };
-  for (const Case& c :
-       {Case{"observe", "uiscope session start"}, Case{"observe --sources ax,ocr", "not available"},
-        Case{"session stop s999999", "s999999"}}) {
+  for (const Case& c : {Case{"observe", "uiscope session start"},
+                        Case{"observe --sources ax,vision", "not available"},
+                        Case{"session stop s999999", "s999999"}}) {
     CliRun r = RunCli(c.args, kNoDesktop);
     EXPECT_EQ(r.exit_code, 1) << c.args;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << ": " << r.err;
@@ -185,6 +185,51 @@ TEST(CliDesktopTest, ObserveJsonOnTheFixture) {
   EXPECT_EQ(none.exit_code, 1);
   EXPECT_NE(none.err.find("no element matches"), std::string::npos) << none.err;
   EXPECT_EQ(RunCli("find x --role buton --app cli-fixture", env).exit_code, 2);
+}
+
+// read-text and observe --sources ax,ocr on a terminal (no accessibility):
+// the text it shows, as lines and in the tree.
+TEST(CliDesktopTest, ReadTextAndObserveWithOcrOnAnXterm) {
+  test::TestDesktop& desktop = test::TestDesktop::Shared();
+  ASSERT_TRUE(desktop.ok()) << desktop.error();
+  SpawnOptions options;
+  options.argv = {"xterm",
+                  "-geometry",
+                  "60x8+40+700",
+                  "-fa",
+                  "DejaVu Sans Mono",
+                  "-fs",
+                  "11",
+                  "-e",
+                  "printf 'uiscope reads pixels\\nsecond line 42\\n\\033[?25l'; sleep 600"};
+  auto xterm = desktop.Launch(options);
+  ASSERT_NE(xterm, nullptr);
+  std::string env = "env -u AT_SPI_BUS_ADDRESS OMP_THREAD_LIMIT=1";
+  for (const auto& [k, v] : desktop.Environment()) env += " " + k + "='" + v + "'";
+
+  CliRun text;
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        text = RunCli("read-text --region 0,650,1000,300", env);
+        return text.exit_code == 0 && text.out.find("second line 42") != std::string::npos;
+      },
+      std::chrono::milliseconds(15000)))
+      << text.out << text.err;
+  EXPECT_NE(text.out.find("uiscope reads pixels"), std::string::npos) << text.out;
+
+  CliRun json = RunCli("read-text --region 0,650,1000,300 --json", env);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out);
+  EXPECT_GT(j["lines"].size(), 0u);
+  EXPECT_TRUE(j["words"][0].contains("confidence"));
+  EXPECT_EQ(RunCli("read-text --lang xx-none", env).exit_code, 2);
+
+  CliRun tree = RunCli("observe --sources ax,ocr --format json", env);
+  ASSERT_EQ(tree.exit_code, 0) << tree.err;
+  auto t = nlohmann::json::parse(tree.out);
+  EXPECT_GT(t["stats"]["ocr_nodes"].get<int>(), 0) << tree.out;
+  EXPECT_NE(tree.out.find("second line 42"), std::string::npos) << tree.out;
+  EXPECT_NE(tree.out.find("\"source\":\"ocr\""), std::string::npos);
 }
 
 }  // namespace

@@ -11,13 +11,16 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli.h"
 #include "core/format.h"
 #include "engine/demo.h"
 #include "engine/desktop.h"
 #include "engine/find.h"
 #include "engine/observe.h"
+#include "engine/perceive.h"
+#include "engine/workspace.h"
 #include "mcp/serve.h"
-#include "cli.h"
+#include "read_text_command.h"
 #include "screenshot_command.h"
 #include "session/headless_desktop.h"
 
@@ -47,29 +50,25 @@ struct ObserveFlags {
 int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
   auto format = ParseFormat(f.format);
   if (!format.ok()) return Fail(g, format.error());
-  for (const auto& source : CLI::detail::split(f.sources, ',')) {
-    if (source == "ax") continue;
-    if (source == "ocr" || source == "vision") {
-      return Fail(g, MakeError(ErrorCode::kUnsupported,
-                               "source \"" + source +
-                                   "\" is not available in this build yet; use --sources ax"));
-    }
-    return Fail(g, MakeError(ErrorCode::kInvalidArgument,
-                             "unknown source \"" + source + "\" (valid: ax, ocr, vision)"));
-  }
-  auto target = ResolveDesktop(g.display);
-  if (!target.ok()) return Fail(g, target.error());
-  auto conn = ConnectDesktop(*target);
-  if (!conn.ok()) return Fail(g, conn.error());
+  auto sources = ParseSources(CLI::detail::split(f.sources, ','));
+  if (!sources.ok()) return Fail(g, sources.error());
+  WorkspaceOptions where;
+  where.display = g.display;
+  where.start_headless = false;  // the CLI names the desktop; it never starts one
+  Workspace workspace(where);
+  auto lease = workspace.Acquire();
+  if (!lease.ok()) return Fail(g, lease.error());
 
-  Observer observer(*conn->accessibility, conn->frame);
   ObserveRequest request;
   request.app = f.app;
   request.pid = f.pid;
   request.include_hidden = f.all;
   request.timeout = std::chrono::milliseconds(f.timeout_ms);
-  auto obs = observer.Observe(request);
-  if (!obs.ok()) return Fail(g, obs.error());
+  std::unique_ptr<TextReader> reader;
+  if (sources->ocr) reader = std::make_unique<TextReader>();
+  auto perceived = Perceive(*lease, request, *sources, reader.get());
+  if (!perceived.ok()) return Fail(g, perceived.error());
+  Observation* obs = &perceived->observation;
 
   FormatOptions options;
   options.format = *format;
@@ -91,7 +90,7 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
       j = out->json;
     }
     j["format"] = std::string(FormatName(*format));
-    j["display"] = conn->target.display;
+    j["display"] = lease->display;
     j["warnings"] = obs->warnings;
     std::cout << j.dump() << "\n";
   } else {
@@ -301,7 +300,9 @@ int main(int argc, char** argv) {
   observe->add_option("--pid", of.pid, "only this process")->check(CLI::PositiveNumber);
   observe->add_option("--format", of.format, "compact | json | semantic")
       ->check(CLI::IsMember({"compact", "json", "semantic"}));
-  observe->add_option("--sources", of.sources, "perception sources, comma-separated (ax)");
+  observe->add_option("--sources", of.sources,
+                      "perception sources, comma-separated: ax (accessibility, the default), "
+                      "ocr (adds text where the tree is blind: terminals, canvases)");
   observe->add_option("--max-nodes", of.max_nodes, "at most N nodes in this page")
       ->check(CLI::NonNegativeNumber);
   observe->add_option("--max-chars", of.max_chars, "at most N characters in this page")
@@ -327,6 +328,8 @@ int main(int argc, char** argv) {
 
   cli::ScreenshotFlags sf;
   auto* screenshot = cli::AddScreenshotCommand(app, g, sf);
+  cli::ReadTextFlags rf;
+  auto* read_text = cli::AddReadTextCommand(app, g, rf);
 
   auto* session = app.add_subcommand("session", "headless desktops: start | list | stop");
   session->require_subcommand(1);
@@ -384,6 +387,7 @@ int main(int argc, char** argv) {
   if (observe->parsed()) return RunObserve(g, of);
   if (find->parsed()) return RunFind(g, ff);
   if (screenshot->parsed()) return cli::RunScreenshotCommand(g, sf);
+  if (read_text->parsed()) return cli::RunReadTextCommand(g, rf);
   if (start->parsed()) return RunSessionStart(g, size, no_wm);
   if (list->parsed()) return RunSessionList(g);
   if (stop->parsed()) return RunSessionStop(g, stop_id);

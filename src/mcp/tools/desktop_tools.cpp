@@ -5,6 +5,8 @@
 
 #include "core/format.h"
 #include "engine/find.h"
+#include "engine/perceive.h"
+#include "mcp/tools/ocr_tools.h"
 #include "mcp/tools/schemas.h"
 #include "mcp/tools/tools.h"
 
@@ -96,8 +98,9 @@ class SnapshotCache {
 };
 
 struct DesktopTools {
-  explicit DesktopTools(Workspace& w) : workspace(w) {}
+  DesktopTools(Workspace& w, std::shared_ptr<TextReader> r) : workspace(w), reader(std::move(r)) {}
   Workspace& workspace;
+  std::shared_ptr<TextReader> reader;  // OCR for sources ["ax", "ocr"]
   SnapshotCache cache;
 };
 
@@ -110,33 +113,45 @@ ObserveRequest ObserveRequestFrom(const json& args) {
   return r;
 }
 
-std::string ScopeOf(const std::string& display, const ObserveRequest& r) {
+Result<Sources> SourcesFrom(const json& args) {
+  std::vector<std::string> names;
+  for (const auto& s : args.value("sources", json::array())) names.push_back(s.get<std::string>());
+  return ParseSources(names);
+}
+
+std::string ScopeOf(const std::string& display, const ObserveRequest& r, const Sources& s) {
   return display + "\x1f" + r.app + "\x1f" + std::to_string(r.pid) + "\x1f" +
-         (r.include_hidden ? "1" : "0");
+         (r.include_hidden ? "1" : "0") + (s.ocr ? "o" : "") + (s.vision ? "v" : "");
 }
 
 // Observes through the workspace; on a failure that means the desktop went
 // away, forgets the connection so the next call reconnects.
-Result<Observation> ObserveOnce(Workspace& workspace, const json& args, ToolContext& ctx,
-                                std::string* display, std::vector<std::string>* notes) {
+Result<Observation> ObserveOnce(DesktopTools& tools, const json& args, const Sources& sources,
+                                ToolContext& ctx, std::string* display,
+                                std::vector<std::string>* notes) {
   ctx.Progress(1, 3, "connecting to the desktop");
-  auto lease = workspace.Acquire(args.value("session", ""));
+  auto lease = tools.workspace.Acquire(args.value("session", ""));
   if (!lease.ok()) return lease.error();
   *display = lease->display;
   for (auto& note : lease->notes) {
     ctx.Log(LogLevel::kNotice, note);
     notes->push_back(std::move(note));
   }
-  ctx.Progress(2, 3, "reading the accessibility tree");
-  auto obs = lease->observer->Observe(ObserveRequestFrom(args));
-  if (!obs.ok() && obs.error().code == ErrorCode::kUnavailable) {
-    lease->lock.unlock();
-    workspace.Invalidate(*display);
+  ctx.Progress(2, 3,
+               sources.ocr ? "reading the accessibility tree, then OCR where it is blind"
+                           : "reading the accessibility tree");
+  auto perceived =
+      Perceive(*lease, ObserveRequestFrom(args), sources, tools.reader.get(), ocr::OcrOptions{});
+  const bool display_gone = lease->display_connection && lease->display_connection->broken();
+  if (!perceived.ok()) {
+    if (perceived.error().code == ErrorCode::kUnavailable || display_gone) {
+      lease->lock.unlock();
+      tools.workspace.Invalidate(*display);
+    }
+    return perceived.error();
   }
-  if (obs.ok()) {
-    for (const auto& w : obs->warnings) ctx.Log(LogLevel::kWarning, w);
-  }
-  return obs;
+  for (const auto& w : perceived->observation.warnings) ctx.Log(LogLevel::kWarning, w);
+  return std::move(perceived->observation);
 }
 
 ToolResult WithNotes(ToolResult result, const std::vector<std::string>& notes) {
@@ -144,20 +159,9 @@ ToolResult WithNotes(ToolResult result, const std::vector<std::string>& notes) {
   return result;
 }
 
-Status AddSources(const json& args) {
-  for (const auto& s : args.value("sources", json::array())) {
-    const std::string source = s.get<std::string>();
-    if (source != "ax") {
-      return MakeError(
-          ErrorCode::kUnsupported,
-          "source \"" + source + "\" is not available in this build yet; use sources [\"ax\"]");
-    }
-  }
-  return OkStatus();
-}
-
 ToolResult Observe(DesktopTools& tools, const json& args, ToolContext& ctx) {
-  if (auto st = AddSources(args); !st.ok()) return ToolResult::FromError(st.error());
+  auto sources = SourcesFrom(args);
+  if (!sources.ok()) return ToolResult::FromError(sources.error());
   auto format = ParseFormat(args.value("format", "compact"));
   if (!format.ok()) return ToolResult::FromError(format.error());
   FormatOptions options;
@@ -176,17 +180,17 @@ ToolResult Observe(DesktopTools& tools, const json& args, ToolContext& ctx) {
     auto lease = tools.workspace.Acquire(args.value("session", ""));
     if (!lease.ok()) return ToolResult::FromError(lease.error());
     display = lease->display;
-    auto cached = tools.cache.Get(ScopeOf(display, request));
+    auto cached = tools.cache.Get(ScopeOf(display, request, *sources));
     if (!cached) {
       return ToolResult::Error(
           "InvalidArgument: the cursor \"" + options.cursor +
           "\" continues an observation this server no longer has (or one with other app, pid, "
-          "include_hidden or session arguments); call observe without a cursor first");
+          "include_hidden, sources or session arguments); call observe without a cursor first");
     }
     snapshot = std::move(cached->snapshot);
     warnings = std::move(cached->warnings);
   } else {
-    auto obs = ObserveOnce(tools.workspace, args, ctx, &display, &notes);
+    auto obs = ObserveOnce(tools, args, *sources, ctx, &display, &notes);
     if (!obs.ok()) return WithNotes(ToolResult::FromError(obs.error()), notes);
     snapshot = std::move(obs->snapshot);
     warnings = std::move(obs->warnings);
@@ -214,7 +218,7 @@ ToolResult Observe(DesktopTools& tools, const json& args, ToolContext& ctx) {
   result.content.push_back(Content::Text(std::move(text)));
   result.structured = std::move(structured);
   if (options.cursor.empty())
-    tools.cache.Put({ScopeOf(display, request), std::move(snapshot), warnings});
+    tools.cache.Put({ScopeOf(display, request, *sources), std::move(snapshot), warnings});
   return WithNotes(std::move(result), notes);
 }
 
@@ -230,7 +234,7 @@ ToolResult Find(DesktopTools& tools, const json& args, ToolContext& ctx) {
   }
   std::vector<std::string> notes;
   std::string display;
-  auto obs = ObserveOnce(tools.workspace, args, ctx, &display, &notes);
+  auto obs = ObserveOnce(tools, args, Sources{}, ctx, &display, &notes);
   if (!obs.ok()) return WithNotes(ToolResult::FromError(obs.error()), notes);
   auto found = FindNodes(obs->snapshot.roots, query);
   if (!found.ok()) return ToolResult::FromError(found.error());
@@ -273,7 +277,10 @@ json ObserveInputSchema() {
         {"sources",
          {{"type", "array"},
           {"items", {{"type", "string"}, {"enum", {"ax", "ocr", "vision"}}}},
-          {"description", "perception sources; only \"ax\" (accessibility) in this build"}}},
+          {"description",
+           "perception sources, default [\"ax\"]: ax = the accessibility tree; ocr adds the "
+           "text of windows and widgets the tree is blind to (terminals, canvases, apps "
+           "without accessibility) as source=ocr nodes; vision is not available yet"}}},
         {"max_nodes",
          {{"type", "integer"},
           {"minimum", 0},
@@ -376,7 +383,12 @@ json FindOutputSchema() {
 }  // namespace
 
 Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace) {
-  auto tools = std::make_shared<DesktopTools>(workspace);
+  return RegisterDesktopTools(registry, workspace, std::make_shared<TextReader>());
+}
+
+Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace,
+                            std::shared_ptr<TextReader> reader) {
+  auto tools = std::make_shared<DesktopTools>(workspace, std::move(reader));
   Tool observe;
   observe.name = "observe";
   observe.title = "Observe the screen";
@@ -409,8 +421,11 @@ Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace) {
 }
 
 Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions) {
-  if (auto st = RegisterDesktopTools(registry, workspace); !st.ok()) return st;
+  // One OCR engine (Tesseract pool and cache) for observe and read_text.
+  auto reader = std::make_shared<TextReader>();
+  if (auto st = RegisterDesktopTools(registry, workspace, reader); !st.ok()) return st;
   if (auto st = RegisterScreenshotTools(registry, workspace); !st.ok()) return st;
+  if (auto st = RegisterOcrTools(registry, workspace, reader); !st.ok()) return st;
   return RegisterSessionTools(registry, sessions, workspace);
 }
 

@@ -3,7 +3,10 @@
 // the registry). Later capabilities add their own Register* here.
 #pragma once
 
+#include <memory>
+
 #include "core/result.h"
+#include "engine/read_text.h"
 #include "engine/sessions.h"
 #include "engine/workspace.h"
 #include "mcp/tool_registry.h"
@@ -11,13 +14,17 @@
 
 namespace uiscope::mcp {
 
-// `observe` and `find`, on the workspace's desktops.
+// `observe` and `find`, on the workspace's desktops; `reader` is the OCR of
+// observe's sources ["ax", "ocr"] (the first form makes its own).
 Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace);
+Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace,
+                            std::shared_ptr<TextReader> reader);
 
 // `session_start`, `session_list`, `session_stop`.
 Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Workspace& workspace);
 
-// Every tool above, and `screenshot` (screenshot_tool.h).
+// Every tool above, `screenshot` (screenshot_tool.h) and `read_text`
+// (ocr_tools.h), sharing one OCR engine.
 Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions);
 
 }  // namespace uiscope::mcp

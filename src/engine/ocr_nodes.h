@@ -1,0 +1,87 @@
+// OCR text in the tree: `observe --sources ax,ocr` (DESIGN §3, §5.5).
+//
+// Where accessibility is blind — a window whose tree holds no content, a
+// canvas or terminal widget with nothing inside, an application with no
+// accessibility at all (xterm) — the window is read by OCR and its lines
+// become `text` nodes with source=ocr and the OCR confidence, under the node
+// that holds them. A window missing from the tree altogether gets an
+// application and a window node (from the X server: title, pid, bounds;
+// source=ocr, the source that put them in the tree). An unnamed element
+// whose bounds hold exactly one OCR line takes that line as its name
+// (source=merged). Password fields are never named and their pixels are
+// masked before OCR.
+//
+// New nodes get IDs like every other node; every existing node keeps its ID.
+// Not thread-safe: call under the workspace lease, on the snapshot the
+// observation returned.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/node.h"
+#include "core/result.h"
+#include "engine/observe.h"
+#include "engine/read_text.h"
+#include "engine/workspace.h"
+#include "ocr/ocr_types.h"
+#include "platform/x11/x11_display.h"
+
+namespace uiscope {
+
+// A part of the screen to read for the tree.
+struct OcrTarget {
+  Rect bounds;  // screen pixels
+  // Index path from snapshot.roots to the node that will hold the text
+  // (a window, canvas or terminal); empty for a window missing from the tree.
+  std::vector<size_t> path;
+  // A window missing from the tree: its X window, title, pid and application
+  // name (the process name, "" when unknown).
+  uint64_t x_window = 0;
+  std::string title;
+  int pid = 0;
+  std::string app;
+};
+
+// The targets of `snapshot`: windows without accessible content, empty
+// canvas and terminal nodes, and the `top_levels` (X client windows) that
+// match no window of the tree, restricted to `scope`'s app / pid.
+std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
+                                      const std::vector<x11::TopLevel>& top_levels,
+                                      const ObserveRequest& scope);
+
+struct OcrTargetText {
+  OcrTarget target;
+  ocr::OcrResult text;  // lines and words in screen pixels
+};
+
+struct OcrMergeStats {
+  int ocr_nodes = 0;     // nodes added (text lines, and windows missing from the tree)
+  int merged_nodes = 0;  // existing nodes whose empty name OCR filled
+};
+
+// Adds the text of each target to `snapshot` (see the top of this file),
+// assigns IDs to the new nodes (existing IDs are kept) and adds the counts
+// to snapshot.stats.
+OcrMergeStats MergeOcrText(Snapshot& snapshot, const std::vector<OcrTargetText>& texts);
+
+struct OcrSourceResult {
+  OcrMergeStats stats;
+  int targets = 0;       // windows and widgets read
+  int regions_read = 0;  // text lines recognised (the rest came from the cache)
+  int regions_reused = 0;
+  double ocr_ms = 0;  // capture and OCR of every target
+  std::vector<std::string> warnings;
+};
+
+// Everything `observe --sources ax,ocr` needs after the observation: finds
+// the targets, captures each through the lease's display, reads it with
+// `reader` (password fields of `snapshot` masked) and merges. Unsupported
+// on a desktop without a screen (a fake one). The lease stays held: call it
+// before formatting, with the lease the observation was made under.
+Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease,
+                                     TextReader& reader, const ObserveRequest& scope,
+                                     const ocr::OcrOptions& options = {});
+
+}  // namespace uiscope

@@ -1,0 +1,161 @@
+// OCR nodes in the tree (engine/ocr_nodes.h) on hand-built snapshots.
+#include "engine/ocr_nodes.h"
+
+#include <gtest/gtest.h>
+
+#include "core/ids.h"
+#include "support/tree_queries.h"
+
+namespace uiscope {
+namespace {
+
+Node MakeNode(Role role, std::string name, Rect bounds, std::vector<Node> children = {}) {
+  Node n;
+  n.role = role;
+  n.name = std::move(name);
+  n.bounds = bounds;
+  n.app = "demo";
+  n.pid = 4242;
+  n.children = std::move(children);
+  return n;
+}
+
+ocr::OcrLine Line(std::string text, Rect bounds, float confidence = 0.9f) {
+  ocr::OcrLine l;
+  l.text = text;
+  l.bounds = bounds;
+  l.confidence = confidence;
+  l.words.push_back({std::move(text), bounds, confidence});
+  return l;
+}
+
+ocr::OcrResult Text(std::vector<ocr::OcrLine> lines) {
+  ocr::OcrResult r;
+  r.lines = std::move(lines);
+  return r;
+}
+
+// demo → window "Main" (with a button) and window "Blank" (only an unnamed
+// panel holding an unnamed button), and a canvas in "Main".
+Snapshot Demo() {
+  Snapshot s;
+  Node main = MakeNode(Role::kWindow, "Main", Rect{0, 0, 400, 300},
+                       {MakeNode(Role::kButton, "Quit", Rect{10, 10, 80, 30}),
+                        MakeNode(Role::kCanvas, "", Rect{10, 60, 300, 200})});
+  Node blank = MakeNode(Role::kWindow, "Blank", Rect{500, 0, 300, 200},
+                        {MakeNode(Role::kPanel, "", Rect{500, 0, 300, 200},
+                                  {MakeNode(Role::kButton, "", Rect{520, 20, 100, 30}),
+                                   MakeNode(Role::kTextField, "", Rect{520, 80, 200, 30})})});
+  blank.children[0].children[1].states.Set(State::kPassword);
+  s.roots.push_back(
+      MakeNode(Role::kApplication, "demo", Rect{}, {std::move(main), std::move(blank)}));
+  s.roots[0].bounds.reset();
+  AssignIds(s.roots);
+  return s;
+}
+
+TEST(OcrNodesTest, TargetsAreBlindWindowsWidgetsAndMissingWindows) {
+  Snapshot s = Demo();
+  std::vector<x11::TopLevel> tops = {
+      {0x100, "Main", 4242, Rect{0, 0, 400, 300}, true},       // in the tree
+      {0x200, "xterm", 777, Rect{100, 400, 600, 300}, false},  // missing
+      {0x300, "tiny", 888, Rect{0, 0, 4, 4}, false},           // too small to read
+  };
+  std::vector<OcrTarget> targets = FindOcrTargets(s, tops, ObserveRequest{});
+  ASSERT_EQ(targets.size(), 3u);
+  EXPECT_EQ(targets[0].path, (std::vector<size_t>{0, 0, 1}));  // the canvas
+  EXPECT_EQ(targets[0].bounds, (Rect{10, 60, 300, 200}));
+  EXPECT_EQ(targets[1].path, (std::vector<size_t>{0, 1}));  // "Blank": no name or value inside
+  EXPECT_TRUE(targets[2].path.empty());
+  EXPECT_EQ(targets[2].x_window, 0x200u);
+  EXPECT_EQ(targets[2].title, "xterm");
+  EXPECT_EQ(targets[2].pid, 777);
+
+  ObserveRequest only_demo;
+  only_demo.pid = 4242;
+  targets = FindOcrTargets(s, tops, only_demo);
+  EXPECT_EQ(targets.size(), 2u) << "the xterm belongs to another process";
+}
+
+TEST(OcrNodesTest, TextGoesUnderItsHolderAndExistingIdsStay) {
+  Snapshot s = Demo();
+  const std::string quit_id = test::FindNode(s.roots, Role::kButton, "Quit")->id;
+  const std::string main_id = s.roots[0].children[0].id;
+  OcrTarget canvas;
+  canvas.bounds = Rect{10, 60, 300, 200};
+  canvas.path = {0, 0, 1};
+  OcrMergeStats stats =
+      MergeOcrText(s, {{canvas, Text({Line("OK", Rect{20, 70, 40, 20}, 0.95f),
+                                      Line("Cancel", Rect{80, 70, 60, 20}, 0.9f)})}});
+  EXPECT_EQ(stats.ocr_nodes, 2);
+  EXPECT_EQ(stats.merged_nodes, 0);
+  EXPECT_EQ(s.stats.ocr_nodes, 2);
+  const Node& canvas_node = s.roots[0].children[0].children[1];
+  ASSERT_EQ(canvas_node.children.size(), 2u);
+  const Node& ok = canvas_node.children[0];
+  EXPECT_EQ(ok.role, Role::kText);
+  EXPECT_EQ(ok.name, "OK");
+  EXPECT_EQ(ok.source, Source::kOcr);
+  EXPECT_FLOAT_EQ(ok.confidence, 0.95f);
+  EXPECT_EQ(ok.bounds, (Rect{20, 70, 40, 20}));
+  EXPECT_EQ(ok.id.rfind("tx_", 0), 0u) << ok.id;
+  EXPECT_EQ(ok.window, main_id);
+  EXPECT_EQ(ok.pid, 4242);
+  EXPECT_EQ(test::FindNode(s.roots, Role::kButton, "Quit")->id, quit_id);
+  EXPECT_EQ(s.roots[0].children[0].id, main_id);
+}
+
+TEST(OcrNodesTest, FillsTheNameOfAnElementHoldingOneLineNeverAPasswordField) {
+  Snapshot s = Demo();
+  const std::string button_id = s.roots[0].children[1].children[0].children[0].id;
+  OcrTarget blank;
+  blank.bounds = Rect{500, 0, 300, 200};
+  blank.path = {0, 1};
+  MergeOcrText(
+      s, {{blank, Text({Line("Send", Rect{540, 25, 50, 18}), Line("hunter2", Rect{530, 85, 80, 18}),
+                        Line("Status: idle", Rect{520, 150, 120, 18})})}});
+  const Node& panel = s.roots[0].children[1].children[0];
+  const Node& button = panel.children[0];
+  EXPECT_EQ(button.name, "Send");
+  EXPECT_EQ(button.source, Source::kMerged);
+  EXPECT_EQ(button.id, button_id) << "a named element keeps its ID";
+  EXPECT_EQ(s.stats.merged_nodes, 1);
+  const Node& password = panel.children[1];
+  EXPECT_TRUE(password.name.empty());
+  // The other two lines became text nodes under the window.
+  const Node& window = s.roots[0].children[1];
+  ASSERT_EQ(window.children.size(), 3u);
+  EXPECT_EQ(window.children[1].name, "hunter2");
+  EXPECT_EQ(window.children[2].name, "Status: idle");
+}
+
+TEST(OcrNodesTest, MissingWindowsGetAnApplicationAndAWindow) {
+  Snapshot s = Demo();
+  OcrTarget xterm;
+  xterm.bounds = Rect{100, 400, 600, 300};
+  xterm.x_window = 0x200;
+  xterm.title = "user@host: ~";
+  xterm.pid = 777;
+  xterm.app = "xterm";
+  OcrMergeStats stats =
+      MergeOcrText(s, {{xterm, Text({Line("$ make test", Rect{104, 404, 100, 14})})}});
+  EXPECT_EQ(stats.ocr_nodes, 3);
+  ASSERT_EQ(s.roots.size(), 2u);
+  const Node& app = s.roots[1];
+  EXPECT_EQ(app.role, Role::kApplication);
+  EXPECT_EQ(app.name, "xterm");
+  EXPECT_EQ(app.pid, 777);
+  ASSERT_EQ(app.children.size(), 1u);
+  const Node& window = app.children[0];
+  EXPECT_EQ(window.role, Role::kWindow);
+  EXPECT_EQ(window.name, "user@host: ~");
+  EXPECT_EQ(window.source, Source::kOcr);
+  EXPECT_EQ(window.bounds, (Rect{100, 400, 600, 300}));
+  ASSERT_EQ(window.children.size(), 1u);
+  EXPECT_EQ(window.children[0].name, "$ make test");
+  EXPECT_EQ(window.children[0].window, window.id);
+  EXPECT_EQ(window.children[0].app, "xterm");
+}
+
+}  // namespace
+}  // namespace uiscope
