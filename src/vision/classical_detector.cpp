@@ -1,0 +1,436 @@
+#include "vision/classical_detector.h"
+
+#include <algorithm>
+#include <cmath>
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "ocr/gray_image.h"
+#include "ocr/line_finder.h"
+
+namespace uiscope::vision {
+namespace {
+
+// Sizes in pixels, for UI drawn at 1x (96 dpi): a check box is 12-20 px, a
+// button or field 20-48 px tall.
+constexpr int kMinBox = 9;          // smaller holes are glyph counters or dots
+constexpr double kMinFill = 0.6;    // contour area / box area of a box
+constexpr double kSquareFill = 0.88;  // at least this: square; below: round
+constexpr int kMinToggle = 10;      // check box / radio button side
+constexpr int kMaxToggle = 26;
+constexpr int kMinControlHeight = 14;
+constexpr int kMaxControlHeight = 56;
+constexpr int kMinIcon = 12;
+constexpr int kMaxIcon = 48;
+constexpr int kBrightInterior = 235;  // a field's fill (Adwaita white 255, Qt 255)
+
+// Confidences per rule: how often the rule's guess was right on the
+// evaluation apps (bench/vision_eval), rounded down.
+constexpr float kButtonWithText = 0.7f;
+constexpr float kFieldWithText = 0.6f;
+constexpr float kToggle = 0.6f;
+constexpr float kSlider = 0.65f;
+constexpr float kTab = 0.6f;
+constexpr float kListRow = 0.5f;
+constexpr float kEmptyField = 0.5f;
+constexpr float kOffCentreText = 0.5f;
+constexpr float kEmptyButton = 0.4f;
+constexpr float kIcon = 0.4f;
+
+enum class Kind { kNone, kContainer, kTabStrip, kElement };
+
+struct Candidate {
+  Rect box;
+  double fill = 0;
+  Kind kind = Kind::kNone;
+  Role role = Role::kUnknown;
+  float confidence = 0;
+  std::vector<int> texts;     // text regions inside
+  std::vector<int> children;  // candidates inside
+  double interior = 0;        // mean luminance inside
+  double ring = 0;            // mean luminance just outside
+};
+
+Rect FromCv(const cv::Rect& r) { return {r.x, r.y, r.width, r.height}; }
+cv::Rect ToCv(const Rect& r) { return {r.x, r.y, r.w, r.h}; }
+
+Rect Grow(const Rect& r, int by) { return {r.x - by, r.y - by, r.w + 2 * by, r.h + 2 * by}; }
+
+double ShareInside(const Rect& inner, const Rect& outer) {
+  const int64_t area = inner.Area();
+  return area == 0 ? 0 : static_cast<double>(Intersect(inner, outer).Area()) / area;
+}
+
+bool Inside(const Rect& inner, const Rect& outer) { return ShareInside(inner, outer) >= 0.95; }
+
+double Mean(const cv::Mat& gray, const Rect& r) {
+  const Rect c = ClampToFrame(r, gray.cols, gray.rows);
+  if (c.Empty()) return 0;
+  return cv::mean(gray(ToCv(c)))[0];
+}
+
+// Mean luminance of the band of `width` pixels around `r`.
+double RingMean(const cv::Mat& gray, const Rect& r, int width) {
+  const Rect outer = ClampToFrame(Grow(r, width), gray.cols, gray.rows);
+  const Rect inner = ClampToFrame(r, gray.cols, gray.rows);
+  const double outer_sum = cv::sum(gray(ToCv(outer)))[0];
+  const double inner_sum = inner.Empty() ? 0 : cv::sum(gray(ToCv(inner)))[0];
+  const int64_t n = outer.Area() - inner.Area();
+  return n <= 0 ? 0 : (outer_sum - inner_sum) / static_cast<double>(n);
+}
+
+Rect UnionOf(const std::vector<ocr::TextRegion>& text, const std::vector<int>& which) {
+  Rect u;
+  for (int i : which) u = Union(u, text[static_cast<size_t>(i)].bounds);
+  return u;
+}
+
+// Text regions that share a row with another (vertical overlap) form one
+// row; how many rows do `which` make?
+int TextRows(const std::vector<ocr::TextRegion>& text, std::vector<int> which) {
+  std::sort(which.begin(), which.end(), [&](int a, int b) {
+    return text[static_cast<size_t>(a)].bounds.y < text[static_cast<size_t>(b)].bounds.y;
+  });
+  int rows = 0;
+  int bottom = -1;
+  for (int i : which) {
+    const Rect& r = text[static_cast<size_t>(i)].bounds;
+    if (r.y + r.h / 2 >= bottom) {
+      ++rows;
+      bottom = r.Bottom();
+    } else {
+      bottom = std::max(bottom, r.Bottom());
+    }
+  }
+  return rows;
+}
+
+// Holes of the boundary map: regions enclosed by a border or a colour step.
+std::vector<Candidate> FindBoxes(const std::vector<std::vector<cv::Point>>& contours,
+                                 const std::vector<cv::Vec4i>& hierarchy, int width, int height) {
+  std::vector<Candidate> boxes;
+  for (size_t i = 0; i < contours.size(); ++i) {
+    if (hierarchy[i][3] < 0) continue;  // an outer boundary, not a hole
+    const cv::Rect r = cv::boundingRect(contours[i]);
+    if (r.width < kMinBox || r.height < kMinBox) continue;
+    if (r.width >= width - 4 && r.height >= height - 4) continue;  // the whole image
+    const double fill = cv::contourArea(contours[i]) / (static_cast<double>(r.width) * r.height);
+    if (fill < kMinFill) continue;
+    // The hole lies inside the boundary band, which is one pixel wider than
+    // the border or colour step on each side.
+    Candidate c;
+    c.box = ClampToFrame(Grow(FromCv(r), 1), width, height);
+    c.fill = fill;
+    boxes.push_back(c);
+  }
+  // Nested near-duplicates (a focus ring inside a button, an entry's inner
+  // frame) are one element: keep the outer box.
+  std::sort(boxes.begin(), boxes.end(),
+            [](const Candidate& a, const Candidate& b) { return a.box.Area() > b.box.Area(); });
+  std::vector<Candidate> kept;
+  for (const Candidate& c : boxes) {
+    const bool duplicate = std::any_of(kept.begin(), kept.end(), [&](const Candidate& k) {
+      return Inside(c.box, Grow(k.box, 1)) && IoU(c.box, k.box) >= 0.7;
+    });
+    if (!duplicate) kept.push_back(c);
+  }
+  return kept;
+}
+
+bool IsGlyphHole(const Rect& box, const std::vector<ocr::TextRegion>& text) {
+  return std::any_of(text.begin(), text.end(), [&](const ocr::TextRegion& t) {
+    return Inside(box, Grow(t.bounds, 2)) && box.h <= t.bounds.h + 2;
+  });
+}
+
+void Classify(Candidate& c, const cv::Mat& gray, const std::vector<ocr::TextRegion>& text,
+              const std::vector<Candidate>& all) {
+  const Rect& b = c.box;
+  const double aspect = static_cast<double>(b.w) / b.h;
+  c.interior = Mean(gray, Grow(b, -3));
+  c.ring = RingMean(gray, b, 3);
+  const int rows = TextRows(text, c.texts);
+  int big_children = 0;
+  for (int k : c.children) big_children += all[static_cast<size_t>(k)].box.h >= kMinToggle;
+  if (big_children >= 2 || rows >= 2 || b.h > kMaxControlHeight) {
+    c.kind = Kind::kContainer;
+    return;
+  }
+  // Check boxes and radio buttons: small, square, no text inside.
+  if (b.w >= kMinToggle && b.h >= kMinToggle && b.w <= kMaxToggle && b.h <= kMaxToggle &&
+      aspect >= 0.75 && aspect <= 1.33 && c.texts.empty()) {
+    c.kind = Kind::kElement;
+    c.role = c.fill >= kSquareFill ? Role::kCheckBox : Role::kRadioButton;
+    c.confidence = kToggle;
+    return;
+  }
+  if (b.h < kMinControlHeight || aspect < 0.8) return;
+  c.kind = Kind::kElement;
+  const bool bright = c.interior >= kBrightInterior && c.interior >= c.ring + 4;
+  if (c.texts.empty()) {
+    if (aspect >= 3) {
+      c.role = Role::kTextField;
+      c.confidence = bright ? kEmptyField : kEmptyButton;
+    } else {
+      c.role = Role::kButton;
+      c.confidence = kEmptyButton;
+    }
+    return;
+  }
+  const Rect t = UnionOf(text, c.texts);
+  const int centre_offset = std::abs((t.x + t.w / 2) - (b.x + b.w / 2));
+  const bool centred = centre_offset <= std::max(4, b.w / 8);
+  if (centred && !(bright && aspect >= 5)) {
+    c.role = Role::kButton;
+    c.confidence = kButtonWithText;
+  } else if (bright) {
+    c.role = Role::kTextField;
+    c.confidence = kFieldWithText;
+  } else {
+    c.role = Role::kButton;
+    c.confidence = kOffCentreText;
+  }
+}
+
+// A strip of labels on top of a framed page: a notebook's tabs.
+bool FindTabs(Candidate& strip, const std::vector<Candidate>& all,
+              const std::vector<ocr::TextRegion>& text, std::vector<Element>& out) {
+  const Rect& s = strip.box;
+  if (s.h < 18 || s.h > 50 || s.w < 3 * s.h || strip.texts.size() < 2) return false;
+  if (TextRows(text, strip.texts) != 1) return false;
+  const bool page_below = std::any_of(all.begin(), all.end(), [&](const Candidate& p) {
+    return p.box.h > s.h && std::abs(p.box.y - s.Bottom()) <= 4 && std::abs(p.box.x - s.x) <= 4 &&
+           std::abs(p.box.Right() - s.Right()) <= 4;
+  });
+  if (!page_below) return false;
+  for (int i : strip.texts) {
+    const Rect& t = text[static_cast<size_t>(i)].bounds;
+    const int h = std::max(t.h, s.h - 6);
+    out.push_back({Rect{t.x - 2, s.y + (s.h - h) / 2, t.w + 4, h}, Role::kTab, kTab, ""});
+  }
+  strip.kind = Kind::kTabStrip;
+  return true;
+}
+
+// Rows repeating at a regular pitch, left-aligned, in a bright bordered
+// region: a list; each row spans the region's width, split half-way between
+// the rows' contents.
+void FindListRows(const Candidate& list, const std::vector<Candidate>& all,
+                  const std::vector<ocr::TextRegion>& text, std::vector<Element>& out) {
+  if (list.interior < kBrightInterior) return;
+  struct Row {
+    int top, bottom, left;
+  };
+  std::vector<Rect> anchors;
+  for (int i : list.texts) anchors.push_back(text[static_cast<size_t>(i)].bounds);
+  for (int k : list.children) {
+    const Candidate& c = all[static_cast<size_t>(k)];
+    if (c.kind == Kind::kElement) anchors.push_back(c.box);
+  }
+  std::sort(anchors.begin(), anchors.end(), [](const Rect& a, const Rect& b) { return a.y < b.y; });
+  std::vector<Row> rows;
+  for (const Rect& a : anchors) {
+    if (!rows.empty() && a.y + a.h / 2 < rows.back().bottom) {
+      Row& r = rows.back();
+      r.top = std::min(r.top, a.y);
+      r.bottom = std::max(r.bottom, a.Bottom());
+      r.left = std::min(r.left, a.x);
+    } else {
+      rows.push_back({a.y, a.Bottom(), a.x});
+    }
+  }
+  if (rows.size() < 2) return;
+  int min_left = rows[0].left, max_left = rows[0].left;
+  for (const Row& r : rows) {
+    min_left = std::min(min_left, r.left);
+    max_left = std::max(max_left, r.left);
+  }
+  if (max_left - min_left > 6) return;
+  std::vector<int> pitches;
+  for (size_t i = 1; i < rows.size(); ++i) pitches.push_back(rows[i].top - rows[i - 1].top);
+  const auto [lo, hi] = std::minmax_element(pitches.begin(), pitches.end());
+  if (*lo <= 0 || *hi > *lo * 1.35) return;
+  std::vector<int> gaps;
+  for (size_t i = 1; i < rows.size(); ++i)
+    gaps.push_back(std::max(0, rows[i].top - rows[i - 1].bottom));
+  std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
+  const int half_gap = gaps[gaps.size() / 2] / 2;
+  const Rect& l = list.box;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int top = i == 0 ? std::max(l.y + 1, rows[i].top - half_gap)
+                           : (rows[i - 1].bottom + rows[i].top + 1) / 2;
+    const int bottom = i + 1 == rows.size() ? std::min(l.Bottom() - 1, rows[i].bottom + half_gap)
+                                            : (rows[i].bottom + rows[i + 1].top + 1) / 2;
+    out.push_back({Rect{l.x + 1, top, l.w - 2, bottom - top}, Role::kListItem, kListRow, ""});
+  }
+}
+
+// Thin, long boundary components with a knob: sliders.
+void FindSliders(const std::vector<std::vector<cv::Point>>& contours,
+                 const std::vector<cv::Vec4i>& hierarchy, const cv::Mat& edges,
+                 const std::vector<ocr::TextRegion>& text, std::vector<Element>& out) {
+  for (size_t i = 0; i < contours.size(); ++i) {
+    if (hierarchy[i][3] >= 0) continue;
+    const cv::Rect r = cv::boundingRect(contours[i]);
+    if (r.width < 60 || r.height > 40 || r.width < 4 * r.height) continue;
+    // The trough: rows of the component where the boundary runs most of its
+    // width; a word never does.
+    int trough_rows = 0;
+    int trough_top = -1;
+    for (int y = r.y; y < r.y + r.height; ++y) {
+      const int run = cv::countNonZero(edges.row(y).colRange(r.x, r.x + r.width));
+      if (run >= r.width * 0.85) {
+        ++trough_rows;
+        if (trough_top < 0) trough_top = y;
+      }
+    }
+    if (trough_rows < 3 || trough_rows > 14) continue;
+    // The knob makes the component at least twice as tall as its trough.
+    if (r.height < 2 * trough_rows) continue;
+    Rect box = Grow(FromCv(r), -1);
+    // The value label drawn just above the knob ("25") is part of the slider.
+    for (const ocr::TextRegion& t : text) {
+      const Rect& b = t.bounds;
+      if (b.Bottom() <= box.y && b.Bottom() >= box.y - box.h && b.x >= box.x &&
+          b.Right() <= box.Right() && b.w * 4 <= box.w) {
+        box = Union(box, b);
+      }
+    }
+    out.push_back({box, Role::kSlider, kSlider, ""});
+  }
+}
+
+// Compact blobs of icon size outside every element and every text line.
+void FindIcons(const std::vector<std::vector<cv::Point>>& contours,
+               const std::vector<cv::Vec4i>& hierarchy, const cv::Mat& edges,
+               const std::vector<ocr::TextRegion>& text, const std::vector<Candidate>& boxes,
+               std::vector<Element>& out) {
+  const std::vector<Element> found = out;
+  for (size_t i = 0; i < contours.size(); ++i) {
+    if (hierarchy[i][3] >= 0) continue;
+    const cv::Rect cr = cv::boundingRect(contours[i]);
+    const Rect r = Grow(FromCv(cr), -1);
+    if (r.w < kMinIcon || r.h < kMinIcon || r.w > kMaxIcon || r.h > kMaxIcon) continue;
+    const double aspect = static_cast<double>(r.w) / r.h;
+    if (aspect < 0.6 || aspect > 1.6) continue;
+    const double density =
+        cv::countNonZero(edges(cr)) / (static_cast<double>(cr.width) * cr.height);
+    if (density < 0.15 || density > 0.9) continue;
+    const auto overlaps_text = std::any_of(text.begin(), text.end(), [&](const ocr::TextRegion& t) {
+      return !Intersect(Grow(t.bounds, 2), r).Empty();
+    });
+    if (overlaps_text) continue;
+    // The border of a box is a blob of the box's size: not an icon.
+    const bool is_box = std::any_of(boxes.begin(), boxes.end(), [&](const Candidate& c) {
+      return IoU(c.box, r) >= 0.5 || (c.kind == Kind::kElement && ShareInside(r, c.box) >= 0.5);
+    });
+    if (is_box) continue;
+    const bool in_element = std::any_of(found.begin(), found.end(), [&](const Element& e) {
+      return ShareInside(r, e.bounds) >= 0.5;
+    });
+    if (in_element) continue;
+    out.push_back({r, Role::kIcon, kIcon, ""});
+  }
+}
+
+}  // namespace
+
+Result<std::vector<Element>> ClassicalDetector::Detect(const Image& image, Point origin,
+                                                       std::span<const Rect> masks) const {
+  if (!image.Valid()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "the detector needs a non-empty RGB image, got " +
+                         std::to_string(image.width) + "x" + std::to_string(image.height));
+  }
+  std::vector<Rect> local;
+  for (const Rect& m : masks) local.push_back(m.Translated(-origin.x, -origin.y));
+  // Masked pixels are filled before anything looks at them (ocr::ToGray).
+  ocr::GrayImage gray_image = ocr::ToGray(image, local);
+  std::vector<ocr::TextRegion> text;
+  std::vector<std::vector<cv::Point>> contours;
+  std::vector<cv::Vec4i> hierarchy;
+  cv::Mat edges;
+  cv::Mat gray(gray_image.height, gray_image.width, CV_8UC1, gray_image.pixels.data());
+  try {
+    cv::Mat gradient;
+    cv::morphologyEx(gray, gradient, cv::MORPH_GRADIENT,
+                     cv::getStructuringElement(cv::MORPH_RECT, cv::Size(3, 3)));
+    cv::threshold(gradient, edges, options_.edge_threshold - 1, 255, cv::THRESH_BINARY);
+    cv::findContours(edges, contours, hierarchy, cv::RETR_CCOMP, cv::CHAIN_APPROX_SIMPLE);
+  } catch (const cv::Exception& e) {
+    return MakeError(ErrorCode::kInternal, std::string("OpenCV failed: ") + e.what());
+  }
+  text = ocr::FindTextRegions(gray_image);
+
+  std::vector<Candidate> boxes = FindBoxes(contours, hierarchy, image.width, image.height);
+  boxes.erase(std::remove_if(boxes.begin(), boxes.end(),
+                             [&](const Candidate& c) { return IsGlyphHole(c.box, text); }),
+              boxes.end());
+  // Containment: what each box holds (text and other boxes), directly or not.
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    for (size_t t = 0; t < text.size(); ++t) {
+      if (ShareInside(text[t].bounds, boxes[i].box) >= 0.8) boxes[i].texts.push_back(int(t));
+    }
+    for (size_t k = 0; k < boxes.size(); ++k) {
+      if (k != i && boxes[k].box.Area() < boxes[i].box.Area() &&
+          Inside(boxes[k].box, boxes[i].box)) {
+        boxes[i].children.push_back(static_cast<int>(k));
+      }
+    }
+  }
+  for (Candidate& c : boxes) Classify(c, gray, text, boxes);
+
+  std::vector<Element> found;
+  for (Candidate& c : boxes) {
+    if (c.kind == Kind::kNone || c.kind == Kind::kContainer) {
+      // A container may hold tabs or rows; an unclassified box (a strip
+      // too short to be a control) may be a tab strip.
+      if (!FindTabs(c, boxes, text, found) && c.kind == Kind::kContainer) {
+        FindListRows(c, boxes, text, found);
+      }
+    }
+  }
+  FindSliders(contours, hierarchy, edges, text, found);
+  // A slider's knob is a round box: part of the slider, not a radio button.
+  std::vector<Element> sliders;
+  for (const Element& e : found) {
+    if (e.role == Role::kSlider) sliders.push_back(e);
+  }
+  for (const Candidate& c : boxes) {
+    if (c.kind != Kind::kElement) continue;
+    // An element inside another element is a part of it (the box of a
+    // spin button's entry), except buttons in list rows, which the row
+    // logic kept apart.
+    const bool in_slider = std::any_of(sliders.begin(), sliders.end(), [&](const Element& s) {
+      return ShareInside(c.box, s.bounds) >= 0.8;
+    });
+    if (in_slider) continue;
+    found.push_back({c.box, c.role, c.confidence, ""});
+  }
+  FindIcons(contours, hierarchy, edges, text, boxes, found);
+
+  std::vector<Element> out;
+  for (Element& e : found) {
+    if (e.confidence < options_.min_confidence) continue;
+    e.bounds = e.bounds.Translated(origin.x, origin.y);
+    out.push_back(std::move(e));
+  }
+  std::sort(out.begin(), out.end(), [](const Element& a, const Element& b) {
+    return a.bounds.y != b.bounds.y ? a.bounds.y < b.bounds.y : a.bounds.x < b.bounds.x;
+  });
+  return out;
+}
+
+Result<std::unique_ptr<Detector>> CreateDetector(const DetectorOptions& options) {
+  if (options.kind == "classical" || options.kind.empty()) {
+    ClassicalOptions classical;
+    classical.min_confidence = options.min_confidence;
+    return std::unique_ptr<Detector>(std::make_unique<ClassicalDetector>(classical));
+  }
+  return MakeError(ErrorCode::kInvalidArgument,
+                   "unknown detector \"" + options.kind +
+                       "\" (this build has: classical; a learned model plugs in behind "
+                       "vision::Detector)");
+}
+
+}  // namespace uiscope::vision
