@@ -36,6 +36,8 @@ constexpr float kEmptyField = 0.5f;
 constexpr float kOffCentreText = 0.5f;
 constexpr float kEmptyButton = 0.4f;
 constexpr float kIcon = 0.4f;
+constexpr float kCompound = 0.55f;
+constexpr float kTextArea = 0.45f;
 
 enum class Kind { kNone, kContainer, kTabStrip, kElement };
 
@@ -49,6 +51,7 @@ struct Candidate {
   std::vector<int> children;  // candidates inside
   double interior = 0;        // mean luminance inside
   double ring = 0;            // mean luminance just outside
+  bool compound = false;      // a combo or spin box: its children are parts
 };
 
 Rect FromCv(const cv::Rect& r) { return {r.x, r.y, r.width, r.height}; }
@@ -114,7 +117,10 @@ std::vector<Candidate> FindBoxes(const std::vector<std::vector<cv::Point>>& cont
     const cv::Rect r = cv::boundingRect(contours[i]);
     if (r.width < kMinBox || r.height < kMinBox) continue;
     if (r.width >= width - 4 && r.height >= height - 4) continue;  // the whole image
-    const double fill = cv::contourArea(contours[i]) / (static_cast<double>(r.width) * r.height);
+    // contourArea runs through pixel centres: a w x h hole encloses
+    // (w - 1) x (h - 1).
+    const double fill =
+        cv::contourArea(contours[i]) / (static_cast<double>(r.width - 1) * (r.height - 1));
     if (fill < kMinFill) continue;
     // The hole lies inside the boundary band, which is one pixel wider than
     // the border or colour step on each side.
@@ -139,8 +145,41 @@ std::vector<Candidate> FindBoxes(const std::vector<std::vector<cv::Point>>& cont
 
 bool IsGlyphHole(const Rect& box, const std::vector<ocr::TextRegion>& text) {
   return std::any_of(text.begin(), text.end(), [&](const ocr::TextRegion& t) {
-    return Inside(box, Grow(t.bounds, 2)) && box.h <= t.bounds.h + 2;
+    // A counter ("o", "e") is well below the line's height; a check box or
+    // radio button the line finder took into the line is about as tall.
+    return Inside(box, Grow(t.bounds, 2)) && box.h * 10 <= t.bounds.h * 7;
   });
+}
+
+// A field with one or two small buttons flush against its right end, the
+// whole drawn as one linked box: a combo box (one arrow button) or a spin
+// button (minus and plus). Its parts are not elements of their own.
+bool IsCompound(Candidate& c, const std::vector<Candidate>& all) {
+  const Rect& b = c.box;
+  if (c.children.size() < 2 || c.children.size() > 3 || b.h < kMinControlHeight ||
+      b.h > kMaxControlHeight) {
+    return false;
+  }
+  std::vector<const Candidate*> parts;
+  for (int k : c.children) parts.push_back(&all[static_cast<size_t>(k)]);
+  std::sort(parts.begin(), parts.end(),
+            [](const Candidate* x, const Candidate* y) { return x->box.x < y->box.x; });
+  int covered = 0;
+  for (const Candidate* p : parts) {
+    if (p->box.h < b.h * 7 / 10) return false;
+    covered += p->box.w;
+  }
+  if (covered < b.w * 85 / 100) return false;
+  const Rect& field = parts.front()->box;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const Rect& button = parts[i]->box;
+    if (button.w * 10 > button.h * 14 || field.w < 2 * button.w) return false;
+  }
+  c.kind = Kind::kElement;
+  c.role = parts.size() == 2 ? Role::kComboBox : Role::kSpinButton;
+  c.confidence = kCompound;
+  c.compound = true;
+  return true;
 }
 
 void Classify(Candidate& c, const cv::Mat& gray, const std::vector<ocr::TextRegion>& text,
@@ -152,6 +191,18 @@ void Classify(Candidate& c, const cv::Mat& gray, const std::vector<ocr::TextRegi
   const int rows = TextRows(text, c.texts);
   int big_children = 0;
   for (int k : c.children) big_children += all[static_cast<size_t>(k)].box.h >= kMinToggle;
+  if (IsCompound(c, all)) return;
+  if (rows >= 2 && c.children.empty() && c.interior >= kBrightInterior) {
+    // Several left-aligned lines on a bright fill and nothing else: a text
+    // area (or a read-only view of text), not a container of controls.
+    const Rect t = UnionOf(text, c.texts);
+    if (t.x - b.x <= std::max(12, b.w / 8)) {
+      c.kind = Kind::kElement;
+      c.role = Role::kTextArea;
+      c.confidence = kTextArea;
+      return;
+    }
+  }
   if (big_children >= 2 || rows >= 2 || b.h > kMaxControlHeight) {
     c.kind = Kind::kContainer;
     return;
@@ -192,12 +243,38 @@ void Classify(Candidate& c, const cv::Mat& gray, const std::vector<ocr::TextRegi
   }
 }
 
+// Toolkits report a check box or radio button together with its label (the
+// widget is indicator + text): the box grows over the text line just right
+// of it on its row.
+Rect WithLabel(const Rect& box, const std::vector<ocr::TextRegion>& text) {
+  const int centre = box.y + box.h / 2;
+  const ocr::TextRegion* best = nullptr;
+  for (const ocr::TextRegion& t : text) {
+    const Rect& r = t.bounds;
+    if (Inside(box, Grow(r, 2))) return Union(box, r);  // the line finder took it in
+    const int gap = r.x - box.Right();
+    if (gap < -2 || gap > std::max(10, box.w) || centre < r.y - 2 || centre > r.Bottom() + 2) {
+      continue;
+    }
+    if (best == nullptr || r.x < best->bounds.x) best = &t;
+  }
+  return best == nullptr ? box : Union(box, best->bounds);
+}
+
 // A strip of labels on top of a framed page: a notebook's tabs.
 bool FindTabs(Candidate& strip, const std::vector<Candidate>& all,
               const std::vector<ocr::TextRegion>& text, std::vector<Element>& out) {
   const Rect& s = strip.box;
   if (s.h < 18 || s.h > 50 || s.w < 3 * s.h || strip.texts.size() < 2) return false;
   if (TextRows(text, strip.texts) != 1) return false;
+  // Tabs are labels on a strip; labels in boxes of their own are buttons
+  // (a segmented switcher).
+  for (int k : strip.children) {
+    const Rect& child = all[static_cast<size_t>(k)].box;
+    for (int i : strip.texts) {
+      if (ShareInside(text[static_cast<size_t>(i)].bounds, child) >= 0.8) return false;
+    }
+  }
   const bool page_below = std::any_of(all.begin(), all.end(), [&](const Candidate& p) {
     return p.box.h > s.h && std::abs(p.box.y - s.Bottom()) <= 4 && std::abs(p.box.x - s.x) <= 4 &&
            std::abs(p.box.Right() - s.Right()) <= 4;
@@ -265,35 +342,53 @@ void FindListRows(const Candidate& list, const std::vector<Candidate>& all,
   }
 }
 
-// Thin, long boundary components with a knob: sliders.
+// Thin, long boundary components with a knob: sliders, horizontal or
+// vertical. The trough is a band of rows (columns) where the boundary runs
+// along most of the component, contiguous and in its middle third (the
+// knob is centred on it); a word never has one, and a box has its runs at
+// its top and bottom edges instead.
 void FindSliders(const std::vector<std::vector<cv::Point>>& contours,
                  const std::vector<cv::Vec4i>& hierarchy, const cv::Mat& edges,
                  const std::vector<ocr::TextRegion>& text, std::vector<Element>& out) {
   for (size_t i = 0; i < contours.size(); ++i) {
     if (hierarchy[i][3] >= 0) continue;
     const cv::Rect r = cv::boundingRect(contours[i]);
-    if (r.width < 60 || r.height > 40 || r.width < 4 * r.height) continue;
-    // The trough: rows of the component where the boundary runs most of its
-    // width; a word never does.
-    int trough_rows = 0;
-    int trough_top = -1;
-    for (int y = r.y; y < r.y + r.height; ++y) {
-      const int run = cv::countNonZero(edges.row(y).colRange(r.x, r.x + r.width));
-      if (run >= r.width * 0.85) {
-        ++trough_rows;
-        if (trough_top < 0) trough_top = y;
+    const bool horizontal = r.width >= 60 && r.height <= 40 && r.width >= 4 * r.height;
+    const bool vertical = r.height >= 60 && r.width <= 40 && r.height >= 4 * r.width;
+    if (!horizontal && !vertical) continue;
+    const int length = horizontal ? r.width : r.height;
+    const int across = horizontal ? r.height : r.width;
+    int best_start = -1, best_run = 0, start = -1, run = 0;
+    for (int k = 0; k < across; ++k) {
+      const cv::Mat line = horizontal ? edges.row(r.y + k).colRange(r.x, r.x + r.width)
+                                      : edges.col(r.x + k).rowRange(r.y, r.y + r.height);
+      if (cv::countNonZero(line) >= length * 0.85) {
+        if (run == 0) start = k;
+        if (++run > best_run) {
+          best_run = run;
+          best_start = start;
+        }
+      } else {
+        run = 0;
       }
     }
-    if (trough_rows < 3 || trough_rows > 14) continue;
-    // The knob makes the component at least twice as tall as its trough.
-    if (r.height < 2 * trough_rows) continue;
+    if (best_run < 3 || best_run > 14) continue;
+    // The knob makes the component at least twice as thick as its trough,
+    // and sits centred on it.
+    if (across < 2 * best_run) continue;
+    const int middle = best_start + best_run / 2;
+    if (middle < across / 3 || middle > across * 2 / 3) continue;
     Rect box = Grow(FromCv(r), -1);
-    // The value label drawn just above the knob ("25") is part of the slider.
-    for (const ocr::TextRegion& t : text) {
-      const Rect& b = t.bounds;
-      if (b.Bottom() <= box.y && b.Bottom() >= box.y - box.h && b.x >= box.x &&
-          b.Right() <= box.Right() && b.w * 4 <= box.w) {
-        box = Union(box, b);
+    if (horizontal) {
+      // The value label drawn just above the knob ("25") is part of the
+      // slider, as toolkits report it.
+      for (const ocr::TextRegion& t : text) {
+        const Rect& b = t.bounds;
+        const int gap = box.y - b.Bottom();
+        if (gap >= 0 && gap <= 8 && b.h <= box.h && b.x >= box.x && b.Right() <= box.Right() &&
+            b.w * 4 <= box.w) {
+          box = Union(box, b);
+        }
       }
     }
     out.push_back({box, Role::kSlider, kSlider, ""});
@@ -356,7 +451,13 @@ Result<std::vector<Element>> ClassicalDetector::Detect(const Image& image, Point
     cv::morphologyEx(gray, gradient, cv::MORPH_GRADIENT,
                      cv::getStructuringElement(cv::MORPH_RECT, cv::Size(3, 3)));
     cv::threshold(gradient, edges, options_.edge_threshold - 1, 255, cv::THRESH_BINARY);
-    cv::findContours(edges, contours, hierarchy, cv::RETR_CCOMP, cv::CHAIN_APPROX_SIMPLE);
+    // A boundary frame around the image closes boxes cut by its edge (a
+    // button flush with the window border); contours come back shifted by
+    // one pixel.
+    cv::Mat framed;
+    cv::copyMakeBorder(edges, framed, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(255));
+    cv::findContours(framed, contours, hierarchy, cv::RETR_CCOMP, cv::CHAIN_APPROX_SIMPLE,
+                     cv::Point(-1, -1));
   } catch (const cv::Exception& e) {
     return MakeError(ErrorCode::kInternal, std::string("OpenCV failed: ") + e.what());
   }
@@ -378,17 +479,14 @@ Result<std::vector<Element>> ClassicalDetector::Detect(const Image& image, Point
       }
     }
   }
-  for (Candidate& c : boxes) Classify(c, gray, text, boxes);
-
   std::vector<Element> found;
+  // Tab strips first: a strip of labels looks like a wide button.
+  for (Candidate& c : boxes) FindTabs(c, boxes, text, found);
   for (Candidate& c : boxes) {
-    if (c.kind == Kind::kNone || c.kind == Kind::kContainer) {
-      // A container may hold tabs or rows; an unclassified box (a strip
-      // too short to be a control) may be a tab strip.
-      if (!FindTabs(c, boxes, text, found) && c.kind == Kind::kContainer) {
-        FindListRows(c, boxes, text, found);
-      }
-    }
+    if (c.kind != Kind::kTabStrip) Classify(c, gray, text, boxes);
+  }
+  for (const Candidate& c : boxes) {
+    if (c.kind == Kind::kContainer) FindListRows(c, boxes, text, found);
   }
   FindSliders(contours, hierarchy, edges, text, found);
   // A slider's knob is a round box: part of the slider, not a radio button.
@@ -405,7 +503,13 @@ Result<std::vector<Element>> ClassicalDetector::Detect(const Image& image, Point
       return ShareInside(c.box, s.bounds) >= 0.8;
     });
     if (in_slider) continue;
-    found.push_back({c.box, c.role, c.confidence, ""});
+    const bool part_of_compound = std::any_of(boxes.begin(), boxes.end(), [&](const Candidate& o) {
+      return o.compound && &o != &c && Inside(c.box, o.box);
+    });
+    if (part_of_compound) continue;
+    Rect box = c.box;
+    if (c.role == Role::kCheckBox || c.role == Role::kRadioButton) box = WithLabel(box, text);
+    found.push_back({box, c.role, c.confidence, ""});
   }
   FindIcons(contours, hierarchy, edges, text, boxes, found);
 
