@@ -1,7 +1,9 @@
 #include "vision/classical_detector.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -20,6 +22,7 @@ constexpr int kMinToggle = 10;      // check box / radio button side
 constexpr int kMaxToggle = 26;
 constexpr int kMinControlHeight = 14;
 constexpr int kMaxControlHeight = 56;
+constexpr double kMaxButtonAspect = 16;
 constexpr int kMinIcon = 12;
 constexpr int kMaxIcon = 48;
 constexpr int kBrightInterior = 235;  // a field's fill (Adwaita white 255, Qt 255)
@@ -203,7 +206,8 @@ void Classify(Candidate& c, const cv::Mat& gray, const std::vector<ocr::TextRegi
       return;
     }
   }
-  if (big_children >= 2 || rows >= 2 || b.h > kMaxControlHeight) {
+  // Wider than any button: a menu bar, a tool bar, a header.
+  if (big_children >= 2 || rows >= 2 || b.h > kMaxControlHeight || aspect > kMaxButtonAspect) {
     c.kind = Kind::kContainer;
     return;
   }
@@ -244,29 +248,116 @@ void Classify(Candidate& c, const cv::Mat& gray, const std::vector<ocr::TextRegi
 }
 
 // Toolkits report a check box or radio button together with its label (the
-// widget is indicator + text): the box grows over the text line just right
-// of it on its row.
-Rect WithLabel(const Rect& box, const std::vector<ocr::TextRegion>& text) {
+// widget is indicator + text): the box grows over the text just right of it
+// on its row, up to the next indicator on that row (the line finder may
+// have taken a row of check boxes into one line).
+Rect WithLabel(const Rect& box, const std::vector<ocr::TextRegion>& text,
+               const std::vector<Rect>& toggles) {
   const int centre = box.y + box.h / 2;
+  int limit = INT32_MAX;
+  for (const Rect& t : toggles) {
+    if (t.x > box.Right() && centre >= t.y && centre < t.Bottom()) limit = std::min(limit, t.x);
+  }
   const ocr::TextRegion* best = nullptr;
   for (const ocr::TextRegion& t : text) {
     const Rect& r = t.bounds;
-    if (Inside(box, Grow(r, 2))) return Union(box, r);  // the line finder took it in
+    if (centre < r.y - 2 || centre > r.Bottom() + 2 || r.Right() <= box.Right()) continue;
+    const bool holds_box = Inside(box, Grow(r, 2));
     const int gap = r.x - box.Right();
-    if (gap < -2 || gap > std::max(10, box.w) || centre < r.y - 2 || centre > r.Bottom() + 2) {
-      continue;
-    }
+    if (!holds_box && (gap < -2 || gap > std::max(10, box.w))) continue;
     if (best == nullptr || r.x < best->bounds.x) best = &t;
   }
-  return best == nullptr ? box : Union(box, best->bounds);
+  if (best == nullptr) return box;
+  const Rect& r = best->bounds;
+  // Up to the next indicator, less the gap a label leaves before it.
+  const int right = limit == INT32_MAX ? r.Right() : std::min(r.Right(), limit - box.w);
+  if (right <= box.Right()) return box;
+  const int top = std::min(box.y, r.y);
+  const int bottom = std::max(box.Bottom(), r.Bottom());
+  return Rect{box.x, top, right - box.x, bottom - top};
+}
+
+// A field followed, edge to edge, by one or two small square buttons of its
+// height: a combo box (the arrow) or a spin button (minus, plus), drawn as
+// linked boxes. The parts merge into one element.
+void JoinLinkedBoxes(std::vector<Candidate>& boxes) {
+  std::vector<Candidate*> elements;
+  for (Candidate& c : boxes) {
+    if (c.kind == Kind::kElement && c.box.h >= kMinControlHeight) elements.push_back(&c);
+  }
+  std::sort(elements.begin(), elements.end(),
+            [](const Candidate* a, const Candidate* b) { return a->box.x < b->box.x; });
+  auto next_to = [&](const Rect& left) -> Candidate* {
+    for (Candidate* c : elements) {
+      const Rect& b = c->box;
+      if (c->kind != Kind::kElement || b.x <= left.x) continue;
+      if (std::abs(b.x - left.Right()) <= 2 && std::abs(b.y - left.y) <= 2 &&
+          std::abs(b.h - left.h) <= 2 && b.w * 10 <= b.h * 14) {
+        return c;
+      }
+    }
+    return nullptr;
+  };
+  for (Candidate* field : elements) {
+    if (field->kind != Kind::kElement || field->box.w < 2 * field->box.h) continue;
+    Candidate* first = next_to(field->box);
+    if (first == nullptr) continue;
+    Candidate* second = next_to(first->box);
+    Rect joined = Union(field->box, first->box);
+    if (second != nullptr) joined = Union(joined, second->box);
+    // An arrow or clear button ends the field; two buttons step a number.
+    field->box = joined;
+    field->role = second != nullptr ? Role::kSpinButton : Role::kComboBox;
+    field->confidence = kCompound;
+    first->kind = Kind::kNone;
+    if (second != nullptr) second->kind = Kind::kNone;
+  }
+}
+
+// Filled indicators (a checked box, a selected radio button): a solid blob
+// of toggle size whose fill stands out from what is around it. Outlined
+// ones are holes and were found as boxes.
+void FindFilledToggles(const std::vector<std::vector<cv::Point>>& contours,
+                       const std::vector<cv::Vec4i>& hierarchy, const cv::Mat& gray,
+                       std::vector<Candidate>& boxes) {
+  for (size_t i = 0; i < contours.size(); ++i) {
+    if (hierarchy[i][3] >= 0) continue;
+    const cv::Rect cr = cv::boundingRect(contours[i]);
+    const Rect r = Grow(FromCv(cr), -1);
+    if (r.w < 14 || r.h < 14 || r.w > kMaxToggle || r.h > kMaxToggle) continue;
+    const double aspect = static_cast<double>(r.w) / r.h;
+    if (aspect < 0.8 || aspect > 1.25) continue;
+    const double fill =
+        cv::contourArea(contours[i]) / (static_cast<double>(cr.width - 1) * (cr.height - 1));
+    if (fill < 0.7) continue;
+    const double inside = Mean(gray, Grow(r, -2));
+    const double around = RingMean(gray, r, 2);
+    if (std::abs(inside - around) < 40) continue;
+    const bool known = std::any_of(boxes.begin(), boxes.end(), [&](const Candidate& c) {
+      return IoU(c.box, r) >= 0.5;
+    });
+    if (known) continue;
+    Candidate c;
+    c.box = r;
+    c.fill = fill;
+    c.kind = Kind::kElement;
+    c.role = fill >= kSquareFill ? Role::kCheckBox : Role::kRadioButton;
+    c.confidence = kToggle;
+    boxes.push_back(c);
+  }
 }
 
 // A strip of labels on top of a framed page: a notebook's tabs.
 bool FindTabs(Candidate& strip, const std::vector<Candidate>& all,
               const std::vector<ocr::TextRegion>& text, std::vector<Element>& out) {
   const Rect& s = strip.box;
-  if (s.h < 18 || s.h > 50 || s.w < 3 * s.h || strip.texts.size() < 2) return false;
-  if (TextRows(text, strip.texts) != 1) return false;
+  if (strip.texts.size() < 2) return false;
+  const bool across = s.h >= 18 && s.h <= 50 && s.w >= 3 * s.h;  // tabs side by side
+  const bool down = s.w >= 30 && s.w <= 200 && s.h >= 2 * s.w / 3;  // tabs stacked
+  if (!across && !down) return false;
+  const int rows = TextRows(text, strip.texts);
+  if (across && rows != 1) return false;
+  if (!across && rows != static_cast<int>(strip.texts.size())) return false;
   // Tabs are labels on a strip; labels in boxes of their own are buttons
   // (a segmented switcher).
   for (int k : strip.children) {
@@ -275,15 +366,22 @@ bool FindTabs(Candidate& strip, const std::vector<Candidate>& all,
       if (ShareInside(text[static_cast<size_t>(i)].bounds, child) >= 0.8) return false;
     }
   }
-  const bool page_below = std::any_of(all.begin(), all.end(), [&](const Candidate& p) {
-    return p.box.h > s.h && std::abs(p.box.y - s.Bottom()) <= 4 && std::abs(p.box.x - s.x) <= 4 &&
-           std::abs(p.box.Right() - s.Right()) <= 4;
+  // The page the tabs switch: a larger box sharing the strip's long edge.
+  const bool page = std::any_of(all.begin(), all.end(), [&](const Candidate& p) {
+    const Rect& b = p.box;
+    if (across) {
+      return b.h > s.h && std::abs(b.x - s.x) <= 4 && std::abs(b.Right() - s.Right()) <= 4 &&
+             (std::abs(b.y - s.Bottom()) <= 4 || std::abs(b.Bottom() - s.y) <= 4);
+    }
+    return b.w > s.w && std::abs(b.y - s.y) <= 4 && std::abs(b.Bottom() - s.Bottom()) <= 4 &&
+           (std::abs(b.x - s.Right()) <= 4 || std::abs(b.Right() - s.x) <= 4);
   });
-  if (!page_below) return false;
+  if (!page) return false;
   for (int i : strip.texts) {
     const Rect& t = text[static_cast<size_t>(i)].bounds;
-    const int h = std::max(t.h, s.h - 6);
-    out.push_back({Rect{t.x - 2, s.y + (s.h - h) / 2, t.w + 4, h}, Role::kTab, kTab, ""});
+    const int h = across ? std::max(t.h, s.h - 6) : 2 * t.h + 2;
+    const int y = across ? s.y + (s.h - h) / 2 : t.y - (h - t.h) / 2;
+    out.push_back({Rect{t.x - 2, y, t.w + 4, h}, Role::kTab, kTab, ""});
   }
   strip.kind = Kind::kTabStrip;
   return true;
@@ -379,6 +477,10 @@ void FindSliders(const std::vector<std::vector<cv::Point>>& contours,
     const int middle = best_start + best_run / 2;
     if (middle < across / 3 || middle > across * 2 / 3) continue;
     Rect box = Grow(FromCv(r), -1);
+    // Toolkits give a slider room around its knob: 1.5 knob widths across.
+    const int room = (across * 3 / 2 - across) / 2;
+    box = horizontal ? Rect{box.x, box.y - room, box.w, box.h + 2 * room}
+                     : Rect{box.x - room, box.y, box.w + 2 * room, box.h};
     if (horizontal) {
       // The value label drawn just above the knob ("25") is part of the
       // slider, as toolkits report it.
@@ -488,6 +590,14 @@ Result<std::vector<Element>> ClassicalDetector::Detect(const Image& image, Point
   for (const Candidate& c : boxes) {
     if (c.kind == Kind::kContainer) FindListRows(c, boxes, text, found);
   }
+  JoinLinkedBoxes(boxes);
+  FindFilledToggles(contours, hierarchy, gray, boxes);
+  std::vector<Rect> toggles;
+  for (const Candidate& c : boxes) {
+    if (c.kind == Kind::kElement && (c.role == Role::kCheckBox || c.role == Role::kRadioButton)) {
+      toggles.push_back(c.box);
+    }
+  }
   FindSliders(contours, hierarchy, edges, text, found);
   // A slider's knob is a round box: part of the slider, not a radio button.
   std::vector<Element> sliders;
@@ -508,7 +618,9 @@ Result<std::vector<Element>> ClassicalDetector::Detect(const Image& image, Point
     });
     if (part_of_compound) continue;
     Rect box = c.box;
-    if (c.role == Role::kCheckBox || c.role == Role::kRadioButton) box = WithLabel(box, text);
+    if (c.role == Role::kCheckBox || c.role == Role::kRadioButton) {
+      box = WithLabel(box, text, toggles);
+    }
     found.push_back({box, c.role, c.confidence, ""});
   }
   FindIcons(contours, hierarchy, edges, text, boxes, found);
