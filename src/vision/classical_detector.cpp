@@ -513,8 +513,10 @@ void FindIcons(const std::vector<std::vector<cv::Point>>& contours,
     const double density =
         cv::countNonZero(edges(cr)) / (static_cast<double>(cr.width) * cr.height);
     if (density < 0.15 || density > 0.9) continue;
+    // A "line" that is this blob alone is the line finder taking a lone
+    // symbol for a glyph; any other overlap means the blob is text.
     const auto overlaps_text = std::any_of(text.begin(), text.end(), [&](const ocr::TextRegion& t) {
-      return !Intersect(Grow(t.bounds, 2), r).Empty();
+      return !Intersect(Grow(t.bounds, 2), r).Empty() && IoU(t.bounds, r) < 0.6;
     });
     if (overlaps_text) continue;
     // The border of a box is a blob of the box's size: not an icon.

@@ -114,7 +114,12 @@ std::vector<Detection> LabelElements(std::span<const Element> elements,
     switch (d.role) {
       case Role::kCheckBox:
       case Role::kRadioButton:
-        if (const ocr::OcrLine* l = RightOf(d.bounds, lines, Reach(d.bounds))) d.name = l->text;
+        // The detector may have taken the label into the box already.
+        if (!inside.empty()) {
+          d.name = Join(inside.front());
+        } else if (const ocr::OcrLine* l = RightOf(d.bounds, lines, Reach(d.bounds))) {
+          d.name = l->text;
+        }
         break;
       case Role::kTextField:
       case Role::kSlider:
