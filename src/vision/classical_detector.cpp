@@ -75,6 +75,19 @@ double Mean(const cv::Mat& gray, const Rect& r) {
   return cv::mean(gray(ToCv(c)))[0];
 }
 
+// The most common luminance inside `r`: a box's fill, whatever text or
+// icon is drawn on it.
+int FillLevel(const cv::Mat& gray, const Rect& r) {
+  const Rect c = ClampToFrame(r, gray.cols, gray.rows);
+  if (c.Empty()) return 0;
+  int histogram[256] = {};
+  for (int y = c.y; y < c.Bottom(); ++y) {
+    const uint8_t* row = gray.ptr<uint8_t>(y);
+    for (int x = c.x; x < c.Right(); ++x) ++histogram[row[x]];
+  }
+  return static_cast<int>(std::max_element(histogram, histogram + 256) - histogram);
+}
+
 // Mean luminance of the band of `width` pixels around `r`.
 double RingMean(const cv::Mat& gray, const Rect& r, int width) {
   const Rect outer = ClampToFrame(Grow(r, width), gray.cols, gray.rows);
@@ -109,6 +122,26 @@ int TextRows(const std::vector<ocr::TextRegion>& text, std::vector<int> which) {
     }
   }
   return rows;
+}
+
+// Lines of running text follow each other closely (gaps under half a line);
+// list rows leave more room.
+bool TightlySpaced(const std::vector<ocr::TextRegion>& text, std::vector<int> which) {
+  std::sort(which.begin(), which.end(), [&](int a, int b) {
+    return text[static_cast<size_t>(a)].bounds.y < text[static_cast<size_t>(b)].bounds.y;
+  });
+  std::vector<int> gaps, heights;
+  int bottom = -1;
+  for (int i : which) {
+    const Rect& r = text[static_cast<size_t>(i)].bounds;
+    heights.push_back(r.h);
+    if (bottom >= 0 && r.y >= bottom) gaps.push_back(r.y - bottom);
+    bottom = std::max(bottom, r.Bottom());
+  }
+  if (gaps.empty()) return false;
+  std::sort(gaps.begin(), gaps.end());
+  std::sort(heights.begin(), heights.end());
+  return gaps[gaps.size() / 2] * 2 <= heights[heights.size() / 2];
 }
 
 // Holes of the boundary map: regions enclosed by a border or a colour step.
@@ -189,13 +222,14 @@ void Classify(Candidate& c, const cv::Mat& gray, const std::vector<ocr::TextRegi
               const std::vector<Candidate>& all) {
   const Rect& b = c.box;
   const double aspect = static_cast<double>(b.w) / b.h;
-  c.interior = Mean(gray, Grow(b, -3));
+  c.interior = FillLevel(gray, Grow(b, -3));
   c.ring = RingMean(gray, b, 3);
   const int rows = TextRows(text, c.texts);
   int big_children = 0;
   for (int k : c.children) big_children += all[static_cast<size_t>(k)].box.h >= kMinToggle;
   if (IsCompound(c, all)) return;
-  if (rows >= 2 && c.children.empty() && c.interior >= kBrightInterior) {
+  if (rows >= 2 && c.children.empty() && c.interior >= kBrightInterior &&
+      TightlySpaced(text, c.texts)) {
     // Several left-aligned lines on a bright fill and nothing else: a text
     // area (or a read-only view of text), not a container of controls.
     const Rect t = UnionOf(text, c.texts);
@@ -446,7 +480,7 @@ void FindListRows(const Candidate& list, const std::vector<Candidate>& all,
 // knob is centred on it); a word never has one, and a box has its runs at
 // its top and bottom edges instead.
 void FindSliders(const std::vector<std::vector<cv::Point>>& contours,
-                 const std::vector<cv::Vec4i>& hierarchy, const cv::Mat& edges,
+                 const std::vector<cv::Vec4i>& hierarchy,
                  const std::vector<ocr::TextRegion>& text, std::vector<Element>& out) {
   for (size_t i = 0; i < contours.size(); ++i) {
     if (hierarchy[i][3] >= 0) continue;
@@ -456,10 +490,14 @@ void FindSliders(const std::vector<std::vector<cv::Point>>& contours,
     if (!horizontal && !vertical) continue;
     const int length = horizontal ? r.width : r.height;
     const int across = horizontal ? r.height : r.width;
+    // The component filled: a trough's rows are covered end to end whether
+    // it is drawn as an outline or as a fill.
+    cv::Mat solid = cv::Mat::zeros(r.height, r.width, CV_8UC1);
+    cv::drawContours(solid, contours, static_cast<int>(i), cv::Scalar(255), cv::FILLED,
+                     cv::LINE_8, cv::noArray(), 0, cv::Point(-r.x, -r.y));
     int best_start = -1, best_run = 0, start = -1, run = 0;
     for (int k = 0; k < across; ++k) {
-      const cv::Mat line = horizontal ? edges.row(r.y + k).colRange(r.x, r.x + r.width)
-                                      : edges.col(r.x + k).rowRange(r.y, r.y + r.height);
+      const cv::Mat line = horizontal ? solid.row(k) : solid.col(k);
       if (cv::countNonZero(line) >= length * 0.85) {
         if (run == 0) start = k;
         if (++run > best_run) {
@@ -600,7 +638,7 @@ Result<std::vector<Element>> ClassicalDetector::Detect(const Image& image, Point
       toggles.push_back(c.box);
     }
   }
-  FindSliders(contours, hierarchy, edges, text, found);
+  FindSliders(contours, hierarchy, text, found);
   // A slider's knob is a round box: part of the slider, not a radio button.
   std::vector<Element> sliders;
   for (const Element& e : found) {
