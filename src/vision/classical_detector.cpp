@@ -25,7 +25,7 @@ constexpr int kMaxControlHeight = 56;
 constexpr double kMaxButtonAspect = 16;
 constexpr int kMinIcon = 12;
 constexpr int kMaxIcon = 48;
-constexpr int kBrightInterior = 235;  // a field's fill (Adwaita white 255, Qt 255)
+constexpr int kBrightInterior = 250;  // a field's fill: white or nearly (Adwaita, Qt, Athena: 255)
 
 // Confidences per rule: how often the rule's guess was right on the
 // evaluation apps (bench/vision_eval), rounded down.
