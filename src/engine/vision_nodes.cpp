@@ -61,6 +61,35 @@ Image CropImage(const Image& image, const Rect& rect) {
   return out;
 }
 
+// The parts of `target` that windows stacked above it cover: what is seen
+// there belongs to them, not to it. Empty when the target's X window cannot
+// be told (no top-level overlaps it enough).
+std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<x11::TopLevel>& tops,
+                               const std::vector<unsigned long>& stacking) {
+  unsigned long own = target.x_window;
+  if (own == 0) {
+    double best = 0.5;
+    for (const x11::TopLevel& t : tops) {
+      const double iou = IoU(t.bounds, target.bounds);
+      if (iou >= best) {
+        best = iou;
+        own = t.window;
+      }
+    }
+  }
+  const auto at = std::find(stacking.begin(), stacking.end(), own);
+  if (own == 0 || at == stacking.end()) return {};
+  std::vector<Rect> covered;
+  for (auto above = at + 1; above != stacking.end(); ++above) {
+    for (const x11::TopLevel& t : tops) {
+      if (t.window != *above) continue;
+      const Rect part = Intersect(t.bounds, target.bounds);
+      if (!part.Empty()) covered.push_back(part);
+    }
+  }
+  return covered;
+}
+
 }  // namespace
 
 std::vector<OcrTarget> FindVisionTargets(const Snapshot& snapshot,
@@ -115,13 +144,20 @@ Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease&
   const auto start = Clock::now();
   const x11::X11Display& display = *lease.display_connection;
   const Rect screen{0, 0, display.width(), display.height()};
-  const std::vector<Rect> masks = PasswordFieldBounds(snapshot.roots);
+  const std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
+  const std::vector<x11::TopLevel> tops = display.TopLevels();
+  const std::vector<unsigned long> stacking = display.StackingOrder();
 
   VisionSourceResult result;
   std::vector<VisionTargetDetections> all;
-  for (OcrTarget& target : FindVisionTargets(snapshot, display.TopLevels(), scope)) {
+  for (OcrTarget& target : FindVisionTargets(snapshot, tops, scope)) {
     const Rect r = Intersect(target.bounds, screen);
     if (r.Empty()) continue;
+    // Password fields and what other windows hide are blanked before
+    // detection and OCR.
+    const std::vector<Rect> covered = CoveredParts(target, tops, stacking);
+    std::vector<Rect> masks = passwords;
+    masks.insert(masks.end(), covered.begin(), covered.end());
     auto image = x11::CaptureRegion(display, r);
     if (!image.ok()) {
       if (display.broken()) return image.error();
@@ -134,6 +170,10 @@ Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease&
     auto elements = detector.Detect(*image, Point{r.x, r.y}, masks);
     result.detect_ms += MsSince(detect_start);
     if (!elements.ok()) return elements.error();
+    std::erase_if(*elements, [&](const vision::Element& e) {
+      return std::any_of(covered.begin(), covered.end(),
+                         [&](const Rect& c) { return c.Contains(e.bounds.Center()); });
+    });
     ++result.targets;
     result.detected += static_cast<int>(elements->size());
 
