@@ -132,7 +132,8 @@ Plan MakePlan(const ScopeIndex& index, std::span<const Detection> detections,
     int container = -1;
     for (size_t c = 0; c < index.containers.size(); ++c) {
       if (!index.containers[c].bounds.Contains(centre)) continue;
-      if (container < 0 || index.containers[c].area < index.containers[container].area) {
+      // Equal areas: the inner one (containers are listed parents first).
+      if (container < 0 || index.containers[c].area <= index.containers[container].area) {
         container = static_cast<int>(c);
       }
     }

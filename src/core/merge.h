@@ -25,7 +25,8 @@
 //  4. Orphans. Every other detection becomes a node of its own (source
 //     vision or ocr, its confidence) under the smallest *container* of the
 //     scope holding its centre — any node with bounds that is not an
-//     element: a window, a panel, a list, a canvas — or under the scope
+//     element: a window, a panel, a list, a canvas; the innermost of equal
+//     size — or under the scope
 //     itself when none does. New children are appended after the existing
 //     ones, in reading order (top to bottom, then left to right).
 //

@@ -48,7 +48,7 @@ TEST(CliTest, FailuresSayWhatToDo) {
     const char* says;
   };
   for (const Case& c : {Case{"observe", "uiscope session start"},
-                        Case{"observe --sources ax,vision", "not available"},
+                        Case{"find Login --sources ax,vision", "uiscope session start"},
                         Case{"session stop s999999", "s999999"}}) {
     CliRun r = RunCli(c.args, kNoDesktop);
     EXPECT_EQ(r.exit_code, 1) << c.args;
