@@ -327,8 +327,9 @@ void Explain(const std::string& app, const std::vector<Truth>& truths, const Eva
              const Matching& m) {
   for (size_t t = 0; t < truths.size(); ++t) {
     if (m.found[t]) continue;
-    std::printf("  %s: missed %s \"%s\" %s\n", app.c_str(), std::string(RoleName(truths[t].role)).c_str(),
-                truths[t].name.c_str(), RectText(truths[t].bounds).c_str());
+    std::printf("  %s: missed %s \"%s\" %s\n", app.c_str(),
+                std::string(RoleName(truths[t].role)).c_str(), truths[t].name.c_str(),
+                RectText(truths[t].bounds).c_str());
   }
   for (size_t d = 0; d < e.detections.size(); ++d) {
     const Detection& det = e.detections[d];
@@ -345,7 +346,6 @@ void Explain(const std::string& app, const std::vector<Truth>& truths, const Eva
   }
 }
 
-
 Result<std::vector<Truth>> CanvasTruth(Process& fixture) {
   if (auto st = fixture.WriteLine("canvas"); !st.ok()) return st.error();
   auto line = fixture.ReadLine(std::chrono::seconds(10));
@@ -354,8 +354,9 @@ Result<std::vector<Truth>> CanvasTruth(Process& fixture) {
   std::vector<Truth> out;
   try {
     for (const auto& s : nlohmann::json::parse(line->substr(3))) {
-      out.push_back({Rect{s["x"].get<int>(), s["y"].get<int>(), s["w"].get<int>(), s["h"].get<int>()},
-                     RoleFromName(s["role"].get<std::string>()), s["label"].get<std::string>()});
+      out.push_back(
+          {Rect{s["x"].get<int>(), s["y"].get<int>(), s["w"].get<int>(), s["h"].get<int>()},
+           RoleFromName(s["role"].get<std::string>()), s["label"].get<std::string>()});
     }
   } catch (const std::exception& e) {
     return MakeError(ErrorCode::kInternal, std::string("canvas: ") + e.what());
@@ -492,8 +493,9 @@ int Run(const Options& options) {
     overall.Add(r.score);
   }
   PrintRow("overall", overall);
-  std::printf("\nIoU >= 0.5, one-to-one; labels: paired elements whose label equals the truth's "
-              "name (case and accents folded), over those with a name.\n");
+  std::printf(
+      "\nIoU >= 0.5, one-to-one; labels: paired elements whose label equals the truth's "
+      "name (case and accents folded), over those with a name.\n");
 
   // Speed: a full 1080p frame with two fixture windows and the widget
   // factory on it.
@@ -560,9 +562,10 @@ int main(int argc, char** argv) {
         start = end + 1;
       }
     } else {
-      std::fprintf(stderr,
-                   "usage: bench_vision_eval [--apps fixture,factory,xcalc] [--runs N] [--dump DIR] "
-                   "[--verbose]\n");
+      std::fprintf(
+          stderr,
+          "usage: bench_vision_eval [--apps fixture,factory,xcalc] [--runs N] [--dump DIR] "
+          "[--verbose]\n");
       return 2;
     }
   }

@@ -120,8 +120,8 @@ bool IsWordCodePoint(char32_t cp) {
   }
   if (cp < 0xC0) return cp == 0xAA || cp == 0xB5 || cp == 0xBA;  // ª µ º
   if (cp == 0xD7 || cp == 0xF7) return false;                    // × ÷
-  if (cp >= 0x2000 && cp <= 0x2BFF) return false;  // punctuation, arrows, symbols
-  if (cp >= 0x3000 && cp <= 0x303F) return false;  // CJK punctuation
+  if (cp >= 0x2000 && cp <= 0x2BFF) return false;                // punctuation, arrows, symbols
+  if (cp >= 0x3000 && cp <= 0x303F) return false;                // CJK punctuation
   if (cp >= 0xFE30 && cp <= 0xFE4F) return false;
   if (cp >= 0xFF00 && cp <= 0xFF0F) return false;
   return true;

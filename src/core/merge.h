@@ -47,11 +47,11 @@ namespace uiscope {
 
 // A box found in the pixels.
 struct Detection {
-  Rect bounds;                   // screen pixels
-  Role role = Role::kUnknown;    // the detector's guess (kText for an OCR line)
-  std::string name;              // label: OCR text inside or beside the box ("" = none)
-  std::string value;             // an estimated value ("" = none)
-  float confidence = 0;          // 0..1
+  Rect bounds;                      // screen pixels
+  Role role = Role::kUnknown;       // the detector's guess (kText for an OCR line)
+  std::string name;                 // label: OCR text inside or beside the box ("" = none)
+  std::string value;                // an estimated value ("" = none)
+  float confidence = 0;             // 0..1
   Source source = Source::kVision;  // kVision or kOcr
 };
 

@@ -112,8 +112,8 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
       result.suggestion += " Similar:";
       for (size_t i = 0; i < result.similar.size(); ++i) {
         const Suggestion& s = result.similar[i];
-        result.suggestion += (i == 0 ? " '" : ", '") + s.name + "' (" +
-                             std::string(RoleName(s.role)) + ")";
+        result.suggestion +=
+            (i == 0 ? " '" : ", '") + s.name + "' (" + std::string(RoleName(s.role)) + ")";
       }
     }
   }

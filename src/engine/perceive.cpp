@@ -55,8 +55,7 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
   // vision adds what it sees.
   std::vector<OcrTarget> ocr_targets;
   if (sources.ocr) {
-    ocr_targets =
-        FindOcrTargets(snapshot, lease.display_connection->TopLevels(), request);
+    ocr_targets = FindOcrTargets(snapshot, lease.display_connection->TopLevels(), request);
   }
   if (sources.vision) {
     std::unique_ptr<vision::Detector> own;

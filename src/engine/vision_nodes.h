@@ -63,10 +63,10 @@ VisionMergeStats MergeVisionDetections(Snapshot& snapshot,
 
 struct VisionSourceResult {
   VisionMergeStats stats;
-  int targets = 0;        // windows looked at
-  int detected = 0;       // elements the detector returned
-  double detect_ms = 0;   // detection alone, every target
-  double label_ms = 0;    // OCR of the label regions
+  int targets = 0;       // windows looked at
+  int detected = 0;      // elements the detector returned
+  double detect_ms = 0;  // detection alone, every target
+  double label_ms = 0;   // OCR of the label regions
   double total_ms = 0;
   std::vector<std::string> warnings;
 };

@@ -15,10 +15,10 @@ namespace {
 
 // Sizes in pixels, for UI drawn at 1x (96 dpi): a check box is 12-20 px, a
 // button or field 20-48 px tall.
-constexpr int kMinBox = 9;          // smaller holes are glyph counters or dots
-constexpr double kMinFill = 0.6;    // contour area / box area of a box
+constexpr int kMinBox = 9;            // smaller holes are glyph counters or dots
+constexpr double kMinFill = 0.6;      // contour area / box area of a box
 constexpr double kSquareFill = 0.88;  // at least this: square; below: round
-constexpr int kMinToggle = 10;      // check box / radio button side
+constexpr int kMinToggle = 10;        // check box / radio button side
 constexpr int kMaxToggle = 26;
 constexpr int kMinControlHeight = 14;
 constexpr int kMaxControlHeight = 56;
@@ -367,9 +367,8 @@ void FindFilledToggles(const std::vector<std::vector<cv::Point>>& contours,
     const double inside = Mean(gray, Grow(r, -2));
     const double around = RingMean(gray, r, 2);
     if (std::abs(inside - around) < 40) continue;
-    const bool known = std::any_of(boxes.begin(), boxes.end(), [&](const Candidate& c) {
-      return IoU(c.box, r) >= 0.5;
-    });
+    const bool known = std::any_of(boxes.begin(), boxes.end(),
+                                   [&](const Candidate& c) { return IoU(c.box, r) >= 0.5; });
     if (known) continue;
     Candidate c;
     c.box = r;
@@ -386,7 +385,7 @@ bool FindTabs(Candidate& strip, const std::vector<Candidate>& all,
               const std::vector<ocr::TextRegion>& text, std::vector<Element>& out) {
   const Rect& s = strip.box;
   if (strip.texts.size() < 2) return false;
-  const bool across = s.h >= 18 && s.h <= 50 && s.w >= 3 * s.h;  // tabs side by side
+  const bool across = s.h >= 18 && s.h <= 50 && s.w >= 3 * s.h;     // tabs side by side
   const bool down = s.w >= 30 && s.w <= 200 && s.h >= 2 * s.w / 3;  // tabs stacked
   if (!across && !down) return false;
   const int rows = TextRows(text, strip.texts);
@@ -480,8 +479,8 @@ void FindListRows(const Candidate& list, const std::vector<Candidate>& all,
 // knob is centred on it); a word never has one, and a box has its runs at
 // its top and bottom edges instead.
 void FindSliders(const std::vector<std::vector<cv::Point>>& contours,
-                 const std::vector<cv::Vec4i>& hierarchy,
-                 const std::vector<ocr::TextRegion>& text, std::vector<Element>& out) {
+                 const std::vector<cv::Vec4i>& hierarchy, const std::vector<ocr::TextRegion>& text,
+                 std::vector<Element>& out) {
   for (size_t i = 0; i < contours.size(); ++i) {
     if (hierarchy[i][3] >= 0) continue;
     const cv::Rect r = cv::boundingRect(contours[i]);
@@ -493,8 +492,8 @@ void FindSliders(const std::vector<std::vector<cv::Point>>& contours,
     // The component filled: a trough's rows are covered end to end whether
     // it is drawn as an outline or as a fill.
     cv::Mat solid = cv::Mat::zeros(r.height, r.width, CV_8UC1);
-    cv::drawContours(solid, contours, static_cast<int>(i), cv::Scalar(255), cv::FILLED,
-                     cv::LINE_8, cv::noArray(), 0, cv::Point(-r.x, -r.y));
+    cv::drawContours(solid, contours, static_cast<int>(i), cv::Scalar(255), cv::FILLED, cv::LINE_8,
+                     cv::noArray(), 0, cv::Point(-r.x, -r.y));
     int best_start = -1, best_run = 0, start = -1, run = 0;
     for (int k = 0; k < across; ++k) {
       const cv::Mat line = horizontal ? solid.row(k) : solid.col(k);
@@ -575,9 +574,9 @@ void FindIcons(const std::vector<std::vector<cv::Point>>& contours,
 Result<std::vector<Element>> ClassicalDetector::Detect(const Image& image, Point origin,
                                                        std::span<const Rect> masks) const {
   if (!image.Valid()) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     "the detector needs a non-empty RGB image, got " +
-                         std::to_string(image.width) + "x" + std::to_string(image.height));
+    return MakeError(ErrorCode::kInvalidArgument, "the detector needs a non-empty RGB image, got " +
+                                                      std::to_string(image.width) + "x" +
+                                                      std::to_string(image.height));
   }
   std::vector<Rect> local;
   for (const Rect& m : masks) local.push_back(m.Translated(-origin.x, -origin.y));

@@ -59,8 +59,8 @@ const Node& At(const Node& root, std::initializer_list<size_t> path) {
 TEST(MergeTest, MatchedLeafBecomesMergedAndGetsTheMissingName) {
   Node w = Window();
   // IoU of 12,52,100,30 with 10,50,100,30 is 0.9; with "Login" 0.
-  MergeStats stats = MergeDetections(w, std::vector{Vision(Role::kButton, {12, 52, 100, 30}, "Send",
-                                                           0.8f)});
+  MergeStats stats =
+      MergeDetections(w, std::vector{Vision(Role::kButton, {12, 52, 100, 30}, "Send", 0.8f)});
   const Node& unnamed = At(w, {0, 1});
   EXPECT_EQ(unnamed.name, "Send");
   EXPECT_EQ(unnamed.source, Source::kMerged);
@@ -97,9 +97,9 @@ TEST(MergeTest, BelowHalfIoUIsNoMatch) {
 
 TEST(MergeTest, OneToOneBestIoUWinsTheRestAreDuplicates) {
   Node w = Window();
-  MergeStats stats = MergeDetections(
-      w, std::vector{Vision(Role::kButton, {14, 54, 100, 30}, "Second"),
-                     Vision(Role::kButton, {10, 50, 100, 30}, "Best")});
+  MergeStats stats =
+      MergeDetections(w, std::vector{Vision(Role::kButton, {14, 54, 100, 30}, "Second"),
+                                     Vision(Role::kButton, {10, 50, 100, 30}, "Best")});
   EXPECT_EQ(At(w, {0, 1}).name, "Best");
   EXPECT_EQ(stats.matched, 1);
   EXPECT_EQ(stats.duplicates, 1);
@@ -156,13 +156,13 @@ TEST(MergeTest, TwoNamedPartsNameNothingAndStayAsChildren) {
 
 TEST(MergeTest, OrphansGoUnderTheSmallestContainerHoldingTheirCentre) {
   Node w = Window();
-  MergeStats stats = MergeDetections(
-      w, std::vector{Vision(Role::kButton, {420, 20, 90, 36}, "Cancel", 0.9f),
-                     Vision(Role::kButton, {320, 20, 90, 36}, "OK", 0.9f),
-                     // Centre in the list, below the row: the list holds it.
-                     Vision(Role::kIcon, {310, 300, 24, 24}),
-                     // Straddles panel and canvas; centre 298,150 is in the panel.
-                     Vision(Role::kSlider, {250, 140, 96, 20})});
+  MergeStats stats =
+      MergeDetections(w, std::vector{Vision(Role::kButton, {420, 20, 90, 36}, "Cancel", 0.9f),
+                                     Vision(Role::kButton, {320, 20, 90, 36}, "OK", 0.9f),
+                                     // Centre in the list, below the row: the list holds it.
+                                     Vision(Role::kIcon, {310, 300, 24, 24}),
+                                     // Straddles panel and canvas; centre 298,150 is in the panel.
+                                     Vision(Role::kSlider, {250, 140, 96, 20})});
   EXPECT_EQ(stats.added, 4);
   const Node& canvas = At(w, {1});
   ASSERT_EQ(canvas.children.size(), 2u);
@@ -213,10 +213,9 @@ TEST(MergeTest, ARowAndTheButtonInsideItAreMatchedSeparately) {
 
 TEST(MergeTest, PlanSaysWhatMergeDoes) {
   Node w = Window();
-  std::vector<Detection> d = {Vision(Role::kButton, {10, 50, 100, 30}),
-                              Vision(Role::kButton, {11, 50, 100, 30}),
-                              Vision(Role::kCheckBox, {12, 132, 16, 16}),
-                              Vision(Role::kButton, {320, 20, 90, 36})};
+  std::vector<Detection> d = {
+      Vision(Role::kButton, {10, 50, 100, 30}), Vision(Role::kButton, {11, 50, 100, 30}),
+      Vision(Role::kCheckBox, {12, 132, 16, 16}), Vision(Role::kButton, {320, 20, 90, 36})};
   std::vector<PlannedDetection> plan = PlanMerge(w, d);
   ASSERT_EQ(plan.size(), 4u);
   EXPECT_EQ(plan[0].placement, Placement::kMatched);

@@ -1,12 +1,13 @@
 // The classical detector and the labels on synthesised screens (no display):
 // each kind of control drawn at a known place, found there with its role.
+#include "vision/detector.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "image/draw.h"
 #include "vision/classical_detector.h"
-#include "vision/detector.h"
 #include "vision/labels.h"
 
 namespace uiscope::vision {

@@ -69,8 +69,8 @@ class FixtureVision {
     auto line = test::FixtureCommand(*app_, "canvas");
     if (!line.ok()) return out;
     for (const auto& s : nlohmann::json::parse(*line)) {
-      out.push_back({Rect{s["x"], s["y"], s["w"], s["h"]}, RoleFromName(s["role"].get<std::string>()),
-                     s["label"]});
+      out.push_back({Rect{s["x"], s["y"], s["w"], s["h"]},
+                     RoleFromName(s["role"].get<std::string>()), s["label"]});
     }
     return out;
   }
@@ -123,10 +123,12 @@ TEST(FixtureVisionDesktopTest, VisionAloneFindsTheWidgetsAndThePaintedShapes) {
   ASSERT_TRUE(f.ok()) << f.desktop().error();
   std::vector<Truth> widgets;
   Rect canvas, window;
-  ASSERT_TRUE(test::WaitUntil([&] {
-    widgets.clear();
-    return f.Truths(&widgets, &canvas, &window) && widgets.size() >= 15;
-  }, milliseconds(15000)));
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        widgets.clear();
+        return f.Truths(&widgets, &canvas, &window) && widgets.size() >= 15;
+      },
+      milliseconds(15000)));
   const std::vector<Truth> painted = f.Painted();
   ASSERT_GE(painted.size(), 7u);
 
@@ -152,13 +154,13 @@ TEST(FixtureVisionDesktopTest, VisionAloneFindsTheWidgetsAndThePaintedShapes) {
   std::string missed;
   const int widgets_found = Found(widgets, outside, &missed);
   const double widget_recall = static_cast<double>(widgets_found) / widgets.size();
-  EXPECT_GE(widget_recall, 0.85) << widgets_found << " of " << widgets.size() << "; missed:"
-                                 << missed;
+  EXPECT_GE(widget_recall, 0.85) << widgets_found << " of " << widgets.size()
+                                 << "; missed:" << missed;
   missed.clear();
   const int painted_found = Found(painted, inside, &missed);
   const double painted_recall = static_cast<double>(painted_found) / painted.size();
-  EXPECT_GE(painted_recall, 0.8) << painted_found << " of " << painted.size() << "; missed:"
-                                 << missed;
+  EXPECT_GE(painted_recall, 0.8) << painted_found << " of " << painted.size()
+                                 << "; missed:" << missed;
   RecordProperty("widget_recall", std::to_string(widget_recall));
   RecordProperty("painted_recall", std::to_string(painted_recall));
   RecordProperty("detect_ms", std::to_string(ms));
@@ -169,10 +171,12 @@ TEST(FixtureVisionDesktopTest, MergedTreeHasPaintedShapesInTheCanvasAndNoDuplica
   ASSERT_TRUE(f.ok()) << f.desktop().error();
   std::vector<Truth> widgets;
   Rect canvas_box, window;
-  ASSERT_TRUE(test::WaitUntil([&] {
-    widgets.clear();
-    return f.Truths(&widgets, &canvas_box, &window) && widgets.size() >= 15;
-  }, milliseconds(15000)));
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        widgets.clear();
+        return f.Truths(&widgets, &canvas_box, &window) && widgets.size() >= 15;
+      },
+      milliseconds(15000)));
   const std::vector<Truth> painted = f.Painted();
 
   Sources sources;
@@ -199,10 +203,9 @@ TEST(FixtureVisionDesktopTest, MergedTreeHasPaintedShapesInTheCanvasAndNoDuplica
   const int found = Found(painted, in_canvas, &missed);
   EXPECT_GE(static_cast<double>(found) / painted.size(), 0.8) << "missed:" << missed;
   for (const char* label : {"OK", "Cancel", "Apply"}) {
-    const bool named = std::any_of(canvas->children.begin(), canvas->children.end(),
-                                   [&](const Node& c) {
-                                     return c.role == Role::kButton && c.name == label;
-                                   });
+    const bool named =
+        std::any_of(canvas->children.begin(), canvas->children.end(),
+                    [&](const Node& c) { return c.role == Role::kButton && c.name == label; });
     EXPECT_TRUE(named) << "painted button \"" << label << "\" labelled by OCR";
   }
 
@@ -211,8 +214,7 @@ TEST(FixtureVisionDesktopTest, MergedTreeHasPaintedShapesInTheCanvasAndNoDuplica
   int vision_nodes = 0, merged_nodes = 0;
   std::vector<const Node*> accessible;
   ForEachNode(snapshot.roots, [&](const Node& n, int) {
-    if ((n.source == Source::kAx || n.source == Source::kMerged) && n.bounds &&
-        IsMergeElement(n)) {
+    if ((n.source == Source::kAx || n.source == Source::kMerged) && n.bounds && IsMergeElement(n)) {
       accessible.push_back(&n);
     }
     merged_nodes += n.source == Source::kMerged;
@@ -253,10 +255,12 @@ TEST(FixtureFindDesktopTest, FuzzyFindSuggestsAndRanksTheButtonFirst) {
   ASSERT_TRUE(f.ok()) << f.desktop().error();
   Sources ax;
   Result<Perception> perceived = MakeError(ErrorCode::kTimeout, "not observed");
-  ASSERT_TRUE(test::WaitUntil([&] {
-    perceived = f.Perceive(ax);
-    return perceived.ok() && perceived->observation.snapshot.stats.ax_nodes > 20;
-  }, milliseconds(15000)));
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        perceived = f.Perceive(ax);
+        return perceived.ok() && perceived->observation.snapshot.stats.ax_nodes > 20;
+      },
+      milliseconds(15000)));
   const Snapshot& s = perceived->observation.snapshot;
 
   FindQuery typo;

@@ -33,11 +33,10 @@ Detection Seen(Role role, Rect bounds, std::string name, float confidence = 0.6f
 // demo -> window "Main" holding a "Quit" button and an empty canvas.
 Snapshot Demo() {
   Snapshot s;
-  s.roots.push_back(MakeNode(
-      Role::kApplication, "demo", Rect{},
-      {MakeNode(Role::kWindow, "Main", Rect{0, 0, 400, 300},
-                {MakeNode(Role::kButton, "Quit", Rect{10, 10, 80, 30}),
-                 MakeNode(Role::kCanvas, "", Rect{10, 60, 300, 200})})}));
+  s.roots.push_back(MakeNode(Role::kApplication, "demo", Rect{},
+                             {MakeNode(Role::kWindow, "Main", Rect{0, 0, 400, 300},
+                                       {MakeNode(Role::kButton, "Quit", Rect{10, 10, 80, 30}),
+                                        MakeNode(Role::kCanvas, "", Rect{10, 60, 300, 200})})}));
   s.roots[0].bounds.reset();
   s.stats.ax_nodes = 4;
   AssignIds(s.roots);
@@ -63,11 +62,11 @@ TEST(VisionNodesTest, MatchedAreMergedPaintedGoIntoTheCanvasWithIds) {
   OcrTarget main;
   main.bounds = Rect{0, 0, 400, 300};
   main.path = {0, 0};
-  VisionMergeStats stats = MergeVisionDetections(
-      s, {{main,
-           {Seen(Role::kButton, Rect{11, 11, 80, 30}, "Quit"),
-            Seen(Role::kButton, Rect{30, 80, 90, 36}, "OK", 0.7f),
-            Seen(Role::kSlider, Rect{30, 150, 160, 24}, "")}}});
+  VisionMergeStats stats =
+      MergeVisionDetections(s, {{main,
+                                 {Seen(Role::kButton, Rect{11, 11, 80, 30}, "Quit"),
+                                  Seen(Role::kButton, Rect{30, 80, 90, 36}, "OK", 0.7f),
+                                  Seen(Role::kSlider, Rect{30, 150, 160, 24}, "")}}});
   EXPECT_EQ(stats.merged_nodes, 1);
   EXPECT_EQ(stats.vision_nodes, 2);
   EXPECT_EQ(s.stats.vision_nodes, 2);
@@ -94,10 +93,10 @@ TEST(VisionNodesTest, WindowsWithoutAccessibilityAreVisionOnly) {
   xcalc.x_window = 0x200;
   xcalc.title = "Calculator";
   xcalc.app = "xcalc";
-  VisionMergeStats stats = MergeVisionDetections(
-      s, {{xcalc,
-           {Seen(Role::kButton, Rect{510, 60, 40, 28}, "7"),
-            Seen(Role::kButton, Rect{552, 60, 40, 28}, "8")}}});
+  VisionMergeStats stats =
+      MergeVisionDetections(s, {{xcalc,
+                                 {Seen(Role::kButton, Rect{510, 60, 40, 28}, "7"),
+                                  Seen(Role::kButton, Rect{552, 60, 40, 28}, "8")}}});
   EXPECT_EQ(stats.vision_nodes, 4) << "application, window and two buttons";
   ASSERT_EQ(stats.added_windows.size(), 1u);
   EXPECT_EQ(stats.added_windows[0].first, 0x200u);

@@ -138,9 +138,10 @@ Result<Observation> ObserveOnce(DesktopTools& tools, const json& args, const Sou
     notes->push_back(std::move(note));
   }
   ctx.Progress(2, 3,
-               sources.vision ? "reading the accessibility tree, then detecting elements in the pixels"
-               : sources.ocr  ? "reading the accessibility tree, then OCR where it is blind"
-                              : "reading the accessibility tree");
+               sources.vision
+                   ? "reading the accessibility tree, then detecting elements in the pixels"
+               : sources.ocr ? "reading the accessibility tree, then OCR where it is blind"
+                             : "reading the accessibility tree");
   auto perceived =
       Perceive(*lease, ObserveRequestFrom(args), sources, tools.reader.get(), ocr::OcrOptions{});
   const bool display_gone = lease->display_connection && lease->display_connection->broken();
@@ -250,7 +251,8 @@ ToolResult Find(DesktopTools& tools, const json& args, ToolContext& ctx) {
   if (found->total == 0) {
     text = found->suggestion + " (" + std::to_string(found->searched) +
            " elements searched; observe to see what is on screen";
-    if (!sources->vision) text += ", or add sources [\"ax\", \"ocr\", \"vision\"] for painted controls";
+    if (!sources->vision)
+      text += ", or add sources [\"ax\", \"ocr\", \"vision\"] for painted controls";
     text += ")\n";
   } else if (found->total > static_cast<int>(found->matches.size())) {
     text += std::to_string(found->total - static_cast<int>(found->matches.size())) +
@@ -402,26 +404,26 @@ json FindOutputSchema() {
                           {"role", String("its role")},
                           {"id", String("the element with that name")},
                           {"score", {{"type", "number"}}}}}};
-  return {{"type", "object"},
-          {"required", {"found", "matches", "total", "searched", "similar", "display", "warnings"}},
-          {"properties",
-           {{"found", Boolean("at least one element matched")},
-            {"matches",
-             {{"type", "array"},
-              {"items", match},
-              {"description",
-               "best first: label score, then interactive elements, then confidence"}}},
-            {"total", {{"type", "integer"}, {"description", "matches before the limit"}}},
-            {"searched", {{"type", "integer"}, {"description", "nodes looked at"}}},
-            {"similar",
-             {{"type", "array"},
-              {"items", similar},
-              {"description", "when nothing matched: the closest names on screen"}}},
-            {"suggestion",
-             String("when nothing matched: \"No elements matching 'X' found. Similar: ...\"")},
-            {"display", String("the X display searched")},
-            {"warnings", StringArray("apps that did not answer, capped walks, ...")},
-            {"notes", StringArray("things the server did on the way")}}}};
+  return {
+      {"type", "object"},
+      {"required", {"found", "matches", "total", "searched", "similar", "display", "warnings"}},
+      {"properties",
+       {{"found", Boolean("at least one element matched")},
+        {"matches",
+         {{"type", "array"},
+          {"items", match},
+          {"description", "best first: label score, then interactive elements, then confidence"}}},
+        {"total", {{"type", "integer"}, {"description", "matches before the limit"}}},
+        {"searched", {{"type", "integer"}, {"description", "nodes looked at"}}},
+        {"similar",
+         {{"type", "array"},
+          {"items", similar},
+          {"description", "when nothing matched: the closest names on screen"}}},
+        {"suggestion",
+         String("when nothing matched: \"No elements matching 'X' found. Similar: ...\"")},
+        {"display", String("the X display searched")},
+        {"warnings", StringArray("apps that did not answer, capped walks, ...")},
+        {"notes", StringArray("things the server did on the way")}}}};
 }
 
 }  // namespace
