@@ -22,6 +22,7 @@ UISCOPE_TEST_PACKAGES=(
   python3-pyatspi python3-gi gir1.2-atspi-2.0
   clang libclang-rt-14-dev
   xterm tesseract-ocr
+  x11-apps gtk-3-examples
 )
 
 uiscope_missing_packages() {

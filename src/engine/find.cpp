@@ -12,7 +12,7 @@ namespace uiscope {
 namespace {
 
 // Suggestions less alike than this are noise, not help.
-constexpr double kMinSuggestionScore = 0.4;
+constexpr double kMinSuggestionScore = 0.5;
 
 double Round3(double v) { return std::round(v * 1000) / 1000; }
 

@@ -302,5 +302,61 @@ TEST(FixtureFindDesktopTest, FuzzyFindSuggestsAndRanksTheButtonFirst) {
   EXPECT_EQ(painted->matches[0].node->role, Role::kButton);
 }
 
+// xcalc (Athena widgets, no accessibility at all): with sources ax,vision
+// the tree gets an application and a window from the X server, and its
+// buttons as vision nodes labelled by OCR.
+TEST(XcalcVisionDesktopTest, AnAppWithoutAccessibilityIsSeenByVisionAlone) {
+  TestDesktop& desktop = TestDesktop::Shared();
+  ASSERT_TRUE(desktop.ok()) << desktop.error();
+  SpawnOptions options;
+  options.argv = {"xcalc", "-geometry", "+1300+500"};
+  auto xcalc = desktop.Launch(options);
+  ASSERT_NE(xcalc, nullptr) << "xcalc (Debian x11-apps, scripts/deps.sh) did not start";
+  WorkspaceOptions where;
+  where.display = desktop.info().display_name;
+  where.start_headless = false;
+  Workspace workspace(where);
+  Sources sources;
+  sources.vision = true;
+  const Node* window = nullptr;
+  Snapshot snapshot;
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        auto lease = workspace.Acquire();
+        if (!lease.ok()) return false;
+        auto perceived = Perceive(*lease, ObserveRequest{}, sources, &Reader());
+        if (!perceived.ok()) return false;
+        snapshot = std::move(perceived->observation.snapshot);
+        window = nullptr;
+        ForEachNode(snapshot.roots, [&](const Node& n, int) {
+          if (n.role == Role::kWindow && n.name == "Calculator") window = &n;
+        });
+        return window != nullptr && window->children.size() >= 30;
+      },
+      milliseconds(15000)))
+      << "no xcalc window with its buttons in the tree";
+  EXPECT_EQ(window->source, Source::kVision);
+  int buttons = 0;
+  std::string names;
+  for (const Node& c : window->children) {
+    EXPECT_EQ(c.source, Source::kVision);
+    EXPECT_EQ(c.window, window->id);
+    buttons += c.role == Role::kButton;
+    names += c.name + " ";
+  }
+  EXPECT_GE(buttons, 30);
+  // The digits are read on their keys.
+  for (const char* digit : {" 7 ", " 8 ", " 9 "}) {
+    EXPECT_NE((" " + names).find(digit), std::string::npos) << names;
+  }
+  FindQuery sin;
+  sin.name = "sin";
+  sin.role = Role::kButton;
+  auto found = FindNodes(snapshot.roots, sin, snapshot.frame);
+  ASSERT_TRUE(found.ok());
+  ASSERT_GE(found->total, 1) << names;
+  EXPECT_EQ(found->matches[0].node->source, Source::kVision);
+}
+
 }  // namespace
 }  // namespace uiscope
