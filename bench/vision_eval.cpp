@@ -21,7 +21,8 @@
 //
 //   build/bin/bench_vision_eval [--apps fixture,factory,xcalc] [--runs N]
 //                               [--dump DIR] [--verbose]
-// --dump writes DIR/<app>.png with ground truth (green) and detections (red).
+// --dump writes DIR/<app>.png with ground truth (green), detections (red)
+// and the text lines the detector saw (blue).
 #include <sched.h>
 
 #include <algorithm>
@@ -40,6 +41,8 @@
 #include "engine/observe.h"
 #include "engine/read_text.h"
 #include "image/draw.h"
+#include "ocr/gray_image.h"
+#include "ocr/line_finder.h"
 #include "platform/x11/x11_display.h"
 #include "platform/x11/ximage_capture.h"
 #include "session/headless_desktop.h"
@@ -318,6 +321,10 @@ void Dump(const std::string& dir, const std::string& name, const Evaluation& e,
   }
   for (const Detection& d : e.detections) {
     DrawRectOutline(image, Grow(d.bounds, 2).Translated(-window.x, -window.y), Rgb{220, 0, 0}, 1);
+  }
+  // Where the line finder saw text (the detector's view of it), in blue.
+  for (const ocr::TextRegion& t : ocr::FindTextRegions(ocr::ToGray(e.image))) {
+    DrawRectOutline(image, Grow(t.bounds, 1), Rgb{0, 0, 230}, 1);
   }
   auto png = EncodePng(image);
   if (png.ok()) std::ofstream(dir + "/" + name + ".png", std::ios::binary) << *png;

@@ -295,10 +295,11 @@ Rect WithLabel(const Rect& box, const std::vector<ocr::TextRegion>& text,
   const ocr::TextRegion* best = nullptr;
   for (const ocr::TextRegion& t : text) {
     const Rect& r = t.bounds;
-    if (centre < r.y - 2 || centre > r.Bottom() + 2 || r.Right() <= box.Right()) continue;
+    if (centre < r.y - 2 || centre > r.Bottom() + 2 || r.Right() <= box.Right() + 4) continue;
+    // The line may start inside the box (the mark of a checked box read as
+    // a glyph) or hold it whole; one starting further left is other text.
     const bool holds_box = Inside(box, Grow(r, 2));
-    const int gap = r.x - box.Right();
-    if (!holds_box && (gap < -2 || gap > std::max(10, box.w))) continue;
+    if (!holds_box && (r.x < box.x - 2 || r.x - box.Right() > std::max(10, box.w))) continue;
     if (best == nullptr || r.x < best->bounds.x) best = &t;
   }
   if (best == nullptr) return box;
@@ -333,10 +334,12 @@ void JoinLinkedBoxes(std::vector<Candidate>& boxes) {
     return nullptr;
   };
   for (Candidate* field : elements) {
-    if (field->kind != Kind::kElement || field->box.w < 2 * field->box.h) continue;
+    // A spin button's entry may be narrow ("50"); a combo's is wide.
+    if (field->kind != Kind::kElement || field->box.w * 10 < field->box.h * 12) continue;
     Candidate* first = next_to(field->box);
     if (first == nullptr) continue;
     Candidate* second = next_to(first->box);
+    if (second == nullptr && field->box.w < 2 * field->box.h) continue;
     Rect joined = Union(field->box, first->box);
     if (second != nullptr) joined = Union(joined, second->box);
     // An arrow or clear button ends the field; two buttons step a number.
