@@ -9,6 +9,8 @@ namespace {
 
 // A word belongs to an element when this share of it lies inside.
 constexpr double kInsideShare = 0.6;
+// Below this, a word of 1-3 characters at the end of a label is a symbol.
+constexpr float kSymbolConfidence = 0.7f;
 
 double ShareInside(const Rect& inner, const Rect& outer) {
   const int64_t area = inner.Area();
@@ -29,15 +31,37 @@ void AppendWords(std::string& to, const std::string& words) {
   to += words;
 }
 
-// The words inside `box`, per line, lines in reading order.
-std::vector<std::vector<const ocr::OcrWord*>> WordsInside(const Rect& box,
+// A word of 1-3 characters standing apart at an end of a label is a symbol
+// taken for letters (a combo's arrow read as "Eka", an icon as "fe"): apart
+// by 1.5 of its height, or by one when it was read with low confidence. A
+// digit that ends "Page 1" is not apart.
+bool SymbolApart(const ocr::OcrWord& w, int gap) {
+  if (w.text.size() > 3) return false;
+  return gap * 2 >= w.bounds.h * 3 || (w.confidence < kSymbolConfidence && gap >= w.bounds.h);
+}
+
+// The words inside `box`, per line, lines in reading order. For a check box
+// or radio button, nothing read on its indicator (the square at its left).
+std::vector<std::vector<const ocr::OcrWord*>> WordsInside(const Rect& box, Role role,
                                                           std::span<const ocr::OcrLine> lines) {
+  const bool toggle = role == Role::kCheckBox || role == Role::kRadioButton;
   std::vector<std::vector<const ocr::OcrWord*>> out;
   for (const ocr::OcrLine& line : lines) {
     if (Intersect(line.bounds, box).Empty()) continue;
     std::vector<const ocr::OcrWord*> inside;
     for (const ocr::OcrWord& w : line.words) {
-      if (ShareInside(w.bounds, box) >= kInsideShare) inside.push_back(&w);
+      if (ShareInside(w.bounds, box) < kInsideShare) continue;
+      if (toggle && w.bounds.x + w.bounds.w / 2 < box.x + box.h) continue;
+      inside.push_back(&w);
+    }
+    while (inside.size() >= 2 &&
+           SymbolApart(*inside.back(),
+                       inside.back()->bounds.x - inside[inside.size() - 2]->bounds.Right())) {
+      inside.pop_back();
+    }
+    while (inside.size() >= 2 &&
+           SymbolApart(*inside.front(), inside[1]->bounds.x - inside.front()->bounds.Right())) {
+      inside.erase(inside.begin());
     }
     if (!inside.empty()) out.push_back(std::move(inside));
   }
@@ -47,6 +71,18 @@ std::vector<std::vector<const ocr::OcrWord*>> WordsInside(const Rect& box,
     if (std::abs(ra.y - rb.y) > std::min(ra.h, rb.h) / 2) return ra.y < rb.y;
     return ra.x < rb.x;
   });
+  // OCR splits words far apart on a row into lines of their own: a symbol
+  // at the far end of a label is such a line.
+  auto same_row = [](const ocr::OcrWord& a, const ocr::OcrWord& b) {
+    return std::abs((a.bounds.y + a.bounds.h / 2) - (b.bounds.y + b.bounds.h / 2)) <=
+           std::min(a.bounds.h, b.bounds.h) / 2;
+  };
+  while (out.size() >= 2 && out.back().size() == 1) {
+    const ocr::OcrWord& last = *out.back().front();
+    const ocr::OcrWord& before = *out[out.size() - 2].back();
+    if (!same_row(last, before) || !SymbolApart(last, last.bounds.x - before.bounds.Right())) break;
+    out.pop_back();
+  }
   return out;
 }
 
@@ -110,7 +146,7 @@ std::vector<Detection> LabelElements(std::span<const Element> elements,
   std::vector<Detection> out = ToDetections(elements);
   for (Detection& d : out) {
     if (!d.name.empty()) continue;
-    const auto inside = WordsInside(d.bounds, lines);
+    const auto inside = WordsInside(d.bounds, d.role, lines);
     switch (d.role) {
       case Role::kCheckBox:
       case Role::kRadioButton:

@@ -202,6 +202,24 @@ TEST(LabelsTest, InsideBesideAndAboveByRole) {
   EXPECT_FLOAT_EQ(d[0].confidence, 0.7f);
 }
 
+TEST(LabelsTest, SymbolsReadAsLettersAreNotPartOfTheLabel) {
+  const std::vector<Element> elements = {
+      {Rect{0, 0, 120, 34}, Role::kButton, 0.5f, ""},      // "Left" and its arrow
+      {Rect{0, 50, 120, 34}, Role::kButton, 0.7f, ""},     // "Page 1"
+      {Rect{0, 100, 140, 22}, Role::kCheckBox, 0.6f, ""},  // mark read as "4"
+  };
+  std::vector<ocr::OcrLine> lines = {
+      Line("Left", Rect{10, 9, 40, 16}),
+      Line("Eka", Rect{95, 9, 20, 16}),  // OCR made the far arrow a line of its own
+      Line("Page 1", Rect{30, 59, 60, 16}),
+      Line("4 checkbutton", Rect{2, 103, 130, 16}),
+  };
+  std::vector<Detection> d = LabelElements(elements, lines);
+  EXPECT_EQ(d[0].name, "Left");
+  EXPECT_EQ(d[1].name, "Page 1") << "a digit next to its word stays";
+  EXPECT_EQ(d[2].name, "checkbutton") << "nothing read on the indicator";
+}
+
 TEST(LabelsTest, RegionsCoverLabelsBesideAndMerge) {
   const std::vector<Element> elements = {
       {Rect{100, 100, 16, 16}, Role::kCheckBox, 0.6f, ""},
