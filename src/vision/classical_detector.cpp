@@ -27,8 +27,9 @@ constexpr int kMinIcon = 12;
 constexpr int kMaxIcon = 48;
 constexpr int kBrightInterior = 250;  // a field's fill: white or nearly (Adwaita, Qt, Athena: 255)
 
-// Confidences per rule: how often the rule's guess was right on the
-// evaluation apps (bench/vision_eval), rounded down.
+// Confidences are fixed per rule and ordered by how strong its cue is (text
+// centred in a bordered box is a surer button than an empty box); they are
+// not calibrated probabilities.
 constexpr float kButtonWithText = 0.7f;
 constexpr float kFieldWithText = 0.6f;
 constexpr float kToggle = 0.6f;
@@ -52,7 +53,7 @@ struct Candidate {
   float confidence = 0;
   std::vector<int> texts;     // text regions inside
   std::vector<int> children;  // candidates inside
-  double interior = 0;        // mean luminance inside
+  double interior = 0;        // the fill: most common luminance inside
   double ring = 0;            // mean luminance just outside
   bool compound = false;      // a combo or spin box: its children are parts
 };
