@@ -79,6 +79,64 @@ Node* Resolve(std::vector<Node>& roots, const std::vector<size_t>& path) {
   return node;
 }
 
+Detection TextDetection(const Rect& bounds, std::string text, float confidence) {
+  Detection d;
+  d.bounds = bounds;
+  d.role = Role::kText;
+  d.name = std::move(text);
+  d.confidence = confidence;
+  d.source = Source::kOcr;
+  return d;
+}
+
+// The lines as detections. A line that no single element holds but whose
+// words fall into different elements (one OCR line across a row of painted
+// buttons: "OK Cancel Apply") is cut into runs of words per element, so
+// each run meets the element it belongs to.
+std::vector<Detection> LineDetections(const Node& holder, const std::vector<ocr::OcrLine>& lines) {
+  std::vector<Detection> whole;
+  whole.reserve(lines.size());
+  for (const ocr::OcrLine& line : lines) {
+    whole.push_back(TextDetection(line.bounds, line.text, line.confidence));
+  }
+  const std::vector<PlannedDetection> plan = PlanMerge(holder, whole);
+  std::vector<Detection> out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const ocr::OcrLine& line = lines[i];
+    if (plan[i].placement != Placement::kOrphan || line.words.size() < 2) {
+      out.push_back(std::move(whole[i]));
+      continue;
+    }
+    std::vector<Detection> words;
+    for (const ocr::OcrWord& w : line.words) {
+      words.push_back(TextDetection(w.bounds, w.text, w.confidence));
+    }
+    const std::vector<PlannedDetection> word_plan = PlanMerge(holder, words);
+    bool split = false;
+    for (const PlannedDetection& p : word_plan) split = split || p.placement == Placement::kPart;
+    if (!split) {
+      out.push_back(std::move(whole[i]));
+      continue;
+    }
+    for (size_t k = 0; k < words.size();) {
+      size_t end = k + 1;
+      while (end < words.size() && word_plan[end].placement == word_plan[k].placement &&
+             word_plan[end].element == word_plan[k].element) {
+        ++end;
+      }
+      Detection run = words[k];
+      for (size_t j = k + 1; j < end; ++j) {
+        run.bounds = Union(run.bounds, words[j].bounds);
+        run.name += " " + words[j].name;
+        run.confidence = std::min(run.confidence, words[j].confidence);
+      }
+      out.push_back(std::move(run));
+      k = end;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
@@ -153,18 +211,7 @@ OcrMergeStats MergeOcrText(Snapshot& snapshot, const std::vector<OcrTargetText>&
     // Lines are detections like any other (core/merge.h): one matching an
     // element confirms or names it, one inside an unnamed element names it,
     // the rest become text nodes where they are.
-    std::vector<Detection> lines;
-    lines.reserve(t.text.lines.size());
-    for (const ocr::OcrLine& line : t.text.lines) {
-      Detection d;
-      d.bounds = line.bounds;
-      d.role = Role::kText;
-      d.name = line.text;
-      d.confidence = line.confidence;
-      d.source = Source::kOcr;
-      lines.push_back(std::move(d));
-    }
-    const MergeStats merged = MergeDetections(*holder, lines);
+    const MergeStats merged = MergeDetections(*holder, LineDetections(*holder, t.text.lines));
     stats.ocr_nodes += merged.added;
     stats.merged_nodes += merged.merged;
   }

@@ -157,8 +157,20 @@ std::vector<Detection> LabelElements(std::span<const Element> elements,
           d.name = l->text;
         }
         break;
+      case Role::kSlider: {
+        // Inside a slider is its trough and knob (which OCR may read as
+        // "—o") and perhaps its value: only a number is taken, as the value.
+        std::string own;
+        for (const auto& line : inside) AppendWords(own, Join(line));
+        if (std::any_of(own.begin(), own.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+          d.value = own;
+        }
+        if (const ocr::OcrLine* l = LeftOrAbove(d.bounds, lines, Reach(d.bounds))) {
+          d.name = l->text;
+        }
+        break;
+      }
       case Role::kTextField:
-      case Role::kSlider:
       case Role::kComboBox:
       case Role::kSpinButton: {
         std::string own;
