@@ -320,21 +320,33 @@ TEST(XcalcVisionDesktopTest, AnAppWithoutAccessibilityIsSeenByVisionAlone) {
   sources.vision = true;
   const Node* window = nullptr;
   Snapshot snapshot;
+  std::string last;  // what the last attempt saw, for the failure message
+  // Each attempt observes, detects and reads labels; on a loaded machine the
+  // first ones may see xcalc before it has drawn its keys.
   ASSERT_TRUE(test::WaitUntil(
       [&] {
         auto lease = workspace.Acquire();
-        if (!lease.ok()) return false;
+        if (!lease.ok()) {
+          last = lease.error().ToString();
+          return false;
+        }
         auto perceived = Perceive(*lease, ObserveRequest{}, sources, &Reader());
-        if (!perceived.ok()) return false;
+        if (!perceived.ok()) {
+          last = perceived.error().ToString();
+          return false;
+        }
         snapshot = std::move(perceived->observation.snapshot);
         window = nullptr;
         ForEachNode(snapshot.roots, [&](const Node& n, int) {
           if (n.role == Role::kWindow && n.name == "Calculator") window = &n;
         });
+        last = window == nullptr ? "no window \"Calculator\" among " +
+                                       std::to_string(snapshot.roots.size()) + " applications"
+                                 : std::to_string(window->children.size()) + " elements in it";
         return window != nullptr && window->children.size() >= 30;
       },
-      milliseconds(15000)))
-      << "no xcalc window with its buttons in the tree";
+      milliseconds(30000)))
+      << "no xcalc window with its buttons in the tree; last attempt: " << last;
   EXPECT_EQ(window->source, Source::kVision);
   int buttons = 0;
   std::string names;
