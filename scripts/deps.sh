@@ -11,6 +11,7 @@ UISCOPE_BUILD_PACKAGES=(
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libxxhash-dev
   libpng-dev libcpp-httplib-dev libwebp-dev libjpeg62-turbo-dev
   libtesseract-dev libleptonica-dev
+  libopencv-imgproc-dev
 )
 UISCOPE_RUNTIME_PACKAGES=(
   xvfb openbox dbus at-spi2-core x11-utils fonts-dejavu-core
@@ -21,6 +22,7 @@ UISCOPE_TEST_PACKAGES=(
   python3-pyatspi python3-gi gir1.2-atspi-2.0
   clang libclang-rt-14-dev
   xterm tesseract-ocr
+  x11-apps gtk-3-examples
 )
 
 uiscope_missing_packages() {

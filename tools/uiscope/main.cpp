@@ -15,10 +15,10 @@
 #include "core/format.h"
 #include "engine/demo.h"
 #include "engine/desktop.h"
-#include "engine/find.h"
 #include "engine/observe.h"
 #include "engine/perceive.h"
 #include "engine/workspace.h"
+#include "find_command.h"
 #include "mcp/serve.h"
 #include "read_text_command.h"
 #include "screenshot_command.h"
@@ -65,7 +65,7 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
   request.include_hidden = f.all;
   request.timeout = std::chrono::milliseconds(f.timeout_ms);
   std::unique_ptr<TextReader> reader;
-  if (sources->ocr) reader = std::make_unique<TextReader>();
+  if (sources->ocr || sources->vision) reader = std::make_unique<TextReader>();
   auto perceived = Perceive(*lease, request, *sources, reader.get());
   if (!perceived.ok()) return Fail(g, perceived.error());
   Observation* obs = &perceived->observation;
@@ -96,60 +96,6 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
   } else {
     std::cout << out->text;
     if (!out->text.empty() && out->text.back() != '\n') std::cout << "\n";
-  }
-  return kExitOk;
-}
-
-// --- find --------------------------------------------------------------------
-
-struct FindFlags {
-  std::string name;
-  std::string role;
-  std::string app;
-  bool exact = false;
-  int limit = 20;
-  int timeout_ms = 2000;
-};
-
-int RunFind(const GlobalFlags& g, const FindFlags& f) {
-  FindQuery query;
-  query.name = f.name;
-  query.exact = f.exact;
-  query.limit = f.limit;
-  if (!f.role.empty()) {
-    auto role = ParseRole(f.role);
-    if (!role.ok()) return Fail(g, role.error());
-    query.role = *role;
-  }
-  auto target = ResolveDesktop(g.display);
-  if (!target.ok()) return Fail(g, target.error());
-  auto conn = ConnectDesktop(*target);
-  if (!conn.ok()) return Fail(g, conn.error());
-  Observer observer(*conn->accessibility, conn->frame);
-  ObserveRequest request;
-  request.app = f.app;
-  request.timeout = std::chrono::milliseconds(f.timeout_ms);
-  auto obs = observer.Observe(request);
-  if (!obs.ok()) return Fail(g, obs.error());
-  auto found = FindNodes(obs->snapshot.roots, query);
-  if (!found.ok()) return Fail(g, found.error());
-  for (const auto& w : obs->warnings) std::cerr << "uiscope: warning: " << w << "\n";
-  if (g.json) {
-    nlohmann::json j = FindResultToJson(*found);
-    j["display"] = conn->target.display;
-    j["warnings"] = obs->warnings;
-    std::cout << j.dump() << "\n";
-  } else {
-    for (const Node* n : found->matches) std::cout << FormatNodeLine(*n) << "\n";
-    if (found->total > static_cast<int>(found->matches.size())) {
-      std::cerr << "uiscope: " << found->total - static_cast<int>(found->matches.size())
-                << " more matches (--limit)\n";
-    }
-  }
-  if (found->total == 0) {
-    std::cerr << "uiscope: no element matches \"" << f.name << "\" among " << found->searched
-              << " nodes\n";
-    return kExitFailed;
   }
   return kExitOk;
 }
@@ -302,7 +248,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"compact", "json", "semantic"}));
   observe->add_option("--sources", of.sources,
                       "perception sources, comma-separated: ax (accessibility, the default), "
-                      "ocr (adds text where the tree is blind: terminals, canvases)");
+                      "ocr (adds text where the tree is blind: terminals, canvases), vision "
+                      "(adds elements detected in the pixels: painted controls, apps without "
+                      "accessibility)");
   observe->add_option("--max-nodes", of.max_nodes, "at most N nodes in this page")
       ->check(CLI::NonNegativeNumber);
   observe->add_option("--max-chars", of.max_chars, "at most N characters in this page")
@@ -314,18 +262,8 @@ int main(int argc, char** argv) {
   observe->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
   observe->add_flag("--json", g.json, "machine-readable output");
 
-  FindFlags ff;
-  auto* find = app.add_subcommand("find", "elements whose name contains LABEL (best first)");
-  find->add_option("LABEL", ff.name, "text in the element's name (case-insensitive)")->required();
-  find->add_option("--role", ff.role, "only this role (button, text_field, ...)");
-  find->add_flag("--exact", ff.exact, "the whole name, case-sensitive");
-  find->add_option("--app", ff.app, "only this application");
-  find->add_option("--limit", ff.limit, "at most N matches")->check(CLI::Range(1, 100000));
-  find->add_option("--timeout-ms", ff.timeout_ms, "deadline per application")
-      ->check(CLI::Range(10, 600000));
-  find->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
-  find->add_flag("--json", g.json, "machine-readable output");
-
+  cli::FindFlags ff;
+  auto* find = cli::AddFindCommand(app, g, ff);
   cli::ScreenshotFlags sf;
   auto* screenshot = cli::AddScreenshotCommand(app, g, sf);
   cli::ReadTextFlags rf;
@@ -385,7 +323,7 @@ int main(int argc, char** argv) {
   }
 
   if (observe->parsed()) return RunObserve(g, of);
-  if (find->parsed()) return RunFind(g, ff);
+  if (find->parsed()) return cli::RunFindCommand(g, ff);
   if (screenshot->parsed()) return cli::RunScreenshotCommand(g, sf);
   if (read_text->parsed()) return cli::RunReadTextCommand(g, rf);
   if (start->parsed()) return RunSessionStart(g, size, no_wm);

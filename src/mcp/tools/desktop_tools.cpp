@@ -138,8 +138,10 @@ Result<Observation> ObserveOnce(DesktopTools& tools, const json& args, const Sou
     notes->push_back(std::move(note));
   }
   ctx.Progress(2, 3,
-               sources.ocr ? "reading the accessibility tree, then OCR where it is blind"
-                           : "reading the accessibility tree");
+               sources.vision
+                   ? "reading the accessibility tree, then detecting elements in the pixels"
+               : sources.ocr ? "reading the accessibility tree, then OCR where it is blind"
+                             : "reading the accessibility tree");
   auto perceived =
       Perceive(*lease, ObserveRequestFrom(args), sources, tools.reader.get(), ocr::OcrOptions{});
   const bool display_gone = lease->display_connection && lease->display_connection->broken();
@@ -232,20 +234,26 @@ ToolResult Find(DesktopTools& tools, const json& args, ToolContext& ctx) {
     if (!role.ok()) return ToolResult::FromError(role.error());
     query.role = *role;
   }
+  if (query.name.empty() && !query.role) {
+    return ToolResult::Error("InvalidArgument: find needs a name, a role, or both");
+  }
+  auto sources = SourcesFrom(args);
+  if (!sources.ok()) return ToolResult::FromError(sources.error());
   std::vector<std::string> notes;
   std::string display;
-  auto obs = ObserveOnce(tools, args, Sources{}, ctx, &display, &notes);
+  auto obs = ObserveOnce(tools, args, *sources, ctx, &display, &notes);
   if (!obs.ok()) return WithNotes(ToolResult::FromError(obs.error()), notes);
-  auto found = FindNodes(obs->snapshot.roots, query);
+  auto found = FindNodes(obs->snapshot.roots, query, obs->snapshot.frame);
   if (!found.ok()) return ToolResult::FromError(found.error());
 
   std::string text;
-  for (const Node* n : found->matches) text += FormatNodeLine(*n) + "\n";
-  std::string what = query.name.empty() ? std::string("role ") + std::string(RoleName(*query.role))
-                                        : "\"" + query.name + "\"";
+  for (const FindMatch& m : found->matches) text += FormatFindMatch(m) + "\n";
   if (found->total == 0) {
-    text = "no element matches " + what + " among " + std::to_string(found->searched) +
-           " nodes; observe to see what is on screen, or relax the query (drop role or exact)\n";
+    text = found->suggestion + " (" + std::to_string(found->searched) +
+           " elements searched; observe to see what is on screen";
+    if (!sources->vision)
+      text += ", or add sources [\"ax\", \"ocr\", \"vision\"] for painted controls";
+    text += ")\n";
   } else if (found->total > static_cast<int>(found->matches.size())) {
     text += std::to_string(found->total - static_cast<int>(found->matches.size())) +
             " more matches; raise limit or narrow the query\n";
@@ -280,7 +288,9 @@ json ObserveInputSchema() {
           {"description",
            "perception sources, default [\"ax\"]: ax = the accessibility tree; ocr adds the "
            "text of windows and widgets the tree is blind to (terminals, canvases, apps "
-           "without accessibility) as source=ocr nodes; vision is not available yet"}}},
+           "without accessibility) as source=ocr nodes; vision adds elements detected in the "
+           "pixels of each window (painted buttons, fields, check boxes, sliders, tabs, rows, "
+           "icons) as source=vision nodes and marks accessible elements it sees as merged"}}},
         {"max_nodes",
          {{"type", "integer"},
           {"minimum", 0},
@@ -345,11 +355,19 @@ json FindInputSchema() {
   return {{"type", "object"},
           {"additionalProperties", false},
           {"properties",
-           {{"name", String("text in the element's name (case-insensitive substring; with exact, "
-                            "the whole name, case-sensitive)")},
+           {{"name", String("the element's label: case- and accent-insensitive, words in any "
+                            "order, a word's prefix or part matches, typos in words of 5+ "
+                            "letters are forgiven; with exact, the whole name as written")},
             {"role", String("only elements of this role: button, text_field, check_box, ...")},
-            {"exact", Boolean("match the whole name exactly")},
+            {"exact", Boolean("match the whole name exactly (case-sensitive)")},
             {"app", String("only this application")},
+            {"sources",
+             {{"type", "array"},
+              {"items", {{"type", "string"}, {"enum", {"ax", "ocr", "vision"}}}},
+              {"description",
+               "where to look, default [\"ax\"]: ax = the accessibility tree; ocr adds text "
+               "where the tree is blind; vision adds elements detected in the pixels "
+               "(painted controls, apps without accessibility)"}}},
             {"limit",
              {{"type", "integer"},
               {"minimum", 1},
@@ -366,18 +384,46 @@ json FindInputSchema() {
 }
 
 json FindOutputSchema() {
-  return {{"type", "object"},
-          {"required", {"matches", "total", "searched", "display", "warnings"}},
-          {"properties",
-           {{"matches",
-             {{"type", "array"},
-              {"items", schema::Node()},
-              {"description", "best first: whole-name matches, then prefixes"}}},
-            {"total", {{"type", "integer"}, {"description", "matches before the limit"}}},
-            {"searched", {{"type", "integer"}, {"description", "nodes looked at"}}},
-            {"display", String("the X display searched")},
-            {"warnings", StringArray("apps that did not answer, capped walks, ...")},
-            {"notes", StringArray("things the server did on the way")}}}};
+  json match = schema::Node();
+  match["required"].push_back("score");
+  match["required"].push_back("confidence");
+  match["properties"]["score"] = {
+      {"type", "number"}, {"description", "how well the label matched, 0..1 (1 = the same text)"}};
+  match["properties"]["confidence"] = {
+      {"type", "number"},
+      {"description", "1 for accessible elements; the detector's or OCR's for pixel-only ones"}};
+  match["properties"]["click_point"] = {
+      {"type", "object"},
+      {"description", "where a click on it lands, screen pixels (the centre of its bounds)"},
+      {"required", {"x", "y"}},
+      {"properties", {{"x", {{"type", "integer"}}}, {"y", {{"type", "integer"}}}}}};
+  const json similar = {{"type", "object"},
+                        {"required", {"name", "role", "id", "score"}},
+                        {"properties",
+                         {{"name", String("a name on screen")},
+                          {"role", String("its role")},
+                          {"id", String("the element with that name")},
+                          {"score", {{"type", "number"}}}}}};
+  return {
+      {"type", "object"},
+      {"required", {"found", "matches", "total", "searched", "similar", "display", "warnings"}},
+      {"properties",
+       {{"found", Boolean("at least one element matched")},
+        {"matches",
+         {{"type", "array"},
+          {"items", match},
+          {"description", "best first: label score, then interactive elements, then confidence"}}},
+        {"total", {{"type", "integer"}, {"description", "matches before the limit"}}},
+        {"searched", {{"type", "integer"}, {"description", "nodes looked at"}}},
+        {"similar",
+         {{"type", "array"},
+          {"items", similar},
+          {"description", "when nothing matched: the closest names on screen"}}},
+        {"suggestion",
+         String("when nothing matched: \"No elements matching 'X' found. Similar: ...\"")},
+        {"display", String("the X display searched")},
+        {"warnings", StringArray("apps that did not answer, capped walks, ...")},
+        {"notes", StringArray("things the server did on the way")}}}};
 }
 
 }  // namespace
@@ -409,9 +455,11 @@ Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace,
   find.name = "find";
   find.title = "Find elements";
   find.description =
-      "Elements whose name contains a text (or equals it, with exact), optionally of one role; "
-      "best matches first, each with its ID and bounds. Cheaper than a full observe when you "
-      "know what you are looking for.";
+      "Elements by label (fuzzy: case, accents, word order, typos in long words; or exact) "
+      "and/or role, best first, each with its ID, bounds, click point, source and confidence. "
+      "When nothing matches, found is false and the closest names on screen are suggested. "
+      "sources [\"ax\", \"ocr\", \"vision\"] also searches text and controls seen only in "
+      "the pixels. Cheaper than a full observe when you know what you are looking for.";
   find.input_schema = FindInputSchema();
   find.output_schema = FindOutputSchema();
   find.annotations = ToolAnnotations{

@@ -308,6 +308,41 @@ async function runChecks(label, client, extra = {}) {
     if (res.isError) throw new Error(`isError: ${short(textOf(res))}`);
   });
 
+  await check('find {name:"Logn"}: found false, "Similar:" suggests Login', async () => {
+    const res = await callRaw('find', { name: 'Logn' });
+    checkStructured('find', res);
+    const sc = res.structuredContent;
+    if (res.isError) throw new Error(`isError: ${short(textOf(res))}`);
+    if (sc.found !== false) throw new Error(`found is ${sc.found}`);
+    if (!sc.similar.some((s) => s.name === 'Login')) throw new Error(`no Login in ${short(sc.similar, 300)}`);
+    if (!textOf(res).includes("Similar: 'Login'")) throw new Error(`text: ${short(textOf(res), 300)}`);
+    return short(sc.suggestion, 160);
+  });
+
+  await check('find {name:"Login", role:"button"}: the button first, with click point and confidence', async () => {
+    const res = await callRaw('find', { name: 'Login', role: 'button' });
+    checkStructured('find', res);
+    const m = res.structuredContent.matches[0];
+    if (!m || m.role !== 'button' || m.name !== 'Login') throw new Error(`first match ${short(m, 200)}`);
+    if (!m.click_point || m.confidence !== 1 || m.source !== 'ax') throw new Error(`fields of ${short(m, 300)}`);
+  });
+
+  await check('observe {sources:[ax,ocr,vision], format:json}: painted controls as vision nodes', async () => {
+    const res = await callRaw('observe', { sources: ['ax', 'ocr', 'vision'], format: 'json', max_chars: 0 });
+    checkStructured('observe', res);
+    const stats = res.structuredContent.stats;
+    if (!(stats.vision_nodes > 0)) throw new Error(`stats ${short(stats, 200)}`);
+    if (!JSON.stringify(res.structuredContent.nodes).includes('"source":"vision"')) throw new Error('no vision node');
+    return short(stats, 160);
+  });
+
+  await check('find {name:"Cancel", sources:[ax,vision]}: the painted button', async () => {
+    const res = await callRaw('find', { name: 'Cancel', sources: ['ax', 'vision'] });
+    checkStructured('find', res);
+    const m = res.structuredContent.matches[0];
+    if (!m || m.source !== 'vision' || !(m.confidence < 1)) throw new Error(`first match ${short(m, 300)}`);
+  });
+
   await check('screenshot {max_width:800, marks:true}: a PNG image block and its structuredContent', async () => {
     const res = await callRaw('screenshot', { max_width: 800, marks: true });
     checkStructured('screenshot', res);
