@@ -128,6 +128,21 @@ bool Placed(const Rect& r) {
   return r.x != std::numeric_limits<int32_t>::min() && r.y != std::numeric_limits<int32_t>::min();
 }
 
+// What the walk does differently for a toolkit's bridge (see Quirks()).
+struct ToolkitQuirks {
+  // Ask for the Accessible properties with one Properties.GetAll per node;
+  // otherwise with one Properties.Get per property.
+  bool get_all = true;
+  // Qt 5 Widgets: tabs report the current tab as "focused", not "selected";
+  // a menu-bar title is a "menu item" holding its popup menu; and scroll
+  // areas are plain fillers, so their clipping is found by geometry.
+  bool qt = false;
+  // GTK 4: extents are window-relative (the caller shifts them by the X
+  // window's origin) and asked for as such; widgets below the window are
+  // never "showing" (4.8), and unnamed widgets are named after their type.
+  bool gtk4 = false;
+};
+
 // One object of the walk, filled as replies arrive.
 struct RawNode {
   ObjectRef ref;
@@ -156,8 +171,8 @@ struct RawNode {
 // A pipelined walk of one application's tree.
 class Walker {
  public:
-  Walker(DbusConnection& conn, const TreeRequest& request, Rect screen)
-      : pipeline_(conn), request_(request), screen_(screen) {}
+  Walker(DbusConnection& conn, const TreeRequest& request, Rect screen, ToolkitQuirks quirks)
+      : pipeline_(conn), request_(request), screen_(screen), quirks_(quirks) {}
 
   Status Run(const ObjectRef& root, Clock::time_point deadline) {
     Discover(root, -1, 0);
@@ -199,11 +214,20 @@ class Walker {
 
     // Stage 1: everything needed to decide whether the node is shown, all at once.
     bool want_extents = depth > 0 && known_extents == nullptr;
-    n.stage1_pending = want_extents ? 4 : 3;
-    pipeline_.Add(PropertyGetAll(ref, kAccessibleIface), [this, idx](DBusMessage* r) {
-      ParseAccessibleProps(idx, r);
-      Stage1Done(idx);
-    });
+    n.stage1_pending = (want_extents ? 3 : 2) + (quirks_.get_all ? 1 : 3);
+    if (quirks_.get_all) {
+      pipeline_.Add(PropertyGetAll(ref, kAccessibleIface), [this, idx](DBusMessage* r) {
+        ParseAccessibleProps(idx, r);
+        Stage1Done(idx);
+      });
+    } else {
+      for (const char* prop : {"Name", "Description", "ChildCount"}) {
+        pipeline_.Add(PropertyGet(ref, kAccessibleIface, prop), [this, idx, prop](DBusMessage* r) {
+          ParseAccessibleProp(idx, prop, r);
+          Stage1Done(idx);
+        });
+      }
+    }
     pipeline_.Add(NewMethodCall(ref.bus, ref.path, kAccessibleIface, "GetRole"),
                   [this, idx](DBusMessage* r) {
                     DBusMessageIter it;
@@ -227,9 +251,12 @@ class Walker {
     }
   }
 
-  static MessagePtr ExtentsCall(const ObjectRef& ref) {
+  MessagePtr ExtentsCall(const ObjectRef& ref) const {
     MessagePtr m = NewMethodCall(ref.bus, ref.path, kComponentIface, "GetExtents");
-    uint32_t coord = static_cast<uint32_t>(CoordType::kScreen);
+    // GTK 4 has no screen coordinates: 4.8 answers a screen request with
+    // window coordinates plus a "Screen coordinates not supported" warning on
+    // the app's stderr for every call; later versions answer (0, 0).
+    uint32_t coord = static_cast<uint32_t>(quirks_.gtk4 ? CoordType::kWindow : CoordType::kScreen);
     dbus_message_append_args(m.get(), DBUS_TYPE_UINT32, &coord, DBUS_TYPE_INVALID);
     return m;
   }
@@ -263,6 +290,23 @@ class Walker {
         }
       }
       dbus_message_iter_next(&dict);
+    }
+  }
+
+  // One Properties.Get reply (a variant) for `prop`.
+  void ParseAccessibleProp(int idx, std::string_view prop, DBusMessage* r) {
+    DBusMessageIter it;
+    if (!IsReturn(r) || !dbus_message_iter_init(r, &it)) {
+      MarkIfDead(idx, r);
+      return;
+    }
+    RawNode& n = nodes_[idx];
+    if (prop == "Name") {
+      ReadVariantString(&it, &n.name);
+    } else if (prop == "Description") {
+      ReadVariantString(&it, &n.description);
+    } else if (prop == "ChildCount") {
+      ReadVariantInt32(&it, &n.child_count);
     }
   }
 
@@ -308,6 +352,11 @@ class Walker {
     n.normalised = n.depth == 0 ? Role::kApplication : NormalisedRole(n.role, n.states);
     Rect parent_clip = n.parent >= 0 ? nodes_[n.parent].clip : screen_;
     n.clip = parent_clip;
+    if (quirks_.qt && n.parent >= 0) ApplyQtQuirks(n, nodes_[n.parent]);
+    if (quirks_.gtk4 && n.depth > 0 && ApplyGtk4Quirks(n)) {
+      n.pruned = true;
+      return;
+    }
     if (n.depth > 0 && !request_.include_hidden) {
       bool showing = n.states.Has(State::kShowing);
       // A zero-sized or unplaced node cannot be judged by geometry; keep it
@@ -351,6 +400,61 @@ class Walker {
           if (wants_actions && has(kActionIface)) RequestActions(idx);
           if (wants_value) RequestValue(idx, has(kValueIface), has(kTextIface));
         });
+  }
+
+  // Qt 5 Widgets (qaccessiblewidgets / complexwidgets, 5.15):
+  // - QAccessibleTabButton copies the tab bar's states and sets "focused"
+  //   on the current tab, never "selected": the current tab is selected, and
+  //   a tab has the keyboard focus when its tab bar has it.
+  // - A menu-bar title ("File") is a "menu item" whose child is its popup
+  //   menu; GTK, ATK and ARIA call an item that opens a submenu a menu.
+  // - QScrollArea and its viewport are plain fillers, and Qt reports every
+  //   visible widget as showing, scrolled out or not. A Qt widget is always
+  //   clipped by its parent widget, so a node that overflows its parent is
+  //   scrolled content whose visible part is the parent's extents.
+  void ApplyQtQuirks(RawNode& n, const RawNode& parent) {
+    std::string_view role = RoleName(n.role);
+    if (role == "page tab") {
+      n.states.Set(State::kSelected, n.states.Has(State::kFocused));
+      n.states.Set(State::kFocused, parent.states.Has(State::kFocused));
+    } else if (role == "menu item" && n.child_count > 0) {
+      n.normalised = Role::kMenu;
+    }
+    if (parent.has_extents && !parent.extents.Empty() && n.has_extents && Placed(n.extents) &&
+        Intersect(n.extents, parent.extents) != n.extents) {
+      n.clip = Intersect(n.clip, parent.extents);
+    }
+  }
+
+  // GTK 4 (gtkatspicontext.c, 4.8):
+  // - Only windows are "showing"; the widgets in them are "visible" when
+  //   mapped. A visible widget with an allocation is taken as showing, and
+  //   the geometry checks prune what is scrolled out.
+  // - A widget without a label is named after its type ("GtkScrollbar",
+  //   "GtkBuiltinIcon"): that is no name.
+  // - Extents are window-relative, so a window clips its content to its own
+  //   window-relative box rather than to the screen.
+  // - Buttons and check boxes expose their inner parts as children: the
+  //   label, which repeats the control's name, and the check indicator (an
+  //   unnamed filler). They are dropped (returns true) as GTK 3 and Qt never
+  //   show them.
+  bool ApplyGtk4Quirks(RawNode& n) {
+    if (!n.states.Has(State::kShowing) && n.states.Has(State::kVisible) && n.has_extents &&
+        !n.extents.Empty()) {
+      n.states.Set(State::kShowing);
+    }
+    if (n.name.size() > 3 && n.name.starts_with("Gtk") &&
+        std::isupper(static_cast<unsigned char>(n.name[3])) &&
+        std::none_of(n.name.begin(), n.name.end(), [](char c) { return c == ' '; })) {
+      n.name.clear();
+    }
+    if (n.depth == 1 && n.has_extents && !n.extents.Empty()) n.clip = n.extents;
+    const RawNode& parent = nodes_[n.parent];
+    const bool in_control =
+        parent.normalised == Role::kButton || parent.normalised == Role::kToggleButton ||
+        parent.normalised == Role::kCheckBox || parent.normalised == Role::kRadioButton;
+    return in_control && ((n.normalised == Role::kLabel && n.name == parent.name) ||
+                          (n.normalised == Role::kPanel && n.name.empty() && n.child_count == 0));
   }
 
   void RequestActions(int idx) {
@@ -584,6 +688,7 @@ class Walker {
   DbusConnection::Pipeline pipeline_;
   const TreeRequest& request_;
   Rect screen_;
+  ToolkitQuirks quirks_;
   std::vector<RawNode> nodes_;
   std::unordered_set<ObjectRef, ObjectRefHash> seen_;
   bool capped_ = false;
@@ -614,6 +719,20 @@ void FixWindowRelativeExtents(Node& app, const std::vector<x11::TopLevel>& tople
 bool IsGtk4(const AppInfo& app) {
   return Lower(app.toolkit) == "gtk" && !app.toolkit_version.empty() &&
          app.toolkit_version[0] == '4';
+}
+
+ToolkitQuirks Quirks(const AppInfo& app) {
+  const std::string toolkit = Lower(app.toolkit);
+  ToolkitQuirks q;
+  q.qt = toolkit == "qt";
+  // Qt 5's bridge must not be asked Properties.GetAll: its
+  // AtSpiAdaptor::handleMessage reads a second argument (the property name)
+  // of every Properties call, GetAll has one, and the app crashes (segfault
+  // in QVariant::toString, Qt 5.15.8). An app whose toolkit is not known yet
+  // (its name did not answer) is asked property by property too.
+  q.get_all = !toolkit.empty() && !q.qt;
+  q.gtk4 = IsGtk4(app);
+  return q;
 }
 
 }  // namespace
@@ -877,7 +996,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
   TreeResult result;
   for (AppHandle* app : selected) {
     DbusConnection& conn = ConnectionFor(*app);
-    Walker walker(conn, request, screen);
+    Walker walker(conn, request, screen, Quirks(app->info));
     Status status = walker.Run(app->root, single ? deadline : Clock::now() + request.timeout);
     result.requests += static_cast<int>(walker.requests());
     std::string label = (app->info.name.empty() ? app->root.bus : app->info.name) + " (pid " +
