@@ -141,6 +141,10 @@ struct ToolkitQuirks {
   // window's origin) and asked for as such; widgets below the window are
   // never "showing" (4.8), and unnamed widgets are named after their type.
   bool gtk4 = false;
+  // Chromium (and Electron): children come in DOM order, which is the
+  // reading order; tab panels are "scroll pane"s; <label> text is a child
+  // text leaf; the browser's own views leave empty, unnamed panels.
+  bool chromium = false;
 };
 
 // One object of the walk, filled as replies arrive.
@@ -162,7 +166,8 @@ struct RawNode {
   Rect clip;  // the area where this node's children can be seen
   std::vector<std::string> actions;
   std::vector<int> children;
-  int ordinal = 0;  // position among the parent's children
+  int ordinal = 0;           // position among the parent's children
+  bool in_document = false;  // below a "document web" (Chromium's page content)
   int stage1_pending = 0;
   bool dead = false;
   bool pruned = false;
@@ -357,6 +362,10 @@ class Walker {
       n.pruned = true;
       return;
     }
+    if (quirks_.chromium && n.parent >= 0 && ApplyChromiumQuirks(n, nodes_[n.parent])) {
+      n.pruned = true;
+      return;
+    }
     if (n.depth > 0 && !request_.include_hidden) {
       bool showing = n.states.Has(State::kShowing);
       // A zero-sized or unplaced node cannot be judged by geometry; keep it
@@ -455,6 +464,19 @@ class Walker {
         parent.normalised == Role::kCheckBox || parent.normalised == Role::kRadioButton;
     return in_control && ((n.normalised == Role::kLabel && n.name == parent.name) ||
                           (n.normalised == Role::kPanel && n.name.empty() && n.child_count == 0));
+  }
+
+  // Chromium (ax_platform_node_auralinux.cc):
+  // - ARIA tab panels are exposed as "scroll pane"s; in a web document the
+  //   normalised role is tab_panel.
+  // - The browser's views (title bar, toolbar, bubbles) leave unnamed,
+  //   childless panels of zero size that are "showing": dropped (returns
+  //   true), they hold nothing to see or act on.
+  bool ApplyChromiumQuirks(RawNode& n, const RawNode& parent) {
+    n.in_document = parent.in_document || RoleName(parent.role) == "document web";
+    if (n.in_document && n.normalised == Role::kScrollPane) n.normalised = Role::kTabPanel;
+    return n.normalised == Role::kPanel && n.name.empty() && n.child_count == 0 &&
+           (!n.has_extents || n.extents.Empty());
   }
 
   void RequestActions(int idx) {
@@ -667,15 +689,32 @@ class Walker {
     for (int c : order) {
       const RawNode& child = nodes_[c];
       if (child.dead || child.pruned || child.stage1_pending != 0) continue;
-      node.children.push_back(BuildNode(c, app));
+      Node built = BuildNode(c, app);
+      // Chromium's views: a sizeless, unnamed panel whose content was all
+      // pruned is as empty as the childless ones ApplyChromiumQuirks drops.
+      if (quirks_.chromium && built.role == Role::kPanel && built.name.empty() &&
+          built.children.empty() && !built.bounds) {
+        continue;
+      }
+      node.children.push_back(std::move(built));
+    }
+    // Chromium puts a <label>'s text in a child text leaf: the label is
+    // named by it, as labels are in the other toolkits.
+    if (quirks_.chromium && node.role == Role::kLabel && node.name.empty() &&
+        node.children.size() == 1 && node.children[0].toolkit_role == "static" &&
+        node.children[0].children.empty()) {
+      node.name = std::move(node.children[0].name);
+      node.children.clear();
     }
     // Reading order: GTK 3 grids list their children last-attached first,
     // so a form would read bottom-up. When every sibling is placed, order
     // them top to bottom, then left to right (stable: stacked pages keep
-    // the toolkit's order).
+    // the toolkit's order). Chromium's DOM order is the reading order
+    // already; by position, an "Open" button 2 px taller than the row label
+    // beside it would be read first.
     bool all_placed = std::all_of(node.children.begin(), node.children.end(),
                                   [](const Node& c) { return c.bounds.has_value(); });
-    if (all_placed && node.children.size() > 1) {
+    if (all_placed && node.children.size() > 1 && !quirks_.chromium) {
       std::stable_sort(node.children.begin(), node.children.end(),
                        [](const Node& a, const Node& b) {
                          if (a.bounds->y != b.bounds->y) return a.bounds->y < b.bounds->y;
@@ -732,6 +771,7 @@ ToolkitQuirks Quirks(const AppInfo& app) {
   // (its name did not answer) is asked property by property too.
   q.get_all = !toolkit.empty() && !q.qt;
   q.gtk4 = IsGtk4(app);
+  q.chromium = toolkit == "chromium";
   return q;
 }
 
