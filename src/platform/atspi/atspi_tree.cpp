@@ -734,10 +734,10 @@ class Walker {
   int revisits_ = 0;
 };
 
-// GTK 4 reports Component extents relative to the toplevel even when asked
-// for screen coordinates (gtk/a11y/gtkatspicomponent.c ignores the coord
-// type). Shift each window's subtree by the X origin of the window with the
-// same pid and title.
+// GTK 4 has no screen coordinates: its Component extents (asked for as
+// window coordinates, see Walker::ExtentsCall) are relative to the toplevel.
+// Shift each window's subtree by the X origin of the window with the same
+// pid and title.
 void FixWindowRelativeExtents(Node& app, const std::vector<x11::TopLevel>& toplevels) {
   for (Node& window : app.children) {
     const x11::TopLevel* match = nullptr;
