@@ -358,6 +358,36 @@ TEST_P(ToolkitObserveTest, ObservedAppKeepsRunningAndLogsNoWarning) {
   EXPECT_TRUE(app_->Quit().ok());
 }
 
+// Qt 5: an open menu is a popup window outside its menu-bar item's box; the
+// clipping Qt's scroll areas need must not prune it.
+TEST(QtObserveTest, OpenMenuIsObserved) {
+  test::TestDesktop& desktop = test::TestDesktop::Shared();
+  ASSERT_TRUE(desktop.ok()) << desktop.error();
+  auto app = test::LaunchApp(desktop, Toolkit::kQt5);
+  ASSERT_NE(app, nullptr);
+  DesktopTarget target{desktop.info().display_name, desktop.info().dbus_address, ""};
+  auto conn = ConnectDesktop(target);
+  ASSERT_TRUE(conn.ok()) << conn.error().ToString();
+  ASSERT_TRUE(app->Command("open-menu").ok());
+  Observer observer(*conn->accessibility, conn->frame);
+  ObserveRequest request;
+  request.pid = app->pid();
+  Result<Observation> obs = MakeError(ErrorCode::kNotFound, "not yet");
+  EXPECT_TRUE(test::WaitUntil(
+      [&] {
+        obs = observer.Observe(request);
+        return obs.ok() && FindNode(obs->snapshot.roots, Role::kMenuItem, "Quit") != nullptr;
+      },
+      milliseconds(10000)));
+  ASSERT_TRUE(obs.ok()) << obs.error().ToString();
+  const Node* file = FindNode(obs->snapshot.roots, Role::kMenu, "File");
+  const Node* item = FindNode(obs->snapshot.roots, Role::kMenuItem, "New");
+  ASSERT_NE(file, nullptr);
+  ASSERT_NE(item, nullptr);
+  ASSERT_TRUE(file->bounds && item->bounds);
+  EXPECT_GE(item->bounds->y, file->bounds->Bottom() - 2);  // below the menu bar
+}
+
 // The control channel of the fixtures added for these tests (the GTK 3
 // fixture's is tested in tests/session): what action tests will read back.
 using FixtureControlTest = ToolkitObserveTest;

@@ -418,9 +418,11 @@ class Walker {
   // - A menu-bar title ("File") is a "menu item" whose child is its popup
   //   menu; GTK, ATK and ARIA call an item that opens a submenu a menu.
   // - QScrollArea and its viewport are plain fillers, and Qt reports every
-  //   visible widget as showing, scrolled out or not. A Qt widget is always
-  //   clipped by its parent widget, so a node that overflows its parent is
-  //   scrolled content whose visible part is the parent's extents.
+  //   visible widget as showing, scrolled out or not. A child widget is
+  //   clipped by its parent widget, so a node that overflows a plain filler
+  //   is scrolled content whose visible part is the filler's extents. (Only
+  //   fillers: a menu's or a combo box's popup is a window of its own,
+  //   outside its parent's box, and must not be clipped by it.)
   void ApplyQtQuirks(RawNode& n, const RawNode& parent) {
     std::string_view role = RoleName(n.role);
     if (role == "page tab") {
@@ -429,8 +431,8 @@ class Walker {
     } else if (role == "menu item" && n.child_count > 0) {
       n.normalised = Role::kMenu;
     }
-    if (parent.has_extents && !parent.extents.Empty() && n.has_extents && Placed(n.extents) &&
-        Intersect(n.extents, parent.extents) != n.extents) {
+    if (RoleName(parent.role) == "filler" && parent.has_extents && !parent.extents.Empty() &&
+        n.has_extents && Placed(n.extents) && Intersect(n.extents, parent.extents) != n.extents) {
       n.clip = Intersect(n.clip, parent.extents);
     }
   }
