@@ -8,7 +8,7 @@
 // `quit`, and the verbs that read the app's state back from the app itself,
 // never through accessibility: `text email|password`, `checked remember`,
 // `value volume`, `scroll list`, `focus` (plus `tab` and `rows` on Qt, GTK 4
-// (rows) and Chromium). Boxes are screen pixels. The GTK 3, GTK 4 and Qt apps answer on their
+// and Chromium). Boxes are screen pixels. The GTK 3, GTK 4 and Qt apps answer on their
 // stdin/stdout; Chromium's page (tests/fixtures/web/form.html) answers
 // through the DevTools protocol (chromium_fixture.h), with geometry and moves
 // done on its X window.
@@ -18,8 +18,9 @@
 // - GTK 4 (4.8) reports content boxes (inside CSS border and padding) as
 //   accessible extents: its fixture also answers `content NAME` with them
 //   (see tests/fixtures/gtk4_app/main.c).
-// - GTK 3 and Qt have a menu bar and tabs; the page has tabs but no menu bar;
-//   GTK 4 has neither (`widget notebook` is unknown there).
+// - GTK 3 and Qt have a menu bar; GTK 4 and the page have none.
+// - `select-tab T` (show the tab labelled T) exists on Qt, GTK 4 and
+//   Chromium, `open-menu` on Qt.
 //
 // Failures are gtest failures plus a null return, as in desktop_fixture.h.
 // Not thread-safe.

@@ -168,6 +168,8 @@ struct RawNode {
   std::vector<int> children;
   int ordinal = 0;           // position among the parent's children
   bool in_document = false;  // below a "document web" (Chromium's page content)
+  ObjectRef hit;             // GTK 4 stacks: the object at the centre (ProbeStack)
+  bool probe_sent = false;
   int stage1_pending = 0;
   bool dead = false;
   bool pruned = false;
@@ -206,6 +208,7 @@ class Walker {
     }
     int idx = static_cast<int>(nodes_.size());
     nodes_.emplace_back();
+    index_.emplace(ref, idx);
     RawNode& n = nodes_.back();
     n.ref = ref;
     n.parent = parent;
@@ -380,6 +383,12 @@ class Walker {
       n.clip = Intersect(parent_clip, n.extents);
     }
     const ObjectRef ref = n.ref;
+    if (quirks_.gtk4 && n.parent >= 0 && !request_.include_hidden) {
+      const RawNode& parent = nodes_[n.parent];
+      if (parent.children.size() > 1 && parent.has_extents && n.extents == parent.extents) {
+        ProbeStack(n.parent);
+      }
+    }
     if (n.child_count > 0 && n.depth < request_.max_depth) {
       pipeline_.Add(NewMethodCall(ref.bus, ref.path, kAccessibleIface, "GetChildren"),
                     [this, idx](DBusMessage* r) { OnChildren(idx, r); });
@@ -454,6 +463,13 @@ class Walker {
         !n.extents.Empty()) {
       n.states.Set(State::kShowing);
     }
+    // GtkNotebook labels its tabs, their list and its pages "Tab" and
+    // "Tab list" (4.8); a tab's text is in its label child (see BuildNode).
+    const std::string_view atspi_role = RoleName(n.role);
+    if ((n.name == "Tab" && (atspi_role == "page tab" || atspi_role == "panel")) ||
+        (n.name == "Tab list" && atspi_role == "page tab list")) {
+      n.name.clear();
+    }
     if (n.name.size() > 3 && n.name.starts_with("Gtk") &&
         std::isupper(static_cast<unsigned char>(n.name[3])) &&
         std::none_of(n.name.begin(), n.name.end(), [](char c) { return c == ' '; })) {
@@ -479,6 +495,43 @@ class Walker {
     if (n.in_document && n.normalised == Role::kScrollPane) n.normalised = Role::kTabPanel;
     return n.normalised == Role::kPanel && n.name.empty() && n.child_count == 0 &&
            (!n.has_extents || n.extents.Empty());
+  }
+
+  // GTK 4.8 never says which child of a stack (a notebook's pages) shows:
+  // every page the stack has shown keeps "visible" and the stack's whole
+  // box. The stack itself knows: GetAccessibleAtPoint picks through mapped
+  // widgets only. A child that fills its parent's box exactly, next to
+  // siblings, makes the walk ask the parent once which object is at its
+  // centre; BuildNode keeps the filling child that holds it.
+  void ProbeStack(int parent_idx) {
+    RawNode& parent = nodes_[parent_idx];
+    if (parent.probe_sent) return;
+    parent.probe_sent = true;
+    const ObjectRef& ref = parent.ref;
+    MessagePtr m = NewMethodCall(ref.bus, ref.path, kComponentIface, "GetAccessibleAtPoint");
+    int32_t x = parent.extents.x + parent.extents.w / 2;
+    int32_t y = parent.extents.y + parent.extents.h / 2;
+    uint32_t coord = static_cast<uint32_t>(CoordType::kWindow);
+    dbus_message_append_args(m.get(), DBUS_TYPE_INT32, &x, DBUS_TYPE_INT32, &y, DBUS_TYPE_UINT32,
+                             &coord, DBUS_TYPE_INVALID);
+    pipeline_.Add(std::move(m), [this, parent_idx](DBusMessage* r) {
+      DBusMessageIter it;
+      if (IsReturn(r) && dbus_message_iter_init(r, &it)) {
+        ReadObjectRef(&it, &nodes_[parent_idx].hit);
+      }
+    });
+  }
+
+  // The child of `parent` (among those filling its box) whose subtree holds
+  // the object the stack reported at its centre; -1 when unknown.
+  int ShownStackChild(const RawNode& parent) const {
+    if (parent.hit.IsNull()) return -1;
+    auto found = index_.find(parent.hit);
+    if (found == index_.end()) return -1;
+    for (int i = found->second; i >= 0; i = nodes_[i].parent) {
+      if (nodes_[i].parent >= 0 && &nodes_[nodes_[i].parent] == &parent) return i;
+    }
+    return -1;
   }
 
   void RequestActions(int idx) {
@@ -684,6 +737,12 @@ class Walker {
     node.actions = raw.actions;
     node.app = app.name;
     node.pid = app.pid;
+    // GTK 4 stacks: of the children filling this node's box, the shown one
+    // (ProbeStack); the others are pages not shown.
+    const int shown = quirks_.gtk4 ? ShownStackChild(raw) : -1;
+    auto hidden_stack_child = [&](int c) {
+      return shown >= 0 && c != shown && nodes_[c].has_extents && nodes_[c].extents == raw.extents;
+    };
     // Screened children are discovered in reply order; restore list order.
     std::vector<int> order = raw.children;
     std::stable_sort(order.begin(), order.end(),
@@ -691,6 +750,7 @@ class Walker {
     for (int c : order) {
       const RawNode& child = nodes_[c];
       if (child.dead || child.pruned || child.stage1_pending != 0) continue;
+      if (hidden_stack_child(c)) continue;
       Node built = BuildNode(c, app);
       // Chromium's views: a sizeless, unnamed panel whose content was all
       // pruned is as empty as the childless ones ApplyChromiumQuirks drops.
@@ -700,10 +760,13 @@ class Walker {
       }
       node.children.push_back(std::move(built));
     }
-    // Chromium puts a <label>'s text in a child text leaf: the label is
-    // named by it, as labels are in the other toolkits.
-    if (quirks_.chromium && node.role == Role::kLabel && node.name.empty() &&
-        node.children.size() == 1 && node.children[0].toolkit_role == "static" &&
+    // Chromium puts a <label>'s text in a child text leaf, GTK 4 a tab's in
+    // a child label: the label or tab is named by it, as in other toolkits.
+    const bool text_child = (quirks_.chromium && node.role == Role::kLabel &&
+                             !node.children.empty() && node.children[0].toolkit_role == "static") ||
+                            (quirks_.gtk4 && node.role == Role::kTab && !node.children.empty() &&
+                             node.children[0].role == Role::kLabel);
+    if (text_child && node.name.empty() && node.children.size() == 1 &&
         node.children[0].children.empty()) {
       node.name = std::move(node.children[0].name);
       node.children.clear();
@@ -732,6 +795,7 @@ class Walker {
   ToolkitQuirks quirks_;
   std::vector<RawNode> nodes_;
   std::unordered_set<ObjectRef, ObjectRefHash> seen_;
+  std::unordered_map<ObjectRef, int, ObjectRefHash> index_;  // node of each object
   bool capped_ = false;
   int revisits_ = 0;
 };
