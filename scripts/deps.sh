@@ -21,7 +21,7 @@ UISCOPE_TEST_PACKAGES=(
   python3-pyatspi python3-gi gir1.2-atspi-2.0
   clang libclang-rt-14-dev
   xterm tesseract-ocr
-  qtbase5-dev libgtk-4-dev chromium fonts-liberation
+  qtbase5-dev libgtk-4-dev chromium
 )
 
 uiscope_missing_packages() {
