@@ -12,10 +12,6 @@
 #include <sstream>
 #include <thread>
 
-#include "core/node.h"
-#include "platform/accessibility.h"
-#include "support/tree_queries.h"
-
 // Last: Xlib defines macros (Status, None, Bool) that would clash with ours.
 #include <X11/Xatom.h>
 #include <X11/Xlib.h>
@@ -493,22 +489,8 @@ std::unique_ptr<ChromiumFixture> LaunchChromium(TestDesktop& desktop, const AppO
   if (!moved.ok()) return fail("cannot place its window: " + moved.error().ToString());
 
   // 4. The form in the accessibility tree: Chromium builds it after load.
-  AtspiOptions atspi;
-  atspi.session_bus_address = desktop.info().dbus_address;
-  atspi.display = desktop.info().display_name;
-  auto ax = ConnectAtspi(atspi);
-  if (!ax.ok()) return fail(ax.error().ToString());
-  bool accessible = WaitUntil(
-      [&] {
-        TreeRequest request;
-        request.pid = app->pid();
-        auto tree = (*ax)->Tree(request);
-        if (!tree.ok()) return false;
-        const Node* login = FindNode(tree->apps, Role::kButton, "Login");
-        return login != nullptr && login->bounds.has_value();
-      },
-      Left(deadline));
-  if (!accessible) return fail("the form never appeared in the accessibility tree");
+  Status accessible = WaitForAccessibleForm(desktop, app->pid(), Left(deadline));
+  if (!accessible.ok()) return fail(accessible.error().message);
   return app;
 }
 

@@ -4,7 +4,10 @@
 
 #include <sstream>
 
+#include "core/node.h"
+#include "platform/accessibility.h"
 #include "support/chromium_fixture.h"
+#include "support/tree_queries.h"
 
 namespace uiscope::test {
 namespace {
@@ -99,9 +102,44 @@ std::unique_ptr<FixtureApp> LaunchApp(TestDesktop& desktop, Toolkit toolkit,
       break;
   }
   if (!process) return nullptr;
-  return std::make_unique<ControlChannelApp>(toolkit, std::move(process),
-                                             options.name.empty() ? default_name : options.name,
-                                             desktop.last_log());
+  auto app = std::make_unique<ControlChannelApp>(toolkit, std::move(process),
+                                                 options.name.empty() ? default_name : options.name,
+                                                 desktop.last_log());
+  Status accessible = WaitForAccessibleForm(desktop, app->pid(), timeout);
+  if (!accessible.ok()) {
+    ADD_FAILURE() << ToolkitName(toolkit) << " fixture: " << accessible.error().message
+                  << "; its log:" << FileTail(desktop.last_log(), 20);
+    return nullptr;
+  }
+  return app;
+}
+
+Status WaitForAccessibleForm(TestDesktop& desktop, int pid, milliseconds timeout) {
+  AtspiOptions atspi;
+  atspi.session_bus_address = desktop.info().dbus_address;
+  atspi.display = desktop.info().display_name;
+  auto ax = ConnectAtspi(atspi);
+  if (!ax.ok()) return ax.error();
+  std::string last = "no tree yet";
+  bool shown = WaitUntil(
+      [&] {
+        TreeRequest request;
+        request.pid = pid;
+        auto tree = (*ax)->Tree(request);
+        if (!tree.ok()) {
+          last = tree.error().ToString();
+          return false;
+        }
+        const Node* login = FindNode(tree->apps, Role::kButton, "Login");
+        last = "no \"Login\" button with bounds in its tree";
+        return login != nullptr && login->bounds.has_value();
+      },
+      timeout);
+  if (!shown) {
+    return MakeError(ErrorCode::kTimeout,
+                     "the form never appeared in the accessibility tree (" + last + ")");
+  }
+  return OkStatus();
 }
 
 }  // namespace uiscope::test

@@ -78,10 +78,16 @@ class FixtureApp {
 };
 
 // Starts `toolkit`'s fixture in `desktop` and waits until it is ready: drawn,
-// placed, and (Chromium) its page loaded and its form in the accessibility
-// tree. nullptr and a gtest failure (with the app's log) otherwise.
+// placed, (Chromium) its page loaded, and its form in the accessibility tree
+// (toolkits register on the bus a moment after they draw: GTK 4 well after).
+// nullptr and a gtest failure (with the app's log) otherwise.
 std::unique_ptr<FixtureApp> LaunchApp(TestDesktop& desktop, Toolkit toolkit,
                                       const AppOptions& options = {},
                                       milliseconds timeout = milliseconds(60000));
+
+// Waits until the accessibility tree of process `pid` in `desktop` shows the
+// fixtures' "Login" button with bounds. kTimeout (or the connection's
+// error) otherwise.
+Status WaitForAccessibleForm(TestDesktop& desktop, int pid, milliseconds timeout);
 
 }  // namespace uiscope::test
