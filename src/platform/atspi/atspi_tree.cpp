@@ -139,7 +139,8 @@ struct ToolkitQuirks {
   bool qt = false;
   // GTK 4: extents are window-relative (the caller shifts them by the X
   // window's origin) and asked for as such; widgets below the window are
-  // never "showing" (4.8), and unnamed widgets are named after their type.
+  // never "showing" (4.8), hidden stack pages keep their box, unnamed
+  // widgets are named after their type, notebook tabs "Tab".
   bool gtk4 = false;
   // Chromium (and Electron): children come in DOM order, which is the
   // reading order; tab panels are "scroll pane"s; <label> text is a child
@@ -385,7 +386,8 @@ class Walker {
     const ObjectRef ref = n.ref;
     if (quirks_.gtk4 && n.parent >= 0 && !request_.include_hidden) {
       const RawNode& parent = nodes_[n.parent];
-      if (parent.children.size() > 1 && parent.has_extents && n.extents == parent.extents) {
+      if (parent.children.size() > 1 && parent.has_extents && n.has_extents && !n.extents.Empty() &&
+          n.extents == parent.extents) {
         ProbeStack(n.parent);
       }
     }
