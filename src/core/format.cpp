@@ -564,6 +564,10 @@ json NodeToJson(const Node& node, bool with_children) {
   return j;
 }
 
+std::string SanitiseForDisplay(std::string_view s, size_t max_chars) {
+  return SanitiseAndTruncate(s, max_chars);
+}
+
 std::string FormatNodeLine(const Node& node) {
   std::string line = CompactLine(node, 0);
   line.pop_back();  // the newline

@@ -554,6 +554,7 @@ class Walker {
       node.bounds = raw.extents;
     }
     node.actions = raw.actions;
+    node.ref = BackendRef{raw.ref.bus, raw.ref.path};
     node.app = app.name;
     node.pid = app.pid;
     // Screened children are discovered in reply order; restore list order.
