@@ -24,6 +24,12 @@ constexpr auto kActivateTimeout = std::chrono::milliseconds(1500);
 constexpr auto kActiveInTreeTimeout = std::chrono::milliseconds(500);
 // A point target's evidence area when no element there has bounds.
 constexpr int kPointEvidenceRadius = 16;
+// Hover settling (see Executor::HoverFirst): the pixels under the pointer
+// are compared this often, at least this long, at most this long.
+constexpr auto kHoverPoll = std::chrono::milliseconds(15);
+constexpr auto kHoverMin = std::chrono::milliseconds(45);
+constexpr auto kHoverQuiet = std::chrono::milliseconds(45);
+constexpr auto kHoverMax = std::chrono::milliseconds(400);
 
 double MsSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
@@ -207,6 +213,7 @@ class Executor {
   Status Prepare(Verifier& verifier);
   Status Perform();
   Status FocusTarget();
+  Status HoverFirst(bool* moved);
   ActionOutcome Outcome(const std::string& error) const;
 
   Workspace::Lease& lease_;
@@ -605,6 +612,40 @@ Status Executor::FocusTarget() {
   return OkStatus();
 }
 
+// Pointer actions: the pointer goes to the point first and the pixels
+// there are left to settle, so a hover highlight (GTK animates it for
+// 200 ms) is part of the before state, not taken for the click's effect.
+Status Executor::HoverFirst(bool* moved) {
+  *moved = false;
+  Input& input = *lease_.hands->input;
+  const Point to = plan_.points.front();
+  if (auto at = input.PointerPosition(); at.ok() && *at == to) return OkStatus();
+  if (auto st = input.MovePointer(to); !st.ok()) return st;
+  *moved = true;
+  ScreenCapture* capture = lease_.hands->capture.get();
+  if (capture == nullptr || !plan_.evidence) return OkStatus();
+  const Rect area = Rect{plan_.evidence->x - 4, plan_.evidence->y - 4, plan_.evidence->w + 8,
+                         plan_.evidence->h + 8};
+  // Settled: no change for kHoverQuiet (GTK repaints an animation every
+  // 10-20 ms; the first frame comes ~20 ms after the pointer moved).
+  const auto start = Clock::now();
+  auto last_change = start;
+  uint64_t last = 0;
+  while (Clock::now() - start < kHoverMax) {
+    std::this_thread::sleep_for(kHoverPoll);
+    auto frame = capture->CaptureRegion(area);
+    if (!frame.ok()) break;
+    const auto now = Clock::now();
+    if (frame->frame_hash != last) {
+      last = frame->frame_hash;
+      last_change = now;
+    } else if (now - last_change >= kHoverQuiet && now - start >= kHoverMin) {
+      break;
+    }
+  }
+  return OkStatus();
+}
+
 // After the gate: raise and focus what the input goes to, then retake the
 // before state so that none of this counts as the action's effect.
 Status Executor::Prepare(Verifier& verifier) {
@@ -639,6 +680,13 @@ Status Executor::Prepare(Verifier& verifier) {
   if (plan_.focus_first) {
     if (auto st = FocusTarget(); !st.ok()) return st;
     changed = changed || !plan_.target->Has(State::kFocused);
+  }
+  const bool pointer = request_.kind == ActionKind::kClick || request_.kind == ActionKind::kDrag ||
+                       request_.kind == ActionKind::kScroll;
+  if (pointer && !plan_.points.empty()) {
+    bool moved = false;
+    if (auto st = HoverFirst(&moved); !st.ok()) return st;
+    changed = changed || moved;
   }
   if (changed) {
     if (auto st = verifier.Retake(); !st.ok()) {

@@ -19,6 +19,7 @@
 #include "engine/observe.h"
 #include "engine/perceive.h"
 #include "engine/workspace.h"
+#include "hands_commands.h"
 #include "mcp/serve.h"
 #include "read_text_command.h"
 #include "screenshot_command.h"
@@ -330,6 +331,7 @@ int main(int argc, char** argv) {
   auto* screenshot = cli::AddScreenshotCommand(app, g, sf);
   cli::ReadTextFlags rf;
   auto* read_text = cli::AddReadTextCommand(app, g, rf);
+  auto hands = cli::HandsCommands::Add(app, g);
 
   auto* session = app.add_subcommand("session", "headless desktops: start | list | stop");
   session->require_subcommand(1);
@@ -388,6 +390,7 @@ int main(int argc, char** argv) {
   if (find->parsed()) return RunFind(g, ff);
   if (screenshot->parsed()) return cli::RunScreenshotCommand(g, sf);
   if (read_text->parsed()) return cli::RunReadTextCommand(g, rf);
+  if (auto code = hands->RunParsed()) return *code;
   if (start->parsed()) return RunSessionStart(g, size, no_wm);
   if (list->parsed()) return RunSessionList(g);
   if (stop->parsed()) return RunSessionStop(g, stop_id);
