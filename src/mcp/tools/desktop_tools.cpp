@@ -6,6 +6,7 @@
 #include "core/format.h"
 #include "engine/find.h"
 #include "engine/perceive.h"
+#include "mcp/tools/action_tools.h"
 #include "mcp/tools/ocr_tools.h"
 #include "mcp/tools/schemas.h"
 #include "mcp/tools/tools.h"
@@ -426,6 +427,7 @@ Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionCon
   if (auto st = RegisterDesktopTools(registry, workspace, reader); !st.ok()) return st;
   if (auto st = RegisterScreenshotTools(registry, workspace); !st.ok()) return st;
   if (auto st = RegisterOcrTools(registry, workspace, reader); !st.ok()) return st;
+  if (auto st = RegisterHandsTools(registry, workspace, reader); !st.ok()) return st;
   return RegisterSessionTools(registry, sessions, workspace);
 }
 
