@@ -143,7 +143,7 @@ json AddedJson(const Node& node, int* budget) {
   json j = NodeToJson(node, /*with_children=*/false);
   if (*budget == 0) return j;
   --*budget;
-  if (!node.children.empty()) {
+  if (!node.children.empty() && *budget != 0) {
     json children = json::array();
     for (const Node& c : node.children) {
       if (*budget == 0) break;

@@ -412,13 +412,24 @@ Result<KeyChord> ParseKeyChord(std::string_view chord) {
                        "key chord \"" + out.text + "\" ends with '+': " + kChordSyntax);
     }
   }
+  // "U+20AC" names a code point: its '+' does not join keys.
+  std::vector<std::string> names;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    uint32_t ignored = 0;
+    if ((parts[i] == "U" || parts[i] == "u") && i + 1 < parts.size() && parts[i + 1].size() <= 6 &&
+        ParseHex(parts[i + 1], &ignored)) {
+      names.push_back(std::string(parts[i]) + "+" + std::string(parts[i + 1]));
+      ++i;
+    } else {
+      names.emplace_back(parts[i]);
+    }
+  }
   std::vector<Keysym> syms;
-  for (std::string_view part : parts) {
+  for (const std::string& part : names) {
     auto sym = KeysymFromName(part);
     if (!sym) {
-      return MakeError(ErrorCode::kInvalidArgument, "unknown key \"" + std::string(part) +
-                                                        "\" in chord \"" + out.text +
-                                                        "\": " + kChordSyntax);
+      return MakeError(ErrorCode::kInvalidArgument, "unknown key \"" + part + "\" in chord \"" +
+                                                        out.text + "\": " + kChordSyntax);
     }
     syms.push_back(*sym);
   }

@@ -48,10 +48,17 @@ std::vector<Rect> ChangedAreas(const TreeDiff& diff, const std::vector<Node>& be
   return out;
 }
 
-bool Touches(const std::optional<Rect>& change, const std::vector<Rect>& areas) {
-  if (!change) return false;
+// Whether pixels changed inside any of `areas` (screen pixels, widened by
+// the evidence margin); `region` is where the images sit on screen. With
+// `ignore_caret`, a change no wider than a text caret does not count.
+bool ChangedWithin(const Image& before, const Image& after, const Rect& region,
+                   const std::vector<Rect>& areas, bool ignore_caret) {
   for (const Rect& a : areas) {
-    if (!Intersect(*change, Inflate(a, kEvidenceMargin)).Empty()) return true;
+    const Rect local = Inflate(a, kEvidenceMargin).Translated(-region.x, -region.y);
+    auto diff = DiffImagesWithin(before, after, local);
+    if (!diff.ok() || !diff->bounds) continue;
+    if (ignore_caret && CaretLike(*diff->bounds)) continue;
+    return true;
   }
   return false;
 }
@@ -113,6 +120,7 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
   bool pixel_evidence = false;
   bool tree_warned = false;
   std::vector<Node> after_roots;
+  std::optional<Image> last_pixels;
   while (true) {
     ++v.polls;
     if (options_.tree) {
@@ -142,18 +150,23 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
             v.pixels.bounds = diff->bounds->Translated(scope_.region->x, scope_.region->y);
           }
           if (frame->frame_hash != 0) v.screen_hash_after = HexHash(frame->frame_hash);
+          last_pixels = std::move(frame->image);
         }
       } else if (!frame.ok() && v.warnings.size() < 4) {
         v.warnings.push_back("capture failed: " + frame.error().message);
       }
-      std::vector<Rect> evidence_areas;
-      evidence_areas.push_back(scope_.evidence ? *scope_.evidence : *scope_.region);
-      pixel_evidence = v.pixels.bounds.has_value() && !CaretLike(*v.pixels.bounds) &&
-                       Touches(v.pixels.bounds, evidence_areas);
-      if (tree_changed) {
-        std::vector<Rect> areas = ChangedAreas(v.tree, before_.roots, after_roots);
-        areas.insert(areas.end(), evidence_areas.begin(), evidence_areas.end());
-        pixels_settled = Touches(v.pixels.bounds, areas);
+      if (v.pixels.captured) {
+        const std::vector<Rect> evidence_areas{scope_.evidence ? *scope_.evidence : *scope_.region};
+        pixel_evidence = v.pixels.bounds.has_value() &&
+                         ChangedWithin(*before_pixels_, *last_pixels, *scope_.region,
+                                       evidence_areas, /*ignore_caret=*/true);
+        if (tree_changed) {
+          std::vector<Rect> areas = ChangedAreas(v.tree, before_.roots, after_roots);
+          areas.insert(areas.end(), evidence_areas.begin(), evidence_areas.end());
+          pixels_settled = v.pixels.bounds.has_value() &&
+                           ChangedWithin(*before_pixels_, *last_pixels, *scope_.region, areas,
+                                         /*ignore_caret=*/false);
+        }
       }
     }
     const bool evidence = tree_changed || pixel_evidence;

@@ -26,4 +26,10 @@ struct PixelDiff {
 // differ or an image is invalid.
 Result<PixelDiff> DiffImages(const Image& before, const Image& after, int threshold = 0);
 
+// The same, counting only pixels inside `area` (image coordinates, clipped
+// to the images); score is relative to the clipped area, bounds are image
+// coordinates. An area outside the images changes nothing.
+Result<PixelDiff> DiffImagesWithin(const Image& before, const Image& after, const Rect& area,
+                                   int threshold = 0);
+
 }  // namespace uiscope
