@@ -359,6 +359,12 @@ Result<std::u32string> DecodeUtf8(std::string_view text) {
   return out;
 }
 
+std::string EncodeUtf8(std::u32string_view code_points) {
+  std::string out;
+  for (char32_t c : code_points) out += Utf8(c);
+  return out;
+}
+
 Result<std::vector<Keysym>> KeysymsForText(std::string_view text) {
   auto cps = DecodeUtf8(text);
   if (!cps.ok()) return cps.error();

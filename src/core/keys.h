@@ -76,6 +76,9 @@ std::optional<Keysym> KeysymForCodePoint(char32_t code_point);
 // UTF-8, overlong forms and surrogates.
 Result<std::u32string> DecodeUtf8(std::string_view text);
 
+// Code points to UTF-8 (the inverse of DecodeUtf8 for valid input).
+std::string EncodeUtf8(std::u32string_view code_points);
+
 // The keysyms that type `text` (DecodeUtf8, then KeysymForCodePoint).
 // InvalidArgument for malformed UTF-8 or an untypeable control character.
 Result<std::vector<Keysym>> KeysymsForText(std::string_view text);

@@ -29,6 +29,9 @@ constexpr int kPointEvidenceRadius = 16;
 constexpr auto kHoverPoll = std::chrono::milliseconds(15);
 constexpr auto kHoverMin = std::chrono::milliseconds(45);
 constexpr auto kHoverQuiet = std::chrono::milliseconds(45);
+// How long typing waits for the app to show the characters sent before it
+// rebinds a spare key code.
+constexpr auto kTypingCatchUp = std::chrono::milliseconds(3000);
 constexpr auto kHoverMax = std::chrono::milliseconds(400);
 
 double MsSince(Clock::time_point t) {
@@ -194,6 +197,10 @@ struct Plan {
   std::vector<KeyChord> chords;  // press_keys
   bool focus_first = false;      // keyboard input into `target`
   bool sensitive = false;
+  // What the target's value will be once typed / set, when that is known
+  // (verification waits for it; typing paces itself by it).
+  std::optional<std::string> expect_value;
+  std::string typed_base;  // the value typing appends to ("" when replacing)
 };
 
 class Executor {
@@ -214,6 +221,8 @@ class Executor {
   Status Perform();
   Status FocusTarget();
   Status HoverFirst(bool* moved);
+  void Expect();
+  TypeOptions Pacing();
   ActionOutcome Outcome(const std::string& error) const;
 
   Workspace::Lease& lease_;
@@ -580,6 +589,53 @@ ActionOutcome Executor::Outcome(const std::string& error) const {
   return o;
 }
 
+// Text an action puts into a readable field becomes the expected value:
+// the verification waits for it and typing paces itself by it. Not for
+// password fields (their value is never read), text with control
+// characters (Return may submit, Tab move on) or text longer than the tree
+// reads.
+void Executor::Expect() {
+  if (!plan_.target || plan_.sensitive || !IsTextRole(plan_.target->role)) return;
+  const ActionRequest& r = request_;
+  if (r.kind != ActionKind::kTypeText && r.kind != ActionKind::kSetValue) return;
+  if (r.text.size() > 1000) return;
+  if (std::any_of(r.text.begin(), r.text.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
+    return;
+  }
+  const bool replace = r.replace || r.kind == ActionKind::kSetValue;
+  if (plan_.path == Path::kSetText || replace) {
+    plan_.typed_base.clear();
+  } else if (plan_.path == Path::kXTest && !plan_.target->Has(State::kFocused)) {
+    plan_.typed_base = plan_.target->value;  // typing goes to the end (FocusTarget)
+  } else {
+    return;  // typing at a caret uiscope does not know
+  }
+  plan_.expect_value = plan_.typed_base + r.text;
+}
+
+// Typing is paced by what the field shows (xtest_input.h explains why).
+TypeOptions Executor::Pacing() {
+  TypeOptions options;
+  if (!plan_.expect_value || plan_.pid <= 0) return options;
+  auto chars = DecodeUtf8(request_.text);
+  if (!chars.ok()) return options;
+  options.wait_handled = [this, chars = *chars](size_t typed) {
+    const std::string prefix =
+        plan_.typed_base + EncodeUtf8(std::u32string_view(chars).substr(0, typed));
+    const auto deadline = Clock::now() + kTypingCatchUp;
+    while (Clock::now() < deadline) {
+      auto obs = lease_.observer->RefreshApp(plan_.pid, request_.timeout);
+      if (!obs.ok()) break;
+      const Node* n = FindById(obs->snapshot.roots, plan_.target->id);
+      if (n == nullptr || n->value == prefix) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    result_.notes.push_back("the field did not show the typed text in time; typing went on");
+  };
+  return options;
+}
+
 // Gives keyboard input a home: the element takes the focus (through
 // accessibility when it can, else a click on it), and when it did not have
 // it, the caret goes to the end so typed text is appended.
@@ -749,7 +805,7 @@ Status Executor::Perform() {
           return input->PressChord(*ParseKeyChord("Delete"));
         }
       }
-      return input->TypeText(r.text);
+      return input->TypeText(r.text, Pacing());
     }
     case ActionKind::kPressKeys: {
       result_.method = "keys";
@@ -808,6 +864,11 @@ Result<ActionResult> Executor::Run() {
     if (scope.region->Empty()) scope.region.reset();
   }
   scope.evidence = plan_.evidence;
+  Expect();
+  if (plan_.expect_value) {
+    scope.expect_id = plan_.target->id;
+    scope.expect_value = plan_.expect_value;
+  }
   Verifier verifier(*lease_.observer, lease_.hands->capture.get(), plan_.snapshot, scope,
                     request_.verify);
   result_.resolve_ms = MsSince(start);

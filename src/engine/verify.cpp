@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "core/format.h"
 #include "core/ids.h"
 #include "image/image_diff.h"
 
@@ -121,19 +122,28 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
   bool tree_warned = false;
   std::vector<Node> after_roots;
   std::optional<Image> last_pixels;
-  while (true) {
-    ++v.polls;
-    if (options_.tree) {
-      auto obs = observer_.RefreshApp(scope_.pid, options_.tree_timeout);
-      if (obs.ok()) {
-        after_roots = std::move(obs->snapshot.roots);
-        v.tree = DiffTrees(before_.roots, after_roots);
-        tree_changed = !v.tree.empty();
-      } else if (!tree_warned) {
+  auto refresh_tree = [&]() -> bool {
+    auto obs = observer_.RefreshApp(scope_.pid, options_.tree_timeout);
+    if (!obs.ok()) {
+      if (!tree_warned) {
         v.warnings.push_back("re-observing the tree failed: " + obs.error().message);
         tree_warned = true;
       }
+      return false;
     }
+    after_roots = std::move(obs->snapshot.roots);
+    v.tree = DiffTrees(before_.roots, after_roots);
+    tree_changed = !v.tree.empty();
+    return true;
+  };
+  auto expectation_met = [&] {
+    if (!scope_.expect_value) return true;
+    const Node* n = FindById(after_roots, scope_.expect_id);
+    return n != nullptr && n->value == *scope_.expect_value;
+  };
+  while (true) {
+    ++v.polls;
+    if (options_.tree) refresh_tree();
     bool pixels_settled = true;  // the repaint of what changed has landed
     if (before_pixels_) {
       auto frame = capture_->CaptureRegion(*scope_.region);
@@ -171,14 +181,30 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
     }
     const bool evidence = tree_changed || pixel_evidence;
     if (evidence && !first_evidence) first_evidence = Clock::now();
+    const bool past_deadline = Clock::now() >= deadline;
     const bool complete = (tree_changed || !options_.tree) && (pixels_settled || !before_pixels_);
-    if (evidence && (complete || Clock::now() - *first_evidence >= options_.lag)) break;
-    if (Clock::now() >= deadline) break;
+    const bool met = expectation_met();
+    if (evidence && met && (complete || Clock::now() - *first_evidence >= options_.lag)) {
+      if (!options_.tree) break;
+      // Read the tree once more, after the pixels: what the same frame
+      // mapped shows now. Still changing: keep watching.
+      const std::string seen = DiffToJson(v.tree).dump();
+      if (!refresh_tree() || DiffToJson(v.tree).dump() == seen || past_deadline) break;
+      continue;
+    }
+    if (past_deadline) break;
     if (cancelled && cancelled()) {
       v.warnings.push_back("cancelled before the verdict");
       break;
     }
     std::this_thread::sleep_for(kPollPause);
+  }
+  if (!expectation_met()) {
+    const Node* n = FindById(after_roots, scope_.expect_id);
+    v.warnings.push_back("element " + scope_.expect_id +
+                         (n ? " shows \"" + SanitiseForDisplay(n->value, 200) + "\"" : " is gone") +
+                         ", not the expected \"" + SanitiseForDisplay(*scope_.expect_value, 200) +
+                         "\" after " + std::to_string(options_.settle.count()) + " ms");
   }
   v.waited_ms = MsSince(start);
   if (tree_changed) {

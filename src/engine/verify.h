@@ -15,7 +15,10 @@
 //   on its own.
 // Once evidence appears, polling goes on briefly (`lag`) so that the other
 // half can land too — the repaint after a tree change, the tree after a
-// repaint — and the report shows both.
+// repaint — and the tree is read once more after the pixels settled (a row
+// a click added is mapped in the same frame that repaints the button), so
+// the report shows the whole effect. An expected value (VerifyScope) is
+// waited for until the deadline.
 //
 // Not thread-safe: use under the workspace lease it was made with.
 #pragma once
@@ -56,6 +59,12 @@ struct VerifyScope {
   // Where a pixel change counts as the action's effect (screen pixels);
   // nullopt = anywhere in `region`.
   std::optional<Rect> evidence;
+  // The action's known outcome, when it has one (typing into a field,
+  // replacing its text): element `expect_id` shows `expect_value`. The
+  // verdict waits for it until the deadline, and a warning says so when it
+  // never shows.
+  std::string expect_id;
+  std::optional<std::string> expect_value;
 };
 
 struct PixelChange {

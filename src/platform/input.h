@@ -18,6 +18,8 @@
 // workspace lease does). Ownership: the backend owns its connection.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,6 +35,15 @@ enum class MouseButton { kLeft, kMiddle, kRight };
 // "left" | "middle" | "right"; InvalidArgument naming them otherwise.
 Result<MouseButton> ParseMouseButton(std::string_view name);
 std::string_view MouseButtonName(MouseButton button);
+
+struct TypeOptions {
+  // Called when the backend must know that the application has handled the
+  // keys sent so far — before a spare key code is rebound to another
+  // character and before the keymap is restored (see xtest_input.h) — with
+  // the number of code points sent. Return once the app shows them (the
+  // engine watches the element's text); empty = wait a fixed settle time.
+  std::function<void(size_t typed)> wait_handled;
+};
 
 class Input {
  public:
@@ -61,7 +72,8 @@ class Input {
   // are typed, and the keymap is restored afterwards. InvalidArgument for
   // malformed UTF-8 or control characters other than newline, tab and
   // backspace (core/keys.h).
-  virtual Status TypeText(std::string_view utf8) = 0;
+  virtual Status TypeText(std::string_view utf8, const TypeOptions& options) = 0;
+  Status TypeText(std::string_view utf8) { return TypeText(utf8, TypeOptions{}); }
 };
 
 // XTest input on X display `display` ("" = $DISPLAY), through its own X

@@ -49,7 +49,8 @@ class FakeInput final : public Input {
     return Record("drag " + std::string(MouseButtonName(b)) + " " + P(from) + " " + P(to));
   }
   Status PressChord(const KeyChord& chord) override { return Record("chord " + chord.text); }
-  Status TypeText(std::string_view utf8) override {
+  using Input::TypeText;
+  Status TypeText(std::string_view utf8, const TypeOptions&) override {
     if (auto syms = KeysymsForText(utf8); !syms.ok()) return syms.error();
     return Record("type " + std::string(utf8));
   }

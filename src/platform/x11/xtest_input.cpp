@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <thread>
 #include <unordered_map>
@@ -98,12 +99,17 @@ namespace {
 // header). Also releases whatever it was told is held.
 class SpareBinder {
  public:
+  // `wait_handled` (may be empty: then `settle`) is asked, with the number
+  // of characters typed so far (see `typed`), before a used code is rebound
+  // and before the codes are restored.
   SpareBinder(Display* d, int per_code, std::vector<unsigned int> spares,
-              std::chrono::milliseconds settle, int* bindings)
+              std::chrono::milliseconds settle, std::function<void(size_t)> wait_handled,
+              int* bindings)
       : d_(d),
         per_code_(per_code),
         spares_(std::move(spares)),
         settle_(settle),
+        wait_handled_(std::move(wait_handled)),
         bindings_(bindings) {}
   ~SpareBinder() { Restore(); }
 
@@ -135,8 +141,7 @@ class SpareBinder {
         }
       }
       if (used_since_settle_) {
-        XSync(d_, False);
-        std::this_thread::sleep_for(settle_);
+        WaitHandled();
         used_since_settle_ = false;
       }
     }
@@ -148,10 +153,12 @@ class SpareBinder {
     return code;
   }
 
+  // Characters sent so far (for wait_handled).
+  size_t typed = 0;
+
   void Restore() {
     if (lru_.empty()) return;
-    XSync(d_, False);
-    std::this_thread::sleep_for(settle_);
+    WaitHandled();
     for (unsigned int code : lru_) Map(code, NoSymbol);
     XSync(d_, False);
     lru_.clear();
@@ -159,6 +166,15 @@ class SpareBinder {
   }
 
  private:
+  void WaitHandled() {
+    XSync(d_, False);
+    if (wait_handled_) {
+      wait_handled_(typed);
+    } else {
+      std::this_thread::sleep_for(settle_);
+    }
+  }
+
   void Map(unsigned int code, KeySym sym) {
     // Every column the same, so Shift or a group change cannot alter it.
     std::vector<KeySym> row(static_cast<size_t>(per_code_), sym);
@@ -180,6 +196,7 @@ class SpareBinder {
   int per_code_;
   std::vector<unsigned int> spares_;
   std::chrono::milliseconds settle_;
+  std::function<void(size_t)> wait_handled_;
   int* bindings_;
   std::unordered_map<Keysym, unsigned int> bound_;
   std::vector<unsigned int> lru_;  // bound codes, least recently used first
@@ -339,7 +356,7 @@ Status XTestInput::PressChord(const KeyChord& chord) {
     modifier_codes.push_back(stroke->code);
   }
   SpareBinder binder(d, keymap->per_code, keymap->SpareCodes(options_.max_spare_codes),
-                     options_.remap_settle, &spare_bindings_);
+                     options_.remap_settle, nullptr, &spare_bindings_);
   std::optional<Stroke> key;
   if (chord.key) {
     key = keymap->Find(*chord.key);
@@ -375,20 +392,20 @@ Status XTestInput::PressChord(const KeyChord& chord) {
   return status.ok() ? synced : status;
 }
 
-Status XTestInput::TypeText(std::string_view utf8) {
+Status XTestInput::TypeText(std::string_view utf8, const TypeOptions& options) {
   auto syms = KeysymsForText(utf8);
   if (!syms.ok()) return syms.error();
-  return TypeKeysyms(*syms);
+  return TypeKeysyms(*syms, options);
 }
 
-Status XTestInput::TypeKeysyms(const std::vector<Keysym>& syms) {
+Status XTestInput::TypeKeysyms(const std::vector<Keysym>& syms, const TypeOptions& options) {
   if (syms.empty()) return OkStatus();
   Display* d = display_->raw();
   auto keymap = Keymap::Fetch(d);
   if (!keymap) return MakeError(ErrorCode::kUnavailable, "cannot read the keyboard map");
   auto shift = keymap->Find(keysym::kShiftL);
   SpareBinder binder(d, keymap->per_code, keymap->SpareCodes(options_.max_spare_codes),
-                     options_.remap_settle, &spare_bindings_);
+                     options_.remap_settle, options.wait_handled, &spare_bindings_);
   for (Keysym sym : syms) {
     Stroke stroke;
     if (auto found = keymap->Find(sym)) {
@@ -410,6 +427,7 @@ Status XTestInput::TypeKeysyms(const std::vector<Keysym>& syms) {
     // One character at a time through the server: the order is kept and
     // nothing piles up in our output buffer.
     if (auto st = Sync(); !st.ok()) return st;
+    ++binder.typed;
   }
   return OkStatus();
 }

@@ -8,15 +8,16 @@
 // missing character of a text, as long as spare codes last) keeps remapping
 // rare.
 //
-// Why there are settle delays around remapping: a client translates a key
-// event with the keymap it fetches when it handles the event, not the one in
-// force when the event was sent (GDK re-reads the map lazily after a
-// MappingNotify). Rebinding or restoring a code while the app has not yet
-// handled the key events that used it would turn them into other characters
-// or none. So before a spare code is rebound, and before the keymap is
-// restored, the backend waits `remap_settle` (the events are already
-// delivered; the app only has to get to them). Texts within the spare-code
-// budget pay that once, at the end.
+// Why it waits around remapping: a client translates a key event with the
+// keymap it fetches when it handles the event, not the one in force when
+// the event was sent (GDK re-reads the map lazily after a MappingNotify).
+// Rebinding or restoring a code while the app has not yet handled the key
+// events that used it turns them into other characters or none (seen: an
+// 'ä' typed as '屋' by a busy GTK entry 60 ms after it was sent). So before
+// a spare code is rebound, and before the keymap is restored, the backend
+// asks TypeOptions::wait_handled (the engine watches the element's text
+// until the app shows what was sent) or, without one, waits `remap_settle`.
+// Texts within the spare-code budget pay that once, at the end.
 //
 // Thread safety: none (Xlib without XInitThreads); one thread at a time.
 #pragma once
@@ -33,8 +34,8 @@ namespace uiscope::x11 {
 
 struct XTestOptions {
   // Wait before rebinding a used spare key code and before restoring the
-  // keymap (see above).
-  std::chrono::milliseconds remap_settle{60};
+  // keymap when the caller gives no TypeOptions::wait_handled (see above).
+  std::chrono::milliseconds remap_settle{100};
   // Pause between the motion steps of a drag, so toolkits see each one.
   std::chrono::milliseconds drag_step_pause{4};
   // For tests: use at most this many spare key codes (0 = all there are), to
@@ -57,7 +58,8 @@ class XTestInput final : public Input {
   Status Scroll(Point at, int dx, int dy) override;
   Status Drag(Point from, Point to, MouseButton button) override;
   Status PressChord(const KeyChord& chord) override;
-  Status TypeText(std::string_view utf8) override;
+  Status TypeText(std::string_view utf8, const TypeOptions& options) override;
+  using Input::TypeText;
 
   // For tests and benchmarks: one raw button event (press or release),
   // synced, bypassing everything above.
@@ -75,9 +77,7 @@ class XTestInput final : public Input {
   Status Sync();
   Status Button(unsigned int x_button, bool press);
   Status Key(unsigned int code, bool press);
-  // Types keysyms (TypeText, and a chord's key); `held` modifiers stay down
-  // meanwhile and are not added again.
-  Status TypeKeysyms(const std::vector<Keysym>& syms);
+  Status TypeKeysyms(const std::vector<Keysym>& syms, const TypeOptions& options);
 
   std::unique_ptr<X11Display> display_;
   XTestOptions options_;
