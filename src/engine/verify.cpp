@@ -136,63 +136,76 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
     tree_changed = !v.tree.empty();
     return true;
   };
+  // Captures the region and diffs it against the before pixels into `out`;
+  // false when no capture could be taken.
+  auto capture_after = [&](Verification* out, std::optional<Image>* pixels) -> bool {
+    auto frame = capture_->CaptureRegion(*scope_.region);
+    if (!frame.ok()) {
+      if (out->warnings.size() < 4)
+        out->warnings.push_back("capture failed: " + frame.error().message);
+      return false;
+    }
+    if (frame->image.width != before_pixels_->width ||
+        frame->image.height != before_pixels_->height) {
+      return false;
+    }
+    auto diff = DiffImages(*before_pixels_, frame->image);
+    if (!diff.ok()) return false;
+    out->pixels.captured = true;
+    out->pixels.region = *scope_.region;
+    out->pixels.score = diff->score;
+    out->pixels.changed_pixels = diff->changed_pixels;
+    out->pixels.bounds.reset();
+    if (diff->bounds)
+      out->pixels.bounds = diff->bounds->Translated(scope_.region->x, scope_.region->y);
+    if (frame->frame_hash != 0) out->screen_hash_after = HexHash(frame->frame_hash);
+    *pixels = std::move(frame->image);
+    return true;
+  };
   auto expectation_met = [&] {
     if (!scope_.expect_value) return true;
     const Node* n = FindById(after_roots, scope_.expect_id);
     return n != nullptr && n->value == *scope_.expect_value;
   };
+  // Each poll captures first and reads the tree after, so a tree read after
+  // a capture shows at least what that frame shows. Once the tree has
+  // changed, polls only capture (cheap) until the repaint lands, then the
+  // tree is read once more: what the same frame mapped (a row a click
+  // added) is in the report.
+  bool tree_after_capture = false;
   while (true) {
     ++v.polls;
-    if (options_.tree) refresh_tree();
     bool pixels_settled = true;  // the repaint of what changed has landed
-    if (before_pixels_) {
-      auto frame = capture_->CaptureRegion(*scope_.region);
-      if (frame.ok() && frame->image.width == before_pixels_->width &&
-          frame->image.height == before_pixels_->height) {
-        auto diff = DiffImages(*before_pixels_, frame->image);
-        if (diff.ok()) {
-          v.pixels.captured = true;
-          v.pixels.region = *scope_.region;
-          v.pixels.score = diff->score;
-          v.pixels.changed_pixels = diff->changed_pixels;
-          v.pixels.bounds.reset();
-          if (diff->bounds) {
-            v.pixels.bounds = diff->bounds->Translated(scope_.region->x, scope_.region->y);
-          }
-          if (frame->frame_hash != 0) v.screen_hash_after = HexHash(frame->frame_hash);
-          last_pixels = std::move(frame->image);
-        }
-      } else if (!frame.ok() && v.warnings.size() < 4) {
-        v.warnings.push_back("capture failed: " + frame.error().message);
-      }
-      if (v.pixels.captured) {
-        const std::vector<Rect> evidence_areas{scope_.evidence ? *scope_.evidence : *scope_.region};
-        pixel_evidence = v.pixels.bounds.has_value() &&
-                         ChangedWithin(*before_pixels_, *last_pixels, *scope_.region,
-                                       evidence_areas, /*ignore_caret=*/true);
-        if (tree_changed) {
-          std::vector<Rect> areas = ChangedAreas(v.tree, before_.roots, after_roots);
-          areas.insert(areas.end(), evidence_areas.begin(), evidence_areas.end());
-          pixels_settled = v.pixels.bounds.has_value() &&
-                           ChangedWithin(*before_pixels_, *last_pixels, *scope_.region, areas,
-                                         /*ignore_caret=*/false);
-        }
+    const bool captured = before_pixels_ && capture_after(&v, &last_pixels);
+    const bool read_tree = options_.tree && (!tree_changed || !expectation_met());
+    if (read_tree) refresh_tree();
+    tree_after_capture = read_tree || (tree_after_capture && !captured);
+    if (v.pixels.captured && last_pixels) {
+      const std::vector<Rect> evidence_areas{scope_.evidence ? *scope_.evidence : *scope_.region};
+      pixel_evidence = v.pixels.bounds.has_value() &&
+                       ChangedWithin(*before_pixels_, *last_pixels, *scope_.region, evidence_areas,
+                                     /*ignore_caret=*/true);
+      if (tree_changed) {
+        std::vector<Rect> areas = ChangedAreas(v.tree, before_.roots, after_roots);
+        areas.insert(areas.end(), evidence_areas.begin(), evidence_areas.end());
+        pixels_settled = v.pixels.bounds.has_value() &&
+                         ChangedWithin(*before_pixels_, *last_pixels, *scope_.region, areas,
+                                       /*ignore_caret=*/false);
       }
     }
     const bool evidence = tree_changed || pixel_evidence;
     if (evidence && !first_evidence) first_evidence = Clock::now();
     const bool past_deadline = Clock::now() >= deadline;
     const bool complete = (tree_changed || !options_.tree) && (pixels_settled || !before_pixels_);
-    const bool met = expectation_met();
-    if (evidence && met && (complete || Clock::now() - *first_evidence >= options_.lag)) {
-      if (!options_.tree) break;
-      // Read the tree once more, after the pixels: what the same frame
-      // mapped shows now. Still changing: keep watching.
-      const std::string seen = DiffToJson(v.tree).dump();
-      if (!refresh_tree() || DiffToJson(v.tree).dump() == seen || past_deadline) break;
-      continue;
+    if (evidence && expectation_met() &&
+        (complete || Clock::now() - *first_evidence >= options_.lag)) {
+      if (options_.tree && !tree_after_capture) refresh_tree();
+      break;
     }
-    if (past_deadline) break;
+    if (past_deadline) {
+      if (options_.tree && !tree_after_capture) refresh_tree();
+      break;
+    }
     if (cancelled && cancelled()) {
       v.warnings.push_back("cancelled before the verdict");
       break;
