@@ -66,7 +66,7 @@ std::unique_ptr<HandsCommands> HandsCommands::Add(CLI::App& app, GlobalFlags& g)
   return c;
 }
 
-std::optional<int> HandsCommands::RunParsed() const {
+std::optional<int> HandsCommands::RunParsed() {
   if (click_cmd_->parsed()) return RunClickCommand(g_, click_);
   if (type_cmd_->parsed()) return RunTypeCommand(g_, type_);
   if (keys_cmd_->parsed()) return RunKeysCommand(g_, keys_);
@@ -74,7 +74,10 @@ std::optional<int> HandsCommands::RunParsed() const {
   if (drag_cmd_->parsed()) return RunDragCommand(g_, drag_);
   if (set_value_cmd_->parsed()) return RunSetValueCommand(g_, set_value_);
   if (wait_for_cmd_->parsed()) return RunWaitForCommand(g_, wait_for_);
-  if (app_cmds_.launch->parsed()) return RunAppLaunchCommand(g_, app_);
+  if (app_cmds_.launch->parsed()) {
+    app_.command = app_cmds_.launch->remaining();
+    return RunAppLaunchCommand(g_, app_);
+  }
   if (app_cmds_.list->parsed()) return RunAppListCommand(g_, app_);
   if (app_cmds_.focus->parsed()) return RunAppFocusCommand(g_, app_);
   if (app_cmds_.close->parsed()) return RunAppCloseCommand(g_, app_);

@@ -45,7 +45,8 @@ AppCommands AddAppCommand(CLI::App& app, GlobalFlags& g, AppFlags& f) {
   AppCommands c;
   c.launch = cmd->add_subcommand(
       "launch", "start a command in the session; wait for its window and accessibility app");
-  c.launch->add_option("CMD", f.command, "the program and its arguments")->required();
+  // CMD...: the program and its arguments, taken as they are (a prefix
+  // command: nothing after the program is parsed as a uiscope flag).
   c.launch
       ->add_option("--timeout-ms", f.timeout_ms,
                    "wait this long for the window and accessibility app (default 15000)")
@@ -54,7 +55,9 @@ AppCommands AddAppCommand(CLI::App& app, GlobalFlags& g, AppFlags& f) {
   c.launch->add_option("--confirmation-token", f.confirmation_token,
                        "approval of a launch the safety policy held for confirmation");
   AddCommon(c.launch, g);
-  c.launch->prefix_command();  // everything after the program belongs to it
+  c.launch->prefix_command();
+  c.launch->footer(
+      "Everything from the program on belongs to it: uiscope app launch gedit --new-window");
   c.list = cmd->add_subcommand("list", "the apps: accessible ones and those with windows");
   AddCommon(c.list, g);
   c.focus = cmd->add_subcommand("focus", "raise and focus an app's window");
@@ -77,6 +80,11 @@ AppCommands AddAppCommand(CLI::App& app, GlobalFlags& g, AppFlags& f) {
 int RunAppLaunchCommand(const GlobalFlags& g, const AppFlags& f) {
   LaunchRequest r;
   r.argv = f.command;
+  if (!r.argv.empty() && r.argv.front() == "--") r.argv.erase(r.argv.begin());
+  if (r.argv.empty()) {
+    return Fail(g, MakeError(ErrorCode::kInvalidArgument,
+                             "app launch needs a command: uiscope app launch PROGRAM [ARGS...]"));
+  }
   r.timeout = std::chrono::milliseconds(f.timeout_ms);
   r.wait = !f.no_wait;
   r.keep = false;  // this process exits; the app stays
@@ -91,7 +99,7 @@ int RunAppLaunchCommand(const GlobalFlags& g, const AppFlags& f) {
   if (g.json) {
     std::cout << Dump(LaunchResultToJson(*result)) << "\n";
   } else if (result->performed) {
-    std::printf("launched %s: pid %d", f.command[0].c_str(), result->pid);
+    std::printf("launched %s: pid %d", r.argv[0].c_str(), result->pid);
     if (result->window) {
       const WindowInfo& w = *result->window;
       std::printf(", window %s \"%s\" at %d,%d,%d,%d", WindowIdText(w.id).c_str(),

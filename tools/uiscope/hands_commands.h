@@ -138,7 +138,7 @@ int RunWindowsCommand(const GlobalFlags& g);
 class HandsCommands {
  public:
   static std::unique_ptr<HandsCommands> Add(CLI::App& app, GlobalFlags& g);
-  std::optional<int> RunParsed() const;
+  std::optional<int> RunParsed();
 
  private:
   explicit HandsCommands(GlobalFlags& g) : g_(g) {}

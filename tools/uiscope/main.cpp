@@ -263,7 +263,20 @@ int RunDemoCommand(const GlobalFlags& g, int rows) {
                                 {"png_bytes", r.png_bytes},
                                 {"window",
                                  {{"width", r.window_width}, {"height", r.window_height}}},
-                                {"image_tokens", r.image_tokens}}
+                                {"image_tokens", r.image_tokens},
+                                {"steps",
+                                 [&] {
+                                   nlohmann::json steps = nlohmann::json::array();
+                                   for (const DemoStep& s : r.steps) {
+                                     steps.push_back({{"what", s.what},
+                                                      {"via", s.via},
+                                                      {"effect", s.effect},
+                                                      {"report", s.report},
+                                                      {"ms", s.ms}});
+                                   }
+                                   return steps;
+                                 }()},
+                                {"final_status", r.final_status}}
                      .dump()
               << "\n";
     return kExitOk;
@@ -280,7 +293,12 @@ int RunDemoCommand(const GlobalFlags& g, int rows) {
     std::printf("The tree is %.1fx smaller than the PNG, and every element has an ID to act on.\n",
                 static_cast<double>(r.png_bytes) / static_cast<double>(r.tree_chars));
   }
-  return kExitOk;
+  std::printf("\nThen the agent acts on those IDs, and each action reports what it changed:\n");
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    std::printf("\n%zu. %s\n%s", i + 1, r.steps[i].what.c_str(), r.steps[i].report.c_str());
+  }
+  std::printf("\nFinal status label: \"%s\"\n", r.final_status.c_str());
+  return r.final_status.empty() ? kExitFailed : kExitOk;
 }
 
 }  // namespace
