@@ -75,6 +75,11 @@ nlohmann::json SnapshotEnvelope(const Snapshot& snapshot, const FormatOutput& pa
 
 nlohmann::json NodeToJson(const Node& node, bool with_children = true);
 
+// The inverse of NodeToJson (with children) for an array of nodes, to keep
+// an observation on disk (`observe --format diff` across CLI processes).
+// Backend references are not kept. InvalidArgument for a malformed node.
+Result<std::vector<Node>> NodesFromJson(const nlohmann::json& nodes);
+
 // `s` with malformed UTF-8 replaced by U+FFFD and cut to `max_chars` code
 // points (the last one then "…"): untrusted text made safe to print.
 std::string SanitiseForDisplay(std::string_view s, size_t max_chars);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/format.h"
 #include "core/ids.h"
 #include "test_trees.h"
 
@@ -160,6 +161,30 @@ TEST(DiffTest, FormatDiffCapsItsLines) {
   TreeDiff d = DiffTrees(before, Reconciled(after, before));
   const std::string text = FormatDiff(d, 2);
   EXPECT_NE(text.find("… 1 more"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace uiscope
+
+namespace uiscope {
+namespace {
+
+TEST(NodesFromJsonTest, RoundTripsTheJsonFormat) {
+  auto roots = Form();
+  Window(roots).children[1].states.Set(State::kChecked);
+  Window(roots).children[1].actions = {"click"};
+  Window(roots).children[0].source = Source::kOcr;
+  Window(roots).children[0].confidence = 0.5f;
+  nlohmann::json j = nlohmann::json::array();
+  for (const Node& n : roots) j.push_back(NodeToJson(n));
+  auto back = NodesFromJson(j);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  nlohmann::json again = nlohmann::json::array();
+  for (const Node& n : *back) again.push_back(NodeToJson(n));
+  EXPECT_EQ(again, j);
+  EXPECT_TRUE(DiffTrees(roots, *back).empty());
+  EXPECT_FALSE(NodesFromJson(nlohmann::json::object()).ok());
+  EXPECT_FALSE(NodesFromJson(nlohmann::json::array({{{"bounds", {{"x", "a"}}}}})).ok());
 }
 
 }  // namespace

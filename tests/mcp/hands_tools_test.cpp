@@ -197,6 +197,28 @@ TEST_F(HandsToolsTest, TypeKeysScrollDragAndSetValue) {
   EXPECT_EQ(text["structuredContent"]["via"], "editable_text");
 }
 
+TEST_F(HandsToolsTest, ObserveDiffShowsOnlyWhatChanged) {
+  json first = Call("observe", {{"format", "diff"}});
+  ASSERT_FALSE(first["isError"].get<bool>()) << first.dump();
+  EXPECT_TRUE(first["structuredContent"]["baseline"].get<bool>());
+  EXPECT_NE(Text(first).find("[button \"Login\""), std::string::npos) << Text(first);
+
+  json same = Call("observe", {{"format", "diff"}});
+  EXPECT_FALSE(same["structuredContent"]["baseline"].get<bool>());
+  EXPECT_NE(Text(same).find("no change"), std::string::npos) << Text(same);
+
+  ax_->Find(Role::kCheckBox, "Remember me")->states.Set(State::kChecked);
+  json changed = Call("observe", {{"format", "diff"}});
+  ASSERT_FALSE(changed["isError"].get<bool>()) << changed.dump();
+  const json& diff = changed["structuredContent"]["diff"];
+  ASSERT_EQ(diff["changed"].size(), 1u) << changed.dump();
+  EXPECT_EQ(diff["changed"][0]["states_added"][0], "checked");
+  EXPECT_EQ(Text(changed).find("Login"), std::string::npos) << "only the change";
+
+  json paged = Call("observe", {{"format", "diff"}, {"cursor", "n:1"}});
+  EXPECT_TRUE(paged["isError"].get<bool>());
+}
+
 TEST_F(HandsToolsTest, WaitFor) {
   json seen = Call("wait_for", {{"name", "Login"}, {"role", "button"}});
   ASSERT_FALSE(seen["isError"].get<bool>()) << seen.dump();

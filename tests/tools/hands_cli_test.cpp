@@ -103,6 +103,22 @@ TEST_F(HandsCliDesktopTest, ClickTypeKeysAndSetValueAcrossProcesses) {
   EXPECT_NE(inert.out.find("effect: none"), std::string::npos) << inert.out;
 }
 
+TEST_F(HandsCliDesktopTest, ObserveDiffAcrossProcesses) {
+  CliRun first = Run("observe --app hands-cli --format diff");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("[button \"Login\""), std::string::npos) << "the baseline";
+  CliRun same = Run("observe --app hands-cli --format diff --json");
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  json s = json::parse(same.out);
+  EXPECT_FALSE(s["baseline"].get<bool>());
+  EXPECT_TRUE(s["diff"]["changed"].empty()) << same.out;
+  ASSERT_EQ(Run("click " + Id("Remember me", "check_box")).exit_code, 0);
+  CliRun changed = Run("observe --app hands-cli --format diff");
+  ASSERT_EQ(changed.exit_code, 0) << changed.err;
+  EXPECT_NE(changed.out.find("states +checked"), std::string::npos) << changed.out;
+  EXPECT_EQ(changed.out.find("Login"), std::string::npos) << changed.out;
+}
+
 TEST_F(HandsCliDesktopTest, ErrorsAndUsage) {
   CliRun unknown = Run("click btn_0000 --json");
   EXPECT_EQ(unknown.exit_code, 1);

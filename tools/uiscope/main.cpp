@@ -21,6 +21,7 @@
 #include "engine/workspace.h"
 #include "hands_commands.h"
 #include "mcp/serve.h"
+#include "observe_diff_command.h"
 #include "read_text_command.h"
 #include "screenshot_command.h"
 #include "session/headless_desktop.h"
@@ -49,6 +50,10 @@ struct ObserveFlags {
 };
 
 int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
+  if (f.format == "diff") {
+    return cli::RunObserveDiffCommand(
+        g, {f.app, f.pid, f.sources, f.max_nodes, f.max_chars, f.all, f.timeout_ms});
+  }
   auto format = ParseFormat(f.format);
   if (!format.ok()) return Fail(g, format.error());
   auto sources = ParseSources(CLI::detail::split(f.sources, ','));
@@ -317,8 +322,11 @@ int main(int argc, char** argv) {
   auto* observe = app.add_subcommand("observe", "print the tree of what is on screen");
   observe->add_option("--app", of.app, "only this application (by name)");
   observe->add_option("--pid", of.pid, "only this process")->check(CLI::PositiveNumber);
-  observe->add_option("--format", of.format, "compact | json | semantic")
-      ->check(CLI::IsMember({"compact", "json", "semantic"}));
+  observe
+      ->add_option("--format", of.format,
+                   "compact | json | semantic | diff (only what changed since the previous "
+                   "`observe --format diff`)")
+      ->check(CLI::IsMember({"compact", "json", "semantic", "diff"}));
   observe->add_option("--sources", of.sources,
                       "perception sources, comma-separated: ax (accessibility, the default), "
                       "ocr (adds text where the tree is blind: terminals, canvases)");
