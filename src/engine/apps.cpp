@@ -175,6 +175,35 @@ ActionOutcome NotPerformed(const std::string& error) {
   return o;
 }
 
+// ":3" and ":3.0" name the same display.
+std::string DisplayBase(std::string d) {
+  auto dot = d.rfind('.');
+  if (dot != std::string::npos && dot > d.rfind(':')) d.resize(dot);
+  return d;
+}
+
+// Whether uiscope may signal `pid` for the lease's desktop: it launched it,
+// or the process was started on that display (its DISPLAY says so). A
+// window's _NET_WM_PID is whatever its app claims, so it alone never
+// decides which process gets a signal.
+bool RunsOnDesktop(Workspace::Lease& lease, int pid, std::string* why) {
+  if (lease.hands && lease.hands->launched.count(pid) > 0) return true;
+  const std::vector<std::string> env = PidEnvironment(pid);
+  if (env.empty()) {
+    *why = "its environment cannot be read (another user's process?)";
+    return false;
+  }
+  for (const std::string& e : env) {
+    if (e.rfind("DISPLAY=", 0) == 0) {
+      if (DisplayBase(e.substr(8)) == DisplayBase(lease.display)) return true;
+      *why = "it runs on display " + e.substr(8) + ", not " + lease.display;
+      return false;
+    }
+  }
+  *why = "it has no DISPLAY";
+  return false;
+}
+
 bool Exited(Workspace::Lease& lease, int pid) {
   if (lease.hands) {
     if (auto it = lease.hands->launched.find(pid); it != lease.hands->launched.end()) {
@@ -277,6 +306,10 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
     return MakeError(ErrorCode::kInvalidArgument, "app_launch needs a command line");
   }
   if (auto st = NeedHands(lease); !st.ok()) return st.error();
+  if (!lease.hands->can_launch) {
+    return MakeError(ErrorCode::kUnsupported,
+                     "desktop " + lease.display + " is not a real display: it launches no apps");
+  }
   LaunchResult result;
   PlannedAction planned;
   planned.tool = "app_launch";
@@ -490,6 +523,9 @@ Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& r) {
     refusal = MakeError(
         ErrorCode::kInvalidArgument,
         "app " + entry->name + " has no process uiscope may end (pid " + std::to_string(pid) + ")");
+  } else if (std::string why; !RunsOnDesktop(lease, pid, &why)) {
+    refusal = MakeError(ErrorCode::kDenied, "uiscope will not signal pid " + std::to_string(pid) +
+                                                " for app " + entry->name + ": " + why);
   }
   if (!refusal.message.empty()) {
     outcome.error = refusal.message;

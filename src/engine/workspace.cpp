@@ -14,7 +14,8 @@ Workspace::Workspace(WorkspaceOptions options) : options_(std::move(options)) {
 }
 
 Workspace::Workspace(std::unique_ptr<Accessibility> accessibility, Frame frame)
-    : Workspace(FakeDesktopParts{std::move(accessibility), frame, nullptr, nullptr, nullptr}) {}
+    : Workspace(FakeDesktopParts{std::move(accessibility), frame, nullptr, nullptr, nullptr,
+                                 false}) {}
 
 Workspace::Workspace(FakeDesktopParts parts) : fake_(true) {
   SetActionGate(nullptr);
@@ -28,6 +29,7 @@ Workspace::Workspace(FakeDesktopParts parts) : fake_(true) {
   desktop->hands->input = std::move(parts.input);
   desktop->hands->windows = std::move(parts.windows);
   desktop->hands->capture = std::move(parts.capture);
+  desktop->hands->can_launch = parts.allow_launch;
   desktops_[kFakeDisplay] = std::move(desktop);
 }
 

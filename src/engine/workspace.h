@@ -55,6 +55,9 @@ struct Hands {
   // Apps launched into the desktop by app_launch, by pid, kept so they are
   // reaped when they exit. Released (left running) when the workspace goes.
   std::map<int, std::unique_ptr<Process>> launched;
+  // False on a fake desktop (unless its test allows it): there is no
+  // display for an app to show on, and the fuzzer must never start programs.
+  bool can_launch = true;
 };
 
 // For tests and fuzzing: the parts of a fake desktop (":fake"). Only
@@ -66,6 +69,8 @@ struct FakeDesktopParts {
   std::unique_ptr<Input> input;
   std::unique_ptr<WindowSystem> windows;
   std::unique_ptr<ScreenCapture> capture;
+  // Tests only: app_launch really starts processes on the fake desktop.
+  bool allow_launch = false;
 };
 
 class Workspace {

@@ -34,7 +34,7 @@ class FakeDesktopTest : public ::testing::Test {
     capture_ = capture.get();
     workspace_ = std::make_unique<Workspace>(
         FakeDesktopParts{std::move(ax), Frame{1920, 1080, 1.0}, std::make_unique<test::FakeInput>(),
-                         std::move(windows), std::move(capture)});
+                         std::move(windows), std::move(capture), /*allow_launch=*/true});
     gate_ = std::make_shared<test::RecordingGate>();
     workspace_->SetActionGate(gate_);
   }
@@ -231,6 +231,45 @@ TEST_F(AppsTest, CloseEscalatesFromTheCloseButtonToSignals) {
   EXPECT_TRUE(lease->hands->launched.empty());
   EXPECT_EQ(gate_->entries().back().action.tool, "app_close");
   EXPECT_EQ(gate_->entries().back().outcome.via, "terminated");
+}
+
+TEST_F(AppsTest, OnlyProcessesOfTheDesktopAreSignalled) {
+  // A process of this user with a window that claims its pid, but started
+  // on no display uiscope acts on: never signalled.
+  SpawnOptions spawn;
+  spawn.argv = {"sleep", "30"};
+  spawn.env = {{"DISPLAY", ":4242"}};
+  auto bystander = Process::Spawn(spawn);
+  ASSERT_TRUE(bystander.ok());
+  WindowInfo w;
+  w.id = 0x600001;
+  w.app_instance = "bystander";
+  w.pid = (*bystander)->pid();
+  windows_->windows().push_back(w);
+  auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+  CloseRequest r;
+  r.app = "bystander";
+  auto refused = CloseApp(*lease, r);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kDenied);
+  EXPECT_NE(refused.error().message.find("runs on display :4242"), std::string::npos)
+      << refused.error().message;
+  EXPECT_TRUE((*bystander)->Running());
+  EXPECT_EQ(gate_->entries().back().outcome.error, refused.error().message);
+}
+
+TEST(AppsFakeDesktopTest, AFakeDesktopLaunchesNothing) {
+  // What the fuzzer gets: no program may be started from its inputs.
+  Workspace fake(FakeDesktopParts{std::make_unique<test::FakeAccessibility>(std::vector<Node>{}),
+                                  Frame{800, 600, 1.0}, std::make_unique<test::FakeInput>(),
+                                  std::make_unique<test::FakeWindows>(), nullptr});
+  auto lease = fake.Acquire("", Workspace::Need::kHands);
+  ASSERT_TRUE(lease.ok());
+  LaunchRequest r;
+  r.argv = {"true"};
+  auto launched = LaunchApp(*lease, r);
+  ASSERT_FALSE(launched.ok());
+  EXPECT_EQ(launched.error().code, ErrorCode::kUnsupported) << launched.error().message;
 }
 
 TEST_F(AppsTest, TheGateDecidesLaunches) {

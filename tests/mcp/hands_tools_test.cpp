@@ -43,9 +43,9 @@ class HandsToolsTest : public ::testing::Test {
     w.focused = true;
     auto windows = std::make_unique<test::FakeWindows>(std::vector<WindowInfo>{w});
     windows_ = windows.get();
-    workspace_ = std::make_unique<Workspace>(
-        FakeDesktopParts{std::move(ax), Frame{1920, 1080, 1.0}, std::move(input),
-                         std::move(windows), std::make_unique<test::FakeCapture>(1920, 1080)});
+    workspace_ = std::make_unique<Workspace>(FakeDesktopParts{
+        std::move(ax), Frame{1920, 1080, 1.0}, std::move(input), std::move(windows),
+        std::make_unique<test::FakeCapture>(1920, 1080), /*allow_launch=*/true});
     gate_ = std::make_shared<test::RecordingGate>();
     workspace_->SetActionGate(gate_);
     ASSERT_TRUE(RegisterAllTools(registry_, *workspace_, sessions_).ok());
