@@ -8,6 +8,13 @@
 
 namespace uiscope::cli {
 
+WorkspaceOptions ActingWorkspace(const GlobalFlags& g) {
+  WorkspaceOptions where;
+  where.display = g.display;
+  where.start_headless = false;  // the CLI names the desktop; it never starts one
+  return where;
+}
+
 void AddActionFlags(CLI::App* cmd, GlobalFlags& g, ActionFlags& f) {
   cmd->add_option("--via", f.via,
                   "auto (the element's accessibility action / text interface when it has one, "
@@ -34,10 +41,7 @@ int RunAction(const GlobalFlags& g, const ActionFlags& f, ActionRequest request)
   request.verify.tree_timeout = request.timeout;
   request.confirmation_token = f.confirmation_token;
 
-  WorkspaceOptions where;
-  where.display = g.display;
-  where.start_headless = false;  // the CLI names the desktop; it never starts one
-  Workspace workspace(where);
+  Workspace workspace(ActingWorkspace(g));
   auto lease = workspace.Acquire("", Workspace::Need::kHands);
   if (!lease.ok()) return Fail(g, lease.error());
   auto result = PerformAction(*lease, request);

@@ -17,13 +17,6 @@ Result<Workspace::Lease> Acquire(Workspace& workspace) {
   return workspace.Acquire("", Workspace::Need::kHands);
 }
 
-WorkspaceOptions Where(const GlobalFlags& g) {
-  WorkspaceOptions where;
-  where.display = g.display;
-  where.start_headless = false;
-  return where;
-}
-
 int Refused(const GateDecision& d, const std::string& what) {
   std::cerr << "uiscope: " << what << " not performed: " << GateVerdictName(d.verdict)
             << (d.rule.empty() ? "" : " by rule " + d.rule)
@@ -91,7 +84,7 @@ int RunAppLaunchCommand(const GlobalFlags& g, const AppFlags& f) {
   r.confirmation_token = f.confirmation_token;
   r.arguments = {{"command", f.command}};
   if (!g.json) r.progress = [](const std::string& s) { std::cerr << "uiscope: " << s << "\n"; };
-  Workspace workspace(Where(g));
+  Workspace workspace(ActingWorkspace(g));
   auto lease = Acquire(workspace);
   if (!lease.ok()) return Fail(g, lease.error());
   auto result = LaunchApp(*lease, r);
@@ -116,7 +109,7 @@ int RunAppLaunchCommand(const GlobalFlags& g, const AppFlags& f) {
 }
 
 int RunAppListCommand(const GlobalFlags& g, const AppFlags&) {
-  Workspace workspace(Where(g));
+  Workspace workspace(ActingWorkspace(g));
   auto lease = Acquire(workspace);
   if (!lease.ok()) return Fail(g, lease.error());
   auto apps = ListDesktopApps(*lease);
@@ -139,7 +132,7 @@ int RunAppListCommand(const GlobalFlags& g, const AppFlags&) {
 }
 
 int RunAppFocusCommand(const GlobalFlags& g, const AppFlags& f) {
-  Workspace workspace(Where(g));
+  Workspace workspace(ActingWorkspace(g));
   auto lease = Acquire(workspace);
   if (!lease.ok()) return Fail(g, lease.error());
   auto result = FocusApp(*lease, f.app, f.confirmation_token);
@@ -161,7 +154,7 @@ int RunAppCloseCommand(const GlobalFlags& g, const AppFlags& f) {
   r.term_timeout = std::chrono::milliseconds(f.timeout_ms);
   r.confirmation_token = f.confirmation_token;
   r.arguments = {{"app", f.app}};
-  Workspace workspace(Where(g));
+  Workspace workspace(ActingWorkspace(g));
   auto lease = Acquire(workspace);
   if (!lease.ok()) return Fail(g, lease.error());
   auto result = CloseApp(*lease, r);

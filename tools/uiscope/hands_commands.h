@@ -24,8 +24,14 @@
 
 #include "cli.h"
 #include "engine/act.h"
+#include "engine/workspace.h"
 
 namespace uiscope::cli {
+
+// The desktop every acting verb works on: --display (else $DISPLAY), never a
+// headless desktop of its own, and the action gate of the CLI (AllowAllGate
+// until the safety policy plugs in here).
+WorkspaceOptions ActingWorkspace(const GlobalFlags& g);
 
 // Flags every action verb shares.
 struct ActionFlags {

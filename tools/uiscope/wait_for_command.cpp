@@ -71,10 +71,7 @@ int RunWaitForCommand(const GlobalFlags& g, const WaitForFlags& f) {
     reader = std::make_unique<TextReader>();
     r.reader = reader.get();
   }
-  WorkspaceOptions where;
-  where.display = g.display;
-  where.start_headless = false;
-  Workspace workspace(where);
+  Workspace workspace(ActingWorkspace(g));
   auto result = WaitFor(workspace, r);
   if (!result.ok()) return Fail(g, result.error());
   for (const auto& w : result->warnings) std::cerr << "uiscope: warning: " << w << "\n";

@@ -17,10 +17,7 @@ CLI::App* AddWindowsCommand(CLI::App& app, GlobalFlags& g) {
 }
 
 int RunWindowsCommand(const GlobalFlags& g) {
-  WorkspaceOptions where;
-  where.display = g.display;
-  where.start_headless = false;
-  Workspace workspace(where);
+  Workspace workspace(ActingWorkspace(g));
   auto lease = workspace.Acquire("", Workspace::Need::kHands);
   if (!lease.ok()) return Fail(g, lease.error());
   auto windows = ListDesktopWindows(*lease);
