@@ -396,8 +396,9 @@ int main(int argc, char** argv) {
                       "headless desktop started on first need)");
 
   int rows = 5;
-  auto* demo =
-      app.add_subcommand("demo", "start a headless desktop, observe the fixture app, clean up");
+  auto* demo = app.add_subcommand("demo",
+                                  "start a headless desktop, observe the fixture app, act on it "
+                                  "(type, tick, click; each verified), clean up");
   demo->add_option("--rows", rows, "list rows in the fixture app")->check(CLI::Range(1, 100000));
   demo->add_flag("--json", g.json, "machine-readable output");
 
