@@ -41,6 +41,21 @@ class Observer {
   // the same scope (same app / pid).
   Result<Observation> Observe(const ObserveRequest& request);
 
+  // Re-observes only the application of process `pid` and splices its tree
+  // into the last observation of every application (an Observe without app
+  // or pid), with IDs reconciled exactly as a full observation would give
+  // them; the other applications keep their last trees. An application that
+  // has gone is removed. Much cheaper than observing everything on a busy
+  // desktop: actions verify their effect this way. Without a previous full
+  // observation it observes everything.
+  Result<Observation> RefreshApp(int pid, std::chrono::milliseconds timeout,
+                                 bool include_hidden = false);
+
+  // The roots of the last observation (with IDs), empty before the first.
+  const std::vector<Node>& last_roots() const { return previous_roots_; }
+  // True when the last observation covered every application.
+  bool last_was_full() const;
+
   const Frame& frame() const { return frame_; }
 
  private:

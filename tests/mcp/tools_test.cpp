@@ -77,8 +77,11 @@ class ToolsTest : public ::testing::Test {
 TEST_F(ToolsTest, RegistersTheFirstTools) {
   std::vector<std::string> names;
   for (const Tool& t : registry_.tools()) names.push_back(t.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"observe", "find", "screenshot", "read_text",
-                                             "session_start", "session_list", "session_stop"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                "observe", "find", "screenshot", "read_text", "click", "type_text", "press_keys",
+                "scroll", "drag", "set_value", "wait_for", "windows", "app_launch", "app_list",
+                "app_focus", "app_close", "session_start", "session_list", "session_stop"}));
   EXPECT_TRUE(registry_.Find("observe")->annotations.read_only);
   EXPECT_TRUE(registry_.Find("session_stop")->annotations.destructive);
 }

@@ -132,6 +132,11 @@ TEST(CliDesktopTest, DemoShowsTheFixtureAndCleansUp) {
   EXPECT_NE(j["tree"].get<std::string>().find("[button \"Login\""), std::string::npos);
   EXPECT_GT(j["png_bytes"].get<int>(), 0);
   EXPECT_EQ(j["tree_chars"].get<size_t>(), j["tree"].get<std::string>().size());
+  // The loop: type the email, tick the box, click Login; each verified.
+  ASSERT_EQ(j["steps"].size(), 3u) << r.out;
+  EXPECT_EQ(j["steps"][0]["via"], "xtest");
+  for (const auto& step : j["steps"]) EXPECT_EQ(step["effect"], "observed") << step.dump();
+  EXPECT_EQ(j["final_status"], "Logged in as ada@example.org");
   // The demo's session is gone.
   CliRun list = RunCli("session list --json", kNoDesktop);
   EXPECT_EQ(nlohmann::json::parse(list.out)["sessions"].size(), 0u) << list.out;

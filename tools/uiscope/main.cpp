@@ -19,7 +19,9 @@
 #include "engine/perceive.h"
 #include "engine/workspace.h"
 #include "find_command.h"
+#include "hands_commands.h"
 #include "mcp/serve.h"
+#include "observe_diff_command.h"
 #include "read_text_command.h"
 #include "screenshot_command.h"
 #include "session/headless_desktop.h"
@@ -48,6 +50,10 @@ struct ObserveFlags {
 };
 
 int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
+  if (f.format == "diff") {
+    return cli::RunObserveDiffCommand(
+        g, {f.app, f.pid, f.sources, f.max_nodes, f.max_chars, f.all, f.timeout_ms});
+  }
   auto format = ParseFormat(f.format);
   if (!format.ok()) return Fail(g, format.error());
   auto sources = ParseSources(CLI::detail::split(f.sources, ','));
@@ -208,7 +214,20 @@ int RunDemoCommand(const GlobalFlags& g, int rows) {
                                 {"png_bytes", r.png_bytes},
                                 {"window",
                                  {{"width", r.window_width}, {"height", r.window_height}}},
-                                {"image_tokens", r.image_tokens}}
+                                {"image_tokens", r.image_tokens},
+                                {"steps",
+                                 [&] {
+                                   nlohmann::json steps = nlohmann::json::array();
+                                   for (const DemoStep& s : r.steps) {
+                                     steps.push_back({{"what", s.what},
+                                                      {"via", s.via},
+                                                      {"effect", s.effect},
+                                                      {"report", s.report},
+                                                      {"ms", s.ms}});
+                                   }
+                                   return steps;
+                                 }()},
+                                {"final_status", r.final_status}}
                      .dump()
               << "\n";
     return kExitOk;
@@ -225,7 +244,12 @@ int RunDemoCommand(const GlobalFlags& g, int rows) {
     std::printf("The tree is %.1fx smaller than the PNG, and every element has an ID to act on.\n",
                 static_cast<double>(r.png_bytes) / static_cast<double>(r.tree_chars));
   }
-  return kExitOk;
+  std::printf("\nThen the agent acts on those IDs, and each action reports what it changed:\n");
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    std::printf("\n%zu. %s\n%s", i + 1, r.steps[i].what.c_str(), r.steps[i].report.c_str());
+  }
+  std::printf("\nFinal status label: \"%s\"\n", r.final_status.c_str());
+  return r.final_status.empty() ? kExitFailed : kExitOk;
 }
 
 }  // namespace
@@ -244,8 +268,11 @@ int main(int argc, char** argv) {
   auto* observe = app.add_subcommand("observe", "print the tree of what is on screen");
   observe->add_option("--app", of.app, "only this application (by name)");
   observe->add_option("--pid", of.pid, "only this process")->check(CLI::PositiveNumber);
-  observe->add_option("--format", of.format, "compact | json | semantic")
-      ->check(CLI::IsMember({"compact", "json", "semantic"}));
+  observe
+      ->add_option("--format", of.format,
+                   "compact | json | semantic | diff (only what changed since the previous "
+                   "`observe --format diff`)")
+      ->check(CLI::IsMember({"compact", "json", "semantic", "diff"}));
   observe->add_option("--sources", of.sources,
                       "perception sources, comma-separated: ax (accessibility, the default), "
                       "ocr (adds text where the tree is blind: terminals, canvases), vision "
@@ -268,6 +295,7 @@ int main(int argc, char** argv) {
   auto* screenshot = cli::AddScreenshotCommand(app, g, sf);
   cli::ReadTextFlags rf;
   auto* read_text = cli::AddReadTextCommand(app, g, rf);
+  auto hands = cli::HandsCommands::Add(app, g);
 
   auto* session = app.add_subcommand("session", "headless desktops: start | list | stop");
   session->require_subcommand(1);
@@ -306,8 +334,9 @@ int main(int argc, char** argv) {
                       "headless desktop started on first need)");
 
   int rows = 5;
-  auto* demo =
-      app.add_subcommand("demo", "start a headless desktop, observe the fixture app, clean up");
+  auto* demo = app.add_subcommand("demo",
+                                  "start a headless desktop, observe the fixture app, act on it "
+                                  "(type, tick, click; each verified), clean up");
   demo->add_option("--rows", rows, "list rows in the fixture app")->check(CLI::Range(1, 100000));
   demo->add_flag("--json", g.json, "machine-readable output");
 
@@ -326,6 +355,7 @@ int main(int argc, char** argv) {
   if (find->parsed()) return cli::RunFindCommand(g, ff);
   if (screenshot->parsed()) return cli::RunScreenshotCommand(g, sf);
   if (read_text->parsed()) return cli::RunReadTextCommand(g, rf);
+  if (auto code = hands->RunParsed()) return *code;
   if (start->parsed()) return RunSessionStart(g, size, no_wm);
   if (list->parsed()) return RunSessionList(g);
   if (stop->parsed()) return RunSessionStop(g, stop_id);

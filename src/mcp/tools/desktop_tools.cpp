@@ -5,7 +5,9 @@
 
 #include "core/format.h"
 #include "engine/find.h"
+#include "engine/observe_diff.h"
 #include "engine/perceive.h"
+#include "mcp/tools/action_tools.h"
 #include "mcp/tools/ocr_tools.h"
 #include "mcp/tools/schemas.h"
 #include "mcp/tools/tools.h"
@@ -161,9 +163,50 @@ ToolResult WithNotes(ToolResult result, const std::vector<std::string>& notes) {
   return result;
 }
 
+// format "diff": what changed since this server's previous observation of
+// the same scope (engine/observe_diff.h).
+ToolResult ObserveDiff(DesktopTools& tools, const json& args, ToolContext& ctx,
+                       const Sources& sources) {
+  if (args.contains("cursor")) {
+    return ToolResult::Error(
+        "InvalidArgument: the diff format is not paged; call observe with format diff and "
+        "without a cursor (max_nodes bounds the lines)");
+  }
+  std::vector<std::string> notes;
+  std::string display;
+  auto obs = ObserveOnce(tools, args, sources, ctx, &display, &notes);
+  if (!obs.ok()) return WithNotes(ToolResult::FromError(obs.error()), notes);
+  // The cache still holds the previous observation of the scope: observe
+  // stores a new one only after formatting it.
+  const std::string scope = ScopeOf(display, ObserveRequestFrom(args), sources);
+  std::optional<SnapshotCache::Entry> previous = tools.cache.Get(scope);
+  FormatOptions baseline_page;
+  baseline_page.max_nodes = args.value("max_nodes", 0);
+  baseline_page.max_chars = args.value("max_chars", kDefaultMaxChars);
+  auto d = DiffObservations(obs->snapshot, previous ? &previous->snapshot : nullptr, baseline_page,
+                            args.value("max_nodes", 0));
+  if (!d.ok()) return ToolResult::FromError(d.error());
+  json structured = DiffObservationToJson(obs->snapshot, *d);
+  structured["display"] = display;
+  structured["warnings"] = obs->warnings;
+  if (!notes.empty()) structured["notes"] = notes;
+  std::string text = d->baseline ? "(first observation of this scope: the whole tree; the next "
+                                   "diff shows only what changed)\n" +
+                                       d->text
+                                 : d->text;
+  if (!d->baseline && d->diff.empty()) text = "(no change since the previous observation)\n";
+  for (const auto& w : obs->warnings) text += "warning: " + w + "\n";
+  ToolResult result;
+  result.content.push_back(Content::Text(std::move(text)));
+  result.structured = std::move(structured);
+  tools.cache.Put({scope, std::move(obs->snapshot), obs->warnings});
+  return WithNotes(std::move(result), notes);
+}
+
 ToolResult Observe(DesktopTools& tools, const json& args, ToolContext& ctx) {
   auto sources = SourcesFrom(args);
   if (!sources.ok()) return ToolResult::FromError(sources.error());
+  if (args.value("format", "compact") == "diff") return ObserveDiff(tools, args, ctx, *sources);
   auto format = ParseFormat(args.value("format", "compact"));
   if (!format.ok()) return ToolResult::FromError(format.error());
   FormatOptions options;
@@ -277,11 +320,13 @@ json ObserveInputSchema() {
         {"pid", Integer("only this process", 1)},
         {"format",
          {{"type", "string"},
-          {"enum", {"compact", "json", "semantic"}},
+          {"enum", {"compact", "json", "semantic", "diff"}},
           {"default", "compact"},
           {"description",
            "compact: one line per element, cheapest for a model; json: every field, for "
-           "programs; semantic: windows, buttons, text_fields, links, text_content"}}},
+           "programs; semantic: windows, buttons, text_fields, links, text_content; diff: only "
+           "what changed (added / removed / changed elements by ID) since the previous "
+           "observe of the same scope — the first call gives the whole tree"}}},
         {"sources",
          {{"type", "array"},
           {"items", {{"type", "string"}, {"enum", {"ax", "ocr", "vision"}}}},
@@ -331,7 +376,7 @@ json ObserveOutputSchema() {
   return {{"type", "object"},
           {"required", {"format", "display", "page", "warnings"}},
           {"properties",
-           {{"format", {{"type", "string"}, {"enum", {"compact", "json", "semantic"}}}},
+           {{"format", {{"type", "string"}, {"enum", {"compact", "json", "semantic", "diff"}}}},
             {"display", String("the X display observed")},
             {"tree", String("compact format: the tree, one line per element")},
             {"frame", frame},
@@ -347,6 +392,10 @@ json ObserveOutputSchema() {
             {"text_fields", entries},
             {"links", entries},
             {"text_content", String("semantic format: visible text, one line per element")},
+            {"baseline",
+             Boolean("diff format: no previous observation to compare with; tree is the whole "
+                     "tree")},
+            {"diff", schema::Diff()},
             {"warnings", StringArray("apps that did not answer, capped walks, ...")},
             {"notes", StringArray("things the server did on the way (started a desktop)")}}}};
 }
@@ -474,6 +523,7 @@ Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionCon
   if (auto st = RegisterDesktopTools(registry, workspace, reader); !st.ok()) return st;
   if (auto st = RegisterScreenshotTools(registry, workspace); !st.ok()) return st;
   if (auto st = RegisterOcrTools(registry, workspace, reader); !st.ok()) return st;
+  if (auto st = RegisterHandsTools(registry, workspace, reader); !st.ok()) return st;
   return RegisterSessionTools(registry, sessions, workspace);
 }
 

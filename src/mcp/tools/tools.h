@@ -23,8 +23,8 @@ Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace,
 // `session_start`, `session_list`, `session_stop`.
 Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Workspace& workspace);
 
-// Every tool above, `screenshot` (screenshot_tool.h) and `read_text`
-// (ocr_tools.h), sharing one OCR engine.
+// Every tool above, `screenshot` (screenshot_tool.h), `read_text`
+// (ocr_tools.h) and the hands (action_tools.h), sharing one OCR engine.
 Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions);
 
 }  // namespace uiscope::mcp

@@ -737,6 +737,7 @@ class Walker {
       node.bounds = raw.extents;
     }
     node.actions = raw.actions;
+    node.ref = BackendRef{raw.ref.bus, raw.ref.path};
     node.app = app.name;
     node.pid = app.pid;
     // GTK 4 stacks: of the children filling this node's box, the shown one
