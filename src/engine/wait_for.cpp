@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/format.h"
+#include "core/fuzzy.h"
 #include "core/ids.h"
 #include "engine/find.h"
 #include "image/image_diff.h"
@@ -199,9 +200,18 @@ Result<WaitForResult> WaitFor(Workspace& workspace, const WaitForRequest& r) {
               q.limit = kMaxMatches;
               auto found = FindNodes(roots, q);
               if (!found.ok()) return found.error();
-              if (found->total > 0) {
-                result.matches.clear();
-                for (const Node* n : found->matches) result.matches.push_back(Shallow(*n));
+              // find matches fuzzily (typos in long words); waiting for a
+              // name means that name is there: a case- and accent-
+              // insensitive substring, or the exact name.
+              const std::string needle = FoldText(c.name);
+              result.matches.clear();
+              for (const FindMatch& m : found->matches) {
+                if (c.exact || needle.empty() ||
+                    FoldText(m.node->name).find(needle) != std::string::npos) {
+                  result.matches.push_back(Shallow(*m.node));
+                }
+              }
+              if (!result.matches.empty()) {
                 result.seen_in = "tree";
                 done = true;
               }

@@ -31,7 +31,7 @@ struct WaitCondition {
   enum class Kind { kElement, kName, kText, kGone, kChange };
   Kind kind = Kind::kChange;
   std::string id;            // kElement, kGone
-  std::string name;          // kName: substring of the name (case-insensitive) or, exact, the name
+  std::string name;          // kName: substring of the name (case- and accent-insensitive) or, exact, the name
   std::optional<Role> role;  // kName: only this role (also alone, without a name)
   bool exact = false;        // kName
   std::string text;          // kText: case-insensitive substring of a name, value or OCR line
