@@ -66,6 +66,14 @@ struct OcrTargetText {
   ocr::OcrResult text;  // lines and words in screen pixels
 };
 
+// The node at index path `path` from `roots`; null when the path leads
+// nowhere.
+Node* NodeAtPath(std::vector<Node>& roots, const std::vector<size_t>& path);
+
+// The target that reads node `n` (a window, canvas or terminal) found at
+// `path`: its bounds, pid, app and name as the title.
+OcrTarget TargetOf(const Node& n, const std::vector<size_t>& path);
+
 // Adds an application and a window node (source `source`) for a window
 // missing from the tree, at the end of snapshot.roots; returns the window's
 // index path. IDs are left for AssignIds.
