@@ -54,18 +54,6 @@ std::string Summary(const ReadTextResult& r) {
   return text;
 }
 
-json RegionSchema(const char* description) {
-  return {{"type", "object"},
-          {"description", description},
-          {"additionalProperties", false},
-          {"required", {"x", "y", "w", "h"}},
-          {"properties",
-           {{"x", {{"type", "integer"}}},
-            {"y", {{"type", "integer"}}},
-            {"w", {{"type", "integer"}, {"minimum", 1}}},
-            {"h", {{"type", "integer"}, {"minimum", 1}}}}}};
-}
-
 json InputSchema(const std::string& languages) {
   const std::string lang_description =
       "OCR language: an installed Tesseract language, or several joined by '+'" +
@@ -73,8 +61,8 @@ json InputSchema(const std::string& languages) {
   return {{"type", "object"},
           {"additionalProperties", false},
           {"properties",
-           {{"region", RegionSchema("only this screen rectangle (screen pixels, clipped to the "
-                                    "screen); default: the whole screen")},
+           {{"region", schema::Region("only this screen rectangle (screen pixels, clipped to the "
+                                      "screen); default: the whole screen")},
             {"window",
              {{"type", {"string", "integer"}},
               {"description",
@@ -90,11 +78,7 @@ json InputSchema(const std::string& languages) {
                "(small fonts are enlarged), else 0.5 to 4"}}},
             {"lang", {{"type", "string"}, {"default", "eng"}, {"description", lang_description}}},
             {"timeout_ms",
-             {{"type", "integer"},
-              {"minimum", 10},
-              {"maximum", 600000},
-              {"default", 2000},
-              {"description", "deadline per application when locating password fields"}}},
+             schema::TimeoutMs(2000, "deadline per application when locating password fields")},
             {"session", schema::SessionArgument()}}}};
 }
 

@@ -22,6 +22,26 @@ inline json StringArray(const char* description) {
 
 // bounds {x, y, w, h} in screen pixels of the captured display.
 json Bounds();
+// An argument {x, y, w, h} (w, h >= 1) naming a screen rectangle.
+inline json Region(const char* description) {
+  return {{"type", "object"},
+          {"description", description},
+          {"additionalProperties", false},
+          {"required", {"x", "y", "w", "h"}},
+          {"properties",
+           {{"x", {{"type", "integer"}}},
+            {"y", {{"type", "integer"}}},
+            {"w", {{"type", "integer"}, {"minimum", 1}}},
+            {"h", {{"type", "integer"}, {"minimum", 1}}}}}};
+}
+// A `timeout_ms` argument, 10 ms to 10 minutes.
+inline json TimeoutMs(int default_ms, const char* description) {
+  return {{"type", "integer"},
+          {"minimum", 10},
+          {"maximum", 600000},
+          {"default", default_ms},
+          {"description", description}};
+}
 // A node of the json format (core/format.h NodeToJson); `children` nests
 // the same shape.
 json Node();

@@ -66,24 +66,12 @@ std::string Summary(const ScreenshotResult& r) {
   return text;
 }
 
-json RegionSchema(const char* description) {
-  return {{"type", "object"},
-          {"description", description},
-          {"additionalProperties", false},
-          {"required", {"x", "y", "w", "h"}},
-          {"properties",
-           {{"x", {{"type", "integer"}}},
-            {"y", {{"type", "integer"}}},
-            {"w", {{"type", "integer"}, {"minimum", 1}}},
-            {"h", {{"type", "integer"}, {"minimum", 1}}}}}};
-}
-
 json InputSchema() {
   return {{"type", "object"},
           {"additionalProperties", false},
           {"properties",
-           {{"region", RegionSchema("only this screen rectangle (screen pixels, clipped to the "
-                                    "screen); default: the whole screen")},
+           {{"region", schema::Region("only this screen rectangle (screen pixels, clipped to the "
+                                      "screen); default: the whole screen")},
             {"window",
              {{"type", {"string", "integer"}},
               {"description",
@@ -121,11 +109,7 @@ json InputSchema() {
             {"app", String("marks: only this application's elements")},
             {"pid", Integer("marks: only this process's elements", 1)},
             {"timeout_ms",
-             {{"type", "integer"},
-              {"minimum", 10},
-              {"maximum", 600000},
-              {"default", 2000},
-              {"description", "deadline per application when reading the tree for marks"}}},
+             schema::TimeoutMs(2000, "deadline per application when reading the tree for marks")},
             {"session", schema::SessionArgument()}}}};
 }
 
@@ -161,7 +145,7 @@ json OutputSchema() {
             {"mime_type", String("of the image content")},
             {"encoding", {{"type", "string"}, {"enum", {"png", "webp", "jpeg"}}}},
             {"bytes", {{"type", "integer"}, {"description", "size of the encoded image"}}},
-            {"region", RegionSchema("the screen rectangle captured (screen pixels)")},
+            {"region", schema::Region("the screen rectangle captured (screen pixels)")},
             {"frame", frame},
             {"display", String("the X display captured")},
             {"frame_hash", String("xxHash3 of the captured pixels (16 hex digits)")},
