@@ -532,6 +532,8 @@ std::string_view FormatName(Format format) {
   return "compact";
 }
 
+json RectToJson(const Rect& r) { return {{"x", r.x}, {"y", r.y}, {"w", r.w}, {"h", r.h}}; }
+
 json NodeToJson(const Node& node, bool with_children) {
   json j = {
       {"id", Utf8(node.id)}, {"role", std::string(RoleName(node.role))}, {"name", Utf8(node.name)}};
@@ -541,7 +543,7 @@ json NodeToJson(const Node& node, bool with_children) {
   if (!node.description.empty()) j["description"] = Utf8(node.description);
   if (node.bounds) {
     const Rect& b = *node.bounds;
-    j["bounds"] = {{"x", b.x}, {"y", b.y}, {"w", b.w}, {"h", b.h}};
+    j["bounds"] = RectToJson(b);
   }
   json states = json::array();
   for (std::string_view s : StateNames(node.states)) states.push_back(std::string(s));

@@ -75,6 +75,9 @@ nlohmann::json SnapshotEnvelope(const Snapshot& snapshot, const FormatOutput& pa
 
 nlohmann::json NodeToJson(const Node& node, bool with_children = true);
 
+// {x, y, w, h}, as bounds appear in every JSON output.
+nlohmann::json RectToJson(const Rect& r);
+
 // The inverse of NodeToJson (with children) for an array of nodes, to keep
 // an observation on disk (`observe --format diff` across CLI processes).
 // Backend references are not kept. InvalidArgument for a malformed node.

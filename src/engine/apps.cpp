@@ -10,6 +10,7 @@
 #include <map>
 #include <thread>
 
+#include "core/clock.h"
 #include "core/format.h"
 #include "core/ids.h"
 #include "engine/act.h"
@@ -27,17 +28,11 @@ constexpr auto kKillTimeout = std::chrono::milliseconds(1000);
 constexpr auto kFocusTimeout = std::chrono::milliseconds(2000);
 constexpr int kMaxAncestry = 32;
 
-double MsSince(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
 std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
-
-json RectJson(const Rect& r) { return {{"x", r.x}, {"y", r.y}, {"w", r.w}, {"h", r.h}}; }
 
 json WindowJson(const WindowInfo& w) {
   return {{"id", WindowIdText(w.id)},
@@ -45,7 +40,7 @@ json WindowJson(const WindowInfo& w) {
           {"app_class", w.app_class},
           {"app_instance", w.app_instance},
           {"pid", w.pid},
-          {"bounds", RectJson(w.bounds)},
+          {"bounds", RectToJson(w.bounds)},
           {"visible", w.visible},
           {"focused", w.focused}};
 }

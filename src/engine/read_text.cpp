@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/clock.h"
+#include "core/format.h"
 #include "core/ids.h"
 #include "engine/screenshot.h"
 #include "platform/x11/x11_display.h"
@@ -13,10 +15,6 @@ namespace uiscope {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double MsSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 std::string RectText(const Rect& r) {
   return std::to_string(r.x) + "," + std::to_string(r.y) + "," + std::to_string(r.w) + "," +
@@ -33,10 +31,8 @@ std::string WindowIdText(unsigned long id) {
 // JSON of a full screen (thousands of words) short.
 double Round3(double v) { return std::round(v * 1000) / 1000; }
 
-nlohmann::json RectJson(const Rect& r) { return {{"x", r.x}, {"y", r.y}, {"w", r.w}, {"h", r.h}}; }
-
 nlohmann::json WordJson(const ocr::OcrWord& w) {
-  return {{"text", w.text}, {"bounds", RectJson(w.bounds)}, {"confidence", Round3(w.confidence)}};
+  return {{"text", w.text}, {"bounds", RectToJson(w.bounds)}, {"confidence", Round3(w.confidence)}};
 }
 
 Result<Rect> WindowBounds(const x11::X11Display& display, uint64_t id) {
@@ -227,7 +223,7 @@ nlohmann::json ReadTextToJson(const ReadTextResult& r) {
       words.push_back(WordJson(w));
     }
     lines.push_back({{"text", l.text},
-                     {"bounds", RectJson(l.bounds)},
+                     {"bounds", RectToJson(l.bounds)},
                      {"confidence", Round3(l.confidence)},
                      {"words", std::move(line_words)}});
   }
@@ -239,7 +235,7 @@ nlohmann::json ReadTextToJson(const ReadTextResult& r) {
           {"cached", r.ocr.cached},
           {"regions_read", r.ocr.regions_read},
           {"regions_reused", r.ocr.regions_reused},
-          {"region", RectJson(r.region)},
+          {"region", RectToJson(r.region)},
           {"display", r.display},
           {"masked_fields", r.masked_fields},
           {"capture_ms", Round3(r.capture_ms)},

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/clock.h"
+#include "core/format.h"
 #include "core/ids.h"
 #include "core/merge.h"
 #include "image/resize.h"
@@ -13,10 +15,6 @@ namespace uiscope {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double MsSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 // Elements worth a mark: what an agent acts on, and named leaves it reads
 // (labels, links, images). Containers would outline everything twice.
@@ -38,8 +36,6 @@ Rect ToImage(const Rect& screen, const Rect& region, double scale) {
   const int y1 = static_cast<int>(std::ceil((screen.Bottom() - region.y) * scale));
   return {x0, y0, std::max(1, x1 - x0), std::max(1, y1 - y0)};
 }
-
-nlohmann::json RectJson(const Rect& r) { return {{"x", r.x}, {"y", r.y}, {"w", r.w}, {"h", r.h}}; }
 
 std::string RectText(const Rect& r) {
   return std::to_string(r.x) + "," + std::to_string(r.y) + "," + std::to_string(r.w) + "," +
@@ -226,8 +222,8 @@ nlohmann::json ScreenshotToJson(const ScreenshotResult& r) {
     marks.push_back({{"id", m.id},
                      {"role", std::string(RoleName(m.role))},
                      {"name", m.name},
-                     {"bounds", RectJson(m.bounds)},
-                     {"screen_bounds", RectJson(m.screen_bounds)},
+                     {"bounds", RectToJson(m.bounds)},
+                     {"screen_bounds", RectToJson(m.screen_bounds)},
                      {"color", m.color}});
   }
   char hash[17];
@@ -239,7 +235,7 @@ nlohmann::json ScreenshotToJson(const ScreenshotResult& r) {
       {"mime_type", std::string(MimeType(r.encoding))},
       {"encoding", std::string(ImageEncodingName(r.encoding))},
       {"bytes", r.bytes.size()},
-      {"region", RectJson(r.region)},
+      {"region", RectToJson(r.region)},
       {"frame", {{"width", r.frame.width}, {"height", r.frame.height}, {"scale", r.frame.scale}}},
       {"display", r.display},
       {"frame_hash", hash},

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "core/clock.h"
 #include "core/format.h"
 #include "core/ids.h"
 #include "image/image_diff.h"
@@ -23,12 +24,6 @@ constexpr auto kPollPause = std::chrono::milliseconds(2);
 Rect Inflate(const Rect& r, int m) { return Rect{r.x - m, r.y - m, r.w + 2 * m, r.h + 2 * m}; }
 
 bool CaretLike(const Rect& r) { return r.w <= kCaretMaxWidth; }
-
-double MsSince(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-json RectJson(const Rect& r) { return {{"x", r.x}, {"y", r.y}, {"w", r.w}, {"h", r.h}}; }
 
 // Where the nodes a diff mentions are (after the change for added and
 // changed nodes, before it for removed ones): the repaint an effect causes
@@ -239,8 +234,8 @@ json VerificationToJson(const Verification& v) {
   json pixels = {{"captured", v.pixels.captured},
                  {"score", v.pixels.score},
                  {"changed_pixels", v.pixels.changed_pixels}};
-  if (v.pixels.captured) pixels["region"] = RectJson(v.pixels.region);
-  if (v.pixels.bounds) pixels["bounds"] = RectJson(*v.pixels.bounds);
+  if (v.pixels.captured) pixels["region"] = RectToJson(v.pixels.region);
+  if (v.pixels.bounds) pixels["bounds"] = RectToJson(*v.pixels.bounds);
   return {
       {"effect", v.effect},          {"reason", v.reason},       {"tree", DiffToJson(v.tree, 200)},
       {"pixels", std::move(pixels)}, {"waited_ms", v.waited_ms}, {"polls", v.polls},

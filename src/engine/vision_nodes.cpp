@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/clock.h"
 #include "core/ids.h"
 #include "platform/x11/ximage_capture.h"
 #include "vision/labels.h"
@@ -11,10 +12,6 @@ namespace uiscope {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double MsSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 void CollectWindows(const Node& n, std::vector<size_t>& path, std::vector<OcrTarget>& out) {
   if (IsWindowRole(n.role) && n.bounds && !n.bounds->Empty()) {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <thread>
 
+#include "core/clock.h"
 #include "core/format.h"
 #include "core/fuzzy.h"
 #include "core/ids.h"
@@ -19,10 +20,6 @@ using nlohmann::json;
 constexpr auto kMinInterval = std::chrono::milliseconds(20);
 constexpr int kMaxMatches = 20;
 
-double MsSince(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
 std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -34,8 +31,6 @@ Node Shallow(const Node& n) {
   c.children.clear();
   return c;
 }
-
-json RectJson(const Rect& r) { return {{"x", r.x}, {"y", r.y}, {"w", r.w}, {"h", r.h}}; }
 
 // The roots of the application the request is scoped to (all when none).
 std::vector<Node> InScope(std::vector<Node> roots, const WaitForRequest& r) {
@@ -318,13 +313,13 @@ json WaitForResultToJson(const WaitForResult& r) {
   json text_matches = json::array();
   for (const TextMatch& m : r.text_matches) {
     text_matches.push_back({{"text", SanitiseForDisplay(m.text, 1000)},
-                            {"bounds", RectJson(m.bounds)},
+                            {"bounds", RectToJson(m.bounds)},
                             {"confidence", m.confidence}});
   }
   json pixels = {{"captured", r.pixels.captured},
                  {"score", r.pixels.score},
                  {"changed_pixels", r.pixels.changed_pixels}};
-  if (r.pixels.bounds) pixels["bounds"] = RectJson(*r.pixels.bounds);
+  if (r.pixels.bounds) pixels["bounds"] = RectToJson(*r.pixels.bounds);
   json j = {{"satisfied", r.satisfied},
             {"condition", r.condition},
             {"seen_in", r.seen_in},
