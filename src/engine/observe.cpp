@@ -6,6 +6,11 @@ namespace uiscope {
 
 Result<Observation> Observer::Observe(const ObserveRequest& request) {
   auto start = std::chrono::steady_clock::now();
+  if (hide_app_ && !request.app.empty() && hide_app_(request.app)) {
+    return MakeError(ErrorCode::kDenied, "application \"" + request.app +
+                                             "\" is on the safety policy's deny list "
+                                             "(deny_apps): uiscope does not observe it");
+  }
   TreeRequest tree;
   tree.app_name = request.app;
   tree.pid = request.pid;
@@ -13,8 +18,13 @@ Result<Observation> Observer::Observe(const ObserveRequest& request) {
   tree.max_depth = request.max_depth;
   tree.max_nodes = request.max_fetch_nodes;
   tree.timeout = request.timeout;
+  tree.skip_app = hide_app_;
   auto result = accessibility_.Tree(tree);
   if (!result.ok()) return result.error();
+  if (hide_app_) {
+    // Also when a backend ignored skip_app: a denied app never leaves here.
+    std::erase_if(result->apps, [&](const Node& app) { return hide_app_(app.name); });
+  }
 
   Observation obs;
   obs.snapshot.frame = frame_;

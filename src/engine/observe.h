@@ -8,6 +8,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,9 +44,18 @@ class Observer {
 
   const Frame& frame() const { return frame_; }
 
+  // Applications this observer never reads nor reports (the safety policy's
+  // deny list, DESIGN §8): true for an application name. Every path that
+  // observes (observe, find, read_text's password masks, screenshot marks,
+  // actions resolving IDs) goes through Observe(), so none sees them.
+  void set_hide_app(std::function<bool(const std::string& app_name)> hide_app) {
+    hide_app_ = std::move(hide_app);
+  }
+
  private:
   Accessibility& accessibility_;
   Frame frame_;
+  std::function<bool(const std::string&)> hide_app_;
   std::string previous_scope_;
   std::vector<Node> previous_roots_;
 };

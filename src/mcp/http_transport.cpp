@@ -106,6 +106,13 @@ class SinkWriter final : public Outbound {
     if (!sink_.write(event.data(), event.size())) failed_ = true;
     return !failed_;
   }
+  // A tool call waiting for the client's answer (elicitation) notices a
+  // client that went away instead of waiting out its timeout.
+  bool Alive() override {
+    std::lock_guard lock(mutex_);
+    if (!failed_ && sink_.is_writable && !sink_.is_writable()) failed_ = true;
+    return !failed_;
+  }
 
  private:
   std::mutex mutex_;

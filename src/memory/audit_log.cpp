@@ -1,5 +1,7 @@
 #include "memory/audit_log.h"
 
+#include <ctime>
+
 namespace uiscope::memory {
 namespace {
 
@@ -12,7 +14,60 @@ json ParseOr(const std::string& text, json fallback) {
   return j.is_discarded() ? fallback : j;
 }
 
+bool AllDigits(std::string_view s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
 }  // namespace
+
+Result<int64_t> ParseSince(std::string_view text, int64_t now_ms) {
+  auto bad = [&] {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "--since \"" + std::string(text) +
+                         "\" is not a time: use a duration ago (90s, 10m, 2h, 7d), a local date or "
+                         "time (2025-11-22, 2025-11-22T16:15, 2025-11-22 16:15:30; add Z for UTC) "
+                         "or Unix seconds (@1763820000)");
+  };
+  if (text.empty()) return bad();
+  if (text.front() == '@') {
+    const std::string_view digits = text.substr(1);
+    if (!AllDigits(digits) || digits.size() > 12) return bad();
+    return std::stoll(std::string(digits)) * 1000;
+  }
+  const char unit = text.back();
+  const std::string_view amount = text.substr(0, text.size() - 1);
+  if (AllDigits(amount) && amount.size() <= 9) {
+    const int64_t n = std::stoll(std::string(amount));
+    int64_t seconds = 0;
+    switch (unit) {
+      case 's': seconds = n; break;
+      case 'm': seconds = n * 60; break;
+      case 'h': seconds = n * 3600; break;
+      case 'd': seconds = n * 86400; break;
+      default: return bad();
+    }
+    return now_ms - seconds * 1000;
+  }
+  std::string s(text);
+  const bool utc = s.back() == 'Z';
+  if (utc) s.pop_back();
+  for (char& c : s) {
+    if (c == 'T') c = ' ';
+  }
+  std::tm tm{};
+  const char* end = nullptr;
+  for (const char* format : {"%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d"}) {
+    tm = std::tm{};
+    end = strptime(s.c_str(), format, &tm);
+    if (end != nullptr && *end == '\0') break;
+    end = nullptr;
+  }
+  if (end == nullptr) return bad();
+  tm.tm_isdst = -1;
+  const time_t t = utc ? timegm(&tm) : mktime(&tm);
+  if (t == static_cast<time_t>(-1)) return bad();
+  return static_cast<int64_t>(t) * 1000;
+}
 
 Result<int64_t> AuditLog::Append(const safety::AuditEntry& e) {
   std::lock_guard lock(db_->mutex());

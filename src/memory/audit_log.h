@@ -29,6 +29,13 @@ struct AuditQuery {
   int limit = 0;         // the most recent N of those (0 = all); oldest first either way
 };
 
+// A point in time for `uiscope audit --since`: a duration ago ("90s",
+// "10m", "2h", "7d"), a local date or time ("2025-11-22",
+// "2025-11-22T16:15", "2025-11-22 16:15:30"; a trailing "Z" means UTC), or
+// Unix seconds ("@1763820000"). Returns Unix milliseconds; InvalidArgument
+// with the accepted forms otherwise.
+Result<int64_t> ParseSince(std::string_view text, int64_t now_ms);
+
 class AuditLog final : public safety::AuditSink {
  public:
   explicit AuditLog(std::shared_ptr<Database> db) : db_(std::move(db)) {}

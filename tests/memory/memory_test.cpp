@@ -304,7 +304,7 @@ std::map<int64_t, std::string> ReadCommitted(Process& writer, size_t at_least) {
   std::map<int64_t, std::string> committed;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (committed.size() < at_least && std::chrono::steady_clock::now() < deadline) {
-    auto line = writer.ReadLine(milliseconds(5000));
+    auto line = writer.ReadLine(milliseconds(20000));
     if (!line.ok()) break;
     if (*line == "ready") continue;
     const size_t space = line->find(' ');
@@ -325,6 +325,9 @@ TEST_F(MemoryTest, KillNineLosesNoCommittedEntry) {
       options.argv = {UISCOPE_AUDIT_WRITER, path_,
                       "r" + std::to_string(round) + "w" + std::to_string(w)};
       options.capture_stdout = true;
+      options.log_file = (dir_ / ("writer-" + std::to_string(round) + "-" + std::to_string(w) +
+                                  ".log"))
+                             .string();
       auto p = Process::Spawn(options);
       ASSERT_TRUE(p.ok()) << p.error().message;
       writers.push_back(std::move(p).value());
@@ -332,7 +335,11 @@ TEST_F(MemoryTest, KillNineLosesNoCommittedEntry) {
     const size_t wanted = 20 + rng() % 200;
     for (auto& writer : writers) {
       auto committed = ReadCommitted(*writer, wanted);
-      ASSERT_GE(committed.size(), wanted) << "the writer stopped early";
+      ASSERT_GE(committed.size(), wanted) << "the writer stopped early:\n" << FileTail(
+          (dir_ / ("writer-" + std::to_string(round) + "-" + std::to_string(&writer - &writers[0]) +
+                   ".log"))
+              .string(),
+          20);
       ::kill(writer->pid(), SIGKILL);
       // Whatever it printed after the first `wanted` lines was committed too.
       for (;;) {

@@ -11,7 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "audit_command.h"
 #include "cli.h"
+#include "confirm_command.h"
+#include "policy_flags.h"
 #include "core/format.h"
 #include "engine/demo.h"
 #include "engine/desktop.h"
@@ -52,9 +55,12 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
   if (!format.ok()) return Fail(g, format.error());
   auto sources = ParseSources(CLI::detail::split(f.sources, ','));
   if (!sources.ok()) return Fail(g, sources.error());
+  auto policy = cli::LoadPolicy(g);
+  if (!policy.ok()) return Fail(g, policy.error());
   WorkspaceOptions where;
   where.display = g.display;
   where.start_headless = false;  // the CLI names the desktop; it never starts one
+  where.hide_app = cli::HiddenApps(*policy);
   Workspace workspace(where);
   auto lease = workspace.Acquire();
   if (!lease.ok()) return Fail(g, lease.error());
@@ -121,11 +127,14 @@ int RunFind(const GlobalFlags& g, const FindFlags& f) {
     if (!role.ok()) return Fail(g, role.error());
     query.role = *role;
   }
+  auto policy = cli::LoadPolicy(g);
+  if (!policy.ok()) return Fail(g, policy.error());
   auto target = ResolveDesktop(g.display);
   if (!target.ok()) return Fail(g, target.error());
   auto conn = ConnectDesktop(*target);
   if (!conn.ok()) return Fail(g, conn.error());
   Observer observer(*conn->accessibility, conn->frame);
+  observer.set_hide_app(cli::HiddenApps(*policy));
   ObserveRequest request;
   request.app = f.app;
   request.timeout = std::chrono::milliseconds(f.timeout_ms);
@@ -293,6 +302,9 @@ int main(int argc, char** argv) {
   GlobalFlags g;
   app.add_option("--display", g.display, "X display to use (default: $DISPLAY)");
   app.add_flag("--json", g.json, "machine-readable output (same content as the MCP tool)");
+  app.add_option("--config", g.config,
+                 "safety policy file (default: $UISCOPE_CONFIG, else "
+                 "~/.config/uiscope/config.json)");
 
   ObserveFlags of;
   auto* observe = app.add_subcommand("observe", "print the tree of what is on screen");
@@ -312,6 +324,7 @@ int main(int argc, char** argv) {
   observe->add_option("--timeout-ms", of.timeout_ms, "deadline per application")
       ->check(CLI::Range(10, 600000));
   observe->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+  observe->add_option("--config", g.config, "safety policy file (its deny_apps are not observed)");
   observe->add_flag("--json", g.json, "machine-readable output");
 
   FindFlags ff;
@@ -324,12 +337,17 @@ int main(int argc, char** argv) {
   find->add_option("--timeout-ms", ff.timeout_ms, "deadline per application")
       ->check(CLI::Range(10, 600000));
   find->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+  find->add_option("--config", g.config, "safety policy file (its deny_apps are not searched)");
   find->add_flag("--json", g.json, "machine-readable output");
 
   cli::ScreenshotFlags sf;
   auto* screenshot = cli::AddScreenshotCommand(app, g, sf);
   cli::ReadTextFlags rf;
   auto* read_text = cli::AddReadTextCommand(app, g, rf);
+  cli::AuditFlags af;
+  auto* audit = cli::AddAuditCommand(app, g, af);
+  cli::ConfirmFlags cf;
+  auto* confirm = cli::AddConfirmCommand(app, g, cf);
 
   auto* session = app.add_subcommand("session", "headless desktops: start | list | stop");
   session->require_subcommand(1);
@@ -363,6 +381,9 @@ int main(int argc, char** argv) {
       ->add_option("--max-message-bytes", mcp_options.max_message_bytes,
                    "refuse larger messages (default 16 MiB)")
       ->check(CLI::Range(size_t{1024}, size_t{1} << 30));
+  mcp_cmd->add_option("--config", g.config,
+                      "safety policy file (default: $UISCOPE_CONFIG, else "
+                      "~/.config/uiscope/config.json)");
   mcp_cmd->add_option("--display", g.display,
                       "X display to use (default: $DISPLAY, else a "
                       "headless desktop started on first need)");
@@ -388,12 +409,15 @@ int main(int argc, char** argv) {
   if (find->parsed()) return RunFind(g, ff);
   if (screenshot->parsed()) return cli::RunScreenshotCommand(g, sf);
   if (read_text->parsed()) return cli::RunReadTextCommand(g, rf);
+  if (audit->parsed()) return cli::RunAuditCommand(g, af);
+  if (confirm->parsed()) return cli::RunConfirmCommand(g, cf);
   if (start->parsed()) return RunSessionStart(g, size, no_wm);
   if (list->parsed()) return RunSessionList(g);
   if (stop->parsed()) return RunSessionStop(g, stop_id);
   if (demo->parsed()) return RunDemoCommand(g, rows);
   if (mcp_cmd->parsed()) {
     mcp_options.display = g.display;
+    mcp_options.config_path = g.config;
     if (!mcp_listen.empty()) {
       mcp_options.http = true;
       auto st = mcp::ParseListenAddress(mcp_listen, &mcp_options.http_host, &mcp_options.http_port);

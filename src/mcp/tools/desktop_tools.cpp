@@ -421,12 +421,21 @@ Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace,
 }
 
 Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions) {
+  return RegisterAllTools(registry, workspace, sessions, nullptr);
+}
+
+Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions,
+                        std::shared_ptr<Confirmer> confirmer) {
+  const bool policy = confirmer != nullptr;
+  if (!confirmer) confirmer = std::make_shared<Confirmer>(nullptr);
   // One OCR engine (Tesseract pool and cache) for observe and read_text.
   auto reader = std::make_shared<TextReader>();
   if (auto st = RegisterDesktopTools(registry, workspace, reader); !st.ok()) return st;
   if (auto st = RegisterScreenshotTools(registry, workspace); !st.ok()) return st;
   if (auto st = RegisterOcrTools(registry, workspace, reader); !st.ok()) return st;
-  return RegisterSessionTools(registry, sessions, workspace);
+  if (auto st = RegisterSessionTools(registry, sessions, workspace, confirmer); !st.ok()) return st;
+  if (policy) return RegisterConfirmTools(registry, confirmer);
+  return OkStatus();
 }
 
 }  // namespace uiscope::mcp
