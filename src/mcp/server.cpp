@@ -275,8 +275,11 @@ Result<json> Session::RequestClient(const std::string& method, json params, Outb
     }
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) {
-      failure = MakeError(ErrorCode::kTimeout, "the client did not answer " + method + " within " +
-                                                   std::to_string(timeout.count() / 1000) + " s");
+      failure = MakeError(ErrorCode::kTimeout,
+                          "the client did not answer " + method + " within " +
+                              (timeout.count() % 1000 == 0
+                                   ? std::to_string(timeout.count() / 1000) + " s"
+                                   : std::to_string(timeout.count()) + " ms"));
       break;
     }
     // `stop` and Alive() may be slow (a database read, a socket check):
