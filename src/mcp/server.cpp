@@ -56,8 +56,8 @@ class CallContext final : public ToolContext {
     };
     auto reply = session_.RequestClient(
         "elicitation/create",
-        {{"message", request.message}, {"requestedSchema", request.requested_schema}},
-        call_.out(), request.timeout, stop);
+        {{"message", request.message}, {"requestedSchema", request.requested_schema}}, call_.out(),
+        request.timeout, stop);
     if (!reply.ok()) {
       if (elsewhere) return MakeError(ErrorCode::kStale, "the question was answered elsewhere");
       return reply.error();
@@ -275,11 +275,11 @@ Result<json> Session::RequestClient(const std::string& method, json params, Outb
     }
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) {
-      failure = MakeError(ErrorCode::kTimeout,
-                          "the client did not answer " + method + " within " +
-                              (timeout.count() % 1000 == 0
-                                   ? std::to_string(timeout.count() / 1000) + " s"
-                                   : std::to_string(timeout.count()) + " ms"));
+      failure =
+          MakeError(ErrorCode::kTimeout,
+                    "the client did not answer " + method + " within " +
+                        (timeout.count() % 1000 == 0 ? std::to_string(timeout.count() / 1000) + " s"
+                                                     : std::to_string(timeout.count()) + " ms"));
       break;
     }
     // `stop` and Alive() may be slow (a database read, a socket check):
@@ -293,8 +293,9 @@ Result<json> Session::RequestClient(const std::string& method, json params, Outb
     if (stopped || gone) {
       failure = MakeError(ErrorCode::kUnavailable,
                           gone ? "the client disconnected before answering " + method
-                               : method + " was withdrawn: the call was cancelled or answered "
-                                          "elsewhere");
+                               : method +
+                                     " was withdrawn: the call was cancelled or answered "
+                                     "elsewhere");
       break;
     }
     changed_.wait_for(lock, std::min<std::chrono::steady_clock::duration>(
@@ -423,9 +424,9 @@ json Session::HandleMessage(const json& message, Outbound& out, bool allow_async
     changed_.notify_all();
     return nullptr;
   }
-  json reply = Dispatch(message, out, cancelled,
-                        allow_async && server_.options().tools_inline &&
-                            server_.options().inline_calls_may_wait);
+  json reply = Dispatch(
+      message, out, cancelled,
+      allow_async && server_.options().tools_inline && server_.options().inline_calls_may_wait);
   Finish(id);
   return reply;
 }

@@ -40,11 +40,20 @@ Result<int64_t> ParseSince(std::string_view text, int64_t now_ms) {
     const int64_t n = std::stoll(std::string(amount));
     int64_t seconds = 0;
     switch (unit) {
-      case 's': seconds = n; break;
-      case 'm': seconds = n * 60; break;
-      case 'h': seconds = n * 3600; break;
-      case 'd': seconds = n * 86400; break;
-      default: return bad();
+      case 's':
+        seconds = n;
+        break;
+      case 'm':
+        seconds = n * 60;
+        break;
+      case 'h':
+        seconds = n * 3600;
+        break;
+      case 'd':
+        seconds = n * 86400;
+        break;
+      default:
+        return bad();
     }
     return now_ms - seconds * 1000;
   }

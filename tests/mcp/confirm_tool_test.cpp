@@ -81,9 +81,9 @@ class ConfirmToolTest : public ::testing::Test {
     gate_ = memory::MakePolicyGate(config_, stores_);
     auto fake = std::make_unique<test::FakeAccessibility>(std::vector<Node>{});
     workspace_ = std::make_unique<Workspace>(std::move(fake), Frame{1920, 1080, 1.0});
-    ASSERT_TRUE(RegisterAllTools(registry_, *workspace_, sessions_,
-                                 std::make_shared<Confirmer>(gate_))
-                    .ok());
+    ASSERT_TRUE(
+        RegisterAllTools(registry_, *workspace_, sessions_, std::make_shared<Confirmer>(gate_))
+            .ok());
     ServerOptions options;
     options.validate_output = true;  // tools on workers (tools_inline false)
     server_ = std::make_unique<Server>(registry_, options);
@@ -138,9 +138,9 @@ class ConfirmToolTest : public ::testing::Test {
     ASSERT_TRUE(db.ok());
     memory::SqliteConfirmationStore store(*db);
     memory::AuditLog audit(*db);
-    ASSERT_TRUE(safety::DecideConfirmation(store, &audit, token, approve, "uiscope confirm",
-                                           gate_->NowMs())
-                    .ok());
+    ASSERT_TRUE(
+        safety::DecideConfirmation(store, &audit, token, approve, "uiscope confirm", gate_->NowMs())
+            .ok());
   }
 
   fs::path dir_;
@@ -247,7 +247,8 @@ TEST_F(ConfirmToolTest, ElicitationApprovalPerformsTheAction) {
   Start(true);
   Call("session_start", json::object());
   const int call = Send("session_stop", {{"id", "s90"}});
-  auto ask = inbox_.Take([](const json& m) { return m.value("method", "") == "elicitation/create"; });
+  auto ask =
+      inbox_.Take([](const json& m) { return m.value("method", "") == "elicitation/create"; });
   ASSERT_TRUE(ask);
   const json& params = (*ask)["params"];
   EXPECT_NE(params["message"].get<std::string>().find("stop session s90"), std::string::npos);
@@ -269,9 +270,9 @@ TEST_F(ConfirmToolTest, ElicitationApprovalPerformsTheAction) {
 TEST_F(ConfirmToolTest, ElicitationDeclineOrRefusalDenies) {
   Start(true);
   Call("session_start", json::object());
-  for (json answer : {json{{"action", "decline"}},
-                      json{{"action", "accept"}, {"content", {{"approve", false}}}},
-                      json{{"action", "cancel"}}}) {
+  for (json answer :
+       {json{{"action", "decline"}}, json{{"action", "accept"}, {"content", {{"approve", false}}}},
+        json{{"action", "cancel"}}}) {
     const int call = Send("session_stop", {{"id", "s90"}});
     auto ask =
         inbox_.Take([](const json& m) { return m.value("method", "") == "elicitation/create"; });
@@ -288,14 +289,14 @@ TEST_F(ConfirmToolTest, ADecisionElsewhereWithdrawsTheQuestion) {
   Start(true);
   Call("session_start", json::object());
   const int call = Send("session_stop", {{"id", "s90"}});
-  auto ask = inbox_.Take([](const json& m) { return m.value("method", "") == "elicitation/create"; });
+  auto ask =
+      inbox_.Take([](const json& m) { return m.value("method", "") == "elicitation/create"; });
   ASSERT_TRUE(ask);
   auto pending = stores_.confirmations->List(true, 0, gate_->NowMs());
   ASSERT_EQ(pending->size(), 1u);
   DecideElsewhere(pending->front().token, true);
-  auto withdrawn = inbox_.Take([](const json& m) {
-    return m.value("method", "") == "notifications/cancelled";
-  });
+  auto withdrawn =
+      inbox_.Take([](const json& m) { return m.value("method", "") == "notifications/cancelled"; });
   ASSERT_TRUE(withdrawn);
   EXPECT_EQ((*withdrawn)["params"]["requestId"], (*ask)["id"]);
   json done = Result(call);
@@ -327,8 +328,8 @@ TEST_F(ConfirmToolTest, EleventhUnconfirmedActionIsHeld) {
   EXPECT_EQ(held["structuredContent"]["status"], "confirmation_required");
   EXPECT_EQ(held["structuredContent"]["rule"], "rate");
   EXPECT_EQ(sessions_.List()->size(), 3u);
-  json done = Call("confirm", {{"token", held["structuredContent"]["token"]},
-                               {"decision", "approve"}});
+  json done =
+      Call("confirm", {{"token", held["structuredContent"]["token"]}, {"decision", "approve"}});
   EXPECT_FALSE(done["isError"].get<bool>()) << Text(done);
   EXPECT_EQ(sessions_.List()->size(), 4u);
 }
@@ -352,8 +353,7 @@ TEST_F(ConfirmToolTest, NoDatabaseNoActions) {
                    inbox_);
   json refused = Call("session_start", json::object());
   EXPECT_TRUE(refused["isError"].get<bool>());
-  EXPECT_NE(Text(refused).find("audit log cannot be written"), std::string::npos)
-      << Text(refused);
+  EXPECT_NE(Text(refused).find("audit log cannot be written"), std::string::npos) << Text(refused);
   EXPECT_TRUE(sessions_.List()->empty());
 }
 

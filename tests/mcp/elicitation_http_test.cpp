@@ -56,25 +56,25 @@ class ElicitationHttpTest : public ::testing::Test {
     tools_ = test::MakeTestTools();
     // A tool that keeps what Elicit returned, for the disconnect case where
     // no result can reach the client.
-    ASSERT_TRUE(tools_
-                    .Add(Tool{"ask_and_note",
-                              "Ask and note",
-                              "",
-                              {{"type", "object"}, {"properties", json::object()}},
-                              nullptr,
-                              ToolAnnotations{},
-                              [this](const json&, ToolContext& ctx) {
-                                ElicitRequest r;
-                                r.message = "still there?";
-                                r.requested_schema = {{"type", "object"},
-                                                      {"properties", json::object()}};
-                                r.timeout = std::chrono::seconds(30);
-                                auto a = ctx.Elicit(r);
-                                std::lock_guard lock(note_mutex_);
-                                note_ = a.ok() ? a->action : a.error().message;
-                                return ToolResult{{Content::Text(note_)}, nullptr, false};
-                              }})
-                    .ok());
+    ASSERT_TRUE(
+        tools_
+            .Add(Tool{"ask_and_note",
+                      "Ask and note",
+                      "",
+                      {{"type", "object"}, {"properties", json::object()}},
+                      nullptr,
+                      ToolAnnotations{},
+                      [this](const json&, ToolContext& ctx) {
+                        ElicitRequest r;
+                        r.message = "still there?";
+                        r.requested_schema = {{"type", "object"}, {"properties", json::object()}};
+                        r.timeout = std::chrono::seconds(30);
+                        auto a = ctx.Elicit(r);
+                        std::lock_guard lock(note_mutex_);
+                        note_ = a.ok() ? a->action : a.error().message;
+                        return ToolResult{{Content::Text(note_)}, nullptr, false};
+                      }})
+            .ok());
     ServerOptions so;
     so.tools_inline = true;
     so.inline_calls_may_wait = true;
@@ -109,8 +109,9 @@ class ElicitationHttpTest : public ::testing::Test {
     EXPECT_TRUE(res && res->status == 200);
     if (!res) return "";
     std::string id = res->get_header_value("Mcp-Session-Id");
-    auto ack = c->Post("/mcp", Headers(id), R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
-                       "application/json");
+    auto ack =
+        c->Post("/mcp", Headers(id), R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
+                "application/json");
     EXPECT_TRUE(ack && ack->status == 202);
     return id;
   }

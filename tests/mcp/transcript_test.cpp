@@ -7,9 +7,9 @@
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
-#include <optional>
 #include <fstream>
 #include <mutex>
+#include <optional>
 
 #include "mcp/server.h"
 #include "mcp/stdio_transport.h"

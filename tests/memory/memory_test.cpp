@@ -325,9 +325,8 @@ TEST_F(MemoryTest, KillNineLosesNoCommittedEntry) {
       options.argv = {UISCOPE_AUDIT_WRITER, path_,
                       "r" + std::to_string(round) + "w" + std::to_string(w)};
       options.capture_stdout = true;
-      options.log_file = (dir_ / ("writer-" + std::to_string(round) + "-" + std::to_string(w) +
-                                  ".log"))
-                             .string();
+      options.log_file =
+          (dir_ / ("writer-" + std::to_string(round) + "-" + std::to_string(w) + ".log")).string();
       auto p = Process::Spawn(options);
       ASSERT_TRUE(p.ok()) << p.error().message;
       writers.push_back(std::move(p).value());
@@ -335,11 +334,12 @@ TEST_F(MemoryTest, KillNineLosesNoCommittedEntry) {
     const size_t wanted = 20 + rng() % 200;
     for (auto& writer : writers) {
       auto committed = ReadCommitted(*writer, wanted);
-      ASSERT_GE(committed.size(), wanted) << "the writer stopped early:\n" << FileTail(
-          (dir_ / ("writer-" + std::to_string(round) + "-" + std::to_string(&writer - &writers[0]) +
-                   ".log"))
-              .string(),
-          20);
+      ASSERT_GE(committed.size(), wanted)
+          << "the writer stopped early:\n"
+          << FileTail((dir_ / ("writer-" + std::to_string(round) + "-" +
+                               std::to_string(&writer - &writers[0]) + ".log"))
+                          .string(),
+                      20);
       ::kill(writer->pid(), SIGKILL);
       // Whatever it printed after the first `wanted` lines was committed too.
       for (;;) {

@@ -44,7 +44,8 @@ std::string Line(const safety::AuditEntry& e) {
   }
   if (!e.app.empty()) line += " in " + e.app;
   if (!e.session.empty()) line += " [" + e.session + "]";
-  const std::string args = e.arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string args =
+      e.arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (args != "{}") line += " " + (args.size() > 120 ? args.substr(0, 117) + "..." : args);
   if (!e.via.empty()) line += " via=" + e.via;
   if (e.confirmed) line += " confirmed";
@@ -113,7 +114,9 @@ int RunAuditCommand(const GlobalFlags& g, const AuditFlags& f) {
     return kExitOk;
   }
   for (const auto& e : entries) std::cout << Line(e) << "\n";
-  if (entries.empty()) std::cerr << "uiscope: no audit entries" << (f.since.empty() ? "" : " since " + f.since) << " in " << path << "\n";
+  if (entries.empty())
+    std::cerr << "uiscope: no audit entries" << (f.since.empty() ? "" : " since " + f.since)
+              << " in " << path << "\n";
   return kExitOk;
 }
 

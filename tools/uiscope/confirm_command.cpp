@@ -19,15 +19,17 @@ int64_t NowMs() {
 }
 
 std::string Describe(const safety::Confirmation& c, int64_t now_ms) {
-  std::string line = c.token + "  " + std::string(safety::ConfirmationStatusName(c.status)) +
-                     "  " + c.tool;
+  std::string line =
+      c.token + "  " + std::string(safety::ConfirmationStatusName(c.status)) + "  " + c.tool;
   if (!c.target.empty()) line += " " + c.target;
   if (!c.app.empty()) line += " in " + c.app;
   if (!c.session.empty()) line += " [" + c.session + "]";
-  const std::string args = c.arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string args =
+      c.arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (args != "{}") line += " " + args;
   if (c.status == safety::ConfirmationStatus::kPending) {
-    line += "  (expires in " + std::to_string(std::max<int64_t>(0, (c.expires_ms - now_ms) / 1000)) + " s)";
+    line += "  (expires in " +
+            std::to_string(std::max<int64_t>(0, (c.expires_ms - now_ms) / 1000)) + " s)";
   } else if (!c.decided_by.empty()) {
     line += "  (by " + c.decided_by + ")";
   }

@@ -5,9 +5,9 @@
 #include <optional>
 
 #include "engine/desktop.h"
-#include "policy_flags.h"
 #include "engine/read_text.h"
 #include "engine/screenshot.h"
+#include "policy_flags.h"
 
 namespace uiscope::cli {
 

@@ -8,8 +8,8 @@
 #include <iostream>
 
 #include "engine/desktop.h"
-#include "policy_flags.h"
 #include "engine/screenshot.h"
+#include "policy_flags.h"
 
 namespace uiscope::cli {
 namespace {

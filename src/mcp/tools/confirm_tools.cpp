@@ -75,8 +75,8 @@ std::optional<Confirmer::Held> Confirmer::TakeHeld(const std::string& token) {
   return held;
 }
 
-ToolResult Confirmer::Hold(const GateDecision& decision, const std::string& what,
-                           AttemptFn attempt, const std::string& note) {
+ToolResult Confirmer::Hold(const GateDecision& decision, const std::string& what, AttemptFn attempt,
+                           const std::string& note) {
   const int64_t now = policy_->NowMs();
   auto c = policy_->GetConfirmation(decision.token);
   const int64_t expires = c.ok() ? c->expires_ms : now;
@@ -138,8 +138,9 @@ ToolResult Confirmer::Run(ToolContext& ctx, const std::string& what, const Attem
   if (!first.held) return std::move(first.result);
   const GateDecision& held = *first.held;
   if (policy_ == nullptr || held.token.empty()) {
-    return ToolResult::Error("internal error: the action was held for confirmation, but this "
-                             "server has no confirmation store (this is a bug in uiscope)");
+    return ToolResult::Error(
+        "internal error: the action was held for confirmation, but this "
+        "server has no confirmation store (this is a bug in uiscope)");
   }
   const std::string token = held.token;
   std::string note;
@@ -159,8 +160,8 @@ ToolResult Confirmer::Run(ToolContext& ctx, const std::string& what, const Attem
       const std::string by =
           answer->action == "accept"
               ? "the user (MCP elicitation)"
-              : "the user, who " + std::string(answer->action == "decline" ? "declined"
-                                                                           : "dismissed") +
+              : "the user, who " +
+                    std::string(answer->action == "decline" ? "declined" : "dismissed") +
                     " the question (MCP elicitation)";
       auto decided = policy_->Decide(token, approve, by);
       if (decided.ok()) {
@@ -169,8 +170,7 @@ ToolResult Confirmer::Run(ToolContext& ctx, const std::string& what, const Attem
       }
       // Decided elsewhere in the meantime: that decision stands (below).
     } else if (answer.error().code != ErrorCode::kStale) {
-      note = "(the user could not be asked through the MCP client: " + answer.error().message +
-             ")";
+      note = "(the user could not be asked through the MCP client: " + answer.error().message + ")";
       ctx.Log(LogLevel::kWarning, "confirmation " + token + ": " + note);
     }
     auto c = policy_->GetConfirmation(token);
@@ -193,8 +193,7 @@ ToolResult Confirmer::Confirm(ToolContext& ctx, const json& args) {
       return ToolResult::Error(
           "denied: the configuration leaves this decision to a person "
           "(confirmations.agent_may_confirm is false). Ask the user to run `uiscope confirm " +
-          token + " --approve` (or --deny), then call confirm with {\"token\": \"" + token +
-          "\"}");
+          token + " --approve` (or --deny), then call confirm with {\"token\": \"" + token + "\"}");
     }
     auto decided =
         policy_->Decide(token, decision == "approve", "the agent, with the confirm tool");
@@ -251,26 +250,25 @@ Status RegisterConfirmTools(ToolRegistry& registry, std::shared_ptr<Confirmer> c
       "to wait_ms for that decision; reports a refusal. With decision approve or deny: relays "
       "the user's own answer (only when the configuration lets the agent do so). Never approve "
       "without the user's explicit consent.";
-  confirm.input_schema = {
-      {"type", "object"},
-      {"additionalProperties", false},
-      {"required", {"token"}},
-      {"properties",
-       {{"token",
-         {{"type", "string"},
-          {"minLength", 1},
-          {"maxLength", 64},
-          {"description", "the token of the confirmation_required result"}}},
-        {"decision",
-         {{"type", "string"},
-          {"enum", {"approve", "deny"}},
-          {"description", "the user's answer, when the user gave it to you"}}},
-        {"wait_ms",
-         {{"type", "integer"},
-          {"minimum", 0},
-          {"maximum", 600000},
-          {"default", 0},
-          {"description", "wait this long for a person's decision"}}}}}};
+  confirm.input_schema = {{"type", "object"},
+                          {"additionalProperties", false},
+                          {"required", {"token"}},
+                          {"properties",
+                           {{"token",
+                             {{"type", "string"},
+                              {"minLength", 1},
+                              {"maxLength", 64},
+                              {"description", "the token of the confirmation_required result"}}},
+                            {"decision",
+                             {{"type", "string"},
+                              {"enum", {"approve", "deny"}},
+                              {"description", "the user's answer, when the user gave it to you"}}},
+                            {"wait_ms",
+                             {{"type", "integer"},
+                              {"minimum", 0},
+                              {"maximum", 600000},
+                              {"default", 0},
+                              {"description", "wait this long for a person's decision"}}}}}};
   confirm.annotations = ToolAnnotations{
       .read_only = false, .destructive = true, .idempotent = false, .open_world = false};
   confirm.handler = [confirmer](const json& args, ToolContext& ctx) {

@@ -53,8 +53,7 @@ class Confirmer {
   // in PlannedAction::confirmation_token. `ctx` is the call running it now:
   // a held attempt runs again later inside `confirm`, so it must copy what
   // it needs and never keep the first call's context.
-  using AttemptFn =
-      std::function<Attempt(const std::string& confirmation_token, ToolContext& ctx)>;
+  using AttemptFn = std::function<Attempt(const std::string& confirmation_token, ToolContext& ctx)>;
 
   // `gate` checks and records the actions of the tools using this
   // Confirmer. Holding needs it to be a safety::PolicyGate (the

@@ -143,8 +143,7 @@ Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Wo
   start.handler = [&sessions, confirmer](const json& args, ToolContext& ctx) {
     return confirmer->Run(
         ctx, "start a headless desktop",
-        [&sessions, gate = &confirmer->gate(), args](const std::string& token,
-                                                      ToolContext& now) {
+        [&sessions, gate = &confirmer->gate(), args](const std::string& token, ToolContext& now) {
           PlannedAction action;
           action.tool = "session_start";
           action.arguments = args;
@@ -196,22 +195,22 @@ Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Wo
       }
     }
     // Copied into the attempt: a held stop may run later, from `confirm`.
-    return confirmer->Run(
-        ctx, "stop session " + id + " and every app in it",
-        [&sessions, &workspace, gate = &confirmer->gate(), args, id, display](
-            const std::string& token, ToolContext&) {
-          PlannedAction action;
-          action.tool = "session_stop";
-          action.session = id;
-          action.display = display;
-          action.arguments = args;
-          action.confirmation_token = token;
-          return Confirmer::GatedAttempt(*gate, action, [&](ActionOutcome* outcome) {
-            ToolResult r = Stop(sessions, workspace, args);
-            *outcome = OutcomeOf(r, json{{"stopped", id}});
-            return r;
-          });
-        });
+    return confirmer->Run(ctx, "stop session " + id + " and every app in it",
+                          [&sessions, &workspace, gate = &confirmer->gate(), args, id, display](
+                              const std::string& token, ToolContext&) {
+                            PlannedAction action;
+                            action.tool = "session_stop";
+                            action.session = id;
+                            action.display = display;
+                            action.arguments = args;
+                            action.confirmation_token = token;
+                            return Confirmer::GatedAttempt(
+                                *gate, action, [&](ActionOutcome* outcome) {
+                                  ToolResult r = Stop(sessions, workspace, args);
+                                  *outcome = OutcomeOf(r, json{{"stopped", id}});
+                                  return r;
+                                });
+                          });
   };
   return registry.Add(std::move(stop));
 }

@@ -838,7 +838,9 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
 
   std::vector<AppHandle*> selected;
   std::string wanted = Lower(request.app_name);
-  auto skipped = [&](const AppHandle& h) { return request.skip_app && request.skip_app(h.info.name); };
+  auto skipped = [&](const AppHandle& h) {
+    return request.skip_app && request.skip_app(h.info.name);
+  };
   for (auto& h : *handles) {
     if (request.pid != 0 && h.info.pid != request.pid) continue;
     if (!wanted.empty() && Lower(h.info.name) != wanted) continue;
