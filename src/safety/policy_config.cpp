@@ -383,6 +383,8 @@ Result<PolicyConfig> ParsePolicyConfig(std::string_view text, const std::string&
       return *e;
     const auto& gated = GatedToolNames();
     for (size_t i = 0; i < config.confirm_tools.size(); ++i) {
+      // The MCP tool execute_plan checks its plan as the action "plan".
+      if (config.confirm_tools[i] == "execute_plan") config.confirm_tools[i] = "plan";
       if (std::find(gated.begin(), gated.end(), config.confirm_tools[i]) == gated.end()) {
         return v.At("/confirm_tools/" + std::to_string(i),
                     "\"confirm_tools\" names \"" + config.confirm_tools[i] +

@@ -121,6 +121,12 @@ TEST(PolicyConfig, ConfirmToolsMustNameToolsThatAct) {
   EXPECT_NE(e.find("\"clik\", which is not a tool that acts"), std::string::npos) << e;
 }
 
+TEST(PolicyConfig, ExecutePlanNamesThePlanAction) {
+  auto c = Parse(R"({"confirm_tools": ["execute_plan"]})");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->confirm_tools, std::vector<std::string>{"plan"});
+}
+
 TEST(PolicyConfig, DuplicateKeysAreErrors) {
   const std::string e = ErrorOf("{\"deny_apps\": [],\n\"deny_apps\": [\"x\"]}");
   EXPECT_NE(e.find("duplicate key \"deny_apps\" at line 2 (first at line 1)"), std::string::npos)
