@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "memory/audit_log.h"
 #include "memory/confirmation_store.h"
@@ -223,6 +224,38 @@ TEST_F(SafetyCliTest, ConfirmListsApprovesAndDenies) {
   EXPECT_TRUE(nlohmann::json::parse(none.out)["confirmations"].empty());
   CliRun history = RunCli("confirm --all --json --config " + config_);
   EXPECT_EQ(nlohmann::json::parse(history.out)["confirmations"].size(), 2u);
+}
+
+// A database that cannot be opened: the server still serves (observe works),
+// every action is refused saying why, the reason is logged on stderr, and
+// stdout carries nothing but the protocol (a stray log line there would
+// break every stdio client).
+TEST_F(SafetyCliTest, UnopenableDatabaseRefusesActionsAndKeepsStdoutClean) {
+  std::ofstream(dir_ / "file") << "x";
+  std::ofstream(config_) << "{\"database\": \"" << (dir_ / "file" / "x.db").string() << "\"}";
+  const std::string input = (dir_ / "input.jsonl").string();
+  std::ofstream(input)
+      << R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}})"
+      << "\n"
+      << R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+      << "\n"
+      << R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_start","arguments":{}}})"
+      << "\n";
+  CliRun r = RunCli("mcp --config " + config_ + " <" + input);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  bool refused = false;
+  for (std::string line; std::getline(lines, line);) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << "not JSON on stdout: " << line;
+    if (j.value("id", 0) == 2) {
+      refused = j["result"]["isError"].get<bool>() &&
+                j["result"]["content"][0]["text"].get<std::string>().find(
+                    "audit log cannot be written") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(refused) << r.out;
+  EXPECT_NE(r.err.find("actions will be refused"), std::string::npos) << r.err;
 }
 
 TEST_F(SafetyCliTest, TheDatabaseIsPrivate) {

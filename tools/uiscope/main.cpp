@@ -3,6 +3,8 @@
 // Human-readable output by default, `--json` for scripts. Exit codes: 0
 // success, 1 the operation failed (not found, denied, timeout, no display),
 // 2 usage error.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -296,6 +298,9 @@ int RunDemoCommand(const GlobalFlags& g, int rows) {
 
 int main(int argc, char** argv) {
   using namespace uiscope;
+  // Logs go to stderr: stdout carries results (--json) and, for `uiscope
+  // mcp`, the protocol itself, which one stray log line would corrupt.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("uiscope"));
   CLI::App app{"uiscope: eyes and hands for AI agents on Linux desktop applications"};
   app.set_version_flag("--version", std::string("uiscope ") + UISCOPE_VERSION);
   app.require_subcommand(1);
