@@ -12,6 +12,7 @@ UISCOPE_BUILD_PACKAGES=(
   libpng-dev libcpp-httplib-dev libwebp-dev libjpeg62-turbo-dev
   libtesseract-dev libleptonica-dev
   libsqlite3-dev
+  libopencv-imgproc-dev
 )
 UISCOPE_RUNTIME_PACKAGES=(
   xvfb openbox dbus at-spi2-core x11-utils fonts-dejavu-core
@@ -22,6 +23,8 @@ UISCOPE_TEST_PACKAGES=(
   python3-pyatspi python3-gi gir1.2-atspi-2.0
   clang libclang-rt-14-dev
   xterm tesseract-ocr
+  x11-apps gtk-3-examples
+  qtbase5-dev libgtk-4-dev chromium
 )
 
 uiscope_missing_packages() {
@@ -41,16 +44,18 @@ uiscope_install() {
   if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
   echo "uiscope: installing $(echo $missing | wc -w) Debian packages: $(echo $missing)" >&2
   export DEBIAN_FRONTEND=noninteractive
+  # Several builds on one machine may install at once: wait for dpkg's lock
+  # instead of failing on it.
   # Update the package index once if it is empty or older than a day.
   if [[ ! -d /var/lib/apt/lists/partial ]] || \
      [[ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -1)" ]]; then
     $sudo apt-get update -qq >&2
   fi
   # shellcheck disable=SC2086
-  if ! $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null; then
+  if ! $sudo apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends $missing >/dev/null; then
     $sudo apt-get update -qq >&2
     # shellcheck disable=SC2086
-    $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+    $sudo apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends $missing >/dev/null
   fi
 }
 

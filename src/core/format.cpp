@@ -564,6 +564,72 @@ json NodeToJson(const Node& node, bool with_children) {
   return j;
 }
 
+namespace {
+
+Status NodeFromJson(const json& j, Node* out, int depth) {
+  if (!j.is_object() || depth > 512) {
+    return MakeError(ErrorCode::kInvalidArgument, "a stored node is not an object");
+  }
+  try {
+    out->id = j.value("id", "");
+    out->role = RoleFromName(j.value("role", "unknown"));
+    out->name = j.value("name", "");
+    out->value = j.value("value", "");
+    out->description = j.value("description", "");
+    if (j.contains("bounds")) {
+      const json& b = j["bounds"];
+      out->bounds = Rect{b.at("x").get<int>(), b.at("y").get<int>(), b.at("w").get<int>(),
+                         b.at("h").get<int>()};
+    }
+    for (const json& s : j.value("states", json::array())) {
+      const std::string name = s.get<std::string>();
+      for (uint32_t bit = 1; bit != 0 && bit <= static_cast<uint32_t>(State::kDefunct); bit <<= 1) {
+        if (StateName(static_cast<State>(bit)) == name) out->states.Set(static_cast<State>(bit));
+      }
+    }
+    for (const json& a : j.value("actions", json::array())) {
+      out->actions.push_back(a.get<std::string>());
+    }
+    const std::string source = j.value("source", "ax");
+    for (Source s :
+         {Source::kAx, Source::kOcr, Source::kVision, Source::kMerged, Source::kLearned}) {
+      if (SourceName(s) == source) out->source = s;
+    }
+    out->confidence = j.value("confidence", 1.0f);
+    out->app = j.value("app", "");
+    out->pid = j.value("pid", 0);
+    out->window = j.value("window", "");
+    for (const json& c : j.value("children", json::array())) {
+      Node child;
+      if (auto st = NodeFromJson(c, &child, depth + 1); !st.ok()) return st;
+      out->children.push_back(std::move(child));
+    }
+  } catch (const std::exception& e) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     std::string("a stored node is malformed: ") + e.what());
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<std::vector<Node>> NodesFromJson(const json& nodes) {
+  if (!nodes.is_array()) {
+    return MakeError(ErrorCode::kInvalidArgument, "stored nodes are not an array");
+  }
+  std::vector<Node> out;
+  for (const json& j : nodes) {
+    Node n;
+    if (auto st = NodeFromJson(j, &n, 0); !st.ok()) return st.error();
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
+std::string SanitiseForDisplay(std::string_view s, size_t max_chars) {
+  return SanitiseAndTruncate(s, max_chars);
+}
+
 std::string FormatNodeLine(const Node& node) {
   std::string line = CompactLine(node, 0);
   line.pop_back();  // the newline

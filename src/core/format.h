@@ -75,6 +75,15 @@ nlohmann::json SnapshotEnvelope(const Snapshot& snapshot, const FormatOutput& pa
 
 nlohmann::json NodeToJson(const Node& node, bool with_children = true);
 
+// The inverse of NodeToJson (with children) for an array of nodes, to keep
+// an observation on disk (`observe --format diff` across CLI processes).
+// Backend references are not kept. InvalidArgument for a malformed node.
+Result<std::vector<Node>> NodesFromJson(const nlohmann::json& nodes);
+
+// `s` with malformed UTF-8 replaced by U+FFFD and cut to `max_chars` code
+// points (the last one then "…"): untrusted text made safe to print.
+std::string SanitiseForDisplay(std::string_view s, size_t max_chars);
+
 // One node as a compact line without indentation or newline:
 // `[button "Play" id=btn_1a2b bounds=10,5,80,30 focused]`.
 std::string FormatNodeLine(const Node& node);

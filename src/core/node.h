@@ -22,18 +22,18 @@ enum class Role : uint8_t {
   kWindow,
   kDialog,
   kAlert,
-  kPanel,       // generic container: filler, panel, box, grouping
-  kGroup,       // labelled grouping (frame with title, group box)
+  kPanel,  // generic container: filler, panel, box, grouping
+  kGroup,  // labelled grouping (frame with title, group box)
   kScrollPane,
   kSplitPane,
   kButton,
   kToggleButton,
   kCheckBox,
   kRadioButton,
-  kTextField,   // single-line editable text (including password fields)
-  kTextArea,    // multi-line editable text
+  kTextField,  // single-line editable text (including password fields)
+  kTextArea,   // multi-line editable text
   kLabel,
-  kText,        // static text run: OCR lines, paragraphs
+  kText,  // static text run: OCR lines, paragraphs
   kHeading,
   kLink,
   kImage,
@@ -82,8 +82,7 @@ bool IsInteractiveRole(Role role);
 // Normalises an AT-SPI role name as returned by GetRoleName / the role enum
 // name ("push button", "check box", "text", "frame") to a Role. `editable`
 // and `multi_line` refine "text" and "entry".
-Role RoleFromAtspiName(std::string_view atspi_role, bool editable = false,
-                       bool multi_line = false);
+Role RoleFromAtspiName(std::string_view atspi_role, bool editable = false, bool multi_line = false);
 
 enum class State : uint32_t {
   kEnabled = 1u << 0,
@@ -96,13 +95,13 @@ enum class State : uint32_t {
   kEditable = 1u << 7,
   kShowing = 1u << 8,
   kVisible = 1u << 9,
-  kPassword = 1u << 10,   // secured text: value is never read
+  kPassword = 1u << 10,  // secured text: value is never read
   kMultiLine = 1u << 11,
   kModal = 1u << 12,
-  kActive = 1u << 13,     // the active (focused) window
+  kActive = 1u << 13,  // the active (focused) window
   kIndeterminate = 1u << 14,
   kPressed = 1u << 15,
-  kDefunct = 1u << 16,    // the object is gone
+  kDefunct = 1u << 16,  // the object is gone
 };
 
 class StateSet {
@@ -125,23 +124,35 @@ std::vector<std::string_view> StateNames(StateSet states);
 std::string_view StateName(State state);
 
 enum class Source : uint8_t { kAx, kOcr, kVision, kMerged, kLearned };
+
+// The backend's handle on the object a node was read from, so that actions
+// can reach it again (AT-SPI: the application's unique bus name and the
+// object path). Opaque outside the backend that filled it: no format prints
+// it and IDs do not depend on it. Valid while the object lives in its app.
+struct BackendRef {
+  std::string owner;  // AT-SPI: unique name of the application on the accessibility bus
+  std::string path;   // AT-SPI: object path
+  bool empty() const { return path.empty(); }
+  bool operator==(const BackendRef&) const = default;
+};
 std::string_view SourceName(Source source);
 
 struct Node {
-  std::string id;            // stable ID, assigned by AssignIds (ids.h)
+  std::string id;  // stable ID, assigned by AssignIds (ids.h)
   Role role = Role::kUnknown;
   std::string toolkit_role;  // the backend's own role name, for debugging
   std::string name;
-  std::string value;         // never filled for password fields
+  std::string value;  // never filled for password fields
   std::string description;
   std::optional<Rect> bounds;  // screen pixels of the captured display
   StateSet states;
   std::vector<std::string> actions;  // accessibility action names ("click")
   Source source = Source::kAx;
-  float confidence = 1.0f;   // 1 for ax; detector / OCR confidence otherwise
-  std::string app;           // owning application name
-  int pid = 0;               // owning process, 0 if unknown
-  std::string window;        // ID of the owning window node, filled by AssignIds
+  float confidence = 1.0f;  // 1 for ax; detector / OCR confidence otherwise
+  std::string app;          // owning application name
+  int pid = 0;              // owning process, 0 if unknown
+  std::string window;       // ID of the owning window node, filled by AssignIds
+  BackendRef ref;           // how the backend reaches the object (not output)
   std::vector<Node> children;
 
   bool Has(State s) const { return states.Has(s); }

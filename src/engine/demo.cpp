@@ -3,8 +3,10 @@
 #include <thread>
 
 #include "core/format.h"
+#include "engine/act.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
+#include "engine/workspace.h"
 #include "platform/x11/x11_display.h"
 #include "platform/x11/ximage_capture.h"
 #include "session/headless_desktop.h"
@@ -15,6 +17,69 @@ namespace {
 
 void Say(const DemoOptions& o, const std::string& line) {
   if (o.progress) o.progress(line);
+}
+
+const Node* FindIn(const std::vector<Node>& roots, int pid, Role role, const std::string& name) {
+  const Node* found = nullptr;
+  ForEachNode(roots, [&](const Node& n, int) {
+    if (found == nullptr && n.pid == pid && n.role == role && n.name == name) found = &n;
+  });
+  return found;
+}
+
+// The agent's loop on the fixture's form, each step verified.
+Status RunSteps(const DesktopInfo& info, int pid, DemoReport* report, const DemoOptions& options) {
+  WorkspaceOptions where;
+  where.display = info.display_name;
+  where.start_headless = false;
+  Workspace workspace(where);
+  auto lease = workspace.Acquire("", Workspace::Need::kHands);
+  if (!lease.ok()) return lease.error();
+  auto obs = lease->observer->Observe(ObserveRequest{});
+  if (!obs.ok()) return obs.error();
+  const auto& roots = obs->snapshot.roots;
+  const Node* email = FindIn(roots, pid, Role::kTextField, "Email");
+  const Node* remember = FindIn(roots, pid, Role::kCheckBox, "Remember me");
+  const Node* login = FindIn(roots, pid, Role::kButton, "Login");
+  if (!email || !remember || !login) {
+    return MakeError(ErrorCode::kNotFound, "the fixture's form is not in its accessibility tree");
+  }
+  struct Plan {
+    std::string what;
+    ActionRequest request;
+  };
+  std::vector<Plan> plan(3);
+  plan[0].what = "type \"ada@example.org\" into the Email field " + email->id;
+  plan[0].request.kind = ActionKind::kTypeText;
+  plan[0].request.target.id = email->id;
+  plan[0].request.text = "ada@example.org";
+  plan[0].request.via = Via::kXTest;  // real key events, as a person types
+  plan[1].what = "tick \"Remember me\" " + remember->id;
+  plan[1].request.kind = ActionKind::kClick;
+  plan[1].request.target.id = remember->id;
+  plan[2].what = "click Login " + login->id;
+  plan[2].request.kind = ActionKind::kClick;
+  plan[2].request.target.id = login->id;
+  for (Plan& step : plan) {
+    Say(options, step.what + "...");
+    auto result = PerformAction(*lease, step.request);
+    if (!result.ok()) return result.error();
+    DemoStep done;
+    done.what = step.what;
+    done.via = result->via;
+    done.effect = result->verification ? result->verification->effect : "";
+    done.report = FormatActionResult(*result);
+    done.ms = result->total_ms;
+    report->steps.push_back(std::move(done));
+  }
+  auto after = lease->observer->Observe(ObserveRequest{});
+  if (!after.ok()) return after.error();
+  ForEachNode(after->snapshot.roots, [&](const Node& n, int) {
+    if (n.pid == pid && n.role == Role::kLabel && n.name.rfind("Logged in", 0) == 0) {
+      report->final_status = n.name;
+    }
+  });
+  return OkStatus();
 }
 
 }  // namespace
@@ -85,6 +150,8 @@ Result<DemoReport> RunDemo(const DemoOptions& options) {
     report.window_height = image->height;
     report.image_tokens = static_cast<size_t>(image->width) * image->height / 750;
   }
+
+  if (auto st = RunSteps(info, report.pid, &report, options); !st.ok()) return st.error();
 
   Say(options, "cleaning up...");
   conn->accessibility.reset();  // close our connections before their server goes

@@ -1,10 +1,13 @@
 // The `uiscope demo` scenario: a headless desktop, the GTK3 fixture, one
-// observation, and how its compact tree compares with a screenshot of the
-// same window. Lives in the library so the CLI only prints the report.
+// observation and how its compact tree compares with a screenshot of the
+// same window; then the loop an agent runs — type an email, tick "Remember
+// me", click Login — each action verified, and the status label it ends
+// with. Lives in the library so the CLI only prints the report.
 #pragma once
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 
@@ -15,6 +18,15 @@ struct DemoOptions {
   int rows = 5;
   // Progress lines ("starting a headless desktop…") as the demo goes.
   std::function<void(const std::string&)> progress;
+};
+
+// One verified action of the demo.
+struct DemoStep {
+  std::string what;    // "type the email into txt_5556"
+  std::string via;     // how it was done
+  std::string effect;  // observed / none
+  std::string report;  // FormatActionResult: the verification, for people
+  double ms = 0;
 };
 
 struct DemoReport {
@@ -32,6 +44,8 @@ struct DemoReport {
   // ~width*height/750 tokens (Anthropic's published estimate).
   size_t tree_tokens = 0;
   size_t image_tokens = 0;
+  std::vector<DemoStep> steps;  // type, tick, click
+  std::string final_status;     // the status label after the steps
 };
 
 Result<DemoReport> RunDemo(const DemoOptions& options);

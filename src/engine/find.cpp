@@ -1,21 +1,35 @@
 #include "engine/find.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
 
 #include "core/format.h"
+#include "core/fuzzy.h"
 
 namespace uiscope {
 namespace {
 
-// ASCII case folding: names are UTF-8, and folding only ASCII keeps every
-// other byte intact, so a match never splits a character.
-std::string Fold(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
+// Suggestions less alike than this are noise, not help.
+constexpr double kMinSuggestionScore = 0.5;
+
+double Round3(double v) { return std::round(v * 1000) / 1000; }
+
+std::optional<Point> ClickPoint(const Node& n, const Frame& frame) {
+  if (!n.bounds || n.bounds->Empty()) return std::nullopt;
+  Rect r = *n.bounds;
+  if (frame.width > 0 && frame.height > 0) r = ClampToFrame(r, frame.width, frame.height);
+  if (r.Empty()) return std::nullopt;
+  return r.Center();
 }
+
+struct Ranked {
+  FindMatch match;
+  bool interactive = false;
+  float confidence = 1;
+  size_t order = 0;
+};
 
 }  // namespace
 
@@ -28,43 +42,121 @@ Result<Role> ParseRole(std::string_view name) {
                    "unknown role \"" + std::string(name) + "\" (roles: " + names + ")");
 }
 
-Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& query) {
+Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& query,
+                             const Frame& frame) {
   if (query.name.empty() && !query.role) {
     return MakeError(ErrorCode::kInvalidArgument, "find needs a name, a role, or both");
   }
-  const std::string needle = Fold(query.name);
-  // Text rank 0: the whole name; 1: a prefix; 2: anywhere.
-  std::vector<std::pair<int, const Node*>> found;
   FindResult result;
+  std::vector<Ranked> found;
   ForEachNode(roots, [&](const Node& n, int) {
-    ++result.searched;
+    const size_t order = static_cast<size_t>(result.searched++);
     if (query.role && n.role != *query.role) return;
-    int rank = 0;
+    double score = 1;
     if (query.exact) {
       if (n.name != query.name) return;
-    } else if (!needle.empty()) {
-      const std::string hay = Fold(n.name);
-      const size_t at = hay.find(needle);
-      if (at == std::string::npos) return;
-      rank = hay.size() == needle.size() ? 0 : at == 0 ? 1 : 2;
+    } else if (!query.name.empty()) {
+      score = MatchScore(query.name, n.name);
+      if (score <= 0) return;
     }
-    // Among equal matches, what an agent can act on comes first.
-    rank = rank * 2 + (IsInteractiveRole(n.role) ? 0 : 1);
-    found.emplace_back(rank, &n);
+    found.push_back({{&n, score, ClickPoint(n, frame)},
+                     IsInteractiveRole(n.role),
+                     n.source == Source::kAx ? 1.0f : n.confidence,
+                     order});
   });
-  std::stable_sort(found.begin(), found.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(found.begin(), found.end(), [](const Ranked& a, const Ranked& b) {
+    // Scores closer than this are the same match quality.
+    if (std::abs(a.match.score - b.match.score) > 1e-6) return a.match.score > b.match.score;
+    if (a.interactive != b.interactive) return a.interactive;
+    if (a.confidence != b.confidence) return a.confidence > b.confidence;
+    return a.order < b.order;
+  });
   result.total = static_cast<int>(found.size());
   const size_t keep =
       query.limit > 0 ? std::min(found.size(), static_cast<size_t>(query.limit)) : found.size();
-  for (size_t i = 0; i < keep; ++i) result.matches.push_back(found[i].second);
+  for (size_t i = 0; i < keep; ++i) result.matches.push_back(found[i].match);
+
+  if (result.total == 0 && !query.name.empty() && query.max_suggestions > 0) {
+    // Every distinct name on screen, by how alike it looks; per name the
+    // element an agent would most likely mean (interactive first).
+    std::map<std::string, Suggestion> best;  // by folded name
+    std::map<std::string, bool> best_interactive;
+    ForEachNode(roots, [&](const Node& n, int) {
+      if (n.name.empty() || n.role == Role::kApplication) return;
+      const double score = SuggestionScore(query.name, n.name);
+      if (score < kMinSuggestionScore) return;
+      const std::string key = FoldText(n.name);
+      auto it = best.find(key);
+      const bool interactive = IsInteractiveRole(n.role);
+      if (it == best.end() || (interactive && !best_interactive[key])) {
+        best[key] = {n.name, n.role, n.id, score};
+        best_interactive[key] = interactive;
+      }
+    });
+    for (auto& [key, s] : best) result.similar.push_back(std::move(s));
+    std::stable_sort(result.similar.begin(), result.similar.end(),
+                     [](const Suggestion& a, const Suggestion& b) { return a.score > b.score; });
+    if (result.similar.size() > static_cast<size_t>(query.max_suggestions)) {
+      result.similar.resize(static_cast<size_t>(query.max_suggestions));
+    }
+  }
+  if (result.total == 0) {
+    std::string what = query.role ? std::string(RoleName(*query.role)) : "elements";
+    if (query.role && what.back() != 's') what += "s";
+    if (query.name.empty()) {
+      result.suggestion = "No " + what + " found.";
+    } else {
+      result.suggestion = "No " + what + " matching '" + query.name + "' found.";
+    }
+    if (!result.similar.empty()) {
+      result.suggestion += " Similar:";
+      for (size_t i = 0; i < result.similar.size(); ++i) {
+        const Suggestion& s = result.similar[i];
+        result.suggestion +=
+            (i == 0 ? " '" : ", '") + s.name + "' (" + std::string(RoleName(s.role)) + ")";
+      }
+    }
+  }
   return result;
 }
 
 nlohmann::json FindResultToJson(const FindResult& result) {
   nlohmann::json matches = nlohmann::json::array();
-  for (const Node* n : result.matches) matches.push_back(NodeToJson(*n, /*with_children=*/false));
-  return {{"matches", std::move(matches)}, {"total", result.total}, {"searched", result.searched}};
+  for (const FindMatch& m : result.matches) {
+    nlohmann::json j = NodeToJson(*m.node, /*with_children=*/false);
+    j["score"] = Round3(m.score);
+    j["confidence"] = Round3(m.node->source == Source::kAx ? 1.0 : m.node->confidence);
+    if (m.click_point) j["click_point"] = {{"x", m.click_point->x}, {"y", m.click_point->y}};
+    matches.push_back(std::move(j));
+  }
+  nlohmann::json similar = nlohmann::json::array();
+  for (const Suggestion& s : result.similar) {
+    similar.push_back({{"name", s.name},
+                       {"role", std::string(RoleName(s.role))},
+                       {"id", s.id},
+                       {"score", Round3(s.score)}});
+  }
+  nlohmann::json j = {{"found", result.total > 0},
+                      {"matches", std::move(matches)},
+                      {"total", result.total},
+                      {"searched", result.searched},
+                      {"similar", std::move(similar)}};
+  if (!result.suggestion.empty()) j["suggestion"] = result.suggestion;
+  return j;
+}
+
+std::string FormatFindMatch(const FindMatch& match) {
+  std::string line = FormatNodeLine(*match.node);
+  if (match.click_point) {
+    line += " click=" + std::to_string(match.click_point->x) + "," +
+            std::to_string(match.click_point->y);
+  }
+  if (match.score < 1) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), " score=%.2f", match.score);
+    line += buf;
+  }
+  return line;
 }
 
 }  // namespace uiscope

@@ -1,6 +1,17 @@
-// Finding elements in a snapshot by name and role (`uiscope find`, the MCP
-// `find` tool). Text matching only for now; fuzzy and visual matching come
-// with the vision pipeline (DESIGN §5).
+// Finding elements in a snapshot by label and role (`uiscope find`, the MCP
+// `find` tool; seed 000's find_element).
+//
+// Labels match fuzzily (core/fuzzy.h): case- and accent-insensitive, by
+// words in any order, a word matching a whole word, a prefix or a part of
+// one, long words with a typo or two. `exact` asks for the whole name,
+// character for character. Any node can match — accessible, merged, or
+// found in the pixels (OCR text, vision elements) when the snapshot was
+// perceived with those sources — and each match says which, with its
+// confidence, so a caller can prefer what it trusts.
+//
+// When nothing matches a label, the closest names on screen come back as
+// suggestions ("Similar: 'Login', 'Log out'"), so an agent with a typo or a
+// stale label asks again instead of giving up.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,28 +25,57 @@
 namespace uiscope {
 
 struct FindQuery {
-  std::string name;          // substring of the name, case-insensitive ("" = any name)
+  std::string name;          // label to look for ("" = any name)
   std::optional<Role> role;  // only this role
-  bool exact = false;        // the whole name, case-sensitive
+  bool exact = false;        // the whole name, exactly as written
   int limit = 20;            // at most this many matches (0 = all)
+  int max_suggestions = 5;   // "Similar:" names when nothing matches
+};
+
+struct FindMatch {
+  const Node* node = nullptr;
+  double score = 1;  // how well the label matched, 0..1 (1 for exact and role-only queries)
+  // Where a click on the element lands, screen pixels: the centre of its
+  // bounds clipped to the frame. nullopt when the node has no bounds there.
+  std::optional<Point> click_point;
+};
+
+struct Suggestion {
+  std::string name;
+  Role role = Role::kUnknown;
+  std::string id;  // the best-placed element with that name
+  double score = 0;
 };
 
 struct FindResult {
-  // Best first: whole names, then prefixes, then the rest; within each,
-  // interactive elements (buttons, fields, items) before the others, then
-  // reading (preorder) order.
-  std::vector<const Node*> matches;
+  // Best first: label score, then elements an agent can act on (buttons,
+  // fields, items) before the others, then higher confidence (accessible
+  // before pixel-only), then reading (preorder) order.
+  std::vector<FindMatch> matches;
   int total = 0;     // matches before the limit
   int searched = 0;  // nodes looked at
+  // When nothing matched: the closest names (whatever their role), best
+  // first, and a sentence saying so ("No elements matching 'Logn' found.
+  // Similar: 'Login' (button)"). Empty otherwise.
+  std::vector<Suggestion> similar;
+  std::string suggestion;
 };
 
 // InvalidArgument when the query has neither a name nor a role. The pointers
-// point into `roots` and live as long as it.
-Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& query);
+// point into `roots` and live as long as it. `frame` clips click points
+// (width 0: no clipping).
+Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& query,
+                             const Frame& frame = {});
 
-// {"matches": [node objects without children], "total", "searched"}: the
-// part of `uiscope find --json` and the MCP find tool's result they share.
+// {"found", "matches": [node objects without children, each with "score",
+// "confidence" and "click_point" {x, y}], "total", "searched", "similar":
+// [{name, role, id, score}], "suggestion"}: what `uiscope find --json` and
+// the MCP find tool's result share.
 nlohmann::json FindResultToJson(const FindResult& result);
+
+// One match as a compact line: the node's line, then click point, source and
+// score: `[button "Login" id=btn_dbe2 bounds=266,251,331,34] click=431,268`.
+std::string FormatFindMatch(const FindMatch& match);
 
 // "button" -> Role::kButton; InvalidArgument listing the role names otherwise.
 Result<Role> ParseRole(std::string_view name);

@@ -42,12 +42,28 @@ class Observer {
   // the same scope (same app / pid).
   Result<Observation> Observe(const ObserveRequest& request);
 
+  // Re-observes only the application of process `pid` and splices its tree
+  // into the last observation of every application (an Observe without app
+  // or pid), with IDs reconciled exactly as a full observation would give
+  // them; the other applications keep their last trees. An application that
+  // has gone is removed. Much cheaper than observing everything on a busy
+  // desktop: actions verify their effect this way. Without a previous full
+  // observation it observes everything.
+  Result<Observation> RefreshApp(int pid, std::chrono::milliseconds timeout,
+                                 bool include_hidden = false);
+
+  // The roots of the last observation (with IDs), empty before the first.
+  const std::vector<Node>& last_roots() const { return previous_roots_; }
+  // True when the last observation covered every application.
+  bool last_was_full() const;
+
   const Frame& frame() const { return frame_; }
 
   // Applications this observer never reads nor reports (the safety policy's
   // deny list, DESIGN §8): true for an application name. Every path that
   // observes (observe, find, read_text's password masks, screenshot marks,
-  // actions resolving IDs) goes through Observe(), so none sees them.
+  // actions resolving IDs) goes through Observe() or RefreshApp(), so none
+  // sees them.
   void set_hide_app(std::function<bool(const std::string& app_name)> hide_app) {
     hide_app_ = std::move(hide_app);
   }

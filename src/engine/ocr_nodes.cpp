@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/ids.h"
+#include "core/merge.h"
 #include "platform/x11/ximage_capture.h"
 
 namespace uiscope {
@@ -15,8 +16,6 @@ constexpr int kMinTargetWidth = 16;
 constexpr int kMinTargetHeight = 8;
 // A top-level X window is the tree's window when they overlap this much.
 constexpr double kSameWindowIoU = 0.5;
-// A line belongs to an element when this share of it lies inside.
-constexpr double kInsideShare = 0.8;
 
 bool IsWindowRole(Role role) {
   return role == Role::kWindow || role == Role::kDialog || role == Role::kAlert;
@@ -32,24 +31,6 @@ bool HasContent(const Node& n) {
     if (!c.name.empty() || !c.value.empty() || HasContent(c)) return true;
   }
   return false;
-}
-
-// Elements that can take a name from the one line of text they show.
-bool Nameable(const Node& n) {
-  if (n.Has(State::kPassword) || !n.name.empty() || !n.bounds || n.bounds->Empty()) return false;
-  if (IsInteractiveRole(n.role)) return true;
-  switch (n.role) {
-    case Role::kLabel:
-    case Role::kText:
-    case Role::kHeading:
-    case Role::kImage:
-    case Role::kIcon:
-    case Role::kStatusBar:
-    case Role::kToolTip:
-      return true;
-    default:
-      return false;
-  }
 }
 
 std::string ProcessName(int pid) {
@@ -98,47 +79,62 @@ Node* Resolve(std::vector<Node>& roots, const std::vector<size_t>& path) {
   return node;
 }
 
-double ShareInside(const Rect& inner, const Rect& outer) {
-  const int64_t area = inner.Area();
-  return area == 0 ? 0 : static_cast<double>(Intersect(inner, outer).Area()) / area;
+Detection TextDetection(const Rect& bounds, std::string text, float confidence) {
+  Detection d;
+  d.bounds = bounds;
+  d.role = Role::kText;
+  d.name = std::move(text);
+  d.confidence = confidence;
+  d.source = Source::kOcr;
+  return d;
 }
 
-Node OcrNode(Role role, std::string name, const Rect& bounds, float confidence, const Node& owner) {
-  Node n;
-  n.role = role;
-  n.name = std::move(name);
-  n.bounds = bounds;
-  n.source = Source::kOcr;
-  n.confidence = confidence;
-  n.app = owner.app;
-  n.pid = owner.pid;
-  n.states.Set(State::kShowing);
-  n.states.Set(State::kVisible);
-  return n;
-}
-
-// Fills the empty names of elements under `holder` that hold exactly one of
-// `lines`; returns which lines were used that way.
-std::vector<bool> FillNames(Node& holder, const std::vector<ocr::OcrLine>& lines, int* filled) {
-  std::vector<bool> used(lines.size(), false);
-  ForEachNodeMutable(holder.children, [&](Node& n, int) {
-    if (!Nameable(n)) return;
-    int found = -1;
-    int count = 0;
-    for (size_t i = 0; i < lines.size(); ++i) {
-      if (ShareInside(lines[i].bounds, *n.bounds) >= kInsideShare) {
-        ++count;
-        found = static_cast<int>(i);
-      }
+// The lines as detections. A line that no single element holds but whose
+// words fall into different elements (one OCR line across a row of painted
+// buttons: "OK Cancel Apply") is cut into runs of words per element, so
+// each run meets the element it belongs to.
+std::vector<Detection> LineDetections(const Node& holder, const std::vector<ocr::OcrLine>& lines) {
+  std::vector<Detection> whole;
+  whole.reserve(lines.size());
+  for (const ocr::OcrLine& line : lines) {
+    whole.push_back(TextDetection(line.bounds, line.text, line.confidence));
+  }
+  const std::vector<PlannedDetection> plan = PlanMerge(holder, whole);
+  std::vector<Detection> out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const ocr::OcrLine& line = lines[i];
+    if (plan[i].placement != Placement::kOrphan || line.words.size() < 2) {
+      out.push_back(std::move(whole[i]));
+      continue;
     }
-    if (count != 1 || used[found]) return;
-    n.name = lines[found].text;
-    n.source = Source::kMerged;
-    n.confidence = lines[found].confidence;
-    used[found] = true;
-    ++*filled;
-  });
-  return used;
+    std::vector<Detection> words;
+    for (const ocr::OcrWord& w : line.words) {
+      words.push_back(TextDetection(w.bounds, w.text, w.confidence));
+    }
+    const std::vector<PlannedDetection> word_plan = PlanMerge(holder, words);
+    bool split = false;
+    for (const PlannedDetection& p : word_plan) split = split || p.placement == Placement::kPart;
+    if (!split) {
+      out.push_back(std::move(whole[i]));
+      continue;
+    }
+    for (size_t k = 0; k < words.size();) {
+      size_t end = k + 1;
+      while (end < words.size() && word_plan[end].placement == word_plan[k].placement &&
+             word_plan[end].element == word_plan[k].element) {
+        ++end;
+      }
+      Detection run = words[k];
+      for (size_t j = k + 1; j < end; ++j) {
+        run.bounds = Union(run.bounds, words[j].bounds);
+        run.name += " " + words[j].name;
+        run.confidence = std::min(run.confidence, words[j].confidence);
+      }
+      out.push_back(std::move(run));
+      k = end;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -176,39 +172,48 @@ std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
   return out;
 }
 
+std::vector<size_t> AddMissingWindow(Snapshot& snapshot, const OcrTarget& target, Source source) {
+  const std::string app_name = !target.app.empty() ? target.app : target.title;
+  Node app;
+  app.role = Role::kApplication;
+  app.name = app_name;
+  app.app = app_name;
+  app.pid = target.pid;
+  app.source = source;
+  Node window;
+  window.role = Role::kWindow;
+  window.name = target.title;
+  window.bounds = target.bounds;
+  window.source = source;
+  window.app = app_name;
+  window.pid = target.pid;
+  window.states.Set(State::kShowing);
+  window.states.Set(State::kVisible);
+  app.children.push_back(std::move(window));
+  snapshot.roots.push_back(std::move(app));
+  return {snapshot.roots.size() - 1, 0};
+}
+
 OcrMergeStats MergeOcrText(Snapshot& snapshot, const std::vector<OcrTargetText>& texts) {
   OcrMergeStats stats;
   // IDs of the nodes already there are kept by reconciling against the tree
-  // as it was; only additions go at the end of child lists, so the index
-  // paths of later targets stay valid while earlier ones are merged.
+  // as it was; the merge only fills nodes and appends children and roots, so
+  // the index paths of later targets stay valid while earlier ones are merged.
   const std::vector<Node> before = snapshot.roots;
   for (const OcrTargetText& t : texts) {
-    Node* holder = nullptr;
-    if (!t.target.path.empty()) {
-      holder = Resolve(snapshot.roots, t.target.path);
-      if (holder == nullptr) continue;
-    } else {
-      const std::string app_name = !t.target.app.empty() ? t.target.app : t.target.title;
-      Node app;
-      app.role = Role::kApplication;
-      app.name = app_name;
-      app.app = app_name;
-      app.pid = t.target.pid;
-      app.source = Source::kOcr;
-      Node window = OcrNode(Role::kWindow, t.target.title, t.target.bounds, 1.0f, app);
-      app.children.push_back(std::move(window));
-      snapshot.roots.push_back(std::move(app));
-      holder = &snapshot.roots.back().children.back();
+    std::vector<size_t> path = t.target.path;
+    if (path.empty()) {
+      path = AddMissingWindow(snapshot, t.target, Source::kOcr);
       stats.ocr_nodes += 2;
     }
-    const std::vector<ocr::OcrLine>& lines = t.text.lines;
-    std::vector<bool> used = FillNames(*holder, lines, &stats.merged_nodes);
-    for (size_t i = 0; i < lines.size(); ++i) {
-      if (used[i]) continue;
-      holder->children.push_back(
-          OcrNode(Role::kText, lines[i].text, lines[i].bounds, lines[i].confidence, *holder));
-      ++stats.ocr_nodes;
-    }
+    Node* holder = Resolve(snapshot.roots, path);
+    if (holder == nullptr) continue;
+    // Lines are detections like any other (core/merge.h): one matching an
+    // element confirms or names it, one inside an unnamed element names it,
+    // the rest become text nodes where they are.
+    const MergeStats merged = MergeDetections(*holder, LineDetections(*holder, t.text.lines));
+    stats.ocr_nodes += merged.added;
+    stats.merged_nodes += merged.merged;
   }
   if (stats.ocr_nodes > 0 || stats.merged_nodes > 0) AssignIds(snapshot.roots, &before);
   snapshot.stats.ocr_nodes += stats.ocr_nodes;
@@ -224,6 +229,19 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
                      "source \"ocr\" needs the screen, and desktop " + lease.display +
                          " has none (a fake desktop); use sources [\"ax\"]");
   }
+  return AddOcrSource(snapshot, lease, reader,
+                      FindOcrTargets(snapshot, lease.display_connection->TopLevels(), scope),
+                      options);
+}
+
+Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease,
+                                     TextReader& reader, std::vector<OcrTarget> targets,
+                                     const ocr::OcrOptions& options) {
+  if (lease.display_connection == nullptr) {
+    return MakeError(ErrorCode::kUnsupported,
+                     "source \"ocr\" needs the screen, and desktop " + lease.display +
+                         " has none (a fake desktop); use sources [\"ax\"]");
+  }
   const auto start = std::chrono::steady_clock::now();
   const x11::X11Display& display = *lease.display_connection;
   const Rect screen{0, 0, display.width(), display.height()};
@@ -231,7 +249,7 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
 
   OcrSourceResult result;
   std::vector<OcrTargetText> texts;
-  for (OcrTarget& target : FindOcrTargets(snapshot, display.TopLevels(), scope)) {
+  for (OcrTarget& target : targets) {
     const Rect r = Intersect(target.bounds, screen);
     if (r.Empty()) continue;
     auto image = x11::CaptureRegion(display, r);

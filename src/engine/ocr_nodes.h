@@ -6,10 +6,13 @@
 // become `text` nodes with source=ocr and the OCR confidence, under the node
 // that holds them. A window missing from the tree altogether gets an
 // application and a window node (from the X server: title, pid, bounds;
-// source=ocr, the source that put them in the tree). An unnamed element
-// whose bounds hold exactly one OCR line takes that line as its name
-// (source=merged). Password fields are never named and their pixels are
-// masked before OCR.
+// source=ocr, the source that put them in the tree). Lines are merged by the
+// rules every pixel source follows (core/merge.h): a line matching an
+// element confirms it (source=merged), an unnamed element whose bounds hold
+// exactly one line takes it as its name, a line repeating what an element
+// already shows is dropped, and the rest go under the smallest container
+// holding them. Password fields are never named and their pixels are masked
+// before OCR.
 //
 // New nodes get IDs like every other node; every existing node keeps its ID.
 // Not thread-safe: call under the workspace lease, on the snapshot the
@@ -56,9 +59,14 @@ struct OcrTargetText {
   ocr::OcrResult text;  // lines and words in screen pixels
 };
 
+// Adds an application and a window node (source `source`) for a window
+// missing from the tree, at the end of snapshot.roots; returns the window's
+// index path. IDs are left for AssignIds.
+std::vector<size_t> AddMissingWindow(Snapshot& snapshot, const OcrTarget& target, Source source);
+
 struct OcrMergeStats {
   int ocr_nodes = 0;     // nodes added (text lines, and windows missing from the tree)
-  int merged_nodes = 0;  // existing nodes whose empty name OCR filled
+  int merged_nodes = 0;  // accessible nodes OCR confirmed or named
 };
 
 // Adds the text of each target to `snapshot` (see the top of this file),
@@ -82,6 +90,11 @@ struct OcrSourceResult {
 // before formatting, with the lease the observation was made under.
 Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease,
                                      TextReader& reader, const ObserveRequest& scope,
+                                     const ocr::OcrOptions& options = {});
+// The same with the targets already chosen (FindOcrTargets on the snapshot
+// as observed, before other sources added to it).
+Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease,
+                                     TextReader& reader, std::vector<OcrTarget> targets,
                                      const ocr::OcrOptions& options = {});
 
 }  // namespace uiscope

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "engine/ocr_nodes.h"
+#include "engine/vision_nodes.h"
 
 namespace uiscope {
 
@@ -16,8 +17,7 @@ Result<Sources> ParseSources(const std::vector<std::string>& names) {
     } else if (name == "ocr") {
       sources.ocr = true;
     } else if (name == "vision") {
-      return MakeError(ErrorCode::kUnsupported,
-                       "source \"vision\" is not available in this build yet; use ax and ocr");
+      sources.vision = true;
     } else {
       return MakeError(ErrorCode::kInvalidArgument,
                        "unknown source \"" + name + "\" (valid: ax, ocr, vision)");
@@ -28,32 +28,66 @@ Result<Sources> ParseSources(const std::vector<std::string>& names) {
     // other sources fill what it cannot see, they do not replace it.
     return MakeError(ErrorCode::kInvalidArgument,
                      "sources must include \"ax\": OCR and vision add to the accessibility "
-                     "tree (e.g. ax,ocr)");
+                     "tree (e.g. ax,ocr,vision)");
   }
   return sources;
 }
 
 Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& request,
                             const Sources& sources, TextReader* reader,
-                            const ocr::OcrOptions& ocr_options) {
+                            const ocr::OcrOptions& ocr_options, const vision::Detector* detector) {
   const auto start = std::chrono::steady_clock::now();
   auto obs = lease.observer->Observe(request);
   if (!obs.ok()) return obs.error();
   Perception perception;
   perception.observation = std::move(obs).value();
+  Snapshot& snapshot = perception.observation.snapshot;
+  if ((sources.ocr || sources.vision) && reader == nullptr) {
+    return MakeError(ErrorCode::kInternal, "OCR or vision was asked for without a text reader");
+  }
+  if ((sources.ocr || sources.vision) && lease.display_connection == nullptr) {
+    return MakeError(ErrorCode::kUnsupported,
+                     std::string("source \"") + (sources.vision ? "vision" : "ocr") +
+                         "\" needs the screen, and desktop " + lease.display +
+                         " has none (a fake desktop); use sources [\"ax\"]");
+  }
+  // OCR reads where the accessibility tree alone is blind: decided before
+  // vision adds what it sees.
+  std::vector<OcrTarget> ocr_targets;
   if (sources.ocr) {
-    if (reader == nullptr) {
-      return MakeError(ErrorCode::kInternal, "OCR was asked for without a text reader");
+    ocr_targets = FindOcrTargets(snapshot, lease.display_connection->TopLevels(), request);
+  }
+  if (sources.vision) {
+    std::unique_ptr<vision::Detector> own;
+    if (detector == nullptr) {
+      auto created = vision::CreateDetector();
+      if (!created.ok()) return created.error();
+      own = std::move(created).value();
+      detector = own.get();
     }
-    auto added =
-        AddOcrSource(perception.observation.snapshot, lease, *reader, request, ocr_options);
+    auto added = AddVisionSource(snapshot, lease, *reader, *detector, request, ocr_options);
+    if (!added.ok()) return added.error();
+    perception.vision_targets = added->targets;
+    perception.vision_detected = added->detected;
+    perception.vision_detect_ms = added->detect_ms;
+    for (auto& w : added->warnings) perception.observation.warnings.push_back(std::move(w));
+    // Windows vision added for apps without accessibility take their text too.
+    for (OcrTarget& t : ocr_targets) {
+      if (!t.path.empty()) continue;
+      for (const auto& [x_window, path] : added->stats.added_windows) {
+        if (x_window == t.x_window) t.path = path;
+      }
+    }
+  }
+  if (sources.ocr) {
+    auto added = AddOcrSource(snapshot, lease, *reader, ocr_targets, ocr_options);
     if (!added.ok()) return added.error();
     perception.ocr_targets = added->targets;
     perception.ocr_regions_read = added->regions_read;
     perception.ocr_regions_reused = added->regions_reused;
     for (auto& w : added->warnings) perception.observation.warnings.push_back(std::move(w));
   }
-  perception.observation.snapshot.stats.latency_ms =
+  snapshot.stats.latency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return perception;
 }

@@ -1,7 +1,10 @@
 // Perceive: one observation with the perception sources asked for
-// (DESIGN §5): the accessibility tree, then OCR text where the tree is blind
-// (engine/ocr_nodes.h). `observe` in the CLI and over MCP both go through
-// here, so `--sources` means the same everywhere.
+// (DESIGN §5): the accessibility tree, then elements detected in the pixels
+// of every window (engine/vision_nodes.h), then OCR text where the tree is
+// blind (engine/ocr_nodes.h). Vision goes before OCR so that a line of text
+// that labels a detected button is recognised as part of it rather than
+// added a second time. `observe` and `find` in the CLI and over MCP all go
+// through here, so `--sources` means the same everywhere.
 //
 // Not thread-safe by itself: call under the workspace lease the observation
 // is made with.
@@ -15,6 +18,7 @@
 #include "engine/read_text.h"
 #include "engine/workspace.h"
 #include "ocr/ocr_engine.h"
+#include "vision/detector.h"
 
 namespace uiscope {
 
@@ -24,9 +28,8 @@ struct Sources {
   bool vision = false;
 };
 
-// "ax", "ocr", "vision", in any order; InvalidArgument names the valid ones,
-// Unsupported says which source this build does not have yet. An empty list
-// is accessibility alone.
+// "ax", "ocr", "vision", in any order; InvalidArgument names the valid ones.
+// An empty list is accessibility alone.
 Result<Sources> ParseSources(const std::vector<std::string>& names);
 
 struct Perception {
@@ -34,13 +37,18 @@ struct Perception {
   int ocr_targets = 0;      // windows and widgets read by OCR
   int ocr_regions_read = 0;
   int ocr_regions_reused = 0;
+  int vision_targets = 0;   // windows the detector looked at
+  int vision_detected = 0;  // elements it found (before the merge)
+  double vision_detect_ms = 0;
 };
 
 // Observes through the lease, then adds the other sources. `reader` is
-// needed for OCR (it keeps the engine and its cache across calls). The
-// snapshot's latency covers every source.
+// needed for OCR and for the labels of vision nodes (it keeps the engine and
+// its cache across calls); `detector` for vision (null: the default
+// classical detector). The snapshot's latency covers every source.
 Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& request,
                             const Sources& sources, TextReader* reader,
-                            const ocr::OcrOptions& ocr_options = {});
+                            const ocr::OcrOptions& ocr_options = {},
+                            const vision::Detector* detector = nullptr);
 
 }  // namespace uiscope

@@ -9,16 +9,65 @@ constexpr char kFakeDisplay[] = ":fake";
 
 }  // namespace
 
-Workspace::Workspace(WorkspaceOptions options) : options_(std::move(options)) {}
+Workspace::Workspace(WorkspaceOptions options) : options_(std::move(options)) {
+  SetActionGate(options_.gate);
+}
 
-Workspace::Workspace(std::unique_ptr<Accessibility> accessibility, Frame frame) : fake_(true) {
+Workspace::Workspace(std::unique_ptr<Accessibility> accessibility, Frame frame)
+    : Workspace(FakeDesktopParts{std::move(accessibility), frame, nullptr, nullptr, nullptr,
+                                 false}) {}
+
+Workspace::Workspace(FakeDesktopParts parts) : fake_(true) {
+  SetActionGate(nullptr);
   auto desktop = std::make_unique<Desktop>();
   desktop->connection.target.display = kFakeDisplay;
-  desktop->connection.frame = frame;
-  desktop->connection.accessibility = std::move(accessibility);
+  desktop->connection.frame = parts.frame;
+  desktop->connection.accessibility = std::move(parts.accessibility);
   desktop->observer =
       std::make_unique<Observer>(*desktop->connection.accessibility, desktop->connection.frame);
+  desktop->hands = std::make_unique<Hands>();
+  desktop->hands->input = std::move(parts.input);
+  desktop->hands->windows = std::move(parts.windows);
+  desktop->hands->capture = std::move(parts.capture);
+  desktop->hands->can_launch = parts.allow_launch;
   desktops_[kFakeDisplay] = std::move(desktop);
+}
+
+Workspace::Desktop::~Desktop() {
+  // Apps launched into the desktop belong to its user, not to this server:
+  // they keep running (a stopped headless desktop ends them anyway).
+  if (hands) {
+    for (auto& [pid, process] : hands->launched) process->Release();
+  }
+}
+
+void Workspace::SetActionGate(std::shared_ptr<ActionGate> gate) {
+  gate_ = gate ? std::move(gate) : std::make_shared<AllowAllGate>();
+}
+
+Status Workspace::OpenHands(Desktop& desktop) {
+  if (desktop.hands) return OkStatus();
+  const std::string& display = desktop.connection.target.display;
+  auto hands = std::make_unique<Hands>();
+  auto input = OpenXTestInput(display);
+  if (!input.ok()) return input.error();
+  hands->input = std::move(input).value();
+  auto windows = OpenX11Windows(display);
+  if (!windows.ok()) return windows.error();
+  hands->windows = std::move(windows).value();
+  auto capture = OpenScreenCapture(display);
+  if (!capture.ok()) return capture.error();
+  hands->capture = std::move(capture).value();
+  desktop.hands = std::move(hands);
+  return OkStatus();
+}
+
+void Workspace::Fill(Lease& lease, Desktop& desktop) const {
+  lease.observer = desktop.observer.get();
+  lease.accessibility = desktop.connection.accessibility.get();
+  lease.frame = desktop.connection.frame;
+  lease.display_connection = desktop.connection.display.get();
+  lease.gate = gate_.get();
 }
 
 Workspace::~Workspace() {
@@ -72,7 +121,7 @@ Result<Workspace::Desktop*> Workspace::Open(const DesktopTarget& target) {
   return raw;
 }
 
-Result<Workspace::Lease> Workspace::Acquire(const std::string& session_id) {
+Result<Workspace::Lease> Workspace::Acquire(const std::string& session_id, Need need) {
   Lease lease;
   lease.lock = std::unique_lock(mutex_);
   if (fake_) {
@@ -80,7 +129,8 @@ Result<Workspace::Lease> Workspace::Acquire(const std::string& session_id) {
       return MakeError(ErrorCode::kNotFound, "no session \"" + session_id + "\" (sessions: fake)");
     }
     Desktop* d = desktops_.begin()->second.get();
-    lease.observer = d->observer.get();
+    Fill(lease, *d);
+    if (need == Need::kHands) lease.hands = d->hands.get();
     lease.display = kFakeDisplay;
     lease.session_id = "fake";
     return lease;
@@ -101,8 +151,11 @@ Result<Workspace::Lease> Workspace::Acquire(const std::string& session_id) {
   if (!target.ok()) return target.error();
   auto desktop = Open(*target);
   if (!desktop.ok()) return desktop.error();
-  lease.observer = (*desktop)->observer.get();
-  lease.display_connection = (*desktop)->connection.display.get();
+  Fill(lease, **desktop);
+  if (need == Need::kHands) {
+    if (auto st = OpenHands(**desktop); !st.ok()) return st.error();
+    lease.hands = (*desktop)->hands.get();
+  }
   lease.display = target->display;
   lease.session_id = target->session_id;
   return lease;

@@ -7,6 +7,14 @@
 // and stops when it is destroyed; the lease that started it carries a note
 // saying so, for the tool result. Other uiscope sessions are reached by ID.
 //
+// Acting (DESIGN §7) needs more than the tree: input, the window system and
+// a screen capture for verification. They are opened on the first lease
+// that asks for them (Need::kHands) and kept with the desktop, as are the
+// apps launched into it. Every action is decided by the workspace's
+// ActionGate (engine/action_gate.h): AllowAllGate unless one is given in
+// WorkspaceOptions or set with SetActionGate (the safety policy plugs in
+// there).
+//
 // Thread safety: every method may be called from any thread; a Lease holds
 // the workspace lock, so desktop work is serialised.
 #pragma once
@@ -19,9 +27,14 @@
 #include <vector>
 
 #include "core/result.h"
+#include "engine/action_gate.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
+#include "platform/capture.h"
+#include "platform/input.h"
+#include "platform/windows.h"
 #include "session/headless_desktop.h"
+#include "session/process.h"
 
 namespace uiscope {
 
@@ -31,6 +44,36 @@ struct WorkspaceOptions {
   DesktopOptions headless;     // its size etc.
   // Applications no observer of this workspace reads (Observer::set_hide_app).
   std::function<bool(const std::string& app_name)> hide_app;
+  // Decides every action before it reaches a desktop; null = AllowAllGate.
+  std::shared_ptr<ActionGate> gate;
+};
+
+// What acting on a desktop needs besides its tree (see above).
+struct Hands {
+  std::unique_ptr<Input> input;
+  std::unique_ptr<WindowSystem> windows;
+  // For verification: the pixels before and after an action. Its own X
+  // connection, separate from the screenshot service's.
+  std::unique_ptr<ScreenCapture> capture;
+  // Apps launched into the desktop by app_launch, by pid, kept so they are
+  // reaped when they exit. Released (left running) when the workspace goes.
+  std::map<int, std::unique_ptr<Process>> launched;
+  // False on a fake desktop (unless its test allows it): there is no
+  // display for an app to show on, and the fuzzer must never start programs.
+  bool can_launch = true;
+};
+
+// For tests and fuzzing: the parts of a fake desktop (":fake"). Only
+// `accessibility` is required; without input, windows or capture, actions
+// that need them fail with Unavailable.
+struct FakeDesktopParts {
+  std::unique_ptr<Accessibility> accessibility;
+  Frame frame;
+  std::unique_ptr<Input> input;
+  std::unique_ptr<WindowSystem> windows;
+  std::unique_ptr<ScreenCapture> capture;
+  // Tests only: app_launch really starts processes on the fake desktop.
+  bool allow_launch = false;
 };
 
 class Workspace {
@@ -38,12 +81,27 @@ class Workspace {
   explicit Workspace(WorkspaceOptions options);
   // For tests and fuzzing: one desktop, ":fake", served by `accessibility`.
   Workspace(std::unique_ptr<Accessibility> accessibility, Frame frame);
+  explicit Workspace(FakeDesktopParts parts);
   ~Workspace();  // stops the headless desktop it started, if any
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
 
+  // The gate every action goes through; thread-safe by its contract.
+  ActionGate& gate() const { return *gate_; }
+  // Replaces the gate (null = AllowAllGate). Call before serving.
+  void SetActionGate(std::shared_ptr<ActionGate> gate);
+
+  enum class Need { kObserve, kHands };
+
   struct Lease {
     Observer* observer = nullptr;
+    // The desktop's accessibility backend, for acting on elements.
+    Accessibility* accessibility = nullptr;
+    Frame frame;  // the screen the tree, captures and input share
+    // Input, windows, capture and launched apps; set when acquired with
+    // Need::kHands.
+    Hands* hands = nullptr;
+    ActionGate* gate = nullptr;
     // The desktop's X connection, for capture; null on a fake desktop.
     // Check broken(): a display whose server died needs Invalidate().
     x11::X11Display* display_connection = nullptr;
@@ -56,7 +114,9 @@ class Workspace {
   // The desktop of uiscope session `session_id` ("" = the default one),
   // connected on first use. NotFound for an unknown session, Unavailable for
   // a dead one or no desktop at all (with what to do).
-  Result<Lease> Acquire(const std::string& session_id = "");
+  // With Need::kHands also opens (once) the desktop's input, windows and
+  // capture; Unavailable when the display refuses them (no XTEST, say).
+  Result<Lease> Acquire(const std::string& session_id = "", Need need = Need::kObserve);
 
   // Drops the connection to `display` after it failed (bus or X server
   // gone), so the next Acquire reconnects. Call with the lease released.
@@ -66,7 +126,11 @@ class Workspace {
   struct Desktop {
     DesktopConnection connection;
     std::unique_ptr<Observer> observer;
+    std::unique_ptr<Hands> hands;  // opened on first need
+    ~Desktop();
   };
+  Status OpenHands(Desktop& desktop);
+  void Fill(Lease& lease, Desktop& desktop) const;
 
   Result<DesktopTarget> DefaultTarget(std::vector<std::string>* notes);
   Result<Desktop*> Open(const DesktopTarget& target);
@@ -76,6 +140,7 @@ class Workspace {
   std::map<std::string, std::unique_ptr<Desktop>> desktops_;  // by display
   std::unique_ptr<HeadlessDesktop> own_desktop_;              // started on first need
   bool fake_ = false;
+  std::shared_ptr<ActionGate> gate_;
 };
 
 }  // namespace uiscope

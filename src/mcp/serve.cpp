@@ -21,7 +21,10 @@ namespace {
 constexpr char kInstructions[] =
     "uiscope shows a Linux desktop as a compact tree of elements with stable IDs. Call observe "
     "to see what is on screen (compact text by default; page with cursor when truncated), and "
-    "find to locate elements by name or role. Bounds are screen pixels of the display. Without "
+    "find to locate elements by name or role; act on their IDs with click, type_text, "
+    "press_keys, scroll, drag and set_value, each of which reports what changed (effect "
+    "observed or none); wait_for waits for an element, a text or a change; windows and app_* "
+    "manage applications. Bounds are screen pixels of the display. Without "
     "a DISPLAY, uiscope starts its own headless desktop on first need; session_start / "
     "session_list / session_stop manage more of them, and observe/find take a session ID. "
     "Actions pass a safety policy: one it holds comes back as confirmation_required with a "

@@ -1,10 +1,33 @@
-// Factory of the accessibility backend. The AT-SPI2 backend is the only one
+// Default (unsupported) actions and the factory of the accessibility
+// backend. The AT-SPI2 backend is the only one
 // on Linux; the factory exists so the engine never includes backend headers.
 #include "platform/accessibility.h"
 
 #include "platform/atspi/atspi_tree.h"
 
 namespace uiscope {
+namespace {
+
+Error CannotAct() {
+  return MakeError(ErrorCode::kUnsupported,
+                   "this accessibility backend cannot act on elements; use input (via xtest)");
+}
+
+}  // namespace
+
+Result<ElementCapabilities> Accessibility::Capabilities(const Node&, std::chrono::milliseconds) {
+  return CannotAct();
+}
+Status Accessibility::DoAction(const Node&, std::string_view, std::chrono::milliseconds) {
+  return CannotAct();
+}
+Status Accessibility::SetText(const Node&, std::string_view, std::chrono::milliseconds) {
+  return CannotAct();
+}
+Status Accessibility::SetValue(const Node&, double, std::chrono::milliseconds) {
+  return CannotAct();
+}
+Status Accessibility::GrabFocus(const Node&, std::chrono::milliseconds) { return CannotAct(); }
 
 Result<std::unique_ptr<Accessibility>> ConnectAtspi(const AtspiOptions& options) {
   auto backend = atspi::AtspiAccessibility::Connect(options);

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/node.h"
@@ -43,6 +44,19 @@ struct TreeRequest {
   std::function<bool(const std::string& app_name)> skip_app;
 };
 
+// What an element offers to be acted on through accessibility (DESIGN §7).
+struct ElementCapabilities {
+  std::vector<std::string> actions;  // action names, lower case, in the element's order
+  bool editable_text = false;        // EditableText: its text can be replaced
+  bool text = false;                 // Text: its text can be read
+  bool component = false;            // Component: it can take the keyboard focus
+  bool value = false;                // Value: a number in [minimum, maximum]
+  double current = 0;                // the Value fields, when `value`
+  double minimum = 0;
+  double maximum = 0;
+  double increment = 0;  // smallest step; 0 when the toolkit does not say
+};
+
 struct TreeResult {
   std::vector<Node> apps;             // role kApplication, children windows
   std::vector<std::string> warnings;  // an app that timed out, a capped walk, ...
@@ -58,6 +72,31 @@ class Accessibility {
   // NotFound error listing the applications present; an application that
   // stops answering is dropped with a warning once its deadline passes.
   virtual Result<TreeResult> Tree(const TreeRequest& request) = 0;
+
+  // --- Acting on elements (DESIGN §7) -------------------------------------
+  // `node` is a node this backend returned (its Node::ref). Errors: Stale
+  // when the object is gone (observe again), Unsupported when the element
+  // lacks the interface, Timeout when its application did not answer within
+  // `timeout`. The defaults report that the backend cannot act (Unsupported),
+  // for read-only backends.
+
+  // The interfaces, actions and value range of the element.
+  virtual Result<ElementCapabilities> Capabilities(const Node& node,
+                                                   std::chrono::milliseconds timeout);
+  // Invokes the accessibility action named `action` (case-insensitive:
+  // "click", "press", "activate", "toggle", ...). NotFound, listing the
+  // element's actions, when it has none of that name. The application runs
+  // the action before it answers, so an action that opens a modal dialog
+  // may answer late: Timeout then means "sent, not confirmed".
+  virtual Status DoAction(const Node& node, std::string_view action,
+                          std::chrono::milliseconds timeout);
+  // EditableText: replaces the element's whole text.
+  virtual Status SetText(const Node& node, std::string_view text,
+                         std::chrono::milliseconds timeout);
+  // Value: sets the current value (the caller checks the range).
+  virtual Status SetValue(const Node& node, double value, std::chrono::milliseconds timeout);
+  // Component: moves the keyboard focus to the element.
+  virtual Status GrabFocus(const Node& node, std::chrono::milliseconds timeout);
 };
 
 struct AtspiOptions {

@@ -382,12 +382,48 @@ Result<BusInfo> StartSessionBus(const DesktopOptions& options, const std::string
   return bus;
 }
 
+// openbox's configuration for the session: the system's, with key bindings
+// not re-grabbed on every keyboard-mapping change. uiscope types characters
+// the keymap lacks by binding them to spare key codes for a moment
+// (platform/x11/xtest_input.h); with the default, openbox re-reads the
+// keymap and re-grabs every binding on each such change (~50 ms of CPU
+// each here), and a typed paragraph of accented or CJK text kept it busy
+// for seconds, stalling window management. Spare codes carry no bindings,
+// so nothing is lost. Returns the file, or "" to run with the defaults.
+std::string WriteOpenboxConfig(const std::string& runtime_dir) {
+  constexpr char kSetting[] = "<rebindOnMappingNotify>no</rebindOnMappingNotify>";
+  std::string rc;
+  if (std::ifstream in("/etc/xdg/openbox/rc.xml"); in) {
+    std::stringstream ss;
+    ss << in.rdbuf();
+    rc = ss.str();
+  }
+  const size_t keyboard = rc.find("<keyboard>");
+  if (keyboard != std::string::npos) {
+    rc.insert(keyboard + std::strlen("<keyboard>"), std::string("\n    ") + kSetting);
+  } else {
+    rc = std::string(
+             "<?xml version=\"1.0\"?>\n<openbox_config xmlns=\"http://openbox.org/3.4/rc\">"
+             "<keyboard>") +
+         kSetting + "</keyboard></openbox_config>\n";
+  }
+  const std::string path = runtime_dir + "/openbox-rc.xml";
+  std::ofstream out(path, std::ios::trunc);
+  out << rc;
+  out.close();
+  return out ? path : "";
+}
+
 Result<int> StartWindowManager(const DesktopOptions& options, const std::string& runtime_dir,
                                const std::string& display_name, const std::string& bus_address,
                                Clock::time_point deadline,
                                std::vector<std::unique_ptr<Process>>* processes) {
   // --sm-disable: there is no session manager to register with.
-  SpawnOptions spawn = HelperOptions(runtime_dir, {"openbox", "--sm-disable"}, "openbox.log");
+  std::vector<std::string> argv = {"openbox", "--sm-disable"};
+  if (std::string config = WriteOpenboxConfig(runtime_dir); !config.empty()) {
+    argv.insert(argv.end(), {"--config-file", config});
+  }
+  SpawnOptions spawn = HelperOptions(runtime_dir, argv, "openbox.log");
   spawn.env.emplace_back("DISPLAY", display_name);
   spawn.env.emplace_back("DBUS_SESSION_BUS_ADDRESS", bus_address);
   auto wm = Process::Spawn(spawn);

@@ -77,8 +77,11 @@ class ToolsTest : public ::testing::Test {
 TEST_F(ToolsTest, RegistersTheFirstTools) {
   std::vector<std::string> names;
   for (const Tool& t : registry_.tools()) names.push_back(t.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"observe", "find", "screenshot", "read_text",
-                                             "session_start", "session_list", "session_stop"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                "observe", "find", "screenshot", "read_text", "click", "type_text", "press_keys",
+                "scroll", "drag", "set_value", "wait_for", "windows", "app_launch", "app_list",
+                "app_focus", "app_close", "session_start", "session_list", "session_stop"}));
   EXPECT_TRUE(registry_.Find("observe")->annotations.read_only);
   EXPECT_TRUE(registry_.Find("session_stop")->annotations.destructive);
 }
@@ -136,10 +139,12 @@ TEST_F(ToolsTest, CursorPagesTheSameObservation) {
 }
 
 TEST_F(ToolsTest, ObserveFailuresAreToolErrors) {
+  // OCR and vision read pixels; the fake desktop has none.
   json vision = Call("observe", {{"sources", {"ax", "vision"}}});
   EXPECT_TRUE(vision["isError"].get<bool>());
-  EXPECT_NE(Text(vision).find("not available in this build"), std::string::npos);
-  // OCR reads pixels; the fake desktop has none.
+  EXPECT_NE(Text(vision).find("\"vision\" needs the screen"), std::string::npos) << Text(vision);
+  json vision_find = Call("find", {{"name", "Login"}, {"sources", {"ax", "vision"}}});
+  EXPECT_TRUE(vision_find["isError"].get<bool>());
   json ocr = Call("observe", {{"sources", {"ax", "ocr"}}});
   EXPECT_TRUE(ocr["isError"].get<bool>());
   EXPECT_NE(Text(ocr).find("needs the screen"), std::string::npos) << Text(ocr);
@@ -175,9 +180,35 @@ TEST_F(ToolsTest, FindByNameAndRole) {
   EXPECT_NE(Text(limited).find("more matches"), std::string::npos);
 
   json none = Call("find", {{"name", "Logout"}});
-  EXPECT_FALSE(none["isError"].get<bool>());
+  EXPECT_FALSE(none["isError"].get<bool>()) << "not finding is an answer, not a failure";
   EXPECT_EQ(none["structuredContent"]["total"], 0);
-  EXPECT_NE(Text(none).find("no element matches \"Logout\""), std::string::npos);
+  EXPECT_FALSE(none["structuredContent"]["found"].get<bool>());
+  EXPECT_NE(Text(none).find("No elements matching 'Logout' found. Similar: 'Login' (button)"),
+            std::string::npos)
+      << Text(none);
+  EXPECT_EQ(none["structuredContent"]["similar"][0]["name"], "Login");
+
+  // Fuzzy: case, accents and a typo in a long word; short words with a typo
+  // are suggestions, not matches.
+  json accents = Call("find", {{"name", "ÉMAIL"}, {"role", "text_field"}});
+  ASSERT_EQ(accents["structuredContent"]["total"], 1) << accents.dump();
+  json typo = Call("find", {{"name", "Pasword"}});
+  ASSERT_GE(typo["structuredContent"]["total"], 1) << typo.dump();
+  EXPECT_EQ(typo["structuredContent"]["matches"][0]["name"], "Password");
+  EXPECT_LT(typo["structuredContent"]["matches"][0]["score"].get<double>(), 1.0);
+  json logn = Call("find", {{"name", "Logn"}});
+  EXPECT_FALSE(logn["structuredContent"]["found"].get<bool>());
+  EXPECT_NE(logn["structuredContent"]["suggestion"].get<std::string>().find("'Login'"),
+            std::string::npos);
+  json button = Call("find", {{"name", "Login"}, {"role", "button"}});
+  ASSERT_GE(button["structuredContent"]["total"], 1);
+  const json& first = button["structuredContent"]["matches"][0];
+  EXPECT_EQ(first["role"], "button");
+  EXPECT_EQ(first["source"], "ax");
+  EXPECT_EQ(first["confidence"], 1.0);
+  const json& b = first["bounds"];
+  EXPECT_EQ(first["click_point"]["x"], b["x"].get<int>() + b["w"].get<int>() / 2);
+  EXPECT_EQ(first["click_point"]["y"], b["y"].get<int>() + b["h"].get<int>() / 2);
 
   json bad_role = Call("find", {{"name", "x"}, {"role", "buton"}});
   EXPECT_TRUE(bad_role["isError"].get<bool>());

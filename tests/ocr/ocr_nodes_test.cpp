@@ -122,11 +122,43 @@ TEST(OcrNodesTest, FillsTheNameOfAnElementHoldingOneLineNeverAPasswordField) {
   EXPECT_EQ(s.stats.merged_nodes, 1);
   const Node& password = panel.children[1];
   EXPECT_TRUE(password.name.empty());
-  // The other two lines became text nodes under the window.
+  EXPECT_TRUE(password.children.empty()) << "what was read in a password field is dropped";
+  // The last line became a text node under the smallest container holding
+  // it (core/merge.h), the panel.
   const Node& window = s.roots[0].children[1];
-  ASSERT_EQ(window.children.size(), 3u);
-  EXPECT_EQ(window.children[1].name, "hunter2");
-  EXPECT_EQ(window.children[2].name, "Status: idle");
+  ASSERT_EQ(window.children.size(), 1u);
+  ASSERT_EQ(panel.children.size(), 3u);
+  EXPECT_EQ(panel.children[2].name, "Status: idle");
+  EXPECT_EQ(panel.children[2].source, Source::kOcr);
+  EXPECT_EQ(s.stats.ocr_nodes, 1);
+}
+
+TEST(OcrNodesTest, ALineAcrossSeveralElementsIsCutPerElement) {
+  // Two unnamed buttons in a canvas (as vision adds them) and a third word
+  // outside both, read by OCR as one line "OK Cancel later".
+  Snapshot s = Demo();
+  Node& canvas = s.roots[0].children[0].children[1];
+  canvas.children.push_back(MakeNode(Role::kButton, "", Rect{20, 70, 60, 30}));
+  canvas.children.push_back(MakeNode(Role::kButton, "Cancel", Rect{100, 70, 80, 30}));
+  const std::vector<Node> before = s.roots;
+  AssignIds(s.roots, &before);
+  ocr::OcrLine line = Line("OK", Rect{35, 77, 20, 16});
+  line.text = "OK Cancel later";
+  line.words.push_back({"Cancel", Rect{110, 77, 60, 16}, 0.9f});
+  line.words.push_back({"later", Rect{220, 77, 50, 16}, 0.8f});
+  line.bounds = Rect{35, 77, 235, 16};
+  OcrTarget target;
+  target.bounds = Rect{10, 60, 300, 200};
+  target.path = {0, 0, 1};
+  OcrMergeStats stats = MergeOcrText(s, {{target, Text({line})}});
+  const Node& c = s.roots[0].children[0].children[1];
+  ASSERT_EQ(c.children.size(), 3u);
+  EXPECT_EQ(c.children[0].name, "OK") << "the unnamed button takes its word";
+  EXPECT_EQ(c.children[1].name, "Cancel");
+  EXPECT_TRUE(c.children[1].children.empty()) << "its word repeats its name";
+  EXPECT_EQ(c.children[2].name, "later");
+  EXPECT_EQ(c.children[2].source, Source::kOcr);
+  EXPECT_EQ(stats.ocr_nodes, 1);
 }
 
 TEST(OcrNodesTest, MissingWindowsGetAnApplicationAndAWindow) {

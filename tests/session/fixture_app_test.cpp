@@ -82,17 +82,24 @@ TEST(FixtureAppTest, WidgetsMoveAndCanvasReportScreenCoordinates) {
 
   auto canvas = FixtureBox(*app, "widget canvas");
   ASSERT_TRUE(canvas.ok());
-  EXPECT_EQ(canvas->w, 400);
+  EXPECT_EQ(canvas->w, 560);
   EXPECT_EQ(canvas->h, 160);
   auto shapes_line = FixtureCommand(*app, "canvas");
   ASSERT_TRUE(shapes_line.ok());
   auto shapes = nlohmann::json::parse(*shapes_line);
-  ASSERT_EQ(shapes.size(), 4u);
+  ASSERT_EQ(shapes.size(), 7u);
   EXPECT_EQ(shapes[0]["label"], "OK");
   EXPECT_EQ(shapes[0]["role"], "button");
   EXPECT_EQ(shapes[0]["x"], canvas->x + 20);
   EXPECT_EQ(shapes[0]["y"], canvas->y + 24);
   EXPECT_EQ(shapes[3]["role"], "text_field");
+  EXPECT_EQ(shapes[4]["role"], "check_box");
+  EXPECT_EQ(shapes[5]["role"], "icon");
+  EXPECT_EQ(shapes[6]["role"], "slider");
+  for (const auto& s : shapes) {
+    EXPECT_LE(s["x"].get<int>() + s["w"].get<int>(), canvas->x + canvas->w) << s.dump();
+    EXPECT_LE(s["y"].get<int>() + s["h"].get<int>(), canvas->y + canvas->h) << s.dump();
+  }
 
   // Moving the window moves everything by the same amount.
   auto moved = FixtureBox(*app, "move 300 200");
@@ -115,8 +122,9 @@ TEST(FixtureAppTest, DescribeCanvasNeedsNoDisplay) {
   auto line = (*describe)->ReadLine(milliseconds(5000));
   ASSERT_TRUE(line.ok()) << line.error().ToString();
   auto shapes = nlohmann::json::parse(*line);
-  ASSERT_EQ(shapes.size(), 4u);
+  ASSERT_EQ(shapes.size(), 7u);
   EXPECT_EQ(shapes[1]["label"], "Cancel");
+  EXPECT_EQ(shapes[4]["label"], "Sync");
   EXPECT_EQ(shapes[3]["label"], "Search\u2026");
   EXPECT_EQ((*describe)->Wait(milliseconds(5000)).value(), 0);
 }

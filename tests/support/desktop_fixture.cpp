@@ -8,8 +8,9 @@
 #include <sstream>
 #include <thread>
 
-#ifndef UISCOPE_FIXTURE_GTK3
-#error "UISCOPE_FIXTURE_GTK3 must name the fixture binary (see CMakeLists.txt)"
+#if !defined(UISCOPE_FIXTURE_GTK3) || !defined(UISCOPE_FIXTURE_QT5) || \
+    !defined(UISCOPE_FIXTURE_GTK4)
+#error "UISCOPE_FIXTURE_{GTK3,QT5,GTK4} must name the fixture binaries (see CMakeLists.txt)"
 #endif
 
 namespace uiscope::test {
@@ -140,14 +141,30 @@ std::unique_ptr<Process> TestDesktop::Launch(SpawnOptions options) {
 
 std::unique_ptr<Process> TestDesktop::LaunchFixture(std::vector<std::string> args,
                                                     milliseconds timeout) {
+  return LaunchControlled(UISCOPE_FIXTURE_GTK3, "gtk3", std::move(args), timeout);
+}
+
+std::unique_ptr<Process> TestDesktop::LaunchQtFixture(std::vector<std::string> args,
+                                                      milliseconds timeout) {
+  return LaunchControlled(UISCOPE_FIXTURE_QT5, "qt5", std::move(args), timeout);
+}
+
+std::unique_ptr<Process> TestDesktop::LaunchGtk4Fixture(std::vector<std::string> args,
+                                                        milliseconds timeout) {
+  return LaunchControlled(UISCOPE_FIXTURE_GTK4, "gtk4", std::move(args), timeout);
+}
+
+std::unique_ptr<Process> TestDesktop::LaunchControlled(const char* binary, const char* label,
+                                                       std::vector<std::string> args,
+                                                       milliseconds timeout) {
   SpawnOptions options;
-  options.argv.emplace_back(UISCOPE_FIXTURE_GTK3);
+  options.argv.emplace_back(binary);
   for (auto& arg : args) options.argv.push_back(std::move(arg));
   options.pipe_stdin = true;
   options.capture_stdout = true;
   if (ok()) {
     options.log_file =
-        info().runtime_dir + "/app-" + std::to_string(++launched_) + "-fixture-gtk3.log";
+        info().runtime_dir + "/app-" + std::to_string(++launched_) + "-fixture-" + label + ".log";
   }
   const std::string log_file = options.log_file;
   std::unique_ptr<Process> fixture = Launch(std::move(options));
@@ -158,8 +175,8 @@ std::unique_ptr<Process> TestDesktop::LaunchFixture(std::vector<std::string> arg
     auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
     auto line = fixture->ReadLine(std::max(left, milliseconds(0)));
     if (!line.ok()) {
-      ADD_FAILURE() << "GTK3 fixture did not get ready: " << line.error().ToString() << "; its log "
-                    << log_file << ":" << FileTail(log_file, 20);
+      ADD_FAILURE() << label << " fixture did not get ready: " << line.error().ToString()
+                    << "; its log " << log_file << ":" << FileTail(log_file, 20);
       return nullptr;
     }
     if (line->starts_with("ready ")) return fixture;

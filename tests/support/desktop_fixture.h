@@ -86,8 +86,19 @@ class TestDesktop {
 
   std::unique_ptr<Process> LaunchFixture(std::vector<std::string> args = {},
                                          milliseconds timeout = milliseconds(10000));
+  // The same for the Qt 5 Widgets fixture (UISCOPE_FIXTURE_QT5) and the GTK 4
+  // fixture (UISCOPE_FIXTURE_GTK4), which take the same options and speak
+  // the same control channel. For Chromium and toolkit-neutral tests see
+  // fixture_app.h.
+  std::unique_ptr<Process> LaunchQtFixture(std::vector<std::string> args = {},
+                                           milliseconds timeout = milliseconds(20000));
+  std::unique_ptr<Process> LaunchGtk4Fixture(std::vector<std::string> args = {},
+                                             milliseconds timeout = milliseconds(20000));
 
  private:
+  std::unique_ptr<Process> LaunchControlled(const char* binary, const char* label,
+                                            std::vector<std::string> args, milliseconds timeout);
+
   std::unique_ptr<HeadlessDesktop> desktop_;
   std::string error_;
   int launched_ = 0;

@@ -1,10 +1,18 @@
 // FakeAccessibility (tests only): an Accessibility that serves trees built
 // from JSON fixtures and records every request, so the engine is tested
-// without a display (ninja's VirtualFileSystem idea).
+// without a display (ninja's VirtualFileSystem idea). Acting on elements is
+// recorded too, and by default the fake tree reacts as a simple app would
+// (see `react`).
 #pragma once
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -75,6 +83,89 @@ class FakeAccessibility final : public Accessibility {
     return out;
   }
 
+  // --- Acting ------------------------------------------------------------
+  // Calls in order: "do_action Login click", "set_text Email 8 chars",
+  // "set_value Volume 80", "grab_focus Email", "capabilities Email".
+  const std::vector<std::string>& calls() const { return calls_; }
+  // By node name; otherwise derived from the node: its actions, editable
+  // text for text fields, a value 0..100 for sliders and spin buttons,
+  // Component always.
+  std::map<std::string, ElementCapabilities> capabilities;
+  // When true (the default), the served tree changes as an app's would: an
+  // action on a check box toggles it, set_text / set_value change the value,
+  // grab_focus moves the focused state.
+  bool react = true;
+  // Runs after each acting call, with the node as the engine sent it.
+  std::function<void(FakeAccessibility&, const std::string& call, const Node& node)> on_call;
+  // The next acting call fails with this error (then it is cleared).
+  std::optional<Error> fail_next;
+
+  // The served node with this role and name (first in preorder), or null.
+  Node* Find(Role role, const std::string& name) {
+    Node* found = nullptr;
+    ForEachNodeMutable(apps_, [&](Node& n, int) {
+      if (found == nullptr && n.role == role && n.name == name) found = &n;
+    });
+    return found;
+  }
+
+  Result<ElementCapabilities> Capabilities(const Node& node, std::chrono::milliseconds) override {
+    if (auto st = Call("capabilities " + node.name, node); !st.ok()) return st.error();
+    if (auto it = capabilities.find(node.name); it != capabilities.end()) return it->second;
+    ElementCapabilities c;
+    c.actions = node.actions;
+    c.component = true;
+    c.text = node.role == Role::kTextField || node.role == Role::kTextArea;
+    c.editable_text = c.text;
+    if (node.role == Role::kSlider || node.role == Role::kSpinButton) {
+      c.value = true;
+      c.maximum = 100;
+      c.current = std::atof(node.value.c_str());
+    }
+    return c;
+  }
+  Status DoAction(const Node& node, std::string_view action, std::chrono::milliseconds) override {
+    if (std::find(node.actions.begin(), node.actions.end(), action) == node.actions.end()) {
+      return MakeError(ErrorCode::kNotFound, "no action " + std::string(action));
+    }
+    if (auto st = Call("do_action " + node.name + " " + std::string(action), node); !st.ok()) {
+      return st;
+    }
+    if (react && node.role == Role::kCheckBox) {
+      if (Node* n = Find(node.role, node.name))
+        n->states.Set(State::kChecked, !n->Has(State::kChecked));
+    }
+    return Done(node);
+  }
+  Status SetText(const Node& node, std::string_view text, std::chrono::milliseconds) override {
+    if (auto st =
+            Call("set_text " + node.name + " " + std::to_string(text.size()) + " chars", node);
+        !st.ok()) {
+      return st;
+    }
+    if (react) {
+      if (Node* n = Find(node.role, node.name)) n->value = std::string(text);
+    }
+    return Done(node);
+  }
+  Status SetValue(const Node& node, double value, std::chrono::milliseconds) override {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%g", value);
+    if (auto st = Call("set_value " + node.name + " " + buf, node); !st.ok()) return st;
+    if (react) {
+      if (Node* n = Find(node.role, node.name)) n->value = buf;
+    }
+    return Done(node);
+  }
+  Status GrabFocus(const Node& node, std::chrono::milliseconds) override {
+    if (auto st = Call("grab_focus " + node.name, node); !st.ok()) return st;
+    if (react) {
+      ForEachNodeMutable(apps_, [](Node& n, int) { n.states.Set(State::kFocused, false); });
+      if (Node* n = Find(node.role, node.name)) n->states.Set(State::kFocused);
+    }
+    return Done(node);
+  }
+
   Result<TreeResult> Tree(const TreeRequest& request) override {
     requests_.push_back(request);
     TreeResult result;
@@ -97,8 +188,23 @@ class FakeAccessibility final : public Accessibility {
   }
 
  private:
+  Status Call(std::string line, const Node&) {
+    if (fail_next) {
+      Error e = *fail_next;
+      fail_next.reset();
+      return e;
+    }
+    calls_.push_back(std::move(line));
+    return OkStatus();
+  }
+  Status Done(const Node& node) {
+    if (on_call) on_call(*this, calls_.back(), node);
+    return OkStatus();
+  }
+
   std::vector<Node> apps_;
   std::vector<TreeRequest> requests_;
+  std::vector<std::string> calls_;
 };
 
 }  // namespace uiscope::test

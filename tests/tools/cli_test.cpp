@@ -48,7 +48,7 @@ TEST(CliTest, FailuresSayWhatToDo) {
     const char* says;
   };
   for (const Case& c : {Case{"observe", "uiscope session start"},
-                        Case{"observe --sources ax,vision", "not available"},
+                        Case{"find Login --sources ax,vision", "uiscope session start"},
                         Case{"session stop s999999", "s999999"}}) {
     CliRun r = RunCli(c.args, kNoDesktop);
     EXPECT_EQ(r.exit_code, 1) << c.args;
@@ -132,6 +132,11 @@ TEST(CliDesktopTest, DemoShowsTheFixtureAndCleansUp) {
   EXPECT_NE(j["tree"].get<std::string>().find("[button \"Login\""), std::string::npos);
   EXPECT_GT(j["png_bytes"].get<int>(), 0);
   EXPECT_EQ(j["tree_chars"].get<size_t>(), j["tree"].get<std::string>().size());
+  // The loop: type the email, tick the box, click Login; each verified.
+  ASSERT_EQ(j["steps"].size(), 3u) << r.out;
+  EXPECT_EQ(j["steps"][0]["via"], "xtest");
+  for (const auto& step : j["steps"]) EXPECT_EQ(step["effect"], "observed") << step.dump();
+  EXPECT_EQ(j["final_status"], "Logged in as ada@example.org");
   // The demo's session is gone.
   CliRun list = RunCli("session list --json", kNoDesktop);
   EXPECT_EQ(nlohmann::json::parse(list.out)["sessions"].size(), 0u) << list.out;
@@ -181,10 +186,37 @@ TEST(CliDesktopTest, ObserveJsonOnTheFixture) {
   EXPECT_EQ(found["total"], 1);
   EXPECT_EQ(found["matches"][0]["role"], "button");
   EXPECT_TRUE(found["matches"][0]["bounds"].contains("x"));
+  EXPECT_TRUE(found["matches"][0].contains("click_point"));
+  EXPECT_EQ(found["matches"][0]["confidence"], 1.0);
   CliRun none = RunCli("find 'no such label' --app cli-fixture", env);
   EXPECT_EQ(none.exit_code, 1);
-  EXPECT_NE(none.err.find("no element matches"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("No elements matching 'no such label' found"), std::string::npos)
+      << none.err;
   EXPECT_EQ(RunCli("find x --role buton --app cli-fixture", env).exit_code, 2);
+  // A typo in a short word is a suggestion, not a match.
+  CliRun typo = RunCli("find Logn --app cli-fixture", env);
+  EXPECT_EQ(typo.exit_code, 1);
+  EXPECT_NE(typo.err.find("Similar: 'Login' (button)"), std::string::npos) << typo.err;
+  CliRun typo_json = RunCli("find Logn --app cli-fixture --json", env);
+  auto similar = nlohmann::json::parse(typo_json.out);
+  EXPECT_FALSE(similar["found"].get<bool>());
+  EXPECT_EQ(similar["similar"][0]["name"], "Login");
+
+  // Vision: the painted canvas controls join the tree and can be found.
+  CliRun seen = RunCli("observe --app cli-fixture --sources ax,ocr,vision --format json", env);
+  ASSERT_EQ(seen.exit_code, 0) << seen.err;
+  auto tree = nlohmann::json::parse(seen.out);
+  EXPECT_GE(tree["stats"]["vision_nodes"].get<int>(), 6) << seen.out;
+  EXPECT_GT(tree["stats"]["merged_nodes"].get<int>(), 5) << seen.out;
+  EXPECT_NE(seen.out.find("\"source\":\"vision\""), std::string::npos);
+  CliRun apply = RunCli("find apply --app cli-fixture --sources ax,vision --json", env);
+  ASSERT_EQ(apply.exit_code, 0) << apply.err;
+  auto painted = nlohmann::json::parse(apply.out);
+  EXPECT_EQ(painted["matches"][0]["role"], "button");
+  EXPECT_EQ(painted["matches"][0]["source"], "vision");
+  EXPECT_GT(painted["matches"][0]["confidence"].get<double>(), 0.3);
+  EXPECT_LT(painted["matches"][0]["confidence"].get<double>(), 1.0);
+  EXPECT_EQ(RunCli("find x --sources ax,sonar --app cli-fixture", env).exit_code, 2);
 }
 
 // read-text and observe --sources ax,ocr on a terminal (no accessibility):

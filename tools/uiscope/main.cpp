@@ -19,11 +19,13 @@
 #include "core/format.h"
 #include "engine/demo.h"
 #include "engine/desktop.h"
-#include "engine/find.h"
 #include "engine/observe.h"
 #include "engine/perceive.h"
 #include "engine/workspace.h"
+#include "find_command.h"
+#include "hands_commands.h"
 #include "mcp/serve.h"
+#include "observe_diff_command.h"
 #include "policy_flags.h"
 #include "read_text_command.h"
 #include "screenshot_command.h"
@@ -53,6 +55,10 @@ struct ObserveFlags {
 };
 
 int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
+  if (f.format == "diff") {
+    return cli::RunObserveDiffCommand(
+        g, {f.app, f.pid, f.sources, f.max_nodes, f.max_chars, f.all, f.timeout_ms});
+  }
   auto format = ParseFormat(f.format);
   if (!format.ok()) return Fail(g, format.error());
   auto sources = ParseSources(CLI::detail::split(f.sources, ','));
@@ -73,7 +79,7 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
   request.include_hidden = f.all;
   request.timeout = std::chrono::milliseconds(f.timeout_ms);
   std::unique_ptr<TextReader> reader;
-  if (sources->ocr) reader = std::make_unique<TextReader>();
+  if (sources->ocr || sources->vision) reader = std::make_unique<TextReader>();
   auto perceived = Perceive(*lease, request, *sources, reader.get());
   if (!perceived.ok()) return Fail(g, perceived.error());
   Observation* obs = &perceived->observation;
@@ -104,63 +110,6 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
   } else {
     std::cout << out->text;
     if (!out->text.empty() && out->text.back() != '\n') std::cout << "\n";
-  }
-  return kExitOk;
-}
-
-// --- find --------------------------------------------------------------------
-
-struct FindFlags {
-  std::string name;
-  std::string role;
-  std::string app;
-  bool exact = false;
-  int limit = 20;
-  int timeout_ms = 2000;
-};
-
-int RunFind(const GlobalFlags& g, const FindFlags& f) {
-  FindQuery query;
-  query.name = f.name;
-  query.exact = f.exact;
-  query.limit = f.limit;
-  if (!f.role.empty()) {
-    auto role = ParseRole(f.role);
-    if (!role.ok()) return Fail(g, role.error());
-    query.role = *role;
-  }
-  auto policy = cli::LoadPolicy(g);
-  if (!policy.ok()) return Fail(g, policy.error());
-  auto target = ResolveDesktop(g.display);
-  if (!target.ok()) return Fail(g, target.error());
-  auto conn = ConnectDesktop(*target);
-  if (!conn.ok()) return Fail(g, conn.error());
-  Observer observer(*conn->accessibility, conn->frame);
-  observer.set_hide_app(cli::HiddenApps(*policy));
-  ObserveRequest request;
-  request.app = f.app;
-  request.timeout = std::chrono::milliseconds(f.timeout_ms);
-  auto obs = observer.Observe(request);
-  if (!obs.ok()) return Fail(g, obs.error());
-  auto found = FindNodes(obs->snapshot.roots, query);
-  if (!found.ok()) return Fail(g, found.error());
-  for (const auto& w : obs->warnings) std::cerr << "uiscope: warning: " << w << "\n";
-  if (g.json) {
-    nlohmann::json j = FindResultToJson(*found);
-    j["display"] = conn->target.display;
-    j["warnings"] = obs->warnings;
-    std::cout << j.dump() << "\n";
-  } else {
-    for (const Node* n : found->matches) std::cout << FormatNodeLine(*n) << "\n";
-    if (found->total > static_cast<int>(found->matches.size())) {
-      std::cerr << "uiscope: " << found->total - static_cast<int>(found->matches.size())
-                << " more matches (--limit)\n";
-    }
-  }
-  if (found->total == 0) {
-    std::cerr << "uiscope: no element matches \"" << f.name << "\" among " << found->searched
-              << " nodes\n";
-    return kExitFailed;
   }
   return kExitOk;
 }
@@ -273,7 +222,20 @@ int RunDemoCommand(const GlobalFlags& g, int rows) {
                                 {"png_bytes", r.png_bytes},
                                 {"window",
                                  {{"width", r.window_width}, {"height", r.window_height}}},
-                                {"image_tokens", r.image_tokens}}
+                                {"image_tokens", r.image_tokens},
+                                {"steps",
+                                 [&] {
+                                   nlohmann::json steps = nlohmann::json::array();
+                                   for (const DemoStep& s : r.steps) {
+                                     steps.push_back({{"what", s.what},
+                                                      {"via", s.via},
+                                                      {"effect", s.effect},
+                                                      {"report", s.report},
+                                                      {"ms", s.ms}});
+                                   }
+                                   return steps;
+                                 }()},
+                                {"final_status", r.final_status}}
                      .dump()
               << "\n";
     return kExitOk;
@@ -290,7 +252,12 @@ int RunDemoCommand(const GlobalFlags& g, int rows) {
     std::printf("The tree is %.1fx smaller than the PNG, and every element has an ID to act on.\n",
                 static_cast<double>(r.png_bytes) / static_cast<double>(r.tree_chars));
   }
-  return kExitOk;
+  std::printf("\nThen the agent acts on those IDs, and each action reports what it changed:\n");
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    std::printf("\n%zu. %s\n%s", i + 1, r.steps[i].what.c_str(), r.steps[i].report.c_str());
+  }
+  std::printf("\nFinal status label: \"%s\"\n", r.final_status.c_str());
+  return r.final_status.empty() ? kExitFailed : kExitOk;
 }
 
 }  // namespace
@@ -315,11 +282,16 @@ int main(int argc, char** argv) {
   auto* observe = app.add_subcommand("observe", "print the tree of what is on screen");
   observe->add_option("--app", of.app, "only this application (by name)");
   observe->add_option("--pid", of.pid, "only this process")->check(CLI::PositiveNumber);
-  observe->add_option("--format", of.format, "compact | json | semantic")
-      ->check(CLI::IsMember({"compact", "json", "semantic"}));
+  observe
+      ->add_option("--format", of.format,
+                   "compact | json | semantic | diff (only what changed since the previous "
+                   "`observe --format diff`)")
+      ->check(CLI::IsMember({"compact", "json", "semantic", "diff"}));
   observe->add_option("--sources", of.sources,
                       "perception sources, comma-separated: ax (accessibility, the default), "
-                      "ocr (adds text where the tree is blind: terminals, canvases)");
+                      "ocr (adds text where the tree is blind: terminals, canvases), vision "
+                      "(adds elements detected in the pixels: painted controls, apps without "
+                      "accessibility)");
   observe->add_option("--max-nodes", of.max_nodes, "at most N nodes in this page")
       ->check(CLI::NonNegativeNumber);
   observe->add_option("--max-chars", of.max_chars, "at most N characters in this page")
@@ -332,19 +304,8 @@ int main(int argc, char** argv) {
   observe->add_option("--config", g.config, "safety policy file (its deny_apps are not observed)");
   observe->add_flag("--json", g.json, "machine-readable output");
 
-  FindFlags ff;
-  auto* find = app.add_subcommand("find", "elements whose name contains LABEL (best first)");
-  find->add_option("LABEL", ff.name, "text in the element's name (case-insensitive)")->required();
-  find->add_option("--role", ff.role, "only this role (button, text_field, ...)");
-  find->add_flag("--exact", ff.exact, "the whole name, case-sensitive");
-  find->add_option("--app", ff.app, "only this application");
-  find->add_option("--limit", ff.limit, "at most N matches")->check(CLI::Range(1, 100000));
-  find->add_option("--timeout-ms", ff.timeout_ms, "deadline per application")
-      ->check(CLI::Range(10, 600000));
-  find->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
-  find->add_option("--config", g.config, "safety policy file (its deny_apps are not searched)");
-  find->add_flag("--json", g.json, "machine-readable output");
-
+  cli::FindFlags ff;
+  auto* find = cli::AddFindCommand(app, g, ff);
   cli::ScreenshotFlags sf;
   auto* screenshot = cli::AddScreenshotCommand(app, g, sf);
   cli::ReadTextFlags rf;
@@ -353,6 +314,7 @@ int main(int argc, char** argv) {
   auto* audit = cli::AddAuditCommand(app, g, af);
   cli::ConfirmFlags cf;
   auto* confirm = cli::AddConfirmCommand(app, g, cf);
+  auto hands = cli::HandsCommands::Add(app, g);
 
   auto* session = app.add_subcommand("session", "headless desktops: start | list | stop");
   session->require_subcommand(1);
@@ -394,8 +356,9 @@ int main(int argc, char** argv) {
                       "headless desktop started on first need)");
 
   int rows = 5;
-  auto* demo =
-      app.add_subcommand("demo", "start a headless desktop, observe the fixture app, clean up");
+  auto* demo = app.add_subcommand("demo",
+                                  "start a headless desktop, observe the fixture app, act on it "
+                                  "(type, tick, click; each verified), clean up");
   demo->add_option("--rows", rows, "list rows in the fixture app")->check(CLI::Range(1, 100000));
   demo->add_flag("--json", g.json, "machine-readable output");
 
@@ -411,11 +374,12 @@ int main(int argc, char** argv) {
   }
 
   if (observe->parsed()) return RunObserve(g, of);
-  if (find->parsed()) return RunFind(g, ff);
+  if (find->parsed()) return cli::RunFindCommand(g, ff);
   if (screenshot->parsed()) return cli::RunScreenshotCommand(g, sf);
   if (read_text->parsed()) return cli::RunReadTextCommand(g, rf);
   if (audit->parsed()) return cli::RunAuditCommand(g, af);
   if (confirm->parsed()) return cli::RunConfirmCommand(g, cf);
+  if (auto code = hands->RunParsed()) return *code;
   if (start->parsed()) return RunSessionStart(g, size, no_wm);
   if (list->parsed()) return RunSessionList(g);
   if (stop->parsed()) return RunSessionStop(g, stop_id);

@@ -5,7 +5,9 @@
 
 #include "core/format.h"
 #include "engine/find.h"
+#include "engine/observe_diff.h"
 #include "engine/perceive.h"
+#include "mcp/tools/action_tools.h"
 #include "mcp/tools/ocr_tools.h"
 #include "mcp/tools/schemas.h"
 #include "mcp/tools/tools.h"
@@ -138,8 +140,10 @@ Result<Observation> ObserveOnce(DesktopTools& tools, const json& args, const Sou
     notes->push_back(std::move(note));
   }
   ctx.Progress(2, 3,
-               sources.ocr ? "reading the accessibility tree, then OCR where it is blind"
-                           : "reading the accessibility tree");
+               sources.vision
+                   ? "reading the accessibility tree, then detecting elements in the pixels"
+               : sources.ocr ? "reading the accessibility tree, then OCR where it is blind"
+                             : "reading the accessibility tree");
   auto perceived =
       Perceive(*lease, ObserveRequestFrom(args), sources, tools.reader.get(), ocr::OcrOptions{});
   const bool display_gone = lease->display_connection && lease->display_connection->broken();
@@ -159,9 +163,50 @@ ToolResult WithNotes(ToolResult result, const std::vector<std::string>& notes) {
   return result;
 }
 
+// format "diff": what changed since this server's previous observation of
+// the same scope (engine/observe_diff.h).
+ToolResult ObserveDiff(DesktopTools& tools, const json& args, ToolContext& ctx,
+                       const Sources& sources) {
+  if (args.contains("cursor")) {
+    return ToolResult::Error(
+        "InvalidArgument: the diff format is not paged; call observe with format diff and "
+        "without a cursor (max_nodes bounds the lines)");
+  }
+  std::vector<std::string> notes;
+  std::string display;
+  auto obs = ObserveOnce(tools, args, sources, ctx, &display, &notes);
+  if (!obs.ok()) return WithNotes(ToolResult::FromError(obs.error()), notes);
+  // The cache still holds the previous observation of the scope: observe
+  // stores a new one only after formatting it.
+  const std::string scope = ScopeOf(display, ObserveRequestFrom(args), sources);
+  std::optional<SnapshotCache::Entry> previous = tools.cache.Get(scope);
+  FormatOptions baseline_page;
+  baseline_page.max_nodes = args.value("max_nodes", 0);
+  baseline_page.max_chars = args.value("max_chars", kDefaultMaxChars);
+  auto d = DiffObservations(obs->snapshot, previous ? &previous->snapshot : nullptr, baseline_page,
+                            args.value("max_nodes", 0));
+  if (!d.ok()) return ToolResult::FromError(d.error());
+  json structured = DiffObservationToJson(obs->snapshot, *d);
+  structured["display"] = display;
+  structured["warnings"] = obs->warnings;
+  if (!notes.empty()) structured["notes"] = notes;
+  std::string text = d->baseline ? "(first observation of this scope: the whole tree; the next "
+                                   "diff shows only what changed)\n" +
+                                       d->text
+                                 : d->text;
+  if (!d->baseline && d->diff.empty()) text = "(no change since the previous observation)\n";
+  for (const auto& w : obs->warnings) text += "warning: " + w + "\n";
+  ToolResult result;
+  result.content.push_back(Content::Text(std::move(text)));
+  result.structured = std::move(structured);
+  tools.cache.Put({scope, std::move(obs->snapshot), obs->warnings});
+  return WithNotes(std::move(result), notes);
+}
+
 ToolResult Observe(DesktopTools& tools, const json& args, ToolContext& ctx) {
   auto sources = SourcesFrom(args);
   if (!sources.ok()) return ToolResult::FromError(sources.error());
+  if (args.value("format", "compact") == "diff") return ObserveDiff(tools, args, ctx, *sources);
   auto format = ParseFormat(args.value("format", "compact"));
   if (!format.ok()) return ToolResult::FromError(format.error());
   FormatOptions options;
@@ -232,20 +277,26 @@ ToolResult Find(DesktopTools& tools, const json& args, ToolContext& ctx) {
     if (!role.ok()) return ToolResult::FromError(role.error());
     query.role = *role;
   }
+  if (query.name.empty() && !query.role) {
+    return ToolResult::Error("InvalidArgument: find needs a name, a role, or both");
+  }
+  auto sources = SourcesFrom(args);
+  if (!sources.ok()) return ToolResult::FromError(sources.error());
   std::vector<std::string> notes;
   std::string display;
-  auto obs = ObserveOnce(tools, args, Sources{}, ctx, &display, &notes);
+  auto obs = ObserveOnce(tools, args, *sources, ctx, &display, &notes);
   if (!obs.ok()) return WithNotes(ToolResult::FromError(obs.error()), notes);
-  auto found = FindNodes(obs->snapshot.roots, query);
+  auto found = FindNodes(obs->snapshot.roots, query, obs->snapshot.frame);
   if (!found.ok()) return ToolResult::FromError(found.error());
 
   std::string text;
-  for (const Node* n : found->matches) text += FormatNodeLine(*n) + "\n";
-  std::string what = query.name.empty() ? std::string("role ") + std::string(RoleName(*query.role))
-                                        : "\"" + query.name + "\"";
+  for (const FindMatch& m : found->matches) text += FormatFindMatch(m) + "\n";
   if (found->total == 0) {
-    text = "no element matches " + what + " among " + std::to_string(found->searched) +
-           " nodes; observe to see what is on screen, or relax the query (drop role or exact)\n";
+    text = found->suggestion + " (" + std::to_string(found->searched) +
+           " elements searched; observe to see what is on screen";
+    if (!sources->vision)
+      text += ", or add sources [\"ax\", \"ocr\", \"vision\"] for painted controls";
+    text += ")\n";
   } else if (found->total > static_cast<int>(found->matches.size())) {
     text += std::to_string(found->total - static_cast<int>(found->matches.size())) +
             " more matches; raise limit or narrow the query\n";
@@ -269,18 +320,22 @@ json ObserveInputSchema() {
         {"pid", Integer("only this process", 1)},
         {"format",
          {{"type", "string"},
-          {"enum", {"compact", "json", "semantic"}},
+          {"enum", {"compact", "json", "semantic", "diff"}},
           {"default", "compact"},
           {"description",
            "compact: one line per element, cheapest for a model; json: every field, for "
-           "programs; semantic: windows, buttons, text_fields, links, text_content"}}},
+           "programs; semantic: windows, buttons, text_fields, links, text_content; diff: only "
+           "what changed (added / removed / changed elements by ID) since the previous "
+           "observe of the same scope — the first call gives the whole tree"}}},
         {"sources",
          {{"type", "array"},
           {"items", {{"type", "string"}, {"enum", {"ax", "ocr", "vision"}}}},
           {"description",
            "perception sources, default [\"ax\"]: ax = the accessibility tree; ocr adds the "
            "text of windows and widgets the tree is blind to (terminals, canvases, apps "
-           "without accessibility) as source=ocr nodes; vision is not available yet"}}},
+           "without accessibility) as source=ocr nodes; vision adds elements detected in the "
+           "pixels of each window (painted buttons, fields, check boxes, sliders, tabs, rows, "
+           "icons) as source=vision nodes and marks accessible elements it sees as merged"}}},
         {"max_nodes",
          {{"type", "integer"},
           {"minimum", 0},
@@ -321,7 +376,7 @@ json ObserveOutputSchema() {
   return {{"type", "object"},
           {"required", {"format", "display", "page", "warnings"}},
           {"properties",
-           {{"format", {{"type", "string"}, {"enum", {"compact", "json", "semantic"}}}},
+           {{"format", {{"type", "string"}, {"enum", {"compact", "json", "semantic", "diff"}}}},
             {"display", String("the X display observed")},
             {"tree", String("compact format: the tree, one line per element")},
             {"frame", frame},
@@ -337,6 +392,10 @@ json ObserveOutputSchema() {
             {"text_fields", entries},
             {"links", entries},
             {"text_content", String("semantic format: visible text, one line per element")},
+            {"baseline",
+             Boolean("diff format: no previous observation to compare with; tree is the whole "
+                     "tree")},
+            {"diff", schema::Diff()},
             {"warnings", StringArray("apps that did not answer, capped walks, ...")},
             {"notes", StringArray("things the server did on the way (started a desktop)")}}}};
 }
@@ -345,11 +404,19 @@ json FindInputSchema() {
   return {{"type", "object"},
           {"additionalProperties", false},
           {"properties",
-           {{"name", String("text in the element's name (case-insensitive substring; with exact, "
-                            "the whole name, case-sensitive)")},
+           {{"name", String("the element's label: case- and accent-insensitive, words in any "
+                            "order, a word's prefix or part matches, typos in words of 5+ "
+                            "letters are forgiven; with exact, the whole name as written")},
             {"role", String("only elements of this role: button, text_field, check_box, ...")},
-            {"exact", Boolean("match the whole name exactly")},
+            {"exact", Boolean("match the whole name exactly (case-sensitive)")},
             {"app", String("only this application")},
+            {"sources",
+             {{"type", "array"},
+              {"items", {{"type", "string"}, {"enum", {"ax", "ocr", "vision"}}}},
+              {"description",
+               "where to look, default [\"ax\"]: ax = the accessibility tree; ocr adds text "
+               "where the tree is blind; vision adds elements detected in the pixels "
+               "(painted controls, apps without accessibility)"}}},
             {"limit",
              {{"type", "integer"},
               {"minimum", 1},
@@ -366,18 +433,46 @@ json FindInputSchema() {
 }
 
 json FindOutputSchema() {
-  return {{"type", "object"},
-          {"required", {"matches", "total", "searched", "display", "warnings"}},
-          {"properties",
-           {{"matches",
-             {{"type", "array"},
-              {"items", schema::Node()},
-              {"description", "best first: whole-name matches, then prefixes"}}},
-            {"total", {{"type", "integer"}, {"description", "matches before the limit"}}},
-            {"searched", {{"type", "integer"}, {"description", "nodes looked at"}}},
-            {"display", String("the X display searched")},
-            {"warnings", StringArray("apps that did not answer, capped walks, ...")},
-            {"notes", StringArray("things the server did on the way")}}}};
+  json match = schema::Node();
+  match["required"].push_back("score");
+  match["required"].push_back("confidence");
+  match["properties"]["score"] = {
+      {"type", "number"}, {"description", "how well the label matched, 0..1 (1 = the same text)"}};
+  match["properties"]["confidence"] = {
+      {"type", "number"},
+      {"description", "1 for accessible elements; the detector's or OCR's for pixel-only ones"}};
+  match["properties"]["click_point"] = {
+      {"type", "object"},
+      {"description", "where a click on it lands, screen pixels (the centre of its bounds)"},
+      {"required", {"x", "y"}},
+      {"properties", {{"x", {{"type", "integer"}}}, {"y", {{"type", "integer"}}}}}};
+  const json similar = {{"type", "object"},
+                        {"required", {"name", "role", "id", "score"}},
+                        {"properties",
+                         {{"name", String("a name on screen")},
+                          {"role", String("its role")},
+                          {"id", String("the element with that name")},
+                          {"score", {{"type", "number"}}}}}};
+  return {
+      {"type", "object"},
+      {"required", {"found", "matches", "total", "searched", "similar", "display", "warnings"}},
+      {"properties",
+       {{"found", Boolean("at least one element matched")},
+        {"matches",
+         {{"type", "array"},
+          {"items", match},
+          {"description", "best first: label score, then interactive elements, then confidence"}}},
+        {"total", {{"type", "integer"}, {"description", "matches before the limit"}}},
+        {"searched", {{"type", "integer"}, {"description", "nodes looked at"}}},
+        {"similar",
+         {{"type", "array"},
+          {"items", similar},
+          {"description", "when nothing matched: the closest names on screen"}}},
+        {"suggestion",
+         String("when nothing matched: \"No elements matching 'X' found. Similar: ...\"")},
+        {"display", String("the X display searched")},
+        {"warnings", StringArray("apps that did not answer, capped walks, ...")},
+        {"notes", StringArray("things the server did on the way")}}}};
 }
 
 }  // namespace
@@ -409,9 +504,11 @@ Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace,
   find.name = "find";
   find.title = "Find elements";
   find.description =
-      "Elements whose name contains a text (or equals it, with exact), optionally of one role; "
-      "best matches first, each with its ID and bounds. Cheaper than a full observe when you "
-      "know what you are looking for.";
+      "Elements by label (fuzzy: case, accents, word order, typos in long words; or exact) "
+      "and/or role, best first, each with its ID, bounds, click point, source and confidence. "
+      "When nothing matches, found is false and the closest names on screen are suggested. "
+      "sources [\"ax\", \"ocr\", \"vision\"] also searches text and controls seen only in "
+      "the pixels. Cheaper than a full observe when you know what you are looking for.";
   find.input_schema = FindInputSchema();
   find.output_schema = FindOutputSchema();
   find.annotations = ToolAnnotations{
@@ -433,6 +530,7 @@ Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionCon
   if (auto st = RegisterDesktopTools(registry, workspace, reader); !st.ok()) return st;
   if (auto st = RegisterScreenshotTools(registry, workspace); !st.ok()) return st;
   if (auto st = RegisterOcrTools(registry, workspace, reader); !st.ok()) return st;
+  if (auto st = RegisterHandsTools(registry, workspace, reader); !st.ok()) return st;
   if (auto st = RegisterSessionTools(registry, sessions, workspace, confirmer); !st.ok()) return st;
   if (policy) return RegisterConfirmTools(registry, confirmer);
   return OkStatus();

@@ -28,4 +28,13 @@ json Node();
 // The `session` argument every desktop tool takes.
 json SessionArgument();
 
+// Hands (action_tools.cpp): an action's target (an element ID or "X,Y", or
+// {x, y}); a tree diff {added, removed, changed}; a pixel change {captured,
+// score, changed_pixels, region, bounds}; a safety decision {verdict, rule,
+// reason, token}.
+json ActionTarget(const char* description);
+json Diff();
+json PixelChange();
+json Decision();
+
 }  // namespace uiscope::mcp::schema

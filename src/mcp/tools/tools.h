@@ -27,10 +27,11 @@ Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Wo
 Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Workspace& workspace,
                             std::shared_ptr<Confirmer> confirmer);
 
-// Every tool above, `screenshot` (screenshot_tool.h) and `read_text`
-// (ocr_tools.h), sharing one OCR engine. The second form puts the tools that
-// act behind `confirmer`'s safety policy and adds `confirm`
-// (confirm_tools.h); the first has no policy (tests, embedders).
+// Every tool above, `screenshot` (screenshot_tool.h), `read_text`
+// (ocr_tools.h) and the hands (action_tools.h), sharing one OCR engine. The
+// second form puts the tools that act behind `confirmer`'s safety policy and
+// adds `confirm` (confirm_tools.h); the first has no policy (tests,
+// embedders).
 Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions);
 Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions,
                         std::shared_ptr<Confirmer> confirmer);

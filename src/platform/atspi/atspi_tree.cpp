@@ -128,6 +128,26 @@ bool Placed(const Rect& r) {
   return r.x != std::numeric_limits<int32_t>::min() && r.y != std::numeric_limits<int32_t>::min();
 }
 
+// What the walk does differently for a toolkit's bridge (see Quirks()).
+struct ToolkitQuirks {
+  // Ask for the Accessible properties with one Properties.GetAll per node;
+  // otherwise with one Properties.Get per property.
+  bool get_all = true;
+  // Qt 5 Widgets: tabs report the current tab as "focused", not "selected";
+  // a menu-bar title is a "menu item" holding its popup menu; and scroll
+  // areas are plain fillers, so their clipping is found by geometry.
+  bool qt = false;
+  // GTK 4: extents are window-relative (the caller shifts them by the X
+  // window's origin) and asked for as such; widgets below the window are
+  // never "showing" (4.8), hidden stack pages keep their box, unnamed
+  // widgets are named after their type, notebook tabs "Tab".
+  bool gtk4 = false;
+  // Chromium (and Electron): children come in DOM order, which is the
+  // reading order; tab panels are "scroll pane"s; <label> text is a child
+  // text leaf; the browser's own views leave empty, unnamed panels.
+  bool chromium = false;
+};
+
 // One object of the walk, filled as replies arrive.
 struct RawNode {
   ObjectRef ref;
@@ -147,7 +167,10 @@ struct RawNode {
   Rect clip;  // the area where this node's children can be seen
   std::vector<std::string> actions;
   std::vector<int> children;
-  int ordinal = 0;  // position among the parent's children
+  int ordinal = 0;           // position among the parent's children
+  bool in_document = false;  // below a "document web" (Chromium's page content)
+  ObjectRef hit;             // GTK 4 stacks: the object at the centre (ProbeStack)
+  bool probe_sent = false;
   int stage1_pending = 0;
   bool dead = false;
   bool pruned = false;
@@ -156,8 +179,8 @@ struct RawNode {
 // A pipelined walk of one application's tree.
 class Walker {
  public:
-  Walker(DbusConnection& conn, const TreeRequest& request, Rect screen)
-      : pipeline_(conn), request_(request), screen_(screen) {}
+  Walker(DbusConnection& conn, const TreeRequest& request, Rect screen, ToolkitQuirks quirks)
+      : pipeline_(conn), request_(request), screen_(screen), quirks_(quirks) {}
 
   Status Run(const ObjectRef& root, Clock::time_point deadline) {
     Discover(root, -1, 0);
@@ -186,6 +209,7 @@ class Walker {
     }
     int idx = static_cast<int>(nodes_.size());
     nodes_.emplace_back();
+    index_.emplace(ref, idx);
     RawNode& n = nodes_.back();
     n.ref = ref;
     n.parent = parent;
@@ -199,11 +223,20 @@ class Walker {
 
     // Stage 1: everything needed to decide whether the node is shown, all at once.
     bool want_extents = depth > 0 && known_extents == nullptr;
-    n.stage1_pending = want_extents ? 4 : 3;
-    pipeline_.Add(PropertyGetAll(ref, kAccessibleIface), [this, idx](DBusMessage* r) {
-      ParseAccessibleProps(idx, r);
-      Stage1Done(idx);
-    });
+    n.stage1_pending = (want_extents ? 3 : 2) + (quirks_.get_all ? 1 : 3);
+    if (quirks_.get_all) {
+      pipeline_.Add(PropertyGetAll(ref, kAccessibleIface), [this, idx](DBusMessage* r) {
+        ParseAccessibleProps(idx, r);
+        Stage1Done(idx);
+      });
+    } else {
+      for (const char* prop : {"Name", "Description", "ChildCount"}) {
+        pipeline_.Add(PropertyGet(ref, kAccessibleIface, prop), [this, idx, prop](DBusMessage* r) {
+          ParseAccessibleProp(idx, prop, r);
+          Stage1Done(idx);
+        });
+      }
+    }
     pipeline_.Add(NewMethodCall(ref.bus, ref.path, kAccessibleIface, "GetRole"),
                   [this, idx](DBusMessage* r) {
                     DBusMessageIter it;
@@ -227,9 +260,12 @@ class Walker {
     }
   }
 
-  static MessagePtr ExtentsCall(const ObjectRef& ref) {
+  MessagePtr ExtentsCall(const ObjectRef& ref) const {
     MessagePtr m = NewMethodCall(ref.bus, ref.path, kComponentIface, "GetExtents");
-    uint32_t coord = static_cast<uint32_t>(CoordType::kScreen);
+    // GTK 4 has no screen coordinates: 4.8 answers a screen request with
+    // window coordinates plus a "Screen coordinates not supported" warning on
+    // the app's stderr for every call; later versions answer (0, 0).
+    uint32_t coord = static_cast<uint32_t>(quirks_.gtk4 ? CoordType::kWindow : CoordType::kScreen);
     dbus_message_append_args(m.get(), DBUS_TYPE_UINT32, &coord, DBUS_TYPE_INVALID);
     return m;
   }
@@ -263,6 +299,23 @@ class Walker {
         }
       }
       dbus_message_iter_next(&dict);
+    }
+  }
+
+  // One Properties.Get reply (a variant) for `prop`.
+  void ParseAccessibleProp(int idx, std::string_view prop, DBusMessage* r) {
+    DBusMessageIter it;
+    if (!IsReturn(r) || !dbus_message_iter_init(r, &it)) {
+      MarkIfDead(idx, r);
+      return;
+    }
+    RawNode& n = nodes_[idx];
+    if (prop == "Name") {
+      ReadVariantString(&it, &n.name);
+    } else if (prop == "Description") {
+      ReadVariantString(&it, &n.description);
+    } else if (prop == "ChildCount") {
+      ReadVariantInt32(&it, &n.child_count);
     }
   }
 
@@ -308,6 +361,15 @@ class Walker {
     n.normalised = n.depth == 0 ? Role::kApplication : NormalisedRole(n.role, n.states);
     Rect parent_clip = n.parent >= 0 ? nodes_[n.parent].clip : screen_;
     n.clip = parent_clip;
+    if (quirks_.qt && n.parent >= 0) ApplyQtQuirks(n, nodes_[n.parent]);
+    if (quirks_.gtk4 && n.depth > 0 && ApplyGtk4Quirks(n)) {
+      n.pruned = true;
+      return;
+    }
+    if (quirks_.chromium && n.parent >= 0 && ApplyChromiumQuirks(n, nodes_[n.parent])) {
+      n.pruned = true;
+      return;
+    }
     if (n.depth > 0 && !request_.include_hidden) {
       bool showing = n.states.Has(State::kShowing);
       // A zero-sized or unplaced node cannot be judged by geometry; keep it
@@ -322,6 +384,13 @@ class Walker {
       n.clip = Intersect(parent_clip, n.extents);
     }
     const ObjectRef ref = n.ref;
+    if (quirks_.gtk4 && n.parent >= 0 && !request_.include_hidden) {
+      const RawNode& parent = nodes_[n.parent];
+      if (parent.children.size() > 1 && parent.has_extents && n.has_extents && !n.extents.Empty() &&
+          n.extents == parent.extents) {
+        ProbeStack(n.parent);
+      }
+    }
     if (n.child_count > 0 && n.depth < request_.max_depth) {
       pipeline_.Add(NewMethodCall(ref.bus, ref.path, kAccessibleIface, "GetChildren"),
                     [this, idx](DBusMessage* r) { OnChildren(idx, r); });
@@ -351,6 +420,120 @@ class Walker {
           if (wants_actions && has(kActionIface)) RequestActions(idx);
           if (wants_value) RequestValue(idx, has(kValueIface), has(kTextIface));
         });
+  }
+
+  // Qt 5 Widgets (qaccessiblewidgets / complexwidgets, 5.15):
+  // - QAccessibleTabButton copies the tab bar's states and sets "focused"
+  //   on the current tab, never "selected": the current tab is selected, and
+  //   a tab has the keyboard focus when its tab bar has it.
+  // - A menu-bar title ("File") is a "menu item" whose child is its popup
+  //   menu; GTK, ATK and ARIA call an item that opens a submenu a menu.
+  // - QScrollArea and its viewport are plain fillers, and Qt reports every
+  //   visible widget as showing, scrolled out or not. A child widget is
+  //   clipped by its parent widget, so a node that overflows a plain filler
+  //   is scrolled content whose visible part is the filler's extents. (Only
+  //   fillers: a menu's or a combo box's popup is a window of its own,
+  //   outside its parent's box, and must not be clipped by it.)
+  void ApplyQtQuirks(RawNode& n, const RawNode& parent) {
+    std::string_view role = RoleName(n.role);
+    if (role == "page tab") {
+      n.states.Set(State::kSelected, n.states.Has(State::kFocused));
+      n.states.Set(State::kFocused, parent.states.Has(State::kFocused));
+    } else if (role == "menu item" && n.child_count > 0) {
+      n.normalised = Role::kMenu;
+    }
+    if (RoleName(parent.role) == "filler" && parent.has_extents && !parent.extents.Empty() &&
+        n.has_extents && Placed(n.extents) && Intersect(n.extents, parent.extents) != n.extents) {
+      n.clip = Intersect(n.clip, parent.extents);
+    }
+  }
+
+  // GTK 4 (gtkatspicontext.c, 4.8):
+  // - Only windows are "showing"; the widgets in them are "visible" when
+  //   mapped. A visible widget with an allocation is taken as showing, and
+  //   the geometry checks prune what is scrolled out.
+  // - A widget without a label is named after its type ("GtkScrollbar",
+  //   "GtkBuiltinIcon"): that is no name.
+  // - Extents are window-relative, so a window clips its content to its own
+  //   window-relative box rather than to the screen.
+  // - Buttons and check boxes expose their inner parts as children: the
+  //   label, which repeats the control's name, and the check indicator (an
+  //   unnamed filler). They are dropped (returns true) as GTK 3 and Qt never
+  //   show them.
+  bool ApplyGtk4Quirks(RawNode& n) {
+    if (!n.states.Has(State::kShowing) && n.states.Has(State::kVisible) && n.has_extents &&
+        !n.extents.Empty()) {
+      n.states.Set(State::kShowing);
+    }
+    // GtkNotebook labels its tabs, their list and its pages "Tab" and
+    // "Tab list" (4.8); a tab's text is in its label child (see BuildNode).
+    const std::string_view atspi_role = RoleName(n.role);
+    if ((n.name == "Tab" && (atspi_role == "page tab" || atspi_role == "panel")) ||
+        (n.name == "Tab list" && atspi_role == "page tab list")) {
+      n.name.clear();
+    }
+    if (n.name.size() > 3 && n.name.starts_with("Gtk") &&
+        std::isupper(static_cast<unsigned char>(n.name[3])) &&
+        std::none_of(n.name.begin(), n.name.end(), [](char c) { return c == ' '; })) {
+      n.name.clear();
+    }
+    if (n.depth == 1 && n.has_extents && !n.extents.Empty()) n.clip = n.extents;
+    const RawNode& parent = nodes_[n.parent];
+    const bool in_control =
+        parent.normalised == Role::kButton || parent.normalised == Role::kToggleButton ||
+        parent.normalised == Role::kCheckBox || parent.normalised == Role::kRadioButton;
+    return in_control && ((n.normalised == Role::kLabel && n.name == parent.name) ||
+                          (n.normalised == Role::kPanel && n.name.empty() && n.child_count == 0));
+  }
+
+  // Chromium (ax_platform_node_auralinux.cc):
+  // - ARIA tab panels are exposed as "scroll pane"s; in a web document the
+  //   normalised role is tab_panel.
+  // - The browser's views (title bar, toolbar, bubbles) leave unnamed,
+  //   childless panels of zero size that are "showing": dropped (returns
+  //   true), they hold nothing to see or act on.
+  bool ApplyChromiumQuirks(RawNode& n, const RawNode& parent) {
+    n.in_document = parent.in_document || RoleName(parent.role) == "document web";
+    if (n.in_document && n.normalised == Role::kScrollPane) n.normalised = Role::kTabPanel;
+    return n.normalised == Role::kPanel && n.name.empty() && n.child_count == 0 &&
+           (!n.has_extents || n.extents.Empty());
+  }
+
+  // GTK 4.8 never says which child of a stack (a notebook's pages) shows:
+  // every page the stack has shown keeps "visible" and the stack's whole
+  // box. The stack itself knows: GetAccessibleAtPoint picks through mapped
+  // widgets only. A child that fills its parent's box exactly, next to
+  // siblings, makes the walk ask the parent once which object is at its
+  // centre; BuildNode keeps the filling child that holds it.
+  void ProbeStack(int parent_idx) {
+    RawNode& parent = nodes_[parent_idx];
+    if (parent.probe_sent) return;
+    parent.probe_sent = true;
+    const ObjectRef& ref = parent.ref;
+    MessagePtr m = NewMethodCall(ref.bus, ref.path, kComponentIface, "GetAccessibleAtPoint");
+    int32_t x = parent.extents.x + parent.extents.w / 2;
+    int32_t y = parent.extents.y + parent.extents.h / 2;
+    uint32_t coord = static_cast<uint32_t>(CoordType::kWindow);
+    dbus_message_append_args(m.get(), DBUS_TYPE_INT32, &x, DBUS_TYPE_INT32, &y, DBUS_TYPE_UINT32,
+                             &coord, DBUS_TYPE_INVALID);
+    pipeline_.Add(std::move(m), [this, parent_idx](DBusMessage* r) {
+      DBusMessageIter it;
+      if (IsReturn(r) && dbus_message_iter_init(r, &it)) {
+        ReadObjectRef(&it, &nodes_[parent_idx].hit);
+      }
+    });
+  }
+
+  // The child of `parent` (among those filling its box) whose subtree holds
+  // the object the stack reported at its centre; -1 when unknown.
+  int ShownStackChild(const RawNode& parent) const {
+    if (parent.hit.IsNull()) return -1;
+    auto found = index_.find(parent.hit);
+    if (found == index_.end()) return -1;
+    for (int i = found->second; i >= 0; i = nodes_[i].parent) {
+      if (nodes_[i].parent >= 0 && &nodes_[nodes_[i].parent] == &parent) return i;
+    }
+    return -1;
   }
 
   void RequestActions(int idx) {
@@ -554,8 +737,15 @@ class Walker {
       node.bounds = raw.extents;
     }
     node.actions = raw.actions;
+    node.ref = BackendRef{raw.ref.bus, raw.ref.path};
     node.app = app.name;
     node.pid = app.pid;
+    // GTK 4 stacks: of the children filling this node's box, the shown one
+    // (ProbeStack); the others are pages not shown.
+    const int shown = quirks_.gtk4 ? ShownStackChild(raw) : -1;
+    auto hidden_stack_child = [&](int c) {
+      return shown >= 0 && c != shown && nodes_[c].has_extents && nodes_[c].extents == raw.extents;
+    };
     // Screened children are discovered in reply order; restore list order.
     std::vector<int> order = raw.children;
     std::stable_sort(order.begin(), order.end(),
@@ -563,15 +753,36 @@ class Walker {
     for (int c : order) {
       const RawNode& child = nodes_[c];
       if (child.dead || child.pruned || child.stage1_pending != 0) continue;
-      node.children.push_back(BuildNode(c, app));
+      if (hidden_stack_child(c)) continue;
+      Node built = BuildNode(c, app);
+      // Chromium's views: a sizeless, unnamed panel whose content was all
+      // pruned is as empty as the childless ones ApplyChromiumQuirks drops.
+      if (quirks_.chromium && built.role == Role::kPanel && built.name.empty() &&
+          built.children.empty() && !built.bounds) {
+        continue;
+      }
+      node.children.push_back(std::move(built));
+    }
+    // Chromium puts a <label>'s text in a child text leaf, GTK 4 a tab's in
+    // a child label: the label or tab is named by it, as in other toolkits.
+    const bool text_child = (quirks_.chromium && node.role == Role::kLabel &&
+                             !node.children.empty() && node.children[0].toolkit_role == "static") ||
+                            (quirks_.gtk4 && node.role == Role::kTab && !node.children.empty() &&
+                             node.children[0].role == Role::kLabel);
+    if (text_child && node.name.empty() && node.children.size() == 1 &&
+        node.children[0].children.empty()) {
+      node.name = std::move(node.children[0].name);
+      node.children.clear();
     }
     // Reading order: GTK 3 grids list their children last-attached first,
     // so a form would read bottom-up. When every sibling is placed, order
     // them top to bottom, then left to right (stable: stacked pages keep
-    // the toolkit's order).
+    // the toolkit's order). Chromium's DOM order is the reading order
+    // already; by position, an "Open" button 2 px taller than the row label
+    // beside it would be read first.
     bool all_placed = std::all_of(node.children.begin(), node.children.end(),
                                   [](const Node& c) { return c.bounds.has_value(); });
-    if (all_placed && node.children.size() > 1) {
+    if (all_placed && node.children.size() > 1 && !quirks_.chromium) {
       std::stable_sort(node.children.begin(), node.children.end(),
                        [](const Node& a, const Node& b) {
                          if (a.bounds->y != b.bounds->y) return a.bounds->y < b.bounds->y;
@@ -584,16 +795,18 @@ class Walker {
   DbusConnection::Pipeline pipeline_;
   const TreeRequest& request_;
   Rect screen_;
+  ToolkitQuirks quirks_;
   std::vector<RawNode> nodes_;
   std::unordered_set<ObjectRef, ObjectRefHash> seen_;
+  std::unordered_map<ObjectRef, int, ObjectRefHash> index_;  // node of each object
   bool capped_ = false;
   int revisits_ = 0;
 };
 
-// GTK 4 reports Component extents relative to the toplevel even when asked
-// for screen coordinates (gtk/a11y/gtkatspicomponent.c ignores the coord
-// type). Shift each window's subtree by the X origin of the window with the
-// same pid and title.
+// GTK 4 has no screen coordinates: its Component extents (asked for as
+// window coordinates, see Walker::ExtentsCall) are relative to the toplevel.
+// Shift each window's subtree by the X origin of the window with the same
+// pid and title.
 void FixWindowRelativeExtents(Node& app, const std::vector<x11::TopLevel>& toplevels) {
   for (Node& window : app.children) {
     const x11::TopLevel* match = nullptr;
@@ -614,6 +827,21 @@ void FixWindowRelativeExtents(Node& app, const std::vector<x11::TopLevel>& tople
 bool IsGtk4(const AppInfo& app) {
   return Lower(app.toolkit) == "gtk" && !app.toolkit_version.empty() &&
          app.toolkit_version[0] == '4';
+}
+
+ToolkitQuirks Quirks(const AppInfo& app) {
+  const std::string toolkit = Lower(app.toolkit);
+  ToolkitQuirks q;
+  q.qt = toolkit == "qt";
+  // Qt 5's bridge must not be asked Properties.GetAll: its
+  // AtSpiAdaptor::handleMessage reads a second argument (the property name)
+  // of every Properties call, GetAll has one, and the app crashes (segfault
+  // in QVariant::toString, Qt 5.15.8). An app whose toolkit is not known yet
+  // (its name did not answer) is asked property by property too.
+  q.get_all = !toolkit.empty() && !q.qt;
+  q.gtk4 = IsGtk4(app);
+  q.chromium = toolkit == "chromium";
+  return q;
 }
 
 }  // namespace
@@ -889,7 +1117,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
   TreeResult result;
   for (AppHandle* app : selected) {
     DbusConnection& conn = ConnectionFor(*app);
-    Walker walker(conn, request, screen);
+    Walker walker(conn, request, screen, Quirks(app->info));
     Status status = walker.Run(app->root, single ? deadline : Clock::now() + request.timeout);
     result.requests += static_cast<int>(walker.requests());
     std::string label = (app->info.name.empty() ? app->root.bus : app->info.name) + " (pid " +

@@ -33,6 +33,16 @@ class AtspiAccessibility final : public Accessibility {
   Result<std::vector<AppInfo>> ListApps() override;
   Result<TreeResult> Tree(const TreeRequest& request) override;
 
+  // Acting on elements: atspi_actions.cpp.
+  Result<ElementCapabilities> Capabilities(const Node& node,
+                                           std::chrono::milliseconds timeout) override;
+  Status DoAction(const Node& node, std::string_view action,
+                  std::chrono::milliseconds timeout) override;
+  Status SetText(const Node& node, std::string_view text,
+                 std::chrono::milliseconds timeout) override;
+  Status SetValue(const Node& node, double value, std::chrono::milliseconds timeout) override;
+  Status GrabFocus(const Node& node, std::chrono::milliseconds timeout) override;
+
  private:
   struct AppHandle {
     AppInfo info;
@@ -46,6 +56,9 @@ class AtspiAccessibility final : public Accessibility {
   Result<std::vector<AppHandle>> ListAppHandles(Clock::time_point deadline, int only_pid);
   // The connection to use for `app`: its private socket when offered, else the bus.
   DbusConnection& ConnectionFor(const AppHandle& app);
+  // The connection for the object `node` was read from; Stale when the node
+  // carries no reference (not from this backend).
+  Result<DbusConnection*> ConnectionForNode(const Node& node);
 
   AtspiOptions options_;
   std::unique_ptr<DbusConnection> bus_;

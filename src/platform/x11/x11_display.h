@@ -44,6 +44,11 @@ class X11Display {
   // Top-level client windows: EWMH _NET_CLIENT_LIST when a window manager
   // runs, else the mapped children of the root window.
   std::vector<TopLevel> TopLevels() const;
+  // The client windows from bottom to top: EWMH _NET_CLIENT_LIST_STACKING
+  // when a window manager runs, else the root window's mapped children in
+  // their stacking order. For what covers what (vision ignores the parts of
+  // a window that another one hides).
+  std::vector<unsigned long> StackingOrder() const;
 
  private:
   X11Display(_XDisplay* display, std::string name) : display_(display), name_(std::move(name)) {}

@@ -39,7 +39,9 @@ const GLOBAL_DEADLINE_MS = 120_000;
 const APP_READY_DEADLINE_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 const FIXTURE_NAME = 'uiscope-mcp-fixture';
-const TOOLS = ['observe', 'find', 'screenshot', 'session_start', 'session_list', 'session_stop'];
+const TOOLS = ['observe', 'find', 'screenshot', 'session_start', 'session_list', 'session_stop',
+  'click', 'type_text', 'press_keys', 'scroll', 'drag', 'set_value', 'wait_for', 'windows',
+  'app_launch', 'app_list', 'app_focus', 'app_close'];
 const TOOLS_WITH_OUTPUT_SCHEMA = ['observe', 'find', 'screenshot'];
 const HTTP_TOKEN = 'uiscope-sdk-test-token';
 
@@ -308,6 +310,41 @@ async function runChecks(label, client, extra = {}) {
     if (res.isError) throw new Error(`isError: ${short(textOf(res))}`);
   });
 
+  await check('find {name:"Logn"}: found false, "Similar:" suggests Login', async () => {
+    const res = await callRaw('find', { name: 'Logn' });
+    checkStructured('find', res);
+    const sc = res.structuredContent;
+    if (res.isError) throw new Error(`isError: ${short(textOf(res))}`);
+    if (sc.found !== false) throw new Error(`found is ${sc.found}`);
+    if (!sc.similar.some((s) => s.name === 'Login')) throw new Error(`no Login in ${short(sc.similar, 300)}`);
+    if (!textOf(res).includes("Similar: 'Login'")) throw new Error(`text: ${short(textOf(res), 300)}`);
+    return short(sc.suggestion, 160);
+  });
+
+  await check('find {name:"Login", role:"button"}: the button first, with click point and confidence', async () => {
+    const res = await callRaw('find', { name: 'Login', role: 'button' });
+    checkStructured('find', res);
+    const m = res.structuredContent.matches[0];
+    if (!m || m.role !== 'button' || m.name !== 'Login') throw new Error(`first match ${short(m, 200)}`);
+    if (!m.click_point || m.confidence !== 1 || m.source !== 'ax') throw new Error(`fields of ${short(m, 300)}`);
+  });
+
+  await check('observe {sources:[ax,ocr,vision], format:json}: painted controls as vision nodes', async () => {
+    const res = await callRaw('observe', { sources: ['ax', 'ocr', 'vision'], format: 'json', max_chars: 0 });
+    checkStructured('observe', res);
+    const stats = res.structuredContent.stats;
+    if (!(stats.vision_nodes > 0)) throw new Error(`stats ${short(stats, 200)}`);
+    if (!JSON.stringify(res.structuredContent.nodes).includes('"source":"vision"')) throw new Error('no vision node');
+    return short(stats, 160);
+  });
+
+  await check('find {name:"Cancel", sources:[ax,vision]}: the painted button', async () => {
+    const res = await callRaw('find', { name: 'Cancel', sources: ['ax', 'vision'] });
+    checkStructured('find', res);
+    const m = res.structuredContent.matches[0];
+    if (!m || m.source !== 'vision' || !(m.confidence < 1)) throw new Error(`first match ${short(m, 300)}`);
+  });
+
   await check('screenshot {max_width:800, marks:true}: a PNG image block and its structuredContent', async () => {
     const res = await callRaw('screenshot', { max_width: 800, marks: true });
     checkStructured('screenshot', res);
@@ -424,6 +461,63 @@ async function runChecks(label, client, extra = {}) {
     if (!m || m.name !== 'Login' || m.role !== 'button') throw new Error(`first match ${short(m)}`);
     if (!/^btn_/.test(m.id)) throw new Error(`id ${m.id} is not role-prefixed btn_`);
   });
+
+  // The hands: acting on the fixture, each result's structuredContent
+  // validated by the SDK (callTool) and by ajv against the outputSchema.
+  const idOf = async (name, role) => {
+    const f = await callRaw('find', { name, role, exact: true, app: FIXTURE_NAME });
+    checkStructured('find', f);
+    const id = f.structuredContent.matches?.[0]?.id;
+    if (!id) throw new Error(`no ${role} "${name}" in ${short(f.structuredContent)}`);
+    return id;
+  };
+  await check('click {target: the "Remember me" check box}: verified, effect observed', async () => {
+    const id = await idOf('Remember me', 'check_box');
+    const res = await client.callTool({ name: 'click', arguments: { target: id } }, undefined, opt);
+    if (res.isError) throw new Error(`isError: ${short(textOf(res))}`);
+    checkStructured('click', res);
+    const sc = res.structuredContent;
+    if (sc.effect !== 'observed') throw new Error(`effect ${sc.effect}: ${short(textOf(res), 300)}`);
+    if (!sc.verification.tree.changed.some((c) => c.id === id)) throw new Error(`the diff does not name ${id}`);
+    return `via ${sc.via}, ${Math.round(sc.timing.total_ms)} ms`;
+  });
+  await check('type_text "Grüße, 東京" into Email, then wait_for it', async () => {
+    const id = await idOf('Email', 'text_field');
+    const res = await client.callTool({ name: 'type_text', arguments: { target: id, text: 'Grüße, 東京', replace: true, via: 'xtest' } }, undefined, opt);
+    if (res.isError) throw new Error(`isError: ${short(textOf(res))}`);
+    checkStructured('type_text', res);
+    const seen = await callRaw('wait_for', { text: 'Grüße, 東京', ocr: false, timeout_ms: 5000 });
+    checkStructured('wait_for', seen);
+    if (!seen.structuredContent.satisfied) throw new Error(short(seen.structuredContent));
+  });
+  await check('press_keys ctrl+a Delete empties the field', async () => {
+    const id = await idOf('Email', 'text_field');
+    const res = await callRaw('press_keys', { keys: ['ctrl+a', 'Delete'], target: id });
+    checkStructured('press_keys', res);
+    const changed = res.structuredContent.verification.tree.changed.find((c) => c.id === id);
+    if (!changed || changed.fields.find((f) => f.field === 'value')?.after !== '') throw new Error(short(res.structuredContent.verification));
+  });
+  await check('set_value 60 on the Volume slider', async () => {
+    const res = await callRaw('set_value', { target: await idOf('Volume', 'slider'), value: 60 });
+    checkStructured('set_value', res);
+    if (res.structuredContent.via !== 'value') throw new Error(`via ${res.structuredContent.via}`);
+  });
+  await check('windows and app_list name the fixture', async () => {
+    const w = await callRaw('windows', {});
+    checkStructured('windows', w);
+    if (!w.structuredContent.windows.some((x) => x.pid === fixturePid)) throw new Error(short(w.structuredContent));
+    const a = await callRaw('app_list', {});
+    checkStructured('app_list', a);
+    if (!a.structuredContent.apps.some((x) => x.name === FIXTURE_NAME && x.accessible)) throw new Error(short(a.structuredContent));
+  });
+  await check('observe format diff: a baseline, then nothing changed', async () => {
+    const first = await callRaw('observe', { app: FIXTURE_NAME, format: 'diff' });
+    checkStructured('observe', first);
+    const second = await callRaw('observe', { app: FIXTURE_NAME, format: 'diff' });
+    checkStructured('observe', second);
+    if (second.structuredContent.baseline) throw new Error('the second diff is a baseline again');
+  });
+  await expectToolError('click', { target: 'btn_0000' }, 'observe again');
 
   await check('find {name:"no-such-element-xyz"}: no match, not an error', async () => {
     const res = await callRaw('find', { name: 'no-such-element-xyz' });

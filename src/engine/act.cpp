@@ -1,0 +1,1072 @@
+#include "engine/act.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <thread>
+
+#include "core/diff.h"
+#include "core/format.h"
+#include "core/ids.h"
+#include "core/keys.h"
+
+namespace uiscope {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+// How long the window manager gets to activate a window, and the app to
+// show it as active in its accessibility tree.
+constexpr auto kActivateTimeout = std::chrono::milliseconds(1500);
+constexpr auto kActiveInTreeTimeout = std::chrono::milliseconds(500);
+// A point target's evidence area when no element there has bounds.
+constexpr int kPointEvidenceRadius = 16;
+// Hover settling (see Executor::HoverFirst): the pixels under the pointer
+// are compared this often, at least this long, at most this long.
+constexpr auto kHoverPoll = std::chrono::milliseconds(15);
+constexpr auto kHoverMin = std::chrono::milliseconds(45);
+constexpr auto kHoverQuiet = std::chrono::milliseconds(45);
+// How long typing waits for the app to show the characters sent before it
+// rebinds a spare key code.
+constexpr auto kTypingCatchUp = std::chrono::milliseconds(3000);
+constexpr auto kHoverMax = std::chrono::milliseconds(400);
+
+double MsSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// The node without its subtree (results carry the element, not its content).
+Node Shallow(const Node& n) {
+  Node c;
+  c.id = n.id;
+  c.role = n.role;
+  c.toolkit_role = n.toolkit_role;
+  c.name = n.name;
+  c.value = n.value;
+  c.description = n.description;
+  c.bounds = n.bounds;
+  c.states = n.states;
+  c.actions = n.actions;
+  c.source = n.source;
+  c.confidence = n.confidence;
+  c.app = n.app;
+  c.pid = n.pid;
+  c.window = n.window;
+  c.ref = n.ref;
+  return c;
+}
+
+std::string Describe(const Node& n) {
+  std::string out(RoleName(n.role));
+  if (!n.name.empty()) out += " \"" + SanitiseForDisplay(n.name, 60) + "\"";
+  if (!n.id.empty()) out += " (" + n.id + ")";
+  return out;
+}
+
+std::string JoinActions(const std::vector<std::string>& actions) {
+  std::string out;
+  for (const auto& a : actions) out += (out.empty() ? "" : ", ") + a;
+  return out.empty() ? "none" : out;
+}
+
+std::string PointText(Point p) { return std::to_string(p.x) + "," + std::to_string(p.y); }
+
+bool IsTextRole(Role r) { return r == Role::kTextField || r == Role::kTextArea; }
+bool IsNumericRole(Role r) {
+  return r == Role::kSlider || r == Role::kSpinButton || r == Role::kScrollBar ||
+         r == Role::kProgressBar;
+}
+
+// The accessibility action a plain left click means on `node`, if it has
+// one. "activate" on a text field is Enter, not a click, so it is skipped.
+std::optional<std::string> PreferredAction(const Node& node) {
+  static const char* const kOrder[] = {"click", "press", "toggle", "activate", "jump", "open"};
+  for (const char* name : kOrder) {
+    if (IsTextRole(node.role) && std::string_view(name) == "activate") continue;
+    if (std::find(node.actions.begin(), node.actions.end(), name) != node.actions.end()) {
+      return std::string(name);
+    }
+  }
+  return std::nullopt;
+}
+
+// Where a click on `node` lands: the centre of its visible part (clipped to
+// its window and the screen).
+std::optional<Point> ClickPoint(const Node& node, const std::optional<Rect>& window,
+                                const Frame& frame) {
+  if (!node.bounds || node.bounds->Empty()) return std::nullopt;
+  Rect r = *node.bounds;
+  if (window) r = Intersect(r, *window);
+  if (frame.width > 0 && frame.height > 0) r = ClampToFrame(r, frame.width, frame.height);
+  if (r.Empty()) return std::nullopt;
+  return r.Center();
+}
+
+// The deepest node whose bounds hold `p` (smallest area wins).
+const Node* NodeAt(const std::vector<Node>& roots, Point p) {
+  const Node* best = nullptr;
+  ForEachNode(roots, [&](const Node& n, int) {
+    if (n.bounds && n.bounds->Contains(p) && n.role != Role::kApplication &&
+        (best == nullptr || n.bounds->Area() <= best->bounds->Area())) {
+      best = &n;
+    }
+  });
+  return best;
+}
+
+const Node* FocusedIn(const std::vector<Node>& roots, int pid) {
+  const Node* found = nullptr;
+  ForEachNode(roots, [&](const Node& n, int) {
+    if (found == nullptr && n.Has(State::kFocused) && (pid == 0 || n.pid == pid) &&
+        n.role != Role::kWindow && n.role != Role::kApplication) {
+      found = &n;
+    }
+  });
+  return found;
+}
+
+// The X window showing the accessibility window `window` of process `pid`:
+// same pid, then the same title, then the most overlap.
+std::optional<WindowInfo> MatchXWindow(const std::vector<WindowInfo>& windows, int pid,
+                                       const Node* window) {
+  const WindowInfo* best = nullptr;
+  int64_t best_score = -1;
+  for (const WindowInfo& w : windows) {
+    if (pid != 0 && w.pid != 0 && w.pid != pid) continue;
+    int64_t score = 0;
+    if (pid != 0 && w.pid == pid) score += int64_t{1} << 40;
+    if (window && !window->name.empty() && w.title == window->name) score += int64_t{1} << 39;
+    if (window && window->bounds) score += Intersect(w.bounds, *window->bounds).Area();
+    if (w.visible) score += 1;
+    if (score > best_score) {
+      best = &w;
+      best_score = score;
+    }
+  }
+  if (best == nullptr || (pid != 0 && best->pid != pid && !window)) return std::nullopt;
+  return *best;
+}
+
+// The topmost window holding `p` (the list is bottom to top).
+std::optional<WindowInfo> WindowAt(const std::vector<WindowInfo>& windows, Point p) {
+  for (auto it = windows.rbegin(); it != windows.rend(); ++it) {
+    if (it->visible && it->bounds.Contains(p)) return *it;
+  }
+  return std::nullopt;
+}
+
+Result<double> ParseNumber(const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  while (end && *end && std::isspace(static_cast<unsigned char>(*end))) ++end;
+  if (text.empty() || end == text.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "\"" + text + "\" is not a number (this element takes a numeric value)");
+  }
+  return v;
+}
+
+std::string FormatNumber(double v) {
+  char buf[64];
+  if (std::fabs(v - std::round(v)) < 1e-9 && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof(buf), "%.0f", v);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.6g", v);
+  }
+  return buf;
+}
+
+// What the executor decided to do, before the gate is asked.
+enum class Path { kAction, kSetText, kSetValue, kXTest };
+
+struct Plan {
+  Snapshot snapshot;  // the observation the action was resolved in
+  std::optional<Node> target;
+  std::optional<Node> window;  // the target's window node
+  int pid = 0;                 // the application acted on (0 = unknown)
+  std::optional<WindowInfo> xwindow;
+  std::optional<Rect> evidence;
+  std::vector<Point> points;
+  Path path = Path::kXTest;
+  std::string action;            // kAction
+  double number = 0;             // kSetValue
+  std::vector<KeyChord> chords;  // press_keys
+  bool focus_first = false;      // keyboard input into `target`
+  bool sensitive = false;
+  // What the target's value will be once typed / set, when that is known
+  // (verification waits for it; typing paces itself by it).
+  std::optional<std::string> expect_value;
+  std::string typed_base;  // the value typing appends to ("" when replacing)
+};
+
+class Executor {
+ public:
+  Executor(Workspace::Lease& lease, const ActionRequest& request)
+      : lease_(lease), request_(request) {}
+
+  Result<ActionResult> Run();
+
+ private:
+  Status Validate();
+  Result<Snapshot> ObserveFor(const std::string& id, int pid_hint);
+  Status Resolve();
+  Status ChoosePath();
+  Result<ElementCapabilities> Capabilities();
+  PlannedAction Planned() const;
+  Status Prepare(Verifier& verifier);
+  Status Perform();
+  Status FocusTarget();
+  Status HoverFirst(bool* moved);
+  void Expect();
+  TypeOptions Pacing();
+  ActionOutcome Outcome(const std::string& error) const;
+
+  Workspace::Lease& lease_;
+  const ActionRequest& request_;
+  Plan plan_;
+  ActionResult result_;
+  std::optional<ElementCapabilities> caps_;
+  std::vector<WindowInfo> windows_;
+  GateDecision decision_;
+};
+
+Status Executor::Validate() {
+  const ActionRequest& r = request_;
+  if (lease_.hands == nullptr) {
+    return MakeError(ErrorCode::kInternal, "acting needs a lease acquired with Need::kHands");
+  }
+  switch (r.kind) {
+    case ActionKind::kClick:
+      if (r.target.empty()) {
+        return MakeError(ErrorCode::kInvalidArgument, "click needs a target: an ID or X,Y");
+      }
+      if (r.count < 1 || r.count > 3) {
+        return MakeError(ErrorCode::kInvalidArgument, "click count must be 1, 2 or 3");
+      }
+      break;
+    case ActionKind::kTypeText:
+      if (r.text.empty() && !r.replace) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "nothing to type: give a text (or replace with an empty one to clear "
+                         "the field)");
+      }
+      if (auto syms = KeysymsForText(r.text); !syms.ok()) return syms.error();
+      break;
+    case ActionKind::kPressKeys:
+      if (r.keys.empty()) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "press_keys needs at least one chord, e.g. ctrl+a or Return");
+      }
+      for (const std::string& k : r.keys) {
+        auto chord = ParseKeyChord(k);
+        if (!chord.ok()) return chord.error();
+        plan_.chords.push_back(std::move(chord).value());
+      }
+      break;
+    case ActionKind::kScroll:
+      if (r.target.empty()) {
+        return MakeError(ErrorCode::kInvalidArgument, "scroll needs a target: an ID or X,Y");
+      }
+      if (r.dx == 0 && r.dy == 0) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "scroll needs dx or dy (wheel steps; dy > 0 scrolls down)");
+      }
+      if (std::abs(r.dx) > 100 || std::abs(r.dy) > 100) {
+        return MakeError(ErrorCode::kInvalidArgument, "scroll at most 100 wheel steps at a time");
+      }
+      break;
+    case ActionKind::kDrag:
+      if (r.target.empty() || r.to.empty()) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "drag needs a start and an end, each an ID or X,Y");
+      }
+      break;
+    case ActionKind::kSetValue:
+      if (r.target.id.empty()) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "set_value needs the ID of an element (a slider, spin button or text "
+                         "field)");
+      }
+      break;
+  }
+  const bool input_only = r.kind == ActionKind::kPressKeys || r.kind == ActionKind::kScroll ||
+                          r.kind == ActionKind::kDrag;
+  if (input_only && r.via == Via::kAccessibility) {
+    return MakeError(ErrorCode::kUnsupported,
+                     std::string(ActionToolName(r.kind)) + " is input only: use via auto or xtest");
+  }
+  if (r.kind == ActionKind::kClick && r.target.point && r.via == Via::kAccessibility) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "a click at a point is input only: give an element ID for via "
+                     "accessibility");
+  }
+  return OkStatus();
+}
+
+// A fresh observation to resolve `id` in. When the last observation covered
+// everything and knew the element, only its application is observed again.
+Result<Snapshot> Executor::ObserveFor(const std::string& id, int pid_hint) {
+  Observer& observer = *lease_.observer;
+  int pid = pid_hint;
+  if (!id.empty() && pid == 0) {
+    if (const Node* known = FindById(observer.last_roots(), id)) pid = known->pid;
+  }
+  Result<Observation> obs = MakeError(ErrorCode::kInternal, "not observed");
+  if (observer.last_was_full() && pid > 0) {
+    obs = observer.RefreshApp(pid, request_.timeout);
+  } else {
+    ObserveRequest all;
+    all.timeout = request_.timeout;
+    obs = observer.Observe(all);
+  }
+  if (!obs.ok()) return obs.error();
+  for (auto& w : obs->warnings) result_.notes.push_back(std::move(w));
+  return std::move(obs->snapshot);
+}
+
+Status Executor::Resolve() {
+  const ActionTarget& t = request_.target;
+  Hands& hands = *lease_.hands;
+  if (hands.windows) {
+    auto listed = hands.windows->ListWindows();
+    if (listed.ok()) windows_ = std::move(listed).value();
+  }
+  int pid_hint = 0;
+  std::optional<WindowInfo> at_point;
+  if (t.point) {
+    at_point = WindowAt(windows_, *t.point);
+    if (at_point) pid_hint = at_point->pid;
+  } else if (t.id.empty()) {
+    // Keys or text for whatever has the focus: the active window's app.
+    for (const WindowInfo& w : windows_) {
+      if (w.focused) {
+        at_point = w;
+        pid_hint = w.pid;
+      }
+    }
+  }
+  // An ID known before this observation but absent from it is stale; one
+  // never seen is unknown.
+  const bool known_before = !t.id.empty() && FindById(lease_.observer->last_roots(), t.id);
+  auto snapshot = ObserveFor(t.id, pid_hint);
+  if (!snapshot.ok()) return snapshot.error();
+  plan_.snapshot = std::move(snapshot).value();
+  const auto& roots = plan_.snapshot.roots;
+
+  if (!t.id.empty()) {
+    const Node* node = FindById(roots, t.id);
+    if (node == nullptr) {
+      const int total = static_cast<int>(CountNodes(roots));
+      if (known_before) {
+        return MakeError(ErrorCode::kStale,
+                         "element " + t.id +
+                             " is no longer on screen (it was in the previous observation); "
+                             "observe again for current IDs");
+      }
+      return MakeError(ErrorCode::kNotFound,
+                       "no element " + t.id + " on screen now (" + std::to_string(total) +
+                           " elements observed); IDs come from observe or find: observe again");
+    }
+    plan_.target = Shallow(*node);
+    plan_.pid = node->pid;
+    plan_.sensitive = node->Has(State::kPassword);
+    if (const Node* w = FindById(roots, node->window)) plan_.window = Shallow(*w);
+    plan_.xwindow = MatchXWindow(windows_, plan_.pid, plan_.window ? &*plan_.window : nullptr);
+    plan_.evidence = node->bounds;
+  } else if (t.point) {
+    plan_.xwindow = at_point;
+    plan_.pid = at_point ? at_point->pid : 0;
+    const Node* under = NodeAt(roots, *t.point);
+    if (under && under->role != Role::kWindow && under->bounds) {
+      plan_.evidence = *under->bounds;
+    } else {
+      plan_.evidence = Rect{t.point->x - kPointEvidenceRadius, t.point->y - kPointEvidenceRadius,
+                            2 * kPointEvidenceRadius, 2 * kPointEvidenceRadius};
+    }
+  } else {
+    plan_.xwindow = at_point;
+    plan_.pid = at_point ? at_point->pid : 0;
+    if (const Node* focused = FocusedIn(roots, plan_.pid)) {
+      plan_.evidence = focused->bounds;
+      plan_.sensitive = focused->Has(State::kPassword);
+    }
+  }
+  return OkStatus();
+}
+
+Result<ElementCapabilities> Executor::Capabilities() {
+  if (!caps_) {
+    auto caps = lease_.accessibility->Capabilities(*plan_.target, request_.timeout);
+    if (!caps.ok()) return caps.error();
+    caps_ = std::move(caps).value();
+  }
+  return *caps_;
+}
+
+Status Executor::ChoosePath() {
+  const ActionRequest& r = request_;
+  const Frame& frame = lease_.frame;
+  const std::optional<Rect> window_bounds =
+      plan_.xwindow ? std::optional<Rect>(plan_.xwindow->bounds)
+                    : (plan_.window ? plan_.window->bounds : std::nullopt);
+  auto point_of = [&](const ActionTarget& t, const char* what) -> Result<Point> {
+    if (t.point) return *t.point;
+    const Node* node = FindById(plan_.snapshot.roots, t.id);
+    if (node == nullptr) {
+      return MakeError(ErrorCode::kNotFound, std::string("no element ") + t.id + " (the " + what +
+                                                 ") on screen now; observe again");
+    }
+    auto p = ClickPoint(*node, window_bounds, frame);
+    if (!p) {
+      return MakeError(ErrorCode::kUnsupported,
+                       Describe(*node) + " has no visible area on screen to point at" +
+                           (node->bounds ? " (it is scrolled out or covered by its window's edge)"
+                                         : " (the toolkit reports no bounds)") +
+                           "; scroll it into view" +
+                           (r.kind == ActionKind::kClick ? " or use via accessibility" : ""));
+    }
+    return *p;
+  };
+  const Node* target = plan_.target ? &*plan_.target : nullptr;
+
+  switch (r.kind) {
+    case ActionKind::kClick: {
+      const bool plain = r.button == MouseButton::kLeft && r.count == 1;
+      std::optional<std::string> action;
+      if (target) action = r.action.empty() ? PreferredAction(*target) : r.action;
+      if (r.via == Via::kAccessibility) {
+        if (!plain) {
+          return MakeError(ErrorCode::kUnsupported,
+                           "right, middle and double clicks are input: use via auto or xtest");
+        }
+        if (!action) {
+          return MakeError(ErrorCode::kUnsupported,
+                           Describe(*target) + " offers no accessibility action to click with " +
+                               "(actions: " + JoinActions(target->actions) + "); use via xtest");
+        }
+      }
+      if (target && plain && action && r.via != Via::kXTest) {
+        plan_.path = Path::kAction;
+        plan_.action = *action;
+        return OkStatus();
+      }
+      auto p = point_of(r.target, "target");
+      if (!p.ok()) return p.error();
+      plan_.points = {*p};
+      plan_.path = Path::kXTest;
+      return OkStatus();
+    }
+    case ActionKind::kTypeText:
+    case ActionKind::kSetValue: {
+      const bool set_value = r.kind == ActionKind::kSetValue;
+      if (target == nullptr) {  // type into the focused element
+        if (r.via == Via::kAccessibility) {
+          return MakeError(ErrorCode::kInvalidArgument,
+                           "via accessibility needs the ID of the element to type into");
+        }
+        plan_.path = Path::kXTest;
+        return OkStatus();
+      }
+      if (r.via != Via::kXTest) {
+        auto caps = Capabilities();
+        if (!caps.ok()) return caps.error();
+        if (set_value && caps->value && !IsTextRole(target->role)) {
+          auto number = ParseNumber(r.text);
+          if (!number.ok()) return number.error();
+          if (caps->maximum > caps->minimum &&
+              (*number < caps->minimum || *number > caps->maximum)) {
+            return MakeError(ErrorCode::kInvalidArgument,
+                             FormatNumber(*number) + " is outside the range " +
+                                 FormatNumber(caps->minimum) + ".." + FormatNumber(caps->maximum) +
+                                 " of " + Describe(*target));
+          }
+          plan_.path = Path::kSetValue;
+          plan_.number = *number;
+          return OkStatus();
+        }
+        if ((set_value || r.replace) && caps->editable_text) {
+          plan_.path = Path::kSetText;
+          return OkStatus();
+        }
+        if (r.via == Via::kAccessibility) {
+          if (!set_value && !r.replace) {
+            return MakeError(ErrorCode::kUnsupported,
+                             "typing is done with key events; via accessibility replaces the "
+                             "whole text instead (replace: true)");
+          }
+          return MakeError(ErrorCode::kUnsupported,
+                           Describe(*target) +
+                               " has neither editable text nor a value; use via "
+                               "xtest");
+        }
+      }
+      if (set_value && (IsNumericRole(target->role) && !IsTextRole(target->role))) {
+        return MakeError(ErrorCode::kUnsupported,
+                         Describe(*target) +
+                             " takes no typed value through input; drag it, or "
+                             "set it via accessibility");
+      }
+      auto p = ClickPoint(*target, window_bounds, frame);
+      if (p) plan_.points = {*p};
+      plan_.path = Path::kXTest;
+      plan_.focus_first = true;
+      return OkStatus();
+    }
+    case ActionKind::kPressKeys:
+      plan_.path = Path::kXTest;
+      plan_.focus_first = target != nullptr;
+      if (target) {
+        if (auto p = ClickPoint(*target, window_bounds, frame)) plan_.points = {*p};
+      }
+      return OkStatus();
+    case ActionKind::kScroll: {
+      auto p = point_of(r.target, "target");
+      if (!p.ok()) return p.error();
+      plan_.points = {*p};
+      plan_.path = Path::kXTest;
+      return OkStatus();
+    }
+    case ActionKind::kDrag: {
+      auto from = point_of(r.target, "start");
+      if (!from.ok()) return from.error();
+      auto to = point_of(r.to, "end");
+      if (!to.ok()) return to.error();
+      plan_.points = {*from, *to};
+      plan_.path = Path::kXTest;
+      // The drag's effect may show anywhere between its ends.
+      Rect ends = Union(Rect{from->x, from->y, 1, 1}, Rect{to->x, to->y, 1, 1});
+      plan_.evidence = plan_.evidence ? Union(*plan_.evidence, ends) : ends;
+      return OkStatus();
+    }
+  }
+  return OkStatus();
+}
+
+PlannedAction Executor::Planned() const {
+  PlannedAction a;
+  a.tool = std::string(ActionToolName(request_.kind));
+  a.display = lease_.display;
+  a.session = lease_.session_id;
+  a.target_id = request_.target.id;
+  a.target = plan_.target;
+  if (plan_.xwindow) {
+    a.target_window = plan_.xwindow->bounds;
+  } else if (plan_.window && plan_.window->bounds) {
+    a.target_window = plan_.window->bounds;
+  }
+  a.points = plan_.points;
+  a.frame = lease_.frame;
+  if (request_.kind == ActionKind::kTypeText || request_.kind == ActionKind::kSetValue) {
+    a.text = request_.text;
+  }
+  a.sensitive = plan_.sensitive;
+  if (plan_.target) a.app = plan_.target->app;
+  a.arguments = request_.arguments;
+  a.confirmation_token = request_.confirmation_token;
+  return a;
+}
+
+ActionOutcome Executor::Outcome(const std::string& error) const {
+  ActionOutcome o;
+  o.performed = result_.performed;
+  o.via = result_.via;
+  o.error = error;
+  if (result_.verification) {
+    const Verification& v = *result_.verification;
+    o.effect = v.effect;
+    o.verification = {{"effect", v.effect},
+                      {"reason", v.reason},
+                      {"added", v.tree.added.size()},
+                      {"removed", v.tree.removed.size()},
+                      {"changed", v.tree.changed.size()},
+                      {"pixel_score", v.pixels.score}};
+    o.screen_hash_after = v.screen_hash_after;
+  }
+  return o;
+}
+
+// Text an action puts into a readable field becomes the expected value:
+// the verification waits for it and typing paces itself by it. Not for
+// password fields (their value is never read), text with control
+// characters (Return may submit, Tab move on) or text longer than the tree
+// reads.
+void Executor::Expect() {
+  if (!plan_.target || plan_.sensitive || !IsTextRole(plan_.target->role)) return;
+  const ActionRequest& r = request_;
+  if (r.kind != ActionKind::kTypeText && r.kind != ActionKind::kSetValue) return;
+  if (r.text.size() > 1000) return;
+  if (std::any_of(r.text.begin(), r.text.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
+    return;
+  }
+  const bool replace = r.replace || r.kind == ActionKind::kSetValue;
+  if (plan_.path == Path::kSetText || replace) {
+    plan_.typed_base.clear();
+  } else if (plan_.path == Path::kXTest && !plan_.target->Has(State::kFocused)) {
+    plan_.typed_base = plan_.target->value;  // typing goes to the end (FocusTarget)
+  } else {
+    return;  // typing at a caret uiscope does not know
+  }
+  plan_.expect_value = plan_.typed_base + r.text;
+}
+
+// Typing is paced by what the field shows (xtest_input.h explains why).
+TypeOptions Executor::Pacing() {
+  TypeOptions options;
+  if (!plan_.expect_value || plan_.pid <= 0) return options;
+  auto chars = DecodeUtf8(request_.text);
+  if (!chars.ok()) return options;
+  options.wait_handled = [this, chars = *chars](size_t typed) {
+    const std::string prefix =
+        plan_.typed_base + EncodeUtf8(std::u32string_view(chars).substr(0, typed));
+    const auto deadline = Clock::now() + kTypingCatchUp;
+    while (Clock::now() < deadline) {
+      auto obs = lease_.observer->RefreshApp(plan_.pid, request_.timeout);
+      if (!obs.ok()) break;
+      const Node* n = FindById(obs->snapshot.roots, plan_.target->id);
+      if (n == nullptr || n->value == prefix) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    result_.notes.push_back("the field did not show the typed text in time; typing went on");
+  };
+  return options;
+}
+
+// Gives keyboard input a home: the element takes the focus (through
+// accessibility when it can, else a click on it), and when it did not have
+// it, the caret goes to the end so typed text is appended.
+Status Executor::FocusTarget() {
+  if (!plan_.target || plan_.target->Has(State::kFocused)) return OkStatus();
+  bool focused = false;
+  auto caps = Capabilities();
+  if (caps.ok() && caps->component) {
+    focused = lease_.accessibility->GrabFocus(*plan_.target, request_.timeout).ok();
+  }
+  if (!focused) {
+    if (plan_.points.empty()) {
+      return MakeError(ErrorCode::kUnsupported,
+                       Describe(*plan_.target) +
+                           " cannot take the focus through accessibility and has no visible "
+                           "area to click");
+    }
+    if (auto st = lease_.hands->input->Click(plan_.points[0], MouseButton::kLeft, 1); !st.ok()) {
+      return st;
+    }
+    result_.notes.push_back("clicked the element to focus it");
+  }
+  if (request_.kind == ActionKind::kTypeText && !request_.replace &&
+      IsTextRole(plan_.target->role)) {
+    // GTK and Qt select a field's text when it gains focus; typing would
+    // replace it.
+    auto end = ParseKeyChord(plan_.target->role == Role::kTextArea ? "ctrl+End" : "End");
+    if (auto st = lease_.hands->input->PressChord(*end); !st.ok()) return st;
+  }
+  return OkStatus();
+}
+
+// Pointer actions: the pointer goes to the point first and the pixels
+// there are left to settle, so a hover highlight (GTK animates it for
+// 200 ms) is part of the before state, not taken for the click's effect.
+Status Executor::HoverFirst(bool* moved) {
+  *moved = false;
+  Input& input = *lease_.hands->input;
+  const Point to = plan_.points.front();
+  if (auto at = input.PointerPosition(); at.ok() && *at == to) return OkStatus();
+  if (auto st = input.MovePointer(to); !st.ok()) return st;
+  *moved = true;
+  ScreenCapture* capture = lease_.hands->capture.get();
+  if (capture == nullptr || !plan_.evidence) return OkStatus();
+  const Rect area = Rect{plan_.evidence->x - 4, plan_.evidence->y - 4, plan_.evidence->w + 8,
+                         plan_.evidence->h + 8};
+  // Settled: no change for kHoverQuiet (GTK repaints an animation every
+  // 10-20 ms; the first frame comes ~20 ms after the pointer moved).
+  const auto start = Clock::now();
+  auto last_change = start;
+  uint64_t last = 0;
+  while (Clock::now() - start < kHoverMax) {
+    std::this_thread::sleep_for(kHoverPoll);
+    auto frame = capture->CaptureRegion(area);
+    if (!frame.ok()) break;
+    const auto now = Clock::now();
+    if (frame->frame_hash != last) {
+      last = frame->frame_hash;
+      last_change = now;
+    } else if (now - last_change >= kHoverQuiet && now - start >= kHoverMin) {
+      break;
+    }
+  }
+  return OkStatus();
+}
+
+// After the gate: raise and focus what the input goes to, then retake the
+// before state so that none of this counts as the action's effect.
+Status Executor::Prepare(Verifier& verifier) {
+  if (plan_.path != Path::kXTest) return OkStatus();
+  Hands& hands = *lease_.hands;
+  if (!hands.input) {
+    return MakeError(ErrorCode::kUnavailable,
+                     "this desktop has no input backend; act via accessibility");
+  }
+  bool changed = false;
+  if (plan_.xwindow && !plan_.xwindow->focused && hands.windows) {
+    if (auto st = hands.windows->Activate(plan_.xwindow->id, kActivateTimeout); !st.ok()) {
+      return MakeError(st.error().code, "could not raise and focus the target's window \"" +
+                                            plan_.xwindow->title + "\": " + st.error().message);
+    }
+    result_.notes.push_back("raised and focused window \"" +
+                            SanitiseForDisplay(plan_.xwindow->title, 60) + "\" first");
+    changed = true;
+    // The app learns of its activation a moment later; wait until its tree
+    // says so, or the change would be taken for the action's effect.
+    if (plan_.window && plan_.pid > 0) {
+      const auto deadline = Clock::now() + kActiveInTreeTimeout;
+      while (Clock::now() < deadline) {
+        auto obs = lease_.observer->RefreshApp(plan_.pid, request_.timeout);
+        if (!obs.ok()) break;
+        const Node* w = FindById(obs->snapshot.roots, plan_.window->id);
+        if (w == nullptr || w->Has(State::kActive)) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    }
+  }
+  if (plan_.focus_first) {
+    if (auto st = FocusTarget(); !st.ok()) return st;
+    changed = changed || !plan_.target->Has(State::kFocused);
+  }
+  const bool pointer = request_.kind == ActionKind::kClick || request_.kind == ActionKind::kDrag ||
+                       request_.kind == ActionKind::kScroll;
+  if (pointer && !plan_.points.empty()) {
+    bool moved = false;
+    if (auto st = HoverFirst(&moved); !st.ok()) return st;
+    changed = changed || moved;
+  }
+  if (changed) {
+    if (auto st = verifier.Retake(); !st.ok()) {
+      result_.notes.push_back("could not retake the state before the action: " +
+                              st.error().message);
+    }
+  }
+  return OkStatus();
+}
+
+Status Executor::Perform() {
+  const ActionRequest& r = request_;
+  Accessibility& ax = *lease_.accessibility;
+  Input* input = lease_.hands->input.get();
+  switch (plan_.path) {
+    case Path::kAction: {
+      result_.via = "accessibility";
+      result_.method = "action \"" + plan_.action + "\"";
+      Status st = ax.DoAction(*plan_.target, plan_.action, r.timeout);
+      if (!st.ok() && st.error().code == ErrorCode::kTimeout) {
+        // The app runs the action before answering; a modal dialog it opens
+        // holds the answer back. The action was delivered: verify it.
+        result_.notes.push_back("the application did not confirm the action within " +
+                                std::to_string(r.timeout.count()) +
+                                " ms (it may be showing a modal dialog)");
+        return OkStatus();
+      }
+      return st;
+    }
+    case Path::kSetText:
+      result_.via = "editable_text";
+      result_.method = "EditableText.SetTextContents";
+      return ax.SetText(*plan_.target, r.text, r.timeout);
+    case Path::kSetValue:
+      result_.via = "value";
+      result_.method = "Value.CurrentValue = " + FormatNumber(plan_.number);
+      return ax.SetValue(*plan_.target, plan_.number, r.timeout);
+    case Path::kXTest:
+      break;
+  }
+  result_.via = "xtest";
+  result_.points = plan_.points;
+  switch (r.kind) {
+    case ActionKind::kClick: {
+      std::string what = r.count == 2 ? "double " : r.count == 3 ? "triple " : "";
+      result_.method =
+          what + std::string(MouseButtonName(r.button)) + " click at " + PointText(plan_.points[0]);
+      return input->Click(plan_.points[0], r.button, r.count);
+    }
+    case ActionKind::kTypeText:
+    case ActionKind::kSetValue: {
+      const bool replace = r.replace || r.kind == ActionKind::kSetValue;
+      auto chars = DecodeUtf8(r.text);
+      result_.method = "typed " + std::to_string(chars.ok() ? chars->size() : 0) + " characters";
+      if (replace) {
+        if (auto st = input->PressChord(*ParseKeyChord("ctrl+a")); !st.ok()) return st;
+        result_.method = "ctrl+a, then " + result_.method;
+        if (r.text.empty()) {
+          result_.method = "ctrl+a, Delete";
+          return input->PressChord(*ParseKeyChord("Delete"));
+        }
+      }
+      return input->TypeText(r.text, Pacing());
+    }
+    case ActionKind::kPressKeys: {
+      result_.method = "keys";
+      for (const KeyChord& c : plan_.chords) {
+        result_.method += " " + c.text;
+        if (auto st = input->PressChord(c); !st.ok()) return st;
+      }
+      return OkStatus();
+    }
+    case ActionKind::kScroll: {
+      result_.method = "scroll";
+      if (r.dx != 0) result_.method += " dx=" + std::to_string(r.dx);
+      if (r.dy != 0) result_.method += " dy=" + std::to_string(r.dy);
+      result_.method += " at " + PointText(plan_.points[0]);
+      return input->Scroll(plan_.points[0], r.dx, r.dy);
+    }
+    case ActionKind::kDrag:
+      result_.method = std::string(MouseButtonName(r.button)) + " drag " +
+                       PointText(plan_.points[0]) + " → " + PointText(plan_.points[1]);
+      return input->Drag(plan_.points[0], plan_.points[1], r.button);
+  }
+  return OkStatus();
+}
+
+Result<ActionResult> Executor::Run() {
+  const auto start = Clock::now();
+  result_.tool = std::string(ActionToolName(request_.kind));
+  result_.display = lease_.display;
+  if (auto st = Validate(); !st.ok()) return st.error();
+  ActionGate& gate = *lease_.gate;
+
+  if (auto st = Resolve(); !st.ok()) {
+    // The policy still hears of an action on an unknown or stale ID.
+    if (st.error().code == ErrorCode::kNotFound || st.error().code == ErrorCode::kStale) {
+      PlannedAction planned = Planned();
+      planned.target.reset();
+      GateDecision d = gate.Check(planned);
+      gate.Record(planned, d, Outcome(st.error().message));
+    }
+    return st.error();
+  }
+  if (auto st = ChoosePath(); !st.ok()) return st.error();
+  result_.target = plan_.target;
+
+  VerifyScope scope;
+  scope.pid = plan_.pid;
+  if (plan_.xwindow) {
+    scope.region = plan_.xwindow->bounds;
+  } else if (plan_.window && plan_.window->bounds) {
+    scope.region = plan_.window->bounds;
+  } else if (lease_.frame.width > 0) {
+    scope.region = Rect{0, 0, lease_.frame.width, lease_.frame.height};
+  }
+  if (scope.region && lease_.frame.width > 0) {
+    scope.region = ClampToFrame(*scope.region, lease_.frame.width, lease_.frame.height);
+    if (scope.region->Empty()) scope.region.reset();
+  }
+  scope.evidence = plan_.evidence;
+  Expect();
+  if (plan_.expect_value) {
+    scope.expect_id = plan_.target->id;
+    scope.expect_value = plan_.expect_value;
+  }
+  Verifier verifier(*lease_.observer, lease_.hands->capture.get(), plan_.snapshot, scope,
+                    request_.verify);
+  result_.resolve_ms = MsSince(start);
+
+  PlannedAction planned = Planned();
+  planned.screen_hash_before = verifier.screen_hash_before();
+  decision_ = gate.Check(planned);
+  result_.decision = decision_;
+  if (decision_.verdict != GateVerdict::kAllow) {
+    gate.Record(planned, decision_, Outcome(""));
+    result_.total_ms = MsSince(start);
+    return result_;
+  }
+
+  const auto act_start = Clock::now();
+  Status st = Prepare(verifier);
+  if (st.ok()) {
+    st = Perform();
+    result_.performed = st.ok();
+  }
+  result_.act_ms = MsSince(act_start);
+  if (!st.ok()) {
+    gate.Record(planned, decision_, Outcome(st.error().message));
+    return st.error();
+  }
+  result_.verification = verifier.Wait(request_.cancelled);
+  gate.Record(planned, decision_, Outcome(""));
+  result_.total_ms = MsSince(start);
+  return result_;
+}
+
+json PointJson(Point p) { return {{"x", p.x}, {"y", p.y}}; }
+
+}  // namespace
+
+std::string_view ActionToolName(ActionKind kind) {
+  switch (kind) {
+    case ActionKind::kClick:
+      return "click";
+    case ActionKind::kTypeText:
+      return "type_text";
+    case ActionKind::kPressKeys:
+      return "press_keys";
+    case ActionKind::kScroll:
+      return "scroll";
+    case ActionKind::kDrag:
+      return "drag";
+    case ActionKind::kSetValue:
+      return "set_value";
+  }
+  return "click";
+}
+
+Result<Via> ParseVia(std::string_view name) {
+  if (name == "auto" || name.empty()) return Via::kAuto;
+  if (name == "accessibility" || name == "ax") return Via::kAccessibility;
+  if (name == "xtest" || name == "input") return Via::kXTest;
+  return MakeError(ErrorCode::kInvalidArgument,
+                   "unknown via \"" + std::string(name) +
+                       "\": use auto (the element's accessibility action or text interface "
+                       "when it has one, else input), accessibility or xtest");
+}
+
+std::string_view ViaName(Via via) {
+  switch (via) {
+    case Via::kAuto:
+      return "auto";
+    case Via::kAccessibility:
+      return "accessibility";
+    case Via::kXTest:
+      return "xtest";
+  }
+  return "auto";
+}
+
+std::string ActionTarget::ToString() const {
+  if (!id.empty()) return id;
+  if (point) return PointText(*point);
+  return "";
+}
+
+Result<ActionTarget> ParseActionTarget(std::string_view text) {
+  ActionTarget t;
+  auto bad = [&] {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "target \"" + std::string(text) +
+                         "\" is neither an element ID (btn_1a2b, from observe or find) nor a "
+                         "screen point X,Y");
+  };
+  if (text.empty()) return bad();
+  if (size_t comma = text.find(','); comma != std::string_view::npos) {
+    std::string xs(text.substr(0, comma)), ys(text.substr(comma + 1));
+    char* end = nullptr;
+    errno = 0;
+    long x = std::strtol(xs.c_str(), &end, 10);
+    if (xs.empty() || *end != '\0') return bad();
+    long y = std::strtol(ys.c_str(), &end, 10);
+    if (ys.empty() || *end != '\0' || errno == ERANGE || std::labs(x) > 1000000 ||
+        std::labs(y) > 1000000) {
+      return bad();
+    }
+    t.point = Point{static_cast<int>(x), static_cast<int>(y)};
+    return t;
+  }
+  for (char c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return bad();
+  }
+  t.id = std::string(text);
+  return t;
+}
+
+Result<ActionResult> PerformAction(Workspace::Lease& lease, const ActionRequest& request) {
+  Executor executor(lease, request);
+  return executor.Run();
+}
+
+std::string_view GateVerdictName(GateVerdict verdict) {
+  switch (verdict) {
+    case GateVerdict::kAllow:
+      return "allow";
+    case GateVerdict::kDrop:
+      return "drop";
+    case GateVerdict::kDeny:
+      return "deny";
+    case GateVerdict::kNeedsConfirmation:
+      return "needs_confirmation";
+  }
+  return "deny";
+}
+
+json GateDecisionToJson(const GateDecision& d) {
+  return {{"verdict", GateVerdictName(d.verdict)},
+          {"rule", d.rule},
+          {"reason", d.reason},
+          {"token", d.token}};
+}
+
+json ActionResultToJson(const ActionResult& r) {
+  json j = {
+      {"tool", r.tool},
+      {"performed", r.performed},
+      {"via", r.via},
+      {"method", r.method},
+      {"decision", GateDecisionToJson(r.decision)},
+      {"notes", r.notes},
+      {"display", r.display},
+      {"timing", {{"resolve_ms", r.resolve_ms}, {"act_ms", r.act_ms}, {"total_ms", r.total_ms}}}};
+  if (r.target) j["target"] = NodeToJson(*r.target, false);
+  json points = json::array();
+  for (const Point& p : r.points) points.push_back(PointJson(p));
+  j["points"] = std::move(points);
+  if (r.verification) {
+    j["effect"] = r.verification->effect;
+    j["verification"] = VerificationToJson(*r.verification);
+  } else {
+    j["effect"] = "";
+  }
+  return j;
+}
+
+std::string FormatActionResult(const ActionResult& r) {
+  std::string out;
+  std::string what = r.target ? Describe(*r.target) : std::string();
+  if (!r.performed) {
+    out = r.tool + (what.empty() ? "" : " " + what) + ": not performed, " +
+          std::string(GateVerdictName(r.decision.verdict));
+    if (!r.decision.rule.empty()) out += " by rule " + r.decision.rule;
+    if (!r.decision.reason.empty()) out += ": " + r.decision.reason;
+    out += "\n";
+    if (!r.decision.token.empty()) {
+      out += "confirmation token: " + r.decision.token +
+             " (approve it, then repeat the action with confirmation_token)\n";
+    }
+    return out;
+  }
+  char timing[64];
+  std::snprintf(timing, sizeof(timing), " in %.0f ms", r.total_ms);
+  out = r.tool + (what.empty() ? "" : " " + what) + " via " + r.via + " (" + r.method + ")" +
+        timing + "\n";
+  for (const auto& n : r.notes) out += "note: " + n + "\n";
+  if (r.verification) {
+    const Verification& v = *r.verification;
+    out += "effect: " + v.effect + " — " + v.reason + "\n";
+    out += FormatDiff(v.tree, 20);
+    if (v.pixels.captured) {
+      char line[160];
+      if (v.pixels.bounds) {
+        const Rect& b = *v.pixels.bounds;
+        std::snprintf(line, sizeof(line), "pixels: %.2f%% changed in %d,%d,%d,%d\n",
+                      v.pixels.score * 100, b.x, b.y, b.w, b.h);
+      } else {
+        std::snprintf(line, sizeof(line), "pixels: unchanged\n");
+      }
+      out += line;
+    }
+    for (const auto& w : v.warnings) out += "warning: " + w + "\n";
+  }
+  return out;
+}
+
+}  // namespace uiscope

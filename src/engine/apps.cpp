@@ -1,0 +1,677 @@
+#include "engine/apps.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "core/format.h"
+#include "core/ids.h"
+#include "engine/act.h"
+#include "session/headless_desktop.h"
+
+namespace uiscope {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+constexpr auto kLaunchPoll = std::chrono::milliseconds(50);
+constexpr auto kExitPoll = std::chrono::milliseconds(20);
+constexpr auto kKillTimeout = std::chrono::milliseconds(1000);
+constexpr auto kFocusTimeout = std::chrono::milliseconds(2000);
+constexpr int kMaxAncestry = 32;
+
+double MsSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+json RectJson(const Rect& r) { return {{"x", r.x}, {"y", r.y}, {"w", r.w}, {"h", r.h}}; }
+
+json WindowJson(const WindowInfo& w) {
+  return {{"id", WindowIdText(w.id)},
+          {"title", SanitiseForDisplay(w.title, 500)},
+          {"app_class", w.app_class},
+          {"app_instance", w.app_instance},
+          {"pid", w.pid},
+          {"bounds", RectJson(w.bounds)},
+          {"visible", w.visible},
+          {"focused", w.focused}};
+}
+
+// True when `pid` is `ancestor` or descends from it (an app started through
+// a launcher script or that forks its UI process).
+bool DescendsFrom(int pid, int ancestor) {
+  for (int i = 0; i < kMaxAncestry && pid > 1; ++i) {
+    if (pid == ancestor) return true;
+    pid = PidParent(pid);
+  }
+  return false;
+}
+
+Status NeedHands(const Workspace::Lease& lease) {
+  if (lease.hands == nullptr || lease.hands->windows == nullptr) {
+    return MakeError(ErrorCode::kUnavailable,
+                     "this desktop has no window system to manage apps with");
+  }
+  return OkStatus();
+}
+
+std::string AppList(const std::vector<AppEntry>& apps) {
+  std::string out;
+  for (const AppEntry& a : apps) {
+    if (!out.empty()) out += ", ";
+    out += (a.name.empty() ? "(no name)" : a.name) + " (pid " + std::to_string(a.pid) + ")";
+  }
+  return out.empty() ? "none" : out;
+}
+
+// The app `text` names (see apps.h for the forms).
+Result<AppEntry> ResolveApp(Workspace::Lease& lease, const std::vector<AppEntry>& apps,
+                            const std::string& text, int* candidates) {
+  *candidates = 1;
+  if (text.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "name the app: its name, pid, window ID (0x...) or element ID");
+  }
+  std::vector<const AppEntry*> found;
+  const bool digits = std::all_of(
+      text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  if (digits) {
+    const int pid = std::atoi(text.c_str());
+    for (const AppEntry& a : apps) {
+      if (a.pid == pid) found.push_back(&a);
+    }
+  } else if (text.rfind("0x", 0) == 0) {
+    const uint64_t id = std::strtoull(text.c_str(), nullptr, 16);
+    for (const AppEntry& a : apps) {
+      for (const WindowInfo& w : a.windows) {
+        if (w.id == id) found.push_back(&a);
+      }
+    }
+  } else if (const Node* node =
+                 lease.observer ? FindById(lease.observer->last_roots(), text) : nullptr) {
+    for (const AppEntry& a : apps) {
+      if (a.pid == node->pid) found.push_back(&a);
+    }
+  } else {
+    const std::string want = Lower(text);
+    for (const AppEntry& a : apps) {
+      bool match = Lower(a.name) == want;
+      for (const WindowInfo& w : a.windows) {
+        match = match || Lower(w.app_instance) == want || Lower(w.app_class) == want;
+      }
+      if (match) found.push_back(&a);
+    }
+  }
+  if (found.empty()) {
+    return MakeError(ErrorCode::kNotFound,
+                     "no app \"" + text + "\" on " + lease.display + ". Apps: " + AppList(apps));
+  }
+  *candidates = static_cast<int>(found.size());
+  return *found.front();
+}
+
+Error Ambiguous(const std::string& text, const std::vector<AppEntry>& apps) {
+  std::string which;
+  const std::string want = Lower(text);
+  for (const AppEntry& a : apps) {
+    if (Lower(a.name) == want) which += (which.empty() ? "" : ", ") + std::to_string(a.pid);
+  }
+  return MakeError(ErrorCode::kInvalidArgument,
+                   "\"" + text + "\" names several apps (pids " + which + "): name one by its pid");
+}
+
+// The environment of an app launched into the lease's desktop.
+void ApplyLaunchEnvironment(const Workspace::Lease& lease, SpawnOptions* spawn,
+                            std::string* log_dir) {
+  if (!lease.session_id.empty()) {
+    if (auto info = FindSession(lease.session_id); info.ok()) {
+      ApplySessionEnvironment(*info, spawn);
+      *log_dir = info->runtime_dir;
+      return;
+    }
+  }
+  // A desktop uiscope did not start: its DISPLAY and the accessibility
+  // switches; the D-Bus session is the caller's when it is the same display.
+  DesktopInfo partial;
+  partial.display_name = lease.display;
+  for (auto& name : SessionUnsetEnvironment()) spawn->unset_env.push_back(std::move(name));
+  for (auto& [name, value] : SessionEnvironment(partial)) {
+    if (!value.empty()) spawn->env.emplace_back(name, value);
+  }
+  std::error_code ec;
+  *log_dir = std::filesystem::temp_directory_path(ec).string();
+  if (log_dir->empty()) *log_dir = "/tmp";
+}
+
+std::string LogName(const std::string& dir, const std::string& program) {
+  std::string base = program.substr(program.rfind('/') + 1);
+  for (char& c : base) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+  }
+  char stamp[32];
+  std::snprintf(stamp, sizeof(stamp), "%lld",
+                static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                           std::chrono::system_clock::now().time_since_epoch())
+                                           .count()));
+  return dir + "/uiscope-app-" + base + "-" + stamp + ".log";
+}
+
+ActionOutcome NotPerformed(const std::string& error) {
+  ActionOutcome o;
+  o.error = error;
+  return o;
+}
+
+// ":3" and ":3.0" name the same display.
+std::string DisplayBase(std::string d) {
+  auto dot = d.rfind('.');
+  if (dot != std::string::npos && dot > d.rfind(':')) d.resize(dot);
+  return d;
+}
+
+// Whether uiscope may signal `pid` for the lease's desktop: it launched it,
+// or the process was started on that display (its DISPLAY says so). A
+// window's _NET_WM_PID is whatever its app claims, so it alone never
+// decides which process gets a signal.
+bool RunsOnDesktop(Workspace::Lease& lease, int pid, std::string* why) {
+  if (lease.hands && lease.hands->launched.count(pid) > 0) return true;
+  const std::vector<std::string> env = PidEnvironment(pid);
+  if (env.empty()) {
+    *why = "its environment cannot be read (another user's process?)";
+    return false;
+  }
+  for (const std::string& e : env) {
+    if (e.rfind("DISPLAY=", 0) == 0) {
+      if (DisplayBase(e.substr(8)) == DisplayBase(lease.display)) return true;
+      *why = "it runs on display " + e.substr(8) + ", not " + lease.display;
+      return false;
+    }
+  }
+  *why = "it has no DISPLAY";
+  return false;
+}
+
+bool Exited(Workspace::Lease& lease, int pid) {
+  if (lease.hands) {
+    if (auto it = lease.hands->launched.find(pid); it != lease.hands->launched.end()) {
+      return !it->second->Running();
+    }
+  }
+  ReapIfExited(pid);
+  return !PidAlive(pid);
+}
+
+bool WaitExit(Workspace::Lease& lease, int pid, std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (!Exited(lease, pid)) {
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(kExitPoll);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string WindowIdText(uint64_t id) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(id));
+  return buf;
+}
+
+Result<std::vector<WindowEntry>> ListDesktopWindows(Workspace::Lease& lease) {
+  if (auto st = NeedHands(lease); !st.ok()) return st.error();
+  auto windows = lease.hands->windows->ListWindows();
+  if (!windows.ok()) return windows.error();
+  std::map<int, std::string> names;
+  if (lease.accessibility) {
+    if (auto apps = lease.accessibility->ListApps(); apps.ok()) {
+      for (const AppInfo& a : *apps) {
+        if (a.pid > 0 && !a.name.empty()) names[a.pid] = a.name;
+      }
+    }
+  }
+  std::vector<WindowEntry> out;
+  for (WindowInfo& w : *windows) {
+    WindowEntry e;
+    auto it = names.find(w.pid);
+    e.app = it != names.end() ? it->second : w.app_instance;
+    e.window = std::move(w);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Result<std::vector<AppEntry>> ListDesktopApps(Workspace::Lease& lease) {
+  if (auto st = NeedHands(lease); !st.ok()) return st.error();
+  auto windows = lease.hands->windows->ListWindows();
+  if (!windows.ok()) return windows.error();
+  std::map<int, AppEntry> by_pid;
+  if (lease.accessibility) {
+    if (auto apps = lease.accessibility->ListApps(); apps.ok()) {
+      for (const AppInfo& a : *apps) {
+        if (a.pid <= 0) continue;
+        AppEntry& e = by_pid[a.pid];
+        e.pid = a.pid;
+        e.name = a.name;
+        e.toolkit = a.toolkit;
+        e.accessible = true;
+      }
+    }
+  }
+  std::vector<AppEntry> without_pid;
+  for (const WindowInfo& w : *windows) {
+    if (w.pid <= 0) {
+      AppEntry e;
+      e.name = w.app_instance;
+      e.windows.push_back(w);
+      without_pid.push_back(std::move(e));
+      continue;
+    }
+    AppEntry& e = by_pid[w.pid];
+    e.pid = w.pid;
+    if (e.name.empty()) e.name = w.app_instance;
+    e.windows.push_back(w);
+  }
+  for (auto& [pid, process] : lease.hands->launched) {
+    if (!process->Running()) continue;
+    AppEntry& e = by_pid[pid];
+    e.pid = pid;
+    e.launched = true;
+  }
+  std::vector<AppEntry> out;
+  for (auto& [pid, e] : by_pid) {
+    if (e.name.empty()) e.name = PidProgramName(pid);
+    e.command = PidCmdline(pid);
+    out.push_back(std::move(e));
+  }
+  for (AppEntry& e : without_pid) out.push_back(std::move(e));
+  return out;
+}
+
+Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) {
+  if (r.argv.empty() || r.argv[0].empty()) {
+    return MakeError(ErrorCode::kInvalidArgument, "app_launch needs a command line");
+  }
+  if (auto st = NeedHands(lease); !st.ok()) return st.error();
+  if (!lease.hands->can_launch) {
+    return MakeError(ErrorCode::kUnsupported,
+                     "desktop " + lease.display + " is not a real display: it launches no apps");
+  }
+  LaunchResult result;
+  PlannedAction planned;
+  planned.tool = "app_launch";
+  planned.display = lease.display;
+  planned.session = lease.session_id;
+  planned.frame = lease.frame;
+  for (const std::string& a : r.argv) planned.command += (planned.command.empty() ? "" : " ") + a;
+  planned.app = r.argv[0].substr(r.argv[0].rfind('/') + 1);
+  planned.arguments = r.arguments;
+  planned.confirmation_token = r.confirmation_token;
+  ActionGate& gate = *lease.gate;
+  result.decision = gate.Check(planned);
+  ActionOutcome outcome;
+  if (result.decision.verdict != GateVerdict::kAllow) {
+    gate.Record(planned, result.decision, outcome);
+    return result;
+  }
+
+  SpawnOptions spawn;
+  spawn.argv = r.argv;
+  std::string log_dir;
+  ApplyLaunchEnvironment(lease, &spawn, &log_dir);
+  spawn.log_file = LogName(log_dir, r.argv[0]);
+  result.log_file = spawn.log_file;
+  auto process = Process::Spawn(spawn);
+  if (!process.ok()) {
+    outcome.error = process.error().message;
+    gate.Record(planned, result.decision, outcome);
+    return process.error();
+  }
+  result.performed = true;
+  result.pid = (*process)->pid();
+  outcome.performed = true;
+  outcome.via = "spawn";
+  const auto start = Clock::now();
+  auto finish = [&](Result<LaunchResult> value) -> Result<LaunchResult> {
+    if (r.keep && (*process)->Running()) {
+      lease.hands->launched[result.pid] = std::move(process).value();
+    } else if ((*process)->Running()) {
+      (*process)->Release();
+    }
+    if (!value.ok()) outcome.error = value.error().message;
+    gate.Record(planned, result.decision, outcome);
+    return value;
+  };
+  if (!r.wait) return finish(result);
+
+  if (r.progress)
+    r.progress("started pid " + std::to_string(result.pid) + ", waiting for its window");
+  const auto deadline = start + r.timeout;
+  while (true) {
+    if (!(*process)->Running()) {
+      auto code = (*process)->Wait(std::chrono::milliseconds(0));
+      const std::string tail = FileTail(result.log_file, 10);
+      return finish(MakeError(
+          ErrorCode::kUnavailable,
+          r.argv[0] + " (pid " + std::to_string(result.pid) + ") exited" +
+              (code.ok() ? " with status " + std::to_string(*code) : std::string()) +
+              " before its window appeared" + (tail.empty() ? "" : "; its log:\n" + tail)));
+    }
+    if (!result.window) {
+      if (auto windows = lease.hands->windows->ListWindows(); windows.ok()) {
+        for (const WindowInfo& w : *windows) {
+          if (w.pid > 0 && w.visible && DescendsFrom(w.pid, result.pid)) {
+            result.window = w;
+            if (r.progress) r.progress("its window \"" + w.title + "\" appeared");
+            break;
+          }
+        }
+      }
+    }
+    if (!result.accessible && lease.accessibility) {
+      if (auto apps = lease.accessibility->ListApps(); apps.ok()) {
+        for (const AppInfo& a : *apps) {
+          if (a.pid > 0 && DescendsFrom(a.pid, result.pid)) {
+            result.accessible = true;
+            result.app_name = a.name;
+            result.toolkit = a.toolkit;
+            break;
+          }
+        }
+      }
+    }
+    if (result.window && result.accessible) break;
+    if (Clock::now() >= deadline) break;
+    if (r.cancelled && r.cancelled()) {
+      result.warnings.push_back("cancelled while waiting; the app keeps running");
+      break;
+    }
+    std::this_thread::sleep_for(kLaunchPoll);
+  }
+  result.waited_ms = MsSince(start);
+  if (result.app_name.empty() && result.window) result.app_name = result.window->app_instance;
+  if (!result.window && !result.accessible && !(r.cancelled && r.cancelled())) {
+    return finish(MakeError(ErrorCode::kTimeout,
+                            r.argv[0] + " (pid " + std::to_string(result.pid) +
+                                ") showed no window within " + std::to_string(r.timeout.count()) +
+                                " ms; it keeps running (close it with app_close " +
+                                std::to_string(result.pid) + "); its log: " + result.log_file));
+  }
+  if (!result.accessible) {
+    result.warnings.push_back(
+        "no accessibility app appeared within " + std::to_string(r.timeout.count()) +
+        " ms: the app may not support accessibility; act on it by points and read it with OCR");
+  } else if (!result.window) {
+    result.warnings.push_back("the app registered for accessibility but mapped no window within " +
+                              std::to_string(r.timeout.count()) + " ms");
+  }
+  return finish(result);
+}
+
+Result<FocusResult> FocusApp(Workspace::Lease& lease, const std::string& app,
+                             const std::string& confirmation_token) {
+  auto apps = ListDesktopApps(lease);
+  if (!apps.ok()) return apps.error();
+  FocusResult result;
+  PlannedAction planned;
+  planned.tool = "app_focus";
+  planned.display = lease.display;
+  planned.session = lease.session_id;
+  planned.frame = lease.frame;
+  planned.arguments = {{"app", app}};
+  planned.confirmation_token = confirmation_token;
+  ActionGate& gate = *lease.gate;
+  int candidates = 1;
+  auto entry = ResolveApp(lease, *apps, app, &candidates);
+  if (!entry.ok()) {
+    planned.app = app;
+    GateDecision d = gate.Check(planned);
+    gate.Record(planned, d, NotPerformed(entry.error().message));
+    return entry.error();
+  }
+  result.app = *entry;
+  planned.app = entry->name;
+  planned.candidates = candidates;
+  // The top-most visible window (the list is bottom to top).
+  const WindowInfo* window = nullptr;
+  for (const WindowInfo& w : entry->windows) {
+    if (w.visible || window == nullptr) window = &w;
+  }
+  if (window) planned.target_window = window->bounds;
+  result.decision = gate.Check(planned);
+  ActionOutcome outcome;
+  if (result.decision.verdict != GateVerdict::kAllow) {
+    gate.Record(planned, result.decision, outcome);
+    return result;
+  }
+  if (candidates > 1) {
+    Error e = Ambiguous(app, *apps);
+    outcome.error = e.message;
+    gate.Record(planned, result.decision, outcome);
+    return e;
+  }
+  if (window == nullptr) {
+    Error e = MakeError(
+        ErrorCode::kUnsupported,
+        "app " + entry->name + " (pid " + std::to_string(entry->pid) + ") has no window to focus");
+    outcome.error = e.message;
+    gate.Record(planned, result.decision, outcome);
+    return e;
+  }
+  Status st = lease.hands->windows->Activate(window->id, kFocusTimeout);
+  if (!st.ok()) {
+    outcome.error = st.error().message;
+    gate.Record(planned, result.decision, outcome);
+    return st.error();
+  }
+  result.performed = true;
+  result.window = *window;
+  result.window.focused = true;
+  outcome.performed = true;
+  outcome.via = "window_manager";
+  gate.Record(planned, result.decision, outcome);
+  return result;
+}
+
+Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& r) {
+  auto apps = ListDesktopApps(lease);
+  if (!apps.ok()) return apps.error();
+  CloseResult result;
+  PlannedAction planned;
+  planned.tool = "app_close";
+  planned.display = lease.display;
+  planned.session = lease.session_id;
+  planned.frame = lease.frame;
+  planned.arguments = r.arguments;
+  planned.confirmation_token = r.confirmation_token;
+  ActionGate& gate = *lease.gate;
+  int candidates = 1;
+  auto entry = ResolveApp(lease, *apps, r.app, &candidates);
+  if (!entry.ok()) {
+    planned.app = r.app;
+    GateDecision d = gate.Check(planned);
+    gate.Record(planned, d, NotPerformed(entry.error().message));
+    return entry.error();
+  }
+  result.app = *entry;
+  planned.app = entry->name;
+  planned.candidates = candidates;
+  result.decision = gate.Check(planned);
+  ActionOutcome outcome;
+  if (result.decision.verdict != GateVerdict::kAllow) {
+    gate.Record(planned, result.decision, outcome);
+    return result;
+  }
+  const int pid = entry->pid;
+  Error refusal = MakeError(ErrorCode::kInternal, "");
+  if (candidates > 1) {
+    refusal = Ambiguous(r.app, *apps);
+  } else if (pid <= 1 || pid == getpid()) {
+    refusal = MakeError(
+        ErrorCode::kInvalidArgument,
+        "app " + entry->name + " has no process uiscope may end (pid " + std::to_string(pid) + ")");
+  } else if (std::string why; !RunsOnDesktop(lease, pid, &why)) {
+    refusal = MakeError(ErrorCode::kDenied, "uiscope will not signal pid " + std::to_string(pid) +
+                                                " for app " + entry->name + ": " + why);
+  }
+  if (!refusal.message.empty()) {
+    outcome.error = refusal.message;
+    gate.Record(planned, result.decision, outcome);
+    return refusal;
+  }
+  const auto start = Clock::now();
+  outcome.performed = true;
+  result.performed = true;
+  // 1. What the window's close button does.
+  bool asked = false;
+  for (const WindowInfo& w : entry->windows) {
+    asked = lease.hands->windows->Close(w.id).ok() || asked;
+  }
+  if (asked && WaitExit(lease, pid, r.polite_timeout)) {
+    result.stage = "closed";
+  } else {
+    // 2. SIGTERM: the app may still save and clean up.
+    ::kill(pid, SIGTERM);
+    if (WaitExit(lease, pid, r.term_timeout)) {
+      result.stage = "terminated";
+    } else {
+      ::kill(pid, SIGKILL);
+      if (WaitExit(lease, pid, kKillTimeout)) result.stage = "killed";
+    }
+  }
+  if (auto it = lease.hands->launched.find(pid); it != lease.hands->launched.end()) {
+    if (auto code = it->second->Wait(std::chrono::milliseconds(0)); code.ok() && *code >= 0) {
+      result.exit_code = *code;
+    }
+    if (!it->second->Running()) lease.hands->launched.erase(it);
+  }
+  result.waited_ms = MsSince(start);
+  outcome.via = result.stage.empty() ? "signal" : result.stage;
+  if (result.stage.empty()) {
+    Error e = MakeError(ErrorCode::kInternal,
+                        "pid " + std::to_string(pid) + " survived SIGKILL (stuck in the kernel?)");
+    outcome.error = e.message;
+    gate.Record(planned, result.decision, outcome);
+    return e;
+  }
+  gate.Record(planned, result.decision, outcome);
+  return result;
+}
+
+Result<std::vector<std::string>> SplitCommandLine(std::string_view line) {
+  std::vector<std::string> out;
+  std::string word;
+  bool in_word = false;
+  enum class Quote { kNone, kSingle, kDouble } quote = Quote::kNone;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    switch (quote) {
+      case Quote::kSingle:
+        if (c == '\'') {
+          quote = Quote::kNone;
+        } else {
+          word += c;
+        }
+        continue;
+      case Quote::kDouble:
+        if (c == '"') {
+          quote = Quote::kNone;
+        } else if (c == '\\' && i + 1 < line.size() &&
+                   std::string_view("\\\"$`").find(line[i + 1]) != std::string_view::npos) {
+          word += line[++i];
+        } else {
+          word += c;
+        }
+        continue;
+      case Quote::kNone:
+        break;
+    }
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) out.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else if (c == '\'') {
+      quote = Quote::kSingle;
+      in_word = true;
+    } else if (c == '"') {
+      quote = Quote::kDouble;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < line.size()) {
+      word += line[++i];
+      in_word = true;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (quote != Quote::kNone) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "the command line has an unterminated " +
+                         std::string(quote == Quote::kSingle ? "'" : "\"") + " quote");
+  }
+  if (in_word) out.push_back(std::move(word));
+  if (out.empty()) return MakeError(ErrorCode::kInvalidArgument, "the command line is empty");
+  return out;
+}
+
+json WindowEntryToJson(const WindowEntry& e) {
+  json j = WindowJson(e.window);
+  j["app"] = e.app;
+  return j;
+}
+
+json AppEntryToJson(const AppEntry& a) {
+  json windows = json::array();
+  for (const WindowInfo& w : a.windows) windows.push_back(WindowJson(w));
+  return {{"name", a.name},         {"pid", a.pid},
+          {"toolkit", a.toolkit},   {"accessible", a.accessible},
+          {"launched", a.launched}, {"command", SanitiseForDisplay(a.command, 500)},
+          {"windows", windows}};
+}
+
+json LaunchResultToJson(const LaunchResult& r) {
+  json j = {{"performed", r.performed},
+            {"decision", GateDecisionToJson(r.decision)},
+            {"pid", r.pid},
+            {"log_file", r.log_file},
+            {"accessible", r.accessible},
+            {"app", r.app_name},
+            {"toolkit", r.toolkit},
+            {"waited_ms", r.waited_ms},
+            {"warnings", r.warnings}};
+  j["window"] = r.window ? WindowJson(*r.window) : json(nullptr);
+  return j;
+}
+
+json FocusResultToJson(const FocusResult& r) {
+  json j = {{"performed", r.performed},
+            {"decision", GateDecisionToJson(r.decision)},
+            {"app", AppEntryToJson(r.app)}};
+  j["window"] = r.performed ? WindowJson(r.window) : json(nullptr);
+  return j;
+}
+
+json CloseResultToJson(const CloseResult& r) {
+  json j = {{"performed", r.performed},
+            {"decision", GateDecisionToJson(r.decision)},
+            {"app", AppEntryToJson(r.app)},
+            {"stage", r.stage},
+            {"waited_ms", r.waited_ms}};
+  j["exit_code"] = r.exit_code ? json(*r.exit_code) : json(nullptr);
+  return j;
+}
+
+}  // namespace uiscope

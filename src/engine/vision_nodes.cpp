@@ -1,0 +1,223 @@
+#include "engine/vision_nodes.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/ids.h"
+#include "platform/x11/ximage_capture.h"
+#include "vision/labels.h"
+
+namespace uiscope {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+bool IsWindowRole(Role role) {
+  return role == Role::kWindow || role == Role::kDialog || role == Role::kAlert;
+}
+
+void CollectWindows(const Node& n, std::vector<size_t>& path, std::vector<OcrTarget>& out) {
+  if (IsWindowRole(n.role) && n.bounds && !n.bounds->Empty()) {
+    OcrTarget t;
+    t.bounds = *n.bounds;
+    t.path = path;
+    t.pid = n.pid;
+    t.app = n.app;
+    t.title = n.name;
+    out.push_back(std::move(t));
+    return;  // a dialog inside a window node is read with it
+  }
+  for (size_t i = 0; i < n.children.size(); ++i) {
+    path.push_back(i);
+    CollectWindows(n.children[i], path, out);
+    path.pop_back();
+  }
+}
+
+Node* Resolve(std::vector<Node>& roots, const std::vector<size_t>& path) {
+  std::vector<Node>* level = &roots;
+  Node* node = nullptr;
+  for (size_t i : path) {
+    if (i >= level->size()) return nullptr;
+    node = &(*level)[i];
+    level = &node->children;
+  }
+  return node;
+}
+
+// The pixels of `rect` (image coordinates, clipped to the image).
+Image CropImage(const Image& image, const Rect& rect) {
+  const Rect r = ClampToFrame(rect, image.width, image.height);
+  Image out;
+  if (r.Empty()) return out;
+  out = MakeImage(r.w, r.h);
+  for (int y = 0; y < r.h; ++y) {
+    std::copy_n(image.Pixel(r.x, r.y + y), static_cast<size_t>(r.w) * 3, out.Pixel(0, y));
+  }
+  return out;
+}
+
+// The parts of `target` that windows stacked above it cover: what is seen
+// there belongs to them, not to it. Empty when the target's X window cannot
+// be told (no top-level overlaps it enough).
+std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<x11::TopLevel>& tops,
+                               const std::vector<unsigned long>& stacking) {
+  unsigned long own = target.x_window;
+  if (own == 0) {
+    double best = 0.5;
+    for (const x11::TopLevel& t : tops) {
+      const double iou = IoU(t.bounds, target.bounds);
+      if (iou >= best) {
+        best = iou;
+        own = t.window;
+      }
+    }
+  }
+  const auto at = std::find(stacking.begin(), stacking.end(), own);
+  if (own == 0 || at == stacking.end()) return {};
+  std::vector<Rect> covered;
+  for (auto above = at + 1; above != stacking.end(); ++above) {
+    for (const x11::TopLevel& t : tops) {
+      if (t.window != *above) continue;
+      const Rect part = Intersect(t.bounds, target.bounds);
+      if (!part.Empty()) covered.push_back(part);
+    }
+  }
+  return covered;
+}
+
+}  // namespace
+
+std::vector<OcrTarget> FindVisionTargets(const Snapshot& snapshot,
+                                         const std::vector<x11::TopLevel>& top_levels,
+                                         const ObserveRequest& scope) {
+  std::vector<OcrTarget> out;
+  std::vector<size_t> path;
+  for (size_t i = 0; i < snapshot.roots.size(); ++i) {
+    path.assign(1, i);
+    CollectWindows(snapshot.roots[i], path, out);
+  }
+  // Windows missing from the tree: the same ones OCR reads.
+  for (OcrTarget& t : FindOcrTargets(snapshot, top_levels, scope)) {
+    if (t.path.empty()) out.push_back(std::move(t));
+  }
+  return out;
+}
+
+VisionMergeStats MergeVisionDetections(Snapshot& snapshot,
+                                       const std::vector<VisionTargetDetections>& detections) {
+  VisionMergeStats stats;
+  const std::vector<Node> before = snapshot.roots;
+  for (const VisionTargetDetections& t : detections) {
+    std::vector<size_t> path = t.target.path;
+    if (path.empty()) {
+      path = AddMissingWindow(snapshot, t.target, Source::kVision);
+      stats.vision_nodes += 2;
+      stats.added_windows.emplace_back(t.target.x_window, path);
+    }
+    Node* window = Resolve(snapshot.roots, path);
+    if (window == nullptr) continue;
+    const MergeStats merged = MergeDetections(*window, t.detections);
+    stats.vision_nodes += merged.added;
+    stats.merged_nodes += merged.merged;
+    stats.duplicates += merged.duplicates;
+  }
+  if (stats.vision_nodes > 0 || stats.merged_nodes > 0) AssignIds(snapshot.roots, &before);
+  snapshot.stats.vision_nodes += stats.vision_nodes;
+  snapshot.stats.merged_nodes += stats.merged_nodes;
+  return stats;
+}
+
+Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease& lease,
+                                           TextReader& reader, const vision::Detector& detector,
+                                           const ObserveRequest& scope,
+                                           const ocr::OcrOptions& options) {
+  if (lease.display_connection == nullptr) {
+    return MakeError(ErrorCode::kUnsupported,
+                     "source \"vision\" needs the screen, and desktop " + lease.display +
+                         " has none (a fake desktop); use sources [\"ax\"]");
+  }
+  const auto start = Clock::now();
+  const x11::X11Display& display = *lease.display_connection;
+  const Rect screen{0, 0, display.width(), display.height()};
+  const std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
+  const std::vector<x11::TopLevel> tops = display.TopLevels();
+  const std::vector<unsigned long> stacking = display.StackingOrder();
+
+  VisionSourceResult result;
+  std::vector<VisionTargetDetections> all;
+  for (OcrTarget& target : FindVisionTargets(snapshot, tops, scope)) {
+    const Rect r = Intersect(target.bounds, screen);
+    if (r.Empty()) continue;
+    // Password fields and what other windows hide are blanked before
+    // detection and OCR.
+    const std::vector<Rect> covered = CoveredParts(target, tops, stacking);
+    std::vector<Rect> masks = passwords;
+    masks.insert(masks.end(), covered.begin(), covered.end());
+    auto image = x11::CaptureRegion(display, r);
+    if (!image.ok()) {
+      if (display.broken()) return image.error();
+      result.warnings.push_back("could not capture " +
+                                (target.title.empty() ? "a window" : "\"" + target.title + "\"") +
+                                " for vision: " + image.error().message);
+      continue;
+    }
+    const auto detect_start = Clock::now();
+    auto elements = detector.Detect(*image, Point{r.x, r.y}, masks);
+    result.detect_ms += MsSince(detect_start);
+    if (!elements.ok()) return elements.error();
+    std::erase_if(*elements, [&](const vision::Element& e) {
+      return std::any_of(covered.begin(), covered.end(),
+                         [&](const Rect& c) { return c.Contains(e.bounds.Center()); });
+    });
+    ++result.targets;
+    result.detected += static_cast<int>(elements->size());
+
+    // Only what the tree cannot name needs OCR: detections that will become
+    // nodes of their own, or name an unnamed element.
+    std::vector<Detection> unlabelled = vision::ToDetections(*elements);
+    std::vector<vision::Element> to_label;
+    std::vector<PlannedDetection> plan;
+    Node* window = target.path.empty() ? nullptr : Resolve(snapshot.roots, target.path);
+    if (window != nullptr) plan = PlanMerge(*window, unlabelled);
+    for (size_t i = 0; i < elements->size(); ++i) {
+      if (window == nullptr || plan[i].placement == Placement::kOrphan) {
+        to_label.push_back((*elements)[i]);
+        continue;
+      }
+      if (plan[i].placement == Placement::kDuplicate) continue;
+      const Node* element = window;
+      for (size_t k : plan[i].element) element = &element->children[k];
+      if (element->name.empty() && !element->Has(State::kPassword)) {
+        to_label.push_back((*elements)[i]);
+      }
+    }
+    std::vector<ocr::OcrLine> lines;
+    const auto label_start = Clock::now();
+    for (const Rect& region : vision::LabelRegions(to_label, r)) {
+      const Image crop = CropImage(*image, region.Translated(-r.x, -r.y));
+      if (!crop.Valid()) continue;
+      auto text = reader.ReadImage(crop, Point{region.x, region.y}, options, masks);
+      if (!text.ok()) {
+        // No OCR engine: the elements stay, unlabelled; say so once.
+        if (result.warnings.empty() || result.warnings.back().rfind("OCR", 0) != 0) {
+          result.warnings.push_back("OCR unavailable, vision elements are unlabelled: " +
+                                    text.error().message);
+        }
+        break;
+      }
+      for (ocr::OcrLine& l : text->lines) lines.push_back(std::move(l));
+    }
+    result.label_ms += MsSince(label_start);
+    all.push_back({std::move(target), vision::LabelElements(*elements, lines)});
+  }
+  result.stats = MergeVisionDetections(snapshot, all);
+  result.total_ms = MsSince(start);
+  return result;
+}
+
+}  // namespace uiscope

@@ -1,0 +1,496 @@
+// `click`, `type_text`, `press_keys`, `scroll`, `drag`, `set_value`: acting
+// by element ID or screen point, each verified (engine/act.h).
+#include "mcp/tools/action_tools.h"
+
+#include <chrono>
+#include <string>
+
+#include "core/format.h"
+#include "engine/act.h"
+#include "mcp/tools/schemas.h"
+#include "mcp/tools/tools.h"
+
+namespace uiscope::mcp {
+namespace schema {
+
+json ActionTarget(const char* description) {
+  return {{"description", description},
+          {"anyOf",
+           {{{"type", "string"},
+             {"minLength", 1},
+             {"description", "an element ID from observe or find (btn_1a2b), or \"X,Y\""}},
+            {{"type", "object"},
+             {"additionalProperties", false},
+             {"required", {"x", "y"}},
+             {"properties", {{"x", {{"type", "integer"}}}, {"y", {{"type", "integer"}}}}},
+             {"description", "a screen point (screen pixels of the observed display)"}}}}};
+}
+
+json Diff() {
+  const json field = {{"type", "object"},
+                      {"required", {"field", "before", "after"}},
+                      {"properties",
+                       {{"field", String("name, value, description, states, actions or bounds")},
+                        {"before", String("old value (bounds as x,y,w,h)")},
+                        {"after", String("new value")}}}};
+  return {{"type", "object"},
+          {"required", {"added", "removed", "changed"}},
+          {"properties",
+           {{"added",
+             {{"type", "array"},
+              {"items",
+               {{"type", "object"},
+                {"required", {"parent_id", "subtree_size", "node"}},
+                {"properties",
+                 {{"parent_id", String("ID of the parent (\"\" for a root)")},
+                  {"subtree_size", {{"type", "integer"}}},
+                  {"node", Node()}}}}},
+              {"description", "new elements (topmost of each new subtree, with its children)"}}},
+            {"removed",
+             {{"type", "array"},
+              {"items",
+               {{"type", "object"},
+                {"required", {"id", "role", "name", "parent_id", "subtree_size"}},
+                {"properties",
+                 {{"id", String("the element's ID")},
+                  {"role", String("its role")},
+                  {"name", String("its name")},
+                  {"parent_id", String("ID of its parent")},
+                  {"subtree_size", {{"type", "integer"}}}}}}},
+              {"description", "elements gone (topmost of each)"}}},
+            {"changed",
+             {{"type", "array"},
+              {"items",
+               {{"type", "object"},
+                {"required", {"id", "role", "name", "fields", "states_added", "states_removed"}},
+                {"properties",
+                 {{"id", String("the element's ID")},
+                  {"role", String("its role")},
+                  {"name", String("its name now")},
+                  {"fields", {{"type", "array"}, {"items", field}}},
+                  {"states_added", StringArray("states it gained")},
+                  {"states_removed", StringArray("states it lost")}}}}},
+              {"description",
+               "elements whose name, value, description, states, actions or "
+               "bounds changed"}}}}}};
+}
+
+json PixelChange() {
+  return {{"type", "object"},
+          {"required", {"captured", "score", "changed_pixels"}},
+          {"properties",
+           {{"captured", Boolean("both captures were taken")},
+            {"score", {{"type", "number"}, {"description", "changed pixels / pixels compared"}}},
+            {"changed_pixels", {{"type", "integer"}}},
+            {"region", Bounds()},
+            {"bounds", Bounds()}}}};
+}
+
+json Decision() {
+  return {{"type", "object"},
+          {"required", {"verdict", "rule", "reason", "token"}},
+          {"properties",
+           {{"verdict",
+             {{"type", "string"}, {"enum", {"allow", "drop", "deny", "needs_confirmation"}}}},
+            {"rule", String("the safety rule that decided (\"\" for a plain allow)")},
+            {"reason", String("what happened and what to do")},
+            {"token", String("needs_confirmation: approve it, then repeat the call with "
+                             "confirmation_token")}}}};
+}
+
+}  // namespace schema
+
+namespace {
+
+using schema::Boolean;
+using schema::Integer;
+using schema::String;
+using schema::StringArray;
+
+constexpr int kDefaultSettleMs = 500;
+
+struct ActionTools {
+  explicit ActionTools(Workspace& w) : workspace(w) {}
+  Workspace& workspace;
+};
+
+Result<ActionTarget> TargetFrom(const json& value) {
+  if (value.is_object()) {
+    ActionTarget t;
+    t.point = Point{value["x"].get<int>(), value["y"].get<int>()};
+    return t;
+  }
+  return ParseActionTarget(value.get<std::string>());
+}
+
+json VerificationOutputSchema() {
+  return {{"type", "object"},
+          {"required", {"effect", "reason", "tree", "pixels", "waited_ms", "polls", "warnings"}},
+          {"properties",
+           {{"effect", {{"type", "string"}, {"enum", {"observed", "none"}}}},
+            {"reason", String("why: the tree changed, pixels changed at the target, or nothing")},
+            {"tree", schema::Diff()},
+            {"pixels", schema::PixelChange()},
+            {"waited_ms", {{"type", "number"}, {"description", "from the action to the verdict"}}},
+            {"polls", {{"type", "integer"}}},
+            {"warnings", StringArray("a poll or a capture that failed")}}}};
+}
+
+json ActionOutputSchema() {
+  const json point = {{"type", "object"},
+                      {"required", {"x", "y"}},
+                      {"properties", {{"x", {{"type", "integer"}}}, {"y", {{"type", "integer"}}}}}};
+  return {
+      {"type", "object"},
+      {"required",
+       {"tool", "performed", "via", "method", "effect", "decision", "notes", "display", "points",
+        "timing"}},
+      {"properties",
+       {{"tool", String("the action")},
+        {"performed", Boolean("the input or accessibility call reached the application")},
+        {"via",
+         {{"type", "string"},
+          {"enum", {"accessibility", "editable_text", "value", "xtest", ""}},
+          {"description",
+           "how: an accessibility action, EditableText, the Value interface, or XTest input "
+           "(\"\" when not performed)"}}},
+        {"method", String("what exactly was done")},
+        {"effect",
+         {{"type", "string"},
+          {"enum", {"observed", "none", ""}},
+          {"description",
+           "observed: the tree or the target's pixels changed; none: nothing did within "
+           "settle_ms; \"\" when not performed"}}},
+        {"target", schema::Node()},
+        {"points", {{"type", "array"}, {"items", point}, {"description", "where input touched"}}},
+        {"verification", VerificationOutputSchema()},
+        {"decision", schema::Decision()},
+        {"notes", StringArray("raised a window first, an unconfirmed action, ...")},
+        {"display", String("the X display acted on")},
+        {"timing",
+         {{"type", "object"},
+          {"properties",
+           {{"resolve_ms", {{"type", "number"}}},
+            {"act_ms", {{"type", "number"}}},
+            {"total_ms", {{"type", "number"}}}}}}},
+        {"session_notes", StringArray("things the server did on the way (started a desktop)")}}}};
+}
+
+// Arguments every action tool takes.
+json CommonProperties(bool with_via) {
+  json p = {{"settle_ms",
+             {{"type", "integer"},
+              {"minimum", 0},
+              {"maximum", 60000},
+              {"default", kDefaultSettleMs},
+              {"description", "how long to wait for an effect before reporting effect: none"}}},
+            {"timeout_ms",
+             {{"type", "integer"},
+              {"minimum", 10},
+              {"maximum", 600000},
+              {"default", 2000},
+              {"description", "deadline of each accessibility walk and call"}}},
+            {"confirmation_token",
+             String("approval of an action the safety policy held for confirmation")},
+            {"session", schema::SessionArgument()}};
+  if (with_via) {
+    p["via"] = {{"type", "string"},
+                {"enum", {"auto", "accessibility", "xtest"}},
+                {"default", "auto"},
+                {"description",
+                 "auto: the element's accessibility action / text / value interface when it has "
+                 "one, else input at its click point; accessibility or xtest forces one"}};
+  }
+  return p;
+}
+
+json InputSchema(json properties, std::vector<std::string> required, bool with_via) {
+  json p = CommonProperties(with_via);
+  for (auto& [k, v] : properties.items()) p[k] = v;
+  json s = {{"type", "object"}, {"additionalProperties", false}, {"properties", p}};
+  if (!required.empty()) s["required"] = required;
+  return s;
+}
+
+ToolResult Run(ActionTools& tools, const json& args, ToolContext& ctx, ActionRequest request) {
+  auto via = ParseVia(args.value("via", "auto"));
+  if (!via.ok()) return ToolResult::FromError(via.error());
+  request.via = *via;
+  request.verify.settle = std::chrono::milliseconds(args.value("settle_ms", kDefaultSettleMs));
+  request.timeout = std::chrono::milliseconds(args.value("timeout_ms", 2000));
+  request.verify.tree_timeout = request.timeout;
+  request.confirmation_token = args.value("confirmation_token", "");
+  request.arguments = args;
+  if (request.kind == ActionKind::kTypeText || request.kind == ActionKind::kSetValue) {
+    // The gate sees the text as PlannedAction::text and decides what may be
+    // stored; the arguments for the audit log never carry it.
+    request.arguments.erase("text");
+    request.arguments.erase("value");
+  }
+  request.cancelled = [&ctx] { return ctx.cancelled(); };
+
+  ctx.Progress(1, 3, "resolving the target");
+  auto lease = tools.workspace.Acquire(args.value("session", ""), Workspace::Need::kHands);
+  if (!lease.ok()) return ToolResult::FromError(lease.error());
+  std::vector<std::string> notes;
+  for (auto& note : lease->notes) {
+    ctx.Log(LogLevel::kNotice, note);
+    notes.push_back(std::move(note));
+  }
+  const std::string display = lease->display;
+  ctx.Progress(2, 3, "acting and verifying");
+  auto result = PerformAction(*lease, request);
+  if (!result.ok()) {
+    const bool gone = lease->display_connection && lease->display_connection->broken();
+    if (result.error().code == ErrorCode::kUnavailable || gone) {
+      lease->lock.unlock();
+      tools.workspace.Invalidate(display);
+    }
+    return ToolResult::FromError(result.error());
+  }
+  ctx.Progress(3, 3, "done");
+  ToolResult out;
+  out.structured = ActionResultToJson(*result);
+  if (!notes.empty()) out.structured["session_notes"] = notes;
+  std::string text = FormatActionResult(*result);
+  for (const auto& note : notes) text += "note: " + note + "\n";
+  out.content.push_back(Content::Text(std::move(text)));
+  // A refusal is the caller's to act on (observe again, ask for approval).
+  out.is_error = !result->performed;
+  return out;
+}
+
+ToolResult Click(ActionTools& tools, const json& args, ToolContext& ctx) {
+  ActionRequest r;
+  r.kind = ActionKind::kClick;
+  auto target = TargetFrom(args["target"]);
+  if (!target.ok()) return ToolResult::FromError(target.error());
+  r.target = *target;
+  auto button = ParseMouseButton(args.value("button", "left"));
+  if (!button.ok()) return ToolResult::FromError(button.error());
+  r.button = *button;
+  r.count = args.value("double", false) ? 2 : args.value("count", 1);
+  r.action = args.value("action", "");
+  return Run(tools, args, ctx, std::move(r));
+}
+
+ToolResult TypeText(ActionTools& tools, const json& args, ToolContext& ctx) {
+  ActionRequest r;
+  r.kind = ActionKind::kTypeText;
+  if (args.contains("target")) {
+    auto target = TargetFrom(args["target"]);
+    if (!target.ok()) return ToolResult::FromError(target.error());
+    r.target = *target;
+  }
+  r.text = args["text"].get<std::string>();
+  r.replace = args.value("replace", false);
+  return Run(tools, args, ctx, std::move(r));
+}
+
+ToolResult PressKeys(ActionTools& tools, const json& args, ToolContext& ctx) {
+  ActionRequest r;
+  r.kind = ActionKind::kPressKeys;
+  const json& keys = args["keys"];
+  if (keys.is_string()) {
+    // "ctrl+a Delete": chords separated by spaces.
+    std::string s = keys.get<std::string>();
+    size_t at = 0;
+    while (at < s.size()) {
+      size_t end = s.find(' ', at);
+      if (end == std::string::npos) end = s.size();
+      if (end > at) r.keys.push_back(s.substr(at, end - at));
+      at = end + 1;
+    }
+  } else {
+    for (const auto& k : keys) r.keys.push_back(k.get<std::string>());
+  }
+  if (args.contains("target")) {
+    auto target = TargetFrom(args["target"]);
+    if (!target.ok()) return ToolResult::FromError(target.error());
+    r.target = *target;
+  }
+  return Run(tools, args, ctx, std::move(r));
+}
+
+ToolResult Scroll(ActionTools& tools, const json& args, ToolContext& ctx) {
+  ActionRequest r;
+  r.kind = ActionKind::kScroll;
+  auto target = TargetFrom(args["target"]);
+  if (!target.ok()) return ToolResult::FromError(target.error());
+  r.target = *target;
+  r.dx = args.value("dx", 0);
+  r.dy = args.value("dy", 0);
+  return Run(tools, args, ctx, std::move(r));
+}
+
+ToolResult Drag(ActionTools& tools, const json& args, ToolContext& ctx) {
+  ActionRequest r;
+  r.kind = ActionKind::kDrag;
+  auto from = TargetFrom(args["from"]);
+  if (!from.ok()) return ToolResult::FromError(from.error());
+  auto to = TargetFrom(args["to"]);
+  if (!to.ok()) return ToolResult::FromError(to.error());
+  r.target = *from;
+  r.to = *to;
+  auto button = ParseMouseButton(args.value("button", "left"));
+  if (!button.ok()) return ToolResult::FromError(button.error());
+  r.button = *button;
+  return Run(tools, args, ctx, std::move(r));
+}
+
+ToolResult SetValue(ActionTools& tools, const json& args, ToolContext& ctx) {
+  ActionRequest r;
+  r.kind = ActionKind::kSetValue;
+  auto target = ParseActionTarget(args["target"].get<std::string>());
+  if (!target.ok()) return ToolResult::FromError(target.error());
+  r.target = *target;
+  const json& value = args["value"];
+  if (value.is_string()) {
+    r.text = value.get<std::string>();
+  } else {
+    r.text = value.dump();  // a number, as JSON spells it
+  }
+  return Run(tools, args, ctx, std::move(r));
+}
+
+const ToolAnnotations kChangesApps{
+    .read_only = false, .destructive = true, .idempotent = false, .open_world = false};
+const ToolAnnotations kMovesView{
+    .read_only = false, .destructive = false, .idempotent = false, .open_world = false};
+
+}  // namespace
+
+Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace) {
+  auto tools = std::make_shared<ActionTools>(workspace);
+  const json output = ActionOutputSchema();
+  auto add = [&](const char* name, const char* title, const char* description, json input,
+                 ToolAnnotations annotations,
+                 ToolResult (*fn)(ActionTools&, const json&, ToolContext&)) {
+    Tool t;
+    t.name = name;
+    t.title = title;
+    t.description = description;
+    t.input_schema = std::move(input);
+    t.output_schema = output;
+    t.annotations = annotations;
+    t.handler = [tools, fn](const json& args, ToolContext& ctx) { return fn(*tools, args, ctx); };
+    return registry.Add(std::move(t));
+  };
+
+  if (auto st = add(
+          "click", "Click an element",
+          "Clicks an element by ID (from observe or find) or a screen point, and verifies it: "
+          "via (how it was done), what changed in the tree (IDs with old -> new values), the "
+          "pixel change, and effect observed / none. By default uses the element's accessibility "
+          "action when it has one, else a real click at its centre (the window is raised first).",
+          InputSchema(
+              {{"target", schema::ActionTarget("the element ID, or a screen point")},
+               {"button",
+                {{"type", "string"}, {"enum", {"left", "middle", "right"}}, {"default", "left"}}},
+               {"double", Boolean("a double click")},
+               {"count",
+                {{"type", "integer"},
+                 {"minimum", 1},
+                 {"maximum", 3},
+                 {"default", 1},
+                 {"description", "clicks in a row (2 = double)"}}},
+               {"action",
+                String("via accessibility: the action to invoke (default: click, press, toggle, "
+                       "activate or jump, whichever the element has)")}},
+              {"target"}, true),
+          kChangesApps, Click);
+      !st.ok()) {
+    return st;
+  }
+  if (auto st = add(
+          "type_text", "Type text",
+          "Types any Unicode text (\"Grüße, 東京\") into an element by ID, or into the focused "
+          "element. The element is focused first; without replace the text is appended. With "
+          "replace the whole text is replaced (through EditableText when the element has it). "
+          "Verified like click.",
+          InputSchema({{"target", schema::ActionTarget("the element (default: the focused one)")},
+                       {"text", String("the text; newlines press Return")},
+                       {"replace", Boolean("replace the element's text instead of appending")}},
+                      {"text"}, true),
+          kChangesApps, TypeText);
+      !st.ok()) {
+    return st;
+  }
+  if (auto st = add(
+          "press_keys", "Press keys",
+          "Presses key chords in order: \"ctrl+a\", \"Delete\", \"ctrl+shift+s\", \"Return\", "
+          "\"F5\", \"alt+F4\", \"super\". Goes to the focused element, or focuses target first. "
+          "Verified like click.",
+          InputSchema(
+              {{"keys",
+                {{"anyOf",
+                  {{{"type", "array"},
+                    {"minItems", 1},
+                    {"maxItems", 100},
+                    {"items", {{"type", "string"}, {"minLength", 1}}}},
+                   {{"type", "string"}, {"minLength", 1}}}},
+                 {"description",
+                  "chords: an array, or one string with chords separated by spaces"}}},
+               {"target", schema::ActionTarget("focus this element first (default: as is)")}},
+              {"keys"}, false),
+          kChangesApps, PressKeys);
+      !st.ok()) {
+    return st;
+  }
+  if (auto st = add("scroll", "Scroll",
+                    "Turns the mouse wheel over an element or a point: dy > 0 scrolls down, dx > "
+                    "0 right, in wheel steps. Verified like click (scrolled-in elements show up "
+                    "as added).",
+                    InputSchema({{"target", schema::ActionTarget("the element or point")},
+                                 {"dx",
+                                  {{"type", "integer"},
+                                   {"minimum", -100},
+                                   {"maximum", 100},
+                                   {"default", 0},
+                                   {"description", "wheel steps to the right (< 0: left)"}}},
+                                 {"dy",
+                                  {{"type", "integer"},
+                                   {"minimum", -100},
+                                   {"maximum", 100},
+                                   {"default", 0},
+                                   {"description", "wheel steps down (< 0: up)"}}}},
+                                {"target"}, false),
+                    kMovesView, Scroll);
+      !st.ok()) {
+    return st;
+  }
+  if (auto st = add(
+          "drag", "Drag",
+          "Presses at `from`, moves to `to` in small steps and releases (sliders, "
+          "splitters, drag and drop). Each end is an element ID or a point. Verified "
+          "like click.",
+          InputSchema(
+              {{"from", schema::ActionTarget("where the drag starts")},
+               {"to", schema::ActionTarget("where it ends")},
+               {"button",
+                {{"type", "string"}, {"enum", {"left", "middle", "right"}}, {"default", "left"}}}},
+              {"from", "to"}, false),
+          kChangesApps, Drag);
+      !st.ok()) {
+    return st;
+  }
+  return add("set_value", "Set a value",
+             "Sets a slider's or spin button's number (checked against its range, through the "
+             "Value interface) or a text field's whole text (through EditableText, else by "
+             "typing). Verified like click.",
+             InputSchema({{"target", String("the element ID")},
+                          {"value",
+                           {{"type", {"string", "number"}},
+                            {"description", "a number for sliders and spin buttons, else text"}}}},
+                         {"target", "value"}, true),
+             kChangesApps, SetValue);
+}
+
+Status RegisterHandsTools(ToolRegistry& registry, Workspace& workspace,
+                          std::shared_ptr<TextReader> reader) {
+  if (auto st = RegisterActionTools(registry, workspace); !st.ok()) return st;
+  if (auto st = RegisterWaitTools(registry, workspace, std::move(reader)); !st.ok()) return st;
+  return RegisterAppTools(registry, workspace);
+}
+
+}  // namespace uiscope::mcp

@@ -1,0 +1,389 @@
+// `windows`, `app_launch`, `app_list`, `app_focus`, `app_close`: the
+// windows and applications of a desktop (engine/apps.h).
+#include <chrono>
+#include <cstdio>
+
+#include "core/format.h"
+#include "engine/act.h"
+#include "engine/apps.h"
+#include "mcp/tools/action_tools.h"
+#include "mcp/tools/schemas.h"
+
+namespace uiscope::mcp {
+namespace {
+
+using schema::Boolean;
+using schema::String;
+using schema::StringArray;
+
+struct AppTools {
+  explicit AppTools(Workspace& w) : workspace(w) {}
+  Workspace& workspace;
+};
+
+json WindowSchema() {
+  return {{"type", "object"},
+          {"required",
+           {"id", "title", "app_class", "app_instance", "pid", "bounds", "visible", "focused"}},
+          {"properties",
+           {{"id", String("X window ID (0x...)")},
+            {"title", String("window title")},
+            {"app", String("accessible name of its app, else its WM_CLASS instance")},
+            {"app_class", String("WM_CLASS class")},
+            {"app_instance", String("WM_CLASS instance")},
+            {"pid", {{"type", "integer"}, {"description", "0 when the app does not say"}}},
+            {"bounds", schema::Bounds()},
+            {"visible", Boolean("mapped (false: minimised)")},
+            {"focused", Boolean("the active window")}}}};
+}
+
+json AppSchema() {
+  return {{"type", "object"},
+          {"required", {"name", "pid", "toolkit", "accessible", "launched", "command", "windows"}},
+          {"properties",
+           {{"name", String("accessible name, else WM_CLASS instance, else program name")},
+            {"pid", {{"type", "integer"}}},
+            {"toolkit", String("GTK, Qt, Chromium, ... (\"\" when not accessible)")},
+            {"accessible", Boolean("on the accessibility bus: observe sees its elements")},
+            {"launched", Boolean("started by this server with app_launch")},
+            {"command", String("its command line")},
+            {"windows", {{"type", "array"}, {"items", WindowSchema()}}}}}};
+}
+
+json WithSession(json properties) {
+  properties["session"] = schema::SessionArgument();
+  return properties;
+}
+
+json AppArgument() {
+  return String(
+      "the app: its name (accessible name or WM_CLASS), pid, window ID (0x...) or the ID of its "
+      "application or window element from observe");
+}
+
+// Acquires the desktop with hands; notes (a started desktop) go to the log.
+Result<Workspace::Lease> Acquire(AppTools& tools, const json& args, ToolContext& ctx,
+                                 std::vector<std::string>* notes) {
+  auto lease = tools.workspace.Acquire(args.value("session", ""), Workspace::Need::kHands);
+  if (!lease.ok()) return lease.error();
+  for (auto& note : lease->notes) {
+    ctx.Log(LogLevel::kNotice, note);
+    notes->push_back(std::move(note));
+  }
+  return lease;
+}
+
+ToolResult Finish(json structured, std::string text, const std::vector<std::string>& notes,
+                  bool is_error = false) {
+  ToolResult out;
+  if (!notes.empty()) structured["notes"] = notes;
+  for (const auto& n : notes) text += "note: " + n + "\n";
+  out.structured = std::move(structured);
+  out.content.push_back(Content::Text(std::move(text)));
+  out.is_error = is_error;
+  return out;
+}
+
+std::string RefusalText(const GateDecision& d, const std::string& what) {
+  std::string text = what + ": not performed, " + std::string(GateVerdictName(d.verdict));
+  if (!d.rule.empty()) text += " by rule " + d.rule;
+  if (!d.reason.empty()) text += ": " + d.reason;
+  if (!d.token.empty()) text += "\nconfirmation token: " + d.token;
+  return text + "\n";
+}
+
+ToolResult Windows(AppTools& tools, const json& args, ToolContext& ctx) {
+  std::vector<std::string> notes;
+  auto lease = Acquire(tools, args, ctx, &notes);
+  if (!lease.ok()) return ToolResult::FromError(lease.error());
+  auto windows = ListDesktopWindows(*lease);
+  if (!windows.ok()) return ToolResult::FromError(windows.error());
+  json list = json::array();
+  std::string text;
+  for (const WindowEntry& e : *windows) {
+    list.push_back(WindowEntryToJson(e));
+    const WindowInfo& w = e.window;
+    char line[400];
+    std::snprintf(line, sizeof(line), "%s %s pid=%d bounds=%d,%d,%d,%d%s%s \"%s\"\n",
+                  WindowIdText(w.id).c_str(), SanitiseForDisplay(e.app, 40).c_str(), w.pid,
+                  w.bounds.x, w.bounds.y, w.bounds.w, w.bounds.h, w.focused ? " focused" : "",
+                  w.visible ? "" : " hidden", SanitiseForDisplay(w.title, 100).c_str());
+    text += line;
+  }
+  if (text.empty()) text = "no windows on " + lease->display + "\n";
+  const bool wm = lease->hands->windows->has_window_manager();
+  return Finish({{"windows", list}, {"window_manager", wm}, {"display", lease->display}}, text,
+                notes);
+}
+
+ToolResult AppList(AppTools& tools, const json& args, ToolContext& ctx) {
+  std::vector<std::string> notes;
+  auto lease = Acquire(tools, args, ctx, &notes);
+  if (!lease.ok()) return ToolResult::FromError(lease.error());
+  auto apps = ListDesktopApps(*lease);
+  if (!apps.ok()) return ToolResult::FromError(apps.error());
+  json list = json::array();
+  std::string text;
+  for (const AppEntry& a : *apps) {
+    list.push_back(AppEntryToJson(a));
+    text += SanitiseForDisplay(a.name, 40) + " pid=" + std::to_string(a.pid) +
+            (a.accessible ? " " + a.toolkit : std::string(" not-accessible")) +
+            " windows=" + std::to_string(a.windows.size()) + (a.launched ? " launched" : "") + "\n";
+  }
+  if (text.empty()) text = "no apps on " + lease->display + "\n";
+  return Finish({{"apps", list}, {"display", lease->display}}, text, notes);
+}
+
+ToolResult AppLaunch(AppTools& tools, const json& args, ToolContext& ctx) {
+  LaunchRequest r;
+  const json& command = args["command"];
+  if (command.is_string()) {
+    auto argv = SplitCommandLine(command.get<std::string>());
+    if (!argv.ok()) return ToolResult::FromError(argv.error());
+    r.argv = std::move(argv).value();
+  } else {
+    for (const auto& a : command) r.argv.push_back(a.get<std::string>());
+  }
+  r.timeout = std::chrono::milliseconds(args.value("timeout_ms", 15000));
+  r.wait = args.value("wait", true);
+  r.confirmation_token = args.value("confirmation_token", "");
+  r.arguments = args;
+  r.cancelled = [&ctx] { return ctx.cancelled(); };
+  int step = 0;
+  r.progress = [&ctx, &step](const std::string& message) { ctx.Progress(++step, 3, message); };
+  std::vector<std::string> notes;
+  auto lease = Acquire(tools, args, ctx, &notes);
+  if (!lease.ok()) return ToolResult::FromError(lease.error());
+  auto result = LaunchApp(*lease, r);
+  if (!result.ok()) return ToolResult::FromError(result.error());
+  for (const auto& w : result->warnings) ctx.Log(LogLevel::kWarning, w);
+  if (!result->performed) {
+    return Finish(LaunchResultToJson(*result), RefusalText(result->decision, "app_launch"), notes,
+                  true);
+  }
+  std::string text = "launched " + r.argv[0] + ": pid " + std::to_string(result->pid);
+  if (result->window) {
+    const WindowInfo& w = *result->window;
+    text += ", window " + WindowIdText(w.id) + " \"" + SanitiseForDisplay(w.title, 80) + "\" at " +
+            std::to_string(w.bounds.x) + "," + std::to_string(w.bounds.y) + "," +
+            std::to_string(w.bounds.w) + "," + std::to_string(w.bounds.h);
+  }
+  if (result->accessible) {
+    text += ", accessible as \"" + result->app_name + "\" (" + result->toolkit + ")";
+  }
+  char ms[48];
+  std::snprintf(ms, sizeof(ms), " after %.0f ms\n", result->waited_ms);
+  text += ms;
+  for (const auto& w : result->warnings) text += "warning: " + w + "\n";
+  return Finish(LaunchResultToJson(*result), text, notes);
+}
+
+ToolResult AppFocus(AppTools& tools, const json& args, ToolContext& ctx) {
+  std::vector<std::string> notes;
+  auto lease = Acquire(tools, args, ctx, &notes);
+  if (!lease.ok()) return ToolResult::FromError(lease.error());
+  auto result =
+      FocusApp(*lease, args["app"].get<std::string>(), args.value("confirmation_token", ""));
+  if (!result.ok()) return ToolResult::FromError(result.error());
+  if (!result->performed) {
+    return Finish(FocusResultToJson(*result), RefusalText(result->decision, "app_focus"), notes,
+                  true);
+  }
+  return Finish(FocusResultToJson(*result),
+                "focused " + result->app.name + " (pid " + std::to_string(result->app.pid) +
+                    "): window " + WindowIdText(result->window.id) + " \"" +
+                    SanitiseForDisplay(result->window.title, 80) + "\"\n",
+                notes);
+}
+
+ToolResult AppClose(AppTools& tools, const json& args, ToolContext& ctx) {
+  CloseRequest r;
+  r.app = args["app"].get<std::string>();
+  r.polite_timeout = std::chrono::milliseconds(args.value("polite_timeout_ms", 3000));
+  r.term_timeout = std::chrono::milliseconds(args.value("term_timeout_ms", 2000));
+  r.confirmation_token = args.value("confirmation_token", "");
+  r.arguments = args;
+  std::vector<std::string> notes;
+  ctx.Progress(1, 2, "closing");
+  auto lease = Acquire(tools, args, ctx, &notes);
+  if (!lease.ok()) return ToolResult::FromError(lease.error());
+  auto result = CloseApp(*lease, r);
+  if (!result.ok()) return ToolResult::FromError(result.error());
+  if (!result->performed) {
+    return Finish(CloseResultToJson(*result), RefusalText(result->decision, "app_close"), notes,
+                  true);
+  }
+  ctx.Progress(2, 2, "done");
+  char line[300];
+  std::snprintf(line, sizeof(line), "%s %s (pid %d) in %.0f ms\n", result->stage.c_str(),
+                result->app.name.c_str(), result->app.pid, result->waited_ms);
+  return Finish(CloseResultToJson(*result), line, notes);
+}
+
+json DecisionOutput() { return schema::Decision(); }
+
+}  // namespace
+
+Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace) {
+  auto tools = std::make_shared<AppTools>(workspace);
+  const ToolAnnotations read_only{
+      .read_only = true, .destructive = false, .idempotent = true, .open_world = false};
+  auto add = [&](const char* name, const char* title, const char* description, json input,
+                 json output, ToolAnnotations annotations,
+                 ToolResult (*fn)(AppTools&, const json&, ToolContext&)) {
+    Tool t;
+    t.name = name;
+    t.title = title;
+    t.description = description;
+    t.input_schema = std::move(input);
+    t.output_schema = std::move(output);
+    t.annotations = annotations;
+    t.handler = [tools, fn](const json& args, ToolContext& ctx) { return fn(*tools, args, ctx); };
+    return registry.Add(std::move(t));
+  };
+  const json no_args = {{"type", "object"},
+                        {"additionalProperties", false},
+                        {"properties", WithSession(json::object())}};
+  const json token = String("approval of an action the safety policy held for confirmation");
+
+  if (auto st = add("windows", "List windows",
+                    "The desktop's top-level windows, bottom to top: X window ID, title, app, "
+                    "pid, bounds (screen pixels), visible, focused. Uses the window manager's "
+                    "list (EWMH) when one runs.",
+                    no_args,
+                    {{"type", "object"},
+                     {"required", {"windows", "window_manager", "display"}},
+                     {"properties",
+                      {{"windows", {{"type", "array"}, {"items", WindowSchema()}}},
+                       {"window_manager", Boolean("an EWMH window manager runs")},
+                       {"display", String("the X display")},
+                       {"notes", StringArray("things the server did on the way")}}}},
+                    read_only, Windows);
+      !st.ok()) {
+    return st;
+  }
+  if (auto st = add(
+          "app_launch", "Launch an app",
+          "Starts a command line in the session (its display, D-Bus and the switches that turn "
+          "accessibility on for GTK, Qt and Chromium) and waits until its window and its "
+          "accessibility app appear; returns them. Reports progress while waiting.",
+          {{"type", "object"},
+           {"additionalProperties", false},
+           {"required", {"command"}},
+           {"properties",
+            WithSession(
+                {{"command",
+                  {{"anyOf",
+                    {{{"type", "string"}, {"minLength", 1}},
+                     {{"type", "array"}, {"minItems", 1}, {"items", {{"type", "string"}}}}}},
+                   {"description",
+                    "the program and its arguments: an array, or one string split like a "
+                    "shell does (quotes, no expansions)"}}},
+                 {"timeout_ms",
+                  {{"type", "integer"},
+                   {"minimum", 0},
+                   {"maximum", 600000},
+                   {"default", 15000},
+                   {"description", "wait this long for the window and accessibility app"}}},
+                 {"wait",
+                  {{"type", "boolean"},
+                   {"default", true},
+                   {"description", "false: return as soon as the process started"}}},
+                 {"confirmation_token", token}})}},
+          {{"type", "object"},
+           {"required",
+            {"performed", "decision", "pid", "log_file", "accessible", "app", "toolkit",
+             "waited_ms", "warnings", "window"}},
+           {"properties",
+            {{"performed", Boolean("the process was started")},
+             {"decision", DecisionOutput()},
+             {"pid", {{"type", "integer"}}},
+             {"log_file", String("the app's stdout and stderr")},
+             {"window", {{"anyOf", {WindowSchema(), {{"type", "null"}}}}}},
+             {"accessible", Boolean("its accessibility app appeared")},
+             {"app", String("its accessible name (else WM_CLASS)")},
+             {"toolkit", String("GTK, Qt, Chromium, ...")},
+             {"waited_ms", {{"type", "number"}}},
+             {"warnings", StringArray("no accessibility app by the deadline, ...")},
+             {"notes", StringArray("things the server did on the way")}}}},
+          ToolAnnotations{
+              .read_only = false, .destructive = false, .idempotent = false, .open_world = false},
+          AppLaunch);
+      !st.ok()) {
+    return st;
+  }
+  if (auto st = add("app_list", "List apps",
+                    "The apps of the desktop: those on the accessibility bus and those with "
+                    "windows, each with pid, toolkit, whether observe sees its elements, whether "
+                    "this server launched it, its command line and windows.",
+                    no_args,
+                    {{"type", "object"},
+                     {"required", {"apps", "display"}},
+                     {"properties",
+                      {{"apps", {{"type", "array"}, {"items", AppSchema()}}},
+                       {"display", String("the X display")},
+                       {"notes", StringArray("things the server did on the way")}}}},
+                    read_only, AppList);
+      !st.ok()) {
+    return st;
+  }
+  const json focus_close_output = {
+      {"type", "object"},
+      {"required", {"performed", "decision", "app"}},
+      {"properties",
+       {{"performed", Boolean("done")},
+        {"decision", DecisionOutput()},
+        {"app", AppSchema()},
+        {"window", {{"anyOf", {WindowSchema(), {{"type", "null"}}}}}},
+        {"stage",
+         {{"type", "string"},
+          {"enum", {"closed", "terminated", "killed", ""}},
+          {"description",
+           "app_close: closed by its close button, terminated (SIGTERM) or killed (SIGKILL)"}}},
+        {"exit_code", {{"type", {"integer", "null"}}}},
+        {"waited_ms", {{"type", "number"}}},
+        {"notes", StringArray("things the server did on the way")}}}};
+  if (auto st = add(
+          "app_focus", "Focus an app",
+          "Raises and focuses the app's top-most window (through the window manager).",
+          {{"type", "object"},
+           {"additionalProperties", false},
+           {"required", {"app"}},
+           {"properties", WithSession({{"app", AppArgument()}, {"confirmation_token", token}})}},
+          focus_close_output,
+          ToolAnnotations{
+              .read_only = false, .destructive = false, .idempotent = true, .open_world = false},
+          AppFocus);
+      !st.ok()) {
+    return st;
+  }
+  return add(
+      "app_close", "Close an app",
+      "Closes the app as its window's close button would, then, if it is still running after "
+      "polite_timeout_ms, SIGTERM, then SIGKILL after term_timeout_ms. Says which stage ended "
+      "it. Unsaved work may be lost.",
+      {{"type", "object"},
+       {"additionalProperties", false},
+       {"required", {"app"}},
+       {"properties",
+        WithSession({{"app", AppArgument()},
+                     {"polite_timeout_ms",
+                      {{"type", "integer"},
+                       {"minimum", 0},
+                       {"maximum", 600000},
+                       {"default", 3000},
+                       {"description", "wait this long after the polite close"}}},
+                     {"term_timeout_ms",
+                      {{"type", "integer"},
+                       {"minimum", 0},
+                       {"maximum", 600000},
+                       {"default", 2000},
+                       {"description", "wait this long after SIGTERM before SIGKILL"}}},
+                     {"confirmation_token", token}})}},
+      focus_close_output,
+      ToolAnnotations{
+          .read_only = false, .destructive = true, .idempotent = false, .open_world = false},
+      AppClose);
+}
+
+}  // namespace uiscope::mcp

@@ -1,0 +1,295 @@
+// Acting on elements through AT-SPI2 (DESIGN §7): actions (org.a11y.atspi.
+// Action), replacing text (EditableText), setting values (Value) and moving
+// the focus (Component), on the same connections as the tree walk (the
+// app's private socket when it offers one).
+//
+// Each operation is one or two blocking calls with the caller's deadline:
+// acting is not chatty the way a walk is, so there is nothing to pipeline
+// beyond asking for the interfaces and the action list together.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "platform/atspi/atspi_tree.h"
+
+namespace uiscope::atspi {
+namespace {
+
+constexpr char kRootPath[] = "/org/a11y/atspi/accessible/root";
+constexpr char kAccessibleIface[] = "org.a11y.atspi.Accessible";
+constexpr char kActionIface[] = "org.a11y.atspi.Action";
+constexpr char kEditableTextIface[] = "org.a11y.atspi.EditableText";
+constexpr char kTextIface[] = "org.a11y.atspi.Text";
+constexpr char kValueIface[] = "org.a11y.atspi.Value";
+constexpr char kComponentIface[] = "org.a11y.atspi.Component";
+constexpr char kPropertiesIface[] = "org.freedesktop.DBus.Properties";
+
+bool IsReturn(DBusMessage* reply) {
+  return reply != nullptr && dbus_message_get_type(reply) == DBUS_MESSAGE_TYPE_METHOD_RETURN;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string Describe(const Node& node) {
+  std::string out(RoleName(node.role));
+  if (!node.name.empty()) out += " \"" + node.name + "\"";
+  if (!node.id.empty()) out += " (" + node.id + ")";
+  return out;
+}
+
+// Maps a failed call to what the caller should do: a dead object is Stale.
+Error CallError(const Error& error, const Node& node, const char* what) {
+  if (error.code == ErrorCode::kNotFound) {
+    return MakeError(ErrorCode::kStale, Describe(node) +
+                                            " is gone from its application; observe again for "
+                                            "current IDs");
+  }
+  if (error.code == ErrorCode::kTimeout) {
+    return MakeError(ErrorCode::kTimeout, "the application did not answer " + std::string(what) +
+                                              " on " + Describe(node) + ": " + error.message);
+  }
+  return MakeError(error.code,
+                   std::string(what) + " on " + Describe(node) + " failed: " + error.message);
+}
+
+// The boolean an AT-SPI method answers with (DoAction, SetTextContents,
+// GrabFocus); true when the reply carries none.
+bool ReplyBool(DBusMessage* reply) {
+  DBusMessageIter it;
+  bool ok = true;
+  if (dbus_message_iter_init(reply, &it)) ReadBool(&it, &ok);
+  return ok;
+}
+
+std::vector<std::string> ParseActionNames(DBusMessage* r) {
+  std::vector<std::string> names;
+  DBusMessageIter it, arr;
+  if (!IsReturn(r) || !dbus_message_iter_init(r, &it) ||
+      dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_ARRAY) {
+    return names;
+  }
+  dbus_message_iter_recurse(&it, &arr);
+  while (dbus_message_iter_get_arg_type(&arr) == DBUS_TYPE_STRUCT) {
+    DBusMessageIter st;
+    dbus_message_iter_recurse(&arr, &st);
+    std::string name;
+    ReadString(&st, &name);
+    names.push_back(Lower(name));  // keep the index even for an unnamed action
+    dbus_message_iter_next(&arr);
+  }
+  return names;
+}
+
+std::vector<std::string> Interfaces(DBusMessage* r) {
+  std::vector<std::string> out;
+  DBusMessageIter it;
+  if (IsReturn(r) && dbus_message_iter_init(r, &it)) ReadStringArray(&it, &out);
+  return out;
+}
+
+bool Has(const std::vector<std::string>& ifaces, const char* name) {
+  return std::find(ifaces.begin(), ifaces.end(), name) != ifaces.end();
+}
+
+std::string JoinActions(const std::vector<std::string>& actions) {
+  std::string out;
+  for (const auto& a : actions) {
+    if (a.empty()) continue;
+    if (!out.empty()) out += ", ";
+    out += a;
+  }
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+Result<DbusConnection*> AtspiAccessibility::ConnectionForNode(const Node& node) {
+  if (node.ref.empty() || node.ref.owner.empty()) {
+    return MakeError(ErrorCode::kStale, Describe(node) +
+                                            " carries no accessibility reference (it did not "
+                                            "come from the accessibility tree)");
+  }
+  AppHandle app;
+  app.info.bus_name = node.ref.owner;
+  app.root = ObjectRef{node.ref.owner, kRootPath};
+  return &ConnectionFor(app);
+}
+
+Result<ElementCapabilities> AtspiAccessibility::Capabilities(const Node& node,
+                                                             std::chrono::milliseconds timeout) {
+  auto conn = ConnectionForNode(node);
+  if (!conn.ok()) return conn.error();
+  const auto deadline = Clock::now() + timeout;
+  const BackendRef& ref = node.ref;
+  ElementCapabilities caps;
+  std::vector<std::string> ifaces;
+  bool answered = false;
+  bool dead = false;
+  {
+    DbusConnection::Pipeline pipeline(**conn);
+    pipeline.Add(NewMethodCall(ref.owner, ref.path, kAccessibleIface, "GetInterfaces"),
+                 [&](DBusMessage* r) {
+                   answered = IsReturn(r);
+                   dead = IsDeadObjectError(r);
+                   ifaces = Interfaces(r);
+                 });
+    Status st = pipeline.Run(deadline);
+    if (!answered) {
+      if (dead) return CallError(MakeError(ErrorCode::kNotFound, ""), node, "GetInterfaces");
+      return CallError(st.ok() ? MakeError(ErrorCode::kInternal, "no interface list") : st.error(),
+                       node, "GetInterfaces");
+    }
+  }
+  caps.editable_text = Has(ifaces, kEditableTextIface);
+  caps.text = Has(ifaces, kTextIface);
+  caps.component = Has(ifaces, kComponentIface);
+  caps.value = Has(ifaces, kValueIface);
+  // Only interfaces the object has are asked (GTK logs a CRITICAL for a
+  // call on a missing one), all at once.
+  DbusConnection::Pipeline pipeline(**conn);
+  if (Has(ifaces, kActionIface)) {
+    pipeline.Add(NewMethodCall(ref.owner, ref.path, kActionIface, "GetActions"),
+                 [&](DBusMessage* r) { caps.actions = ParseActionNames(r); });
+  }
+  if (caps.value) {
+    MessagePtr m = NewMethodCall(ref.owner, ref.path, kPropertiesIface, "GetAll");
+    const char* iface = kValueIface;
+    dbus_message_append_args(m.get(), DBUS_TYPE_STRING, &iface, DBUS_TYPE_INVALID);
+    pipeline.Add(std::move(m), [&](DBusMessage* r) {
+      DBusMessageIter it, dict;
+      if (!IsReturn(r) || !dbus_message_iter_init(r, &it) ||
+          dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_ARRAY) {
+        return;
+      }
+      dbus_message_iter_recurse(&it, &dict);
+      while (dbus_message_iter_get_arg_type(&dict) == DBUS_TYPE_DICT_ENTRY) {
+        DBusMessageIter entry;
+        dbus_message_iter_recurse(&dict, &entry);
+        std::string key;
+        if (ReadString(&entry, &key)) {
+          if (key == "CurrentValue") ReadVariantDouble(&entry, &caps.current);
+          if (key == "MinimumValue") ReadVariantDouble(&entry, &caps.minimum);
+          if (key == "MaximumValue") ReadVariantDouble(&entry, &caps.maximum);
+          if (key == "MinimumIncrement") ReadVariantDouble(&entry, &caps.increment);
+        }
+        dbus_message_iter_next(&dict);
+      }
+    });
+  }
+  if (Status st = pipeline.Run(deadline); !st.ok()) return CallError(st.error(), node, "reading");
+  return caps;
+}
+
+Status AtspiAccessibility::DoAction(const Node& node, std::string_view action,
+                                    std::chrono::milliseconds timeout) {
+  auto conn = ConnectionForNode(node);
+  if (!conn.ok()) return conn.error();
+  const auto deadline = Clock::now() + timeout;
+  const BackendRef& ref = node.ref;
+  auto left = [&] { return std::chrono::milliseconds(std::max(1, RemainingMs(deadline))); };
+  auto ifaces_reply =
+      (*conn)->Call(NewMethodCall(ref.owner, ref.path, kAccessibleIface, "GetInterfaces"), left());
+  if (!ifaces_reply.ok()) return CallError(ifaces_reply.error(), node, "GetInterfaces");
+  if (!Has(Interfaces(ifaces_reply->get()), kActionIface)) {
+    return MakeError(ErrorCode::kUnsupported,
+                     Describe(node) +
+                         " offers no accessibility actions; act on it with input "
+                         "(via xtest)");
+  }
+  auto actions_reply =
+      (*conn)->Call(NewMethodCall(ref.owner, ref.path, kActionIface, "GetActions"), left());
+  if (!actions_reply.ok()) return CallError(actions_reply.error(), node, "GetActions");
+  std::vector<std::string> names = ParseActionNames(actions_reply->get());
+  const std::string wanted = Lower(std::string(action));
+  auto it = std::find(names.begin(), names.end(), wanted);
+  if (it == names.end()) {
+    return MakeError(ErrorCode::kNotFound, Describe(node) + " has no action \"" +
+                                               std::string(action) +
+                                               "\" (its actions: " + JoinActions(names) + ")");
+  }
+  MessagePtr call = NewMethodCall(ref.owner, ref.path, kActionIface, "DoAction");
+  int32_t index = static_cast<int32_t>(it - names.begin());
+  dbus_message_append_args(call.get(), DBUS_TYPE_INT32, &index, DBUS_TYPE_INVALID);
+  auto reply = (*conn)->Call(std::move(call), left());
+  if (!reply.ok()) return CallError(reply.error(), node, ("action \"" + wanted + "\"").c_str());
+  if (!ReplyBool(reply->get())) {
+    return MakeError(ErrorCode::kInternal, "the application refused action \"" + wanted + "\" on " +
+                                               Describe(node) + " (disabled or not showing?)");
+  }
+  return OkStatus();
+}
+
+Status AtspiAccessibility::SetText(const Node& node, std::string_view text,
+                                   std::chrono::milliseconds timeout) {
+  auto conn = ConnectionForNode(node);
+  if (!conn.ok()) return conn.error();
+  const auto deadline = Clock::now() + timeout;
+  const BackendRef& ref = node.ref;
+  auto left = [&] { return std::chrono::milliseconds(std::max(1, RemainingMs(deadline))); };
+  auto ifaces_reply =
+      (*conn)->Call(NewMethodCall(ref.owner, ref.path, kAccessibleIface, "GetInterfaces"), left());
+  if (!ifaces_reply.ok()) return CallError(ifaces_reply.error(), node, "GetInterfaces");
+  if (!Has(Interfaces(ifaces_reply->get()), kEditableTextIface)) {
+    return MakeError(ErrorCode::kUnsupported,
+                     Describe(node) +
+                         " has no editable text; type into it with input (via "
+                         "xtest)");
+  }
+  MessagePtr call = NewMethodCall(ref.owner, ref.path, kEditableTextIface, "SetTextContents");
+  std::string copy(text);
+  const char* s = copy.c_str();
+  dbus_message_append_args(call.get(), DBUS_TYPE_STRING, &s, DBUS_TYPE_INVALID);
+  auto reply = (*conn)->Call(std::move(call), left());
+  if (!reply.ok()) return CallError(reply.error(), node, "SetTextContents");
+  if (!ReplyBool(reply->get())) {
+    return MakeError(ErrorCode::kInternal, "the application refused to set the text of " +
+                                               Describe(node) + " (read-only?)");
+  }
+  return OkStatus();
+}
+
+Status AtspiAccessibility::SetValue(const Node& node, double value,
+                                    std::chrono::milliseconds timeout) {
+  if (!std::isfinite(value)) {
+    return MakeError(ErrorCode::kInvalidArgument, "the value must be a finite number");
+  }
+  auto conn = ConnectionForNode(node);
+  if (!conn.ok()) return conn.error();
+  const BackendRef& ref = node.ref;
+  MessagePtr call = NewMethodCall(ref.owner, ref.path, kPropertiesIface, "Set");
+  {
+    const char* iface = kValueIface;
+    const char* prop = "CurrentValue";
+    DBusMessageIter it, var;
+    dbus_message_iter_init_append(call.get(), &it);
+    dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &iface);
+    dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &prop);
+    dbus_message_iter_open_container(&it, DBUS_TYPE_VARIANT, "d", &var);
+    dbus_message_iter_append_basic(&var, DBUS_TYPE_DOUBLE, &value);
+    dbus_message_iter_close_container(&it, &var);
+  }
+  auto reply = (*conn)->Call(std::move(call), timeout);
+  if (!reply.ok()) return CallError(reply.error(), node, "setting the value");
+  return OkStatus();
+}
+
+Status AtspiAccessibility::GrabFocus(const Node& node, std::chrono::milliseconds timeout) {
+  auto conn = ConnectionForNode(node);
+  if (!conn.ok()) return conn.error();
+  const BackendRef& ref = node.ref;
+  auto reply =
+      (*conn)->Call(NewMethodCall(ref.owner, ref.path, kComponentIface, "GrabFocus"), timeout);
+  if (!reply.ok()) return CallError(reply.error(), node, "GrabFocus");
+  if (!ReplyBool(reply->get())) {
+    return MakeError(ErrorCode::kInternal,
+                     Describe(node) +
+                         " did not take the focus (not focusable, or its window is "
+                         "not active)");
+  }
+  return OkStatus();
+}
+
+}  // namespace uiscope::atspi

@@ -1,0 +1,269 @@
+#include "platform/x11/x11_windows.h"
+
+#include <X11/Xatom.h>
+#include <X11/Xlib.h>
+#include <X11/Xutil.h>
+// Xlib #defines Status as int; below, Status is uiscope::Status.
+#undef Status
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+namespace uiscope {
+
+namespace x11 {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct XFreeDeleter {
+  void operator()(void* p) const {
+    if (p) XFree(p);
+  }
+};
+
+// A window property of 32-bit items (windows, cardinals) as longs, as Xlib
+// returns them; empty when unset or of another format.
+std::vector<long> LongProperty(Display* d, Window w, const char* name, Atom type) {
+  Atom atom = XInternAtom(d, name, True);
+  if (atom == None) return {};
+  Atom actual = None;
+  int format = 0;
+  unsigned long count = 0, after = 0;
+  unsigned char* raw = nullptr;
+  if (XGetWindowProperty(d, w, atom, 0, 1 << 16, False, type, &actual, &format, &count, &after,
+                         &raw) != Success ||
+      raw == nullptr) {
+    return {};
+  }
+  std::unique_ptr<unsigned char, XFreeDeleter> owned(raw);
+  if (actual == None || format != 32) return {};
+  const long* items = reinterpret_cast<const long*>(raw);
+  return std::vector<long>(items, items + count);
+}
+
+std::string StringProperty(Display* d, Window w, const char* name, Atom type) {
+  Atom atom = XInternAtom(d, name, True);
+  if (atom == None) return "";
+  Atom actual = None;
+  int format = 0;
+  unsigned long count = 0, after = 0;
+  unsigned char* raw = nullptr;
+  if (XGetWindowProperty(d, w, atom, 0, 1 << 16, False, type, &actual, &format, &count, &after,
+                         &raw) != Success ||
+      raw == nullptr) {
+    return "";
+  }
+  std::unique_ptr<unsigned char, XFreeDeleter> owned(raw);
+  if (actual == None || format != 8) return "";
+  return std::string(reinterpret_cast<const char*>(raw), count);
+}
+
+std::string Title(Display* d, Window w) {
+  std::string net = StringProperty(d, w, "_NET_WM_NAME", XInternAtom(d, "UTF8_STRING", False));
+  return net.empty() ? StringProperty(d, w, "WM_NAME", AnyPropertyType) : net;
+}
+
+bool SendRootMessage(Display* d, Window about, const char* type, long l0, long l1, long l2) {
+  XEvent event{};
+  event.xclient.type = ClientMessage;
+  event.xclient.serial = 0;
+  event.xclient.send_event = True;
+  event.xclient.display = d;
+  event.xclient.window = about;
+  event.xclient.message_type = XInternAtom(d, type, False);
+  event.xclient.format = 32;
+  event.xclient.data.l[0] = l0;
+  event.xclient.data.l[1] = l1;
+  event.xclient.data.l[2] = l2;
+  // EWMH: client messages to the root window with these masks reach the
+  // window manager.
+  return XSendEvent(d, DefaultRootWindow(d), False,
+                    SubstructureRedirectMask | SubstructureNotifyMask, &event) != 0;
+}
+
+// EWMH source indication "pager": a request on the user's behalf, which
+// window managers grant without focus-stealing prevention.
+constexpr long kSourcePager = 2;
+
+}  // namespace
+
+Result<std::unique_ptr<X11Windows>> X11Windows::Open(const std::string& display_name) {
+  auto display = X11Display::Open(display_name);
+  if (!display.ok()) return display.error();
+  return std::unique_ptr<X11Windows>(new X11Windows(std::move(display).value()));
+}
+
+Status X11Windows::CheckAlive() const {
+  if (display_->broken()) {
+    return MakeError(ErrorCode::kUnavailable, "the X server of " + display_->name() + " went away");
+  }
+  return OkStatus();
+}
+
+bool X11Windows::Exists(unsigned long window) const {
+  XWindowAttributes attrs;
+  return XGetWindowAttributes(display_->raw(), window, &attrs) != 0;
+}
+
+bool X11Windows::has_window_manager() {
+  Display* d = display_->raw();
+  auto check = LongProperty(d, DefaultRootWindow(d), "_NET_SUPPORTING_WM_CHECK", XA_WINDOW);
+  // A window manager that died leaves the property behind; its check window
+  // goes with it.
+  return !check.empty() && check[0] != 0 && Exists(static_cast<Window>(check[0]));
+}
+
+Result<std::vector<WindowInfo>> X11Windows::ListWindows() {
+  Display* d = display_->raw();
+  const Window root = DefaultRootWindow(d);
+  std::vector<Window> windows;
+  const bool wm = has_window_manager();
+  if (wm) {
+    auto list = LongProperty(d, root, "_NET_CLIENT_LIST_STACKING", XA_WINDOW);
+    if (list.empty()) list = LongProperty(d, root, "_NET_CLIENT_LIST", XA_WINDOW);
+    for (long w : list) windows.push_back(static_cast<Window>(w));
+  } else {
+    Window root_ret = 0, parent = 0;
+    Window* children = nullptr;
+    unsigned int n = 0;
+    if (XQueryTree(d, root, &root_ret, &parent, &children, &n) && children != nullptr) {
+      std::unique_ptr<Window, XFreeDeleter> owned(children);
+      for (unsigned int i = 0; i < n; ++i) {
+        XWindowAttributes attrs;
+        if (XGetWindowAttributes(d, children[i], &attrs) && attrs.map_state == IsViewable &&
+            !attrs.override_redirect && attrs.c_class == InputOutput) {
+          windows.push_back(children[i]);
+        }
+      }
+    }
+  }
+  auto active = ActiveWindow();
+  if (!active.ok()) return active.error();
+
+  std::vector<WindowInfo> out;
+  for (Window w : windows) {
+    XWindowAttributes attrs;
+    if (!XGetWindowAttributes(d, w, &attrs)) continue;  // gone meanwhile
+    WindowInfo info;
+    info.id = w;
+    info.title = Title(d, w);
+    XClassHint hint{};
+    if (XGetClassHint(d, w, &hint)) {
+      if (hint.res_name) info.app_instance = hint.res_name;
+      if (hint.res_class) info.app_class = hint.res_class;
+      XFree(hint.res_name);
+      XFree(hint.res_class);
+    }
+    auto pid = LongProperty(d, w, "_NET_WM_PID", XA_CARDINAL);
+    if (!pid.empty()) info.pid = static_cast<int>(pid[0]);
+    int x = 0, y = 0;
+    Window child = 0;
+    XTranslateCoordinates(d, w, root, 0, 0, &x, &y, &child);
+    info.bounds = Rect{x, y, attrs.width, attrs.height};
+    info.visible = attrs.map_state == IsViewable;
+    info.focused = w == *active;
+    out.push_back(std::move(info));
+  }
+  if (auto st = CheckAlive(); !st.ok()) return st.error();
+  return out;
+}
+
+Result<uint64_t> X11Windows::ActiveWindow() {
+  Display* d = display_->raw();
+  const Window root = DefaultRootWindow(d);
+  if (has_window_manager()) {
+    auto active = LongProperty(d, root, "_NET_ACTIVE_WINDOW", XA_WINDOW);
+    if (auto st = CheckAlive(); !st.ok()) return st.error();
+    return active.empty() ? uint64_t{0} : static_cast<uint64_t>(active[0]);
+  }
+  // Without a window manager the focus may sit on a child of the top-level
+  // window; the top-level is the ancestor whose parent is the root.
+  Window focus = 0;
+  int revert = 0;
+  XGetInputFocus(d, &focus, &revert);
+  if (focus == None || focus == PointerRoot || focus == root) return uint64_t{0};
+  for (int guard = 0; guard < 64; ++guard) {
+    Window root_ret = 0, parent = 0;
+    Window* children = nullptr;
+    unsigned int n = 0;
+    if (!XQueryTree(d, focus, &root_ret, &parent, &children, &n)) break;
+    if (children) XFree(children);
+    if (parent == root || parent == 0) break;
+    focus = parent;
+  }
+  if (auto st = CheckAlive(); !st.ok()) return st.error();
+  return static_cast<uint64_t>(focus);
+}
+
+Status X11Windows::Activate(uint64_t window, std::chrono::milliseconds timeout) {
+  Display* d = display_->raw();
+  const Window w = static_cast<Window>(window);
+  if (!Exists(w)) {
+    return MakeError(ErrorCode::kNotFound, "no window " + std::to_string(window) + " on " +
+                                               display_->name() + " (it was closed?)");
+  }
+  const bool wm = has_window_manager();
+  if (wm) {
+    SendRootMessage(d, w, "_NET_ACTIVE_WINDOW", kSourcePager, CurrentTime, 0);
+  } else {
+    XMapRaised(d, w);
+    XSetInputFocus(d, w, RevertToParent, CurrentTime);
+  }
+  XSync(d, False);
+  if (auto st = CheckAlive(); !st.ok()) return st;
+  const auto deadline = Clock::now() + timeout;
+  while (true) {
+    auto active = ActiveWindow();
+    if (!active.ok()) return active.error();
+    if (*active == window) return OkStatus();
+    if (Clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return MakeError(ErrorCode::kTimeout,
+                   "window " + std::to_string(window) + " did not become active within " +
+                       std::to_string(timeout.count()) + " ms" +
+                       (wm ? " (the window manager refused: a modal dialog of its app?)" : ""));
+}
+
+Status X11Windows::Close(uint64_t window) {
+  Display* d = display_->raw();
+  const Window w = static_cast<Window>(window);
+  if (!Exists(w)) {
+    return MakeError(ErrorCode::kNotFound, "no window " + std::to_string(window) + " on " +
+                                               display_->name() + " (already closed?)");
+  }
+  if (has_window_manager()) {
+    SendRootMessage(d, w, "_NET_CLOSE_WINDOW", CurrentTime, kSourcePager, 0);
+    XSync(d, False);
+    return CheckAlive();
+  }
+  Atom* protocols = nullptr;
+  int count = 0;
+  const Atom delete_window = XInternAtom(d, "WM_DELETE_WINDOW", False);
+  bool supported = false;
+  if (XGetWMProtocols(d, w, &protocols, &count) && protocols != nullptr) {
+    std::unique_ptr<Atom, XFreeDeleter> owned(protocols);
+    supported = std::find(protocols, protocols + count, delete_window) != protocols + count;
+  }
+  if (!supported) {
+    return MakeError(ErrorCode::kUnsupported,
+                     "window " + std::to_string(window) +
+                         " does not take WM_DELETE_WINDOW and no window manager runs: it can "
+                         "only be ended by signalling its process");
+  }
+  XEvent event{};
+  event.xclient.type = ClientMessage;
+  event.xclient.window = w;
+  event.xclient.message_type = XInternAtom(d, "WM_PROTOCOLS", False);
+  event.xclient.format = 32;
+  event.xclient.data.l[0] = static_cast<long>(delete_window);
+  event.xclient.data.l[1] = CurrentTime;
+  XSendEvent(d, w, False, NoEventMask, &event);
+  XSync(d, False);
+  return CheckAlive();
+}
+
+}  // namespace x11
+}  // namespace uiscope

@@ -1,0 +1,436 @@
+#include "platform/x11/xtest_input.h"
+
+#include <X11/Xlib.h>
+#include <X11/extensions/XTest.h>
+// Xlib #defines Status as int; below, Status is uiscope::Status.
+#undef Status
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+namespace uiscope {
+
+namespace x11 {
+namespace {
+
+struct XFreeDeleter {
+  void operator()(void* p) const {
+    if (p) XFree(p);
+  }
+};
+
+unsigned int XButton(MouseButton b) {
+  switch (b) {
+    case MouseButton::kLeft:
+      return 1;
+    case MouseButton::kMiddle:
+      return 2;
+    case MouseButton::kRight:
+      return 3;
+  }
+  return 1;
+}
+
+// Key code 8 is the lowest the protocol allows and some clients treat it
+// as reserved; never use it as a spare.
+constexpr int kLowestSpareCode = 9;
+
+struct Stroke {
+  unsigned int code = 0;
+  bool shift = false;
+};
+
+}  // namespace
+
+// The core keyboard mapping as fetched from the server.
+struct XTestInput::Keymap {
+  int min_code = 0;
+  int max_code = 0;
+  int per_code = 0;  // keysyms per key code
+  std::vector<KeySym> syms;
+
+  static std::optional<Keymap> Fetch(Display* d) {
+    Keymap k;
+    XDisplayKeycodes(d, &k.min_code, &k.max_code);
+    int count = k.max_code - k.min_code + 1;
+    KeySym* raw = XGetKeyboardMapping(d, static_cast<KeyCode>(k.min_code), count, &k.per_code);
+    if (raw == nullptr || k.per_code <= 0) return std::nullopt;
+    std::unique_ptr<KeySym, XFreeDeleter> owned(raw);
+    k.syms.assign(raw, raw + static_cast<size_t>(count) * k.per_code);
+    return k;
+  }
+
+  KeySym At(int code, int column) const {
+    return syms[static_cast<size_t>(code - min_code) * per_code + column];
+  }
+
+  // The key code typing `sym` at level 1, else level 2 (with Shift).
+  std::optional<Stroke> Find(Keysym sym) const {
+    for (int column = 0; column < std::min(per_code, 2); ++column) {
+      for (int code = min_code; code <= max_code; ++code) {
+        if (At(code, column) == sym) return Stroke{static_cast<unsigned>(code), column == 1};
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::vector<unsigned int> SpareCodes(int limit) const {
+    std::vector<unsigned int> out;
+    for (int code = std::max(min_code, kLowestSpareCode); code <= max_code; ++code) {
+      bool empty = true;
+      for (int c = 0; c < per_code && empty; ++c) empty = At(code, c) == NoSymbol;
+      if (!empty) continue;
+      out.push_back(static_cast<unsigned>(code));
+      if (limit > 0 && static_cast<int>(out.size()) >= limit) break;
+    }
+    return out;
+  }
+};
+
+namespace {
+
+// Binds keysyms the keymap lacks to spare key codes for one call, and
+// restores the codes on destruction (after the settle delay, see the
+// header). Also releases whatever it was told is held.
+class SpareBinder {
+ public:
+  // `wait_handled` (may be empty: then `settle`) is asked, with the number
+  // of characters typed so far (see `typed`), before a used code is rebound
+  // and before the codes are restored.
+  SpareBinder(Display* d, int per_code, std::vector<unsigned int> spares,
+              std::chrono::milliseconds settle, std::function<void(size_t)> wait_handled,
+              int* bindings)
+      : d_(d),
+        per_code_(per_code),
+        spares_(std::move(spares)),
+        settle_(settle),
+        wait_handled_(std::move(wait_handled)),
+        bindings_(bindings) {}
+  ~SpareBinder() { Restore(); }
+
+  // The code now typing `sym`, binding one if needed. Unsupported when the
+  // keymap has no spare code.
+  Result<unsigned int> Bind(Keysym sym) {
+    if (auto it = bound_.find(sym); it != bound_.end()) {
+      Touch(it->second);
+      used_since_settle_ = true;
+      return it->second;
+    }
+    if (spares_.empty()) {
+      return MakeError(ErrorCode::kUnsupported, "the keyboard map has no free key code to bind " +
+                                                    KeysymName(sym) +
+                                                    " to, and it has no key for it");
+    }
+    unsigned int code;
+    if (lru_.size() < spares_.size()) {
+      code = spares_[lru_.size()];
+    } else {
+      // Every spare code is bound: rebind the least recently used one, once
+      // the app has had time to handle the events that used it.
+      code = lru_.front();
+      lru_.erase(lru_.begin());
+      for (auto it = bound_.begin(); it != bound_.end(); ++it) {
+        if (it->second == code) {
+          bound_.erase(it);
+          break;
+        }
+      }
+      if (used_since_settle_) {
+        WaitHandled();
+        used_since_settle_ = false;
+      }
+    }
+    Map(code, sym);
+    bound_[sym] = code;
+    lru_.push_back(code);
+    used_since_settle_ = true;
+    ++*bindings_;
+    return code;
+  }
+
+  // Characters sent so far (for wait_handled).
+  size_t typed = 0;
+
+  void Restore() {
+    if (lru_.empty()) return;
+    WaitHandled();
+    for (unsigned int code : lru_) Map(code, NoSymbol);
+    XSync(d_, False);
+    lru_.clear();
+    bound_.clear();
+  }
+
+ private:
+  void WaitHandled() {
+    XSync(d_, False);
+    if (wait_handled_) {
+      wait_handled_(typed);
+    } else {
+      std::this_thread::sleep_for(settle_);
+    }
+  }
+
+  void Map(unsigned int code, KeySym sym) {
+    // Every column the same, so Shift or a group change cannot alter it.
+    std::vector<KeySym> row(static_cast<size_t>(per_code_), sym);
+    XChangeKeyboardMapping(d_, static_cast<int>(code), per_code_, row.data(), 1);
+    // The MappingNotify reaches every client before the key events that
+    // follow (the server sends events in order), so the app sees the new
+    // binding when it translates them.
+    XSync(d_, False);
+  }
+  void Touch(unsigned int code) {
+    auto it = std::find(lru_.begin(), lru_.end(), code);
+    if (it != lru_.end()) {
+      lru_.erase(it);
+      lru_.push_back(code);
+    }
+  }
+
+  Display* d_;
+  int per_code_;
+  std::vector<unsigned int> spares_;
+  std::chrono::milliseconds settle_;
+  std::function<void(size_t)> wait_handled_;
+  int* bindings_;
+  std::unordered_map<Keysym, unsigned int> bound_;
+  std::vector<unsigned int> lru_;  // bound codes, least recently used first
+  bool used_since_settle_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<XTestInput>> XTestInput::Open(const std::string& display_name,
+                                                     const XTestOptions& options) {
+  auto display = X11Display::Open(display_name);
+  if (!display.ok()) return display.error();
+  int event_base = 0, error_base = 0, major = 0, minor = 0;
+  if (!XTestQueryExtension((*display)->raw(), &event_base, &error_base, &major, &minor)) {
+    return MakeError(ErrorCode::kUnavailable,
+                     "the X server of " + (*display)->name() +
+                         " has no XTEST extension, so uiscope cannot send input there (Xvfb and "
+                         "Xorg have it unless started with -extension XTEST)");
+  }
+  // Input must not be held back by another client's server grab (a menu
+  // holding the pointer still gets our events through the grab).
+  XTestGrabControl((*display)->raw(), True);
+  return std::unique_ptr<XTestInput>(new XTestInput(std::move(display).value(), options));
+}
+
+XTestInput::~XTestInput() = default;
+
+Status XTestInput::Sync() {
+  XSync(display_->raw(), False);
+  if (display_->broken()) {
+    return MakeError(ErrorCode::kUnavailable,
+                     "the X server of " + display_->name() + " went away while sending input");
+  }
+  return OkStatus();
+}
+
+Status XTestInput::Button(unsigned int x_button, bool press) {
+  if (!XTestFakeButtonEvent(display_->raw(), x_button, press ? True : False, CurrentTime)) {
+    return MakeError(ErrorCode::kInternal, "XTestFakeButtonEvent failed");
+  }
+  return OkStatus();
+}
+
+Status XTestInput::Key(unsigned int code, bool press) {
+  if (!XTestFakeKeyEvent(display_->raw(), code, press ? True : False, CurrentTime)) {
+    return MakeError(ErrorCode::kInternal, "XTestFakeKeyEvent failed");
+  }
+  return OkStatus();
+}
+
+Status XTestInput::RawButtonEvent(unsigned int x_button, bool press) {
+  if (auto st = Button(x_button, press); !st.ok()) return st;
+  return Sync();
+}
+
+Status XTestInput::MovePointer(Point to) {
+  Display* d = display_->raw();
+  // The screen argument selects the screen to move to (-1 = the current
+  // one); uiscope's frame is the default screen.
+  XTestFakeMotionEvent(d, DefaultScreen(d), to.x, to.y, CurrentTime);
+  return Sync();
+}
+
+Result<Point> XTestInput::PointerPosition() {
+  Display* d = display_->raw();
+  Window root = 0, child = 0;
+  int root_x = 0, root_y = 0, win_x = 0, win_y = 0;
+  unsigned int mask = 0;
+  if (!XQueryPointer(d, DefaultRootWindow(d), &root, &child, &root_x, &root_y, &win_x, &win_y,
+                     &mask)) {
+    return MakeError(ErrorCode::kUnavailable, "the pointer is on another screen");
+  }
+  return Point{root_x, root_y};
+}
+
+Status XTestInput::PressButton(MouseButton button) {
+  if (auto st = Button(XButton(button), true); !st.ok()) return st;
+  return Sync();
+}
+
+Status XTestInput::ReleaseButton(MouseButton button) {
+  if (auto st = Button(XButton(button), false); !st.ok()) return st;
+  return Sync();
+}
+
+Status XTestInput::Click(Point at, MouseButton button, int count) {
+  if (count < 1 || count > 3) {
+    return MakeError(ErrorCode::kInvalidArgument, "click count must be 1, 2 or 3");
+  }
+  if (auto st = MovePointer(at); !st.ok()) return st;
+  const unsigned int b = XButton(button);
+  for (int i = 0; i < count; ++i) {
+    Status pressed = Button(b, true);
+    Status released = Button(b, false);
+    if (!pressed.ok()) return pressed;
+    if (!released.ok()) return released;
+    // Each press-release pair on its own, so the toolkit counts clicks
+    // (double-click detection compares the events' server times).
+    if (auto st = Sync(); !st.ok()) return st;
+  }
+  return OkStatus();
+}
+
+Status XTestInput::Scroll(Point at, int dx, int dy) {
+  if (auto st = MovePointer(at); !st.ok()) return st;
+  auto steps = [&](int n, unsigned int negative, unsigned int positive) -> Status {
+    const unsigned int b = n < 0 ? negative : positive;
+    for (int i = 0; i < std::abs(n); ++i) {
+      if (auto st = Button(b, true); !st.ok()) return st;
+      if (auto st = Button(b, false); !st.ok()) return st;
+      if (auto st = Sync(); !st.ok()) return st;
+    }
+    return OkStatus();
+  };
+  if (auto st = steps(dy, 4, 5); !st.ok()) return st;
+  return steps(dx, 6, 7);
+}
+
+Status XTestInput::Drag(Point from, Point to, MouseButton button) {
+  if (auto st = MovePointer(from); !st.ok()) return st;
+  const unsigned int b = XButton(button);
+  if (auto st = Button(b, true); !st.ok()) return st;
+  Status status = Sync();
+  // Small steps, each processed before the next: toolkits follow a drag by
+  // motion events, and some start one only past a threshold of a few pixels.
+  const double distance = std::hypot(to.x - from.x, to.y - from.y);
+  const int steps = std::clamp(static_cast<int>(distance / 8), 8, 100);
+  Display* d = display_->raw();
+  for (int i = 1; i <= steps && status.ok(); ++i) {
+    const int x = from.x + static_cast<int>(std::lround((to.x - from.x) * double(i) / steps));
+    const int y = from.y + static_cast<int>(std::lround((to.y - from.y) * double(i) / steps));
+    XTestFakeMotionEvent(d, DefaultScreen(d), x, y, CurrentTime);
+    status = Sync();
+    std::this_thread::sleep_for(options_.drag_step_pause);
+  }
+  // Released whatever happened, so the button never stays down.
+  Status released = Button(b, false);
+  Status synced = Sync();
+  if (!status.ok()) return status;
+  if (!released.ok()) return released;
+  return synced;
+}
+
+Status XTestInput::PressChord(const KeyChord& chord) {
+  Display* d = display_->raw();
+  auto keymap = Keymap::Fetch(d);
+  if (!keymap) return MakeError(ErrorCode::kUnavailable, "cannot read the keyboard map");
+  std::vector<unsigned int> modifier_codes;
+  for (Keysym m : chord.modifiers) {
+    auto stroke = keymap->Find(m);
+    if (!stroke) {
+      // A spare code bound to a modifier keysym is not in the modifier map,
+      // so it would not act as one.
+      return MakeError(ErrorCode::kUnsupported, "the keyboard map of " + display_->name() +
+                                                    " has no " + KeysymName(m) + " key");
+    }
+    modifier_codes.push_back(stroke->code);
+  }
+  SpareBinder binder(d, keymap->per_code, keymap->SpareCodes(options_.max_spare_codes),
+                     options_.remap_settle, nullptr, &spare_bindings_);
+  std::optional<Stroke> key;
+  if (chord.key) {
+    key = keymap->Find(*chord.key);
+    if (!key) {
+      auto code = binder.Bind(*chord.key);
+      if (!code.ok()) return code.error();
+      key = Stroke{*code, false};
+    }
+  }
+  std::optional<unsigned int> shift;
+  const bool has_shift = std::find(chord.modifiers.begin(), chord.modifiers.end(),
+                                   keysym::kShiftL) != chord.modifiers.end();
+  if (key && key->shift && !has_shift) {
+    auto s = keymap->Find(keysym::kShiftL);
+    if (!s) return MakeError(ErrorCode::kUnsupported, "the keyboard map has no Shift key");
+    shift = s->code;
+  }
+  // Press in order, release in reverse; every press is matched by a
+  // release even when a request fails.
+  std::vector<unsigned int> pressed;
+  Status status = OkStatus();
+  auto press = [&](unsigned int code) {
+    if (!status.ok()) return;
+    status = Key(code, true);
+    if (status.ok()) pressed.push_back(code);
+  };
+  for (unsigned int code : modifier_codes) press(code);
+  if (shift) press(*shift);
+  if (key) press(key->code);
+  if (status.ok()) status = Sync();
+  for (auto it = pressed.rbegin(); it != pressed.rend(); ++it) (void)Key(*it, false);
+  Status synced = Sync();
+  return status.ok() ? synced : status;
+}
+
+Status XTestInput::TypeText(std::string_view utf8, const TypeOptions& options) {
+  auto syms = KeysymsForText(utf8);
+  if (!syms.ok()) return syms.error();
+  return TypeKeysyms(*syms, options);
+}
+
+Status XTestInput::TypeKeysyms(const std::vector<Keysym>& syms, const TypeOptions& options) {
+  if (syms.empty()) return OkStatus();
+  Display* d = display_->raw();
+  auto keymap = Keymap::Fetch(d);
+  if (!keymap) return MakeError(ErrorCode::kUnavailable, "cannot read the keyboard map");
+  auto shift = keymap->Find(keysym::kShiftL);
+  SpareBinder binder(d, keymap->per_code, keymap->SpareCodes(options_.max_spare_codes),
+                     options_.remap_settle, options.wait_handled, &spare_bindings_);
+  for (Keysym sym : syms) {
+    Stroke stroke;
+    if (auto found = keymap->Find(sym)) {
+      stroke = *found;
+    } else {
+      auto code = binder.Bind(sym);
+      if (!code.ok()) return code.error();
+      stroke = Stroke{*code, false};
+    }
+    if (stroke.shift && !shift) {
+      return MakeError(ErrorCode::kUnsupported, "the keyboard map has no Shift key");
+    }
+    Status status = OkStatus();
+    if (stroke.shift) status = Key(shift->code, true);
+    if (status.ok()) status = Key(stroke.code, true);
+    (void)Key(stroke.code, false);
+    if (stroke.shift) (void)Key(shift->code, false);
+    if (!status.ok()) return status;
+    // One character at a time through the server: the order is kept and
+    // nothing piles up in our output buffer.
+    if (auto st = Sync(); !st.ok()) return st;
+    ++binder.typed;
+  }
+  return OkStatus();
+}
+
+}  // namespace x11
+}  // namespace uiscope

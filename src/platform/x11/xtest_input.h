@@ -1,0 +1,87 @@
+// XTestInput: Input (platform/input.h) through the XTEST extension.
+//
+// Keys: a keysym is typed with the key code and shift level the live
+// keymap gives it (level 1, or level 2 with Shift). A keysym the keymap
+// lacks (ü on a US keymap, 東, emoji) is bound to a spare key code — one
+// with no keysyms at all — with XChangeKeyboardMapping, and the code is
+// restored to nothing afterwards. Binding several at once (one per distinct
+// missing character of a text, as long as spare codes last) keeps remapping
+// rare.
+//
+// Why it waits around remapping: a client translates a key event with the
+// keymap it fetches when it handles the event, not the one in force when
+// the event was sent (GDK re-reads the map lazily after a MappingNotify).
+// Rebinding or restoring a code while the app has not yet handled the key
+// events that used it turns them into other characters or none (seen: an
+// 'ä' typed as '屋' by a busy GTK entry 60 ms after it was sent). So before
+// a spare code is rebound, and before the keymap is restored, the backend
+// asks TypeOptions::wait_handled (the engine watches the element's text
+// until the app shows what was sent) or, without one, waits `remap_settle`.
+// Texts within the spare-code budget pay that once, at the end.
+//
+// Thread safety: none (Xlib without XInitThreads); one thread at a time.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "platform/input.h"
+#include "platform/x11/x11_display.h"
+
+namespace uiscope::x11 {
+
+struct XTestOptions {
+  // Wait before rebinding a used spare key code and before restoring the
+  // keymap when the caller gives no TypeOptions::wait_handled (see above).
+  std::chrono::milliseconds remap_settle{100};
+  // Pause between the motion steps of a drag, so toolkits see each one.
+  std::chrono::milliseconds drag_step_pause{4};
+  // For tests: use at most this many spare key codes (0 = all there are), to
+  // exercise rebinding with short texts.
+  int max_spare_codes = 0;
+};
+
+class XTestInput final : public Input {
+ public:
+  // Opens its own connection to `display_name` ("" = $DISPLAY).
+  static Result<std::unique_ptr<XTestInput>> Open(const std::string& display_name,
+                                                  const XTestOptions& options = {});
+  ~XTestInput() override;
+
+  Status MovePointer(Point to) override;
+  Result<Point> PointerPosition() override;
+  Status PressButton(MouseButton button) override;
+  Status ReleaseButton(MouseButton button) override;
+  Status Click(Point at, MouseButton button, int count) override;
+  Status Scroll(Point at, int dx, int dy) override;
+  Status Drag(Point from, Point to, MouseButton button) override;
+  Status PressChord(const KeyChord& chord) override;
+  Status TypeText(std::string_view utf8, const TypeOptions& options) override;
+  using Input::TypeText;
+
+  // For tests and benchmarks: one raw button event (press or release),
+  // synced, bypassing everything above.
+  Status RawButtonEvent(unsigned int x_button, bool press);
+  // For tests: how many times a spare key code was (re)bound over the
+  // object's life.
+  int spare_bindings() const { return spare_bindings_; }
+
+ private:
+  struct Keymap;
+  XTestInput(std::unique_ptr<X11Display> display, XTestOptions options)
+      : display_(std::move(display)), options_(options) {}
+
+  // Each sends the events and flushes; Sync() makes the server process them.
+  Status Sync();
+  Status Button(unsigned int x_button, bool press);
+  Status Key(unsigned int code, bool press);
+  Status TypeKeysyms(const std::vector<Keysym>& syms, const TypeOptions& options);
+
+  std::unique_ptr<X11Display> display_;
+  XTestOptions options_;
+  int spare_bindings_ = 0;
+};
+
+}  // namespace uiscope::x11

@@ -1,0 +1,68 @@
+// Detector: interactive elements found in pixels (DESIGN §5.4), for what the
+// accessibility tree cannot see — canvases, games, custom-painted widgets,
+// apps without accessibility, remote desktops.
+//
+// Contract. Detect takes an RGB image whose pixel (0, 0) is screen pixel
+// `origin` and returns boxes in screen pixels, each with a role guess
+// (button, text_field, check_box, radio_button, slider, list_item, tab,
+// icon) and a confidence in [0, 1]; boxes below the detector's minimum
+// confidence are not returned. Boxes do not nest except where the UI does
+// (a button inside a list row). A detector reads no text: labels come from
+// OCR afterwards (vision/labels.h), so a model that does read text may
+// fill Element::label and OCR is then only asked for the rest. Pixels inside
+// `masks` (screen pixels: password fields) must not influence the result
+// beyond their own box.
+//
+// Implementations: ClassicalDetector (classical_detector.h, OpenCV core +
+// imgproc: edges, contours, uniform regions; the default, since no model
+// weights can be downloaded here). A learned model (OmniParser-style YOLO)
+// plugs in by implementing this interface and a case in CreateDetector.
+//
+// Thread safety: Detect is const; implementations must allow concurrent
+// calls (a model that cannot would serialise them inside). Ownership: the
+// caller owns the detector and the image; results are values.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/geometry.h"
+#include "core/node.h"
+#include "core/result.h"
+#include "image/image.h"
+
+namespace uiscope::vision {
+
+struct Element {
+  Rect bounds;                 // screen pixels
+  Role role = Role::kUnknown;  // the detector's guess
+  float confidence = 0;        // 0..1
+  std::string label;           // text the detector read itself ("" for the classical one)
+};
+
+class Detector {
+ public:
+  virtual ~Detector() = default;
+
+  // "classical", or the model's name: reported with results and in bench output.
+  virtual std::string_view name() const = 0;
+
+  // The elements in `image` (see the contract above). InvalidArgument for an
+  // invalid image; Internal when the backend fails.
+  virtual Result<std::vector<Element>> Detect(const Image& image, Point origin,
+                                              std::span<const Rect> masks = {}) const = 0;
+};
+
+struct DetectorOptions {
+  std::string kind = "classical";  // the only kind in this build
+  float min_confidence = 0.35f;    // boxes less sure than this are dropped
+};
+
+// The detector `options.kind` names; InvalidArgument listing the kinds this
+// build has otherwise.
+Result<std::unique_ptr<Detector>> CreateDetector(const DetectorOptions& options = {});
+
+}  // namespace uiscope::vision

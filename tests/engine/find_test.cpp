@@ -1,0 +1,173 @@
+// find (engine/find.h) on hand-built trees: fuzzy matching, ranking, click
+// points and "Similar:" suggestions.
+#include "engine/find.h"
+
+#include <gtest/gtest.h>
+
+#include "core/ids.h"
+
+namespace uiscope {
+namespace {
+
+Node MakeNode(Role role, std::string name, Rect bounds, std::vector<Node> children = {}) {
+  Node n;
+  n.role = role;
+  n.name = std::move(name);
+  n.bounds = bounds;
+  n.states.Set(State::kEnabled);
+  n.children = std::move(children);
+  return n;
+}
+
+Node Painted(Role role, std::string name, Rect bounds, float confidence) {
+  Node n = MakeNode(role, std::move(name), bounds);
+  n.source = Source::kVision;
+  n.confidence = confidence;
+  return n;
+}
+
+std::vector<Node> Tree() {
+  std::vector<Node> roots = {
+      MakeNode(Role::kWindow, "Sign in", Rect{0, 0, 800, 600},
+               {MakeNode(Role::kLabel, "Login", Rect{10, 10, 60, 20}),
+                MakeNode(Role::kButton, "Login", Rect{100, 10, 80, 30}),
+                MakeNode(Role::kButton, "Log out", Rect{200, 10, 80, 30}),
+                MakeNode(Role::kCheckBox, "Remember me", Rect{10, 60, 120, 20}),
+                MakeNode(Role::kTextField, "Mot de passe réseau", Rect{10, 100, 200, 30}),
+                MakeNode(Role::kCanvas, "", Rect{0, 300, 800, 300},
+                         {Painted(Role::kButton, "Login", Rect{20, 320, 90, 36}, 0.7f),
+                          Painted(Role::kButton, "Apply", Rect{780, 560, 100, 80}, 0.7f)})})};
+  AssignIds(roots);
+  return roots;
+}
+
+TEST(FindTest, RanksByScoreThenInteractiveThenConfidence) {
+  const std::vector<Node> roots = Tree();
+  FindQuery q;
+  q.name = "login";
+  auto r = FindNodes(roots, q);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->total, 3) << "\"Log out\" is not \"login\"";
+  EXPECT_EQ(r->matches[0].node->role, Role::kButton);
+  EXPECT_EQ(r->matches[0].node->source, Source::kAx) << "accessible before pixel-only";
+  EXPECT_EQ(r->matches[1].node->source, Source::kVision);
+  EXPECT_EQ(r->matches[2].node->role, Role::kLabel) << "interactive before the rest";
+  for (const FindMatch& m : r->matches) EXPECT_DOUBLE_EQ(m.score, 1.0);
+  EXPECT_GT(r->searched, 7);
+}
+
+TEST(FindTest, RoleFilterExactAndRoleOnly) {
+  const std::vector<Node> roots = Tree();
+  FindQuery button;
+  button.name = "Login";
+  button.role = Role::kButton;
+  auto b = FindNodes(roots, button);
+  ASSERT_TRUE(b.ok());
+  ASSERT_EQ(b->total, 2);
+  EXPECT_EQ(b->matches[0].node->id, roots[0].children[1].id);
+
+  FindQuery exact;
+  exact.name = "login";
+  exact.exact = true;
+  EXPECT_EQ(FindNodes(roots, exact)->total, 0) << "exact is case-sensitive";
+  exact.name = "Login";
+  EXPECT_EQ(FindNodes(roots, exact)->total, 3);
+
+  FindQuery boxes;
+  boxes.role = Role::kCheckBox;
+  EXPECT_EQ(FindNodes(roots, boxes)->total, 1);
+  EXPECT_FALSE(FindNodes(roots, FindQuery{}).ok()) << "neither name nor role";
+}
+
+TEST(FindTest, AccentsWordOrderPrefixesAndLongTypos) {
+  const std::vector<Node> roots = Tree();
+  for (const char* query : {"RESEAU", "passe mot", "mot de pas", "Mot de passe resau"}) {
+    FindQuery q;
+    q.name = query;
+    auto r = FindNodes(roots, q);
+    ASSERT_TRUE(r.ok());
+    ASSERT_GE(r->total, 1) << query;
+    EXPECT_EQ(r->matches[0].node->role, Role::kTextField) << query;
+    EXPECT_LT(r->matches[0].score, 1.0) << query;
+  }
+  FindQuery better;
+  better.name = "remember me";
+  FindQuery partial;
+  partial.name = "remember";
+  EXPECT_GT(FindNodes(roots, better)->matches[0].score,
+            FindNodes(roots, partial)->matches[0].score);
+}
+
+TEST(FindTest, ClickPointIsTheCentreOfTheVisiblePart) {
+  const std::vector<Node> roots = Tree();
+  FindQuery q;
+  q.name = "Apply";
+  Frame frame;
+  frame.width = 800;
+  frame.height = 600;
+  auto r = FindNodes(roots, q, frame);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->total, 1);
+  ASSERT_TRUE(r->matches[0].click_point.has_value());
+  // 780,560,100,80 clipped to 800x600 is 780,560,20,40.
+  EXPECT_EQ(*r->matches[0].click_point, (Point{790, 580}));
+  auto unclipped = FindNodes(roots, q);
+  EXPECT_EQ(*unclipped->matches[0].click_point, (Point{830, 600}));
+}
+
+TEST(FindTest, NothingMatchesThenSimilarNamesAreSuggested) {
+  const std::vector<Node> roots = Tree();
+  FindQuery q;
+  q.name = "Logn";
+  auto r = FindNodes(roots, q);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->total, 0);
+  EXPECT_TRUE(r->matches.empty());
+  ASSERT_GE(r->similar.size(), 2u);
+  EXPECT_EQ(r->similar[0].name, "Login");
+  EXPECT_EQ(r->similar[0].role, Role::kButton) << "per name, the interactive element";
+  EXPECT_EQ(r->similar[0].id, roots[0].children[1].id);
+  EXPECT_EQ(r->similar[1].name, "Log out");
+  EXPECT_EQ(r->suggestion,
+            "No elements matching 'Logn' found. Similar: 'Login' (button), 'Log out' (button)");
+  const nlohmann::json j = FindResultToJson(*r);
+  EXPECT_FALSE(j["found"].get<bool>());
+  EXPECT_EQ(j["similar"][0]["name"], "Login");
+  EXPECT_EQ(j["suggestion"], r->suggestion);
+
+  FindQuery role;
+  role.name = "Remember me";
+  role.role = Role::kButton;
+  auto other = FindNodes(roots, role);
+  EXPECT_EQ(other->suggestion,
+            "No buttons matching 'Remember me' found. Similar: 'Remember me' (check_box)")
+      << "a name of another role is the best hint";
+
+  FindQuery nonsense;
+  nonsense.name = "qqqqzzzz";
+  auto none = FindNodes(roots, nonsense);
+  EXPECT_TRUE(none->similar.empty());
+  EXPECT_EQ(none->suggestion, "No elements matching 'qqqqzzzz' found.");
+}
+
+TEST(FindTest, JsonCarriesScoreConfidenceClickPointAndSource) {
+  const std::vector<Node> roots = Tree();
+  FindQuery q;
+  q.name = "Login";
+  q.role = Role::kButton;
+  const nlohmann::json j = FindResultToJson(*FindNodes(roots, q));
+  EXPECT_TRUE(j["found"].get<bool>());
+  ASSERT_EQ(j["matches"].size(), 2u);
+  EXPECT_EQ(j["matches"][0]["confidence"], 1.0);
+  EXPECT_EQ(j["matches"][0]["source"], "ax");
+  EXPECT_EQ(j["matches"][0]["click_point"]["x"], 140);
+  EXPECT_EQ(j["matches"][1]["source"], "vision");
+  EXPECT_DOUBLE_EQ(j["matches"][1]["confidence"].get<double>(), 0.7);
+  EXPECT_FALSE(j.contains("suggestion"));
+  EXPECT_EQ(
+      FormatFindMatch(*FindNodes(roots, q)->matches.begin()),
+      "[button \"Login\" id=" + roots[0].children[1].id + " bounds=100,10,80,30] click=140,25");
+}
+
+}  // namespace
+}  // namespace uiscope

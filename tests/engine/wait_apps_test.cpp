@@ -1,0 +1,327 @@
+// wait_for and the apps of a desktop, on a fake desktop.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include "core/ids.h"
+#include "engine/apps.h"
+#include "engine/wait_for.h"
+#include "session/process.h"
+#include "support/fake_accessibility.h"
+#include "support/fake_capture.h"
+#include "support/fake_input.h"
+#include "support/fake_windows.h"
+#include "support/recording_gate.h"
+
+namespace uiscope {
+namespace {
+
+class FakeDesktopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto ax = std::make_unique<test::FakeAccessibility>(
+        test::LoadFixtureTree(std::string(UISCOPE_TREE_FIXTURES) + "/form.json"));
+    ax_ = ax.get();
+    WindowInfo w;
+    w.id = 0x400001;
+    w.title = "Form";
+    w.app_instance = "form-app";
+    w.app_class = "Form-app";
+    w.pid = 4343;
+    w.bounds = Rect{100, 80, 600, 400};
+    auto windows = std::make_unique<test::FakeWindows>(std::vector<WindowInfo>{w});
+    windows_ = windows.get();
+    auto capture = std::make_unique<test::FakeCapture>(1920, 1080);
+    capture_ = capture.get();
+    workspace_ = std::make_unique<Workspace>(
+        FakeDesktopParts{std::move(ax), Frame{1920, 1080, 1.0}, std::make_unique<test::FakeInput>(),
+                         std::move(windows), std::move(capture), /*allow_launch=*/true});
+    gate_ = std::make_shared<test::RecordingGate>();
+    workspace_->SetActionGate(gate_);
+  }
+
+  std::string Id(const std::string& name) {
+    auto lease = workspace_->Acquire();
+    auto obs = lease->observer->Observe(ObserveRequest{});
+    std::string id;
+    ForEachNode(obs->snapshot.roots, [&](const Node& n, int) {
+      if (id.empty() && n.name == name) id = n.id;
+    });
+    return id;
+  }
+
+  test::FakeAccessibility* ax_ = nullptr;
+  test::FakeWindows* windows_ = nullptr;
+  test::FakeCapture* capture_ = nullptr;
+  std::shared_ptr<test::RecordingGate> gate_;
+  std::unique_ptr<Workspace> workspace_;
+};
+
+using WaitForTest = FakeDesktopTest;
+
+WaitForRequest Wait(WaitCondition::Kind kind) {
+  WaitForRequest r;
+  r.condition.kind = kind;
+  r.timeout = std::chrono::milliseconds(2000);
+  return r;
+}
+
+TEST_F(WaitForTest, AnElementAlreadyThereIsSeenAtOnce) {
+  WaitForRequest r = Wait(WaitCondition::Kind::kElement);
+  r.condition.id = Id("Login");
+  auto result = WaitFor(*workspace_, r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_TRUE(result->satisfied);
+  EXPECT_EQ(result->polls, 1);
+  EXPECT_EQ(result->seen_in, "tree");
+  ASSERT_EQ(result->matches.size(), 1u);
+  EXPECT_EQ(result->matches[0].name, "Login");
+  EXPECT_EQ(result->display, ":fake");
+}
+
+TEST_F(WaitForTest, GoneIsSeenWhenTheElementLeaves) {
+  WaitForRequest r = Wait(WaitCondition::Kind::kGone);
+  r.condition.id = Id("Login");
+  r.progress = [&](double, int polls) {
+    if (polls == 2) {
+      auto& kids = ax_->apps()[0].children[0].children;
+      kids.erase(
+          std::remove_if(kids.begin(), kids.end(), [](const Node& n) { return n.name == "Login"; }),
+          kids.end());
+    }
+  };
+  auto result = WaitFor(*workspace_, r);
+  ASSERT_TRUE(result.ok());
+  EXPECT_TRUE(result->satisfied);
+  EXPECT_EQ(result->polls, 3);
+  ASSERT_TRUE(result->last_seen.has_value());
+  EXPECT_EQ(result->last_seen->name, "Login");
+}
+
+TEST_F(WaitForTest, NameAndRoleAndText) {
+  WaitForRequest r = Wait(WaitCondition::Kind::kName);
+  r.condition.name = "remember";
+  r.condition.role = Role::kCheckBox;
+  auto byname = WaitFor(*workspace_, r);
+  ASSERT_TRUE(byname.ok());
+  EXPECT_TRUE(byname->satisfied);
+  EXPECT_EQ(byname->matches[0].role, Role::kCheckBox);
+
+  WaitForRequest t = Wait(WaitCondition::Kind::kText);
+  t.condition.text = "logged in as ada";
+  t.progress = [&](double, int polls) {
+    if (polls == 1) ax_->Find(Role::kLabel, "Not logged in")->name = "Logged in as Ada";
+  };
+  auto text = WaitFor(*workspace_, t);
+  ASSERT_TRUE(text.ok());
+  EXPECT_TRUE(text->satisfied);
+  EXPECT_EQ(text->polls, 2);
+  EXPECT_EQ(text->matches[0].name, "Logged in as Ada");
+}
+
+TEST_F(WaitForTest, ADeadlineWithoutMatchIsAResultNotAnError) {
+  WaitForRequest r = Wait(WaitCondition::Kind::kText);
+  r.condition.text = "never there";
+  r.condition.ocr = false;
+  r.timeout = std::chrono::milliseconds(150);
+  auto result = WaitFor(*workspace_, r);
+  ASSERT_TRUE(result.ok());
+  EXPECT_FALSE(result->satisfied);
+  EXPECT_GE(result->waited_ms, 150);
+  EXPECT_LT(result->waited_ms, 1500);
+  EXPECT_GE(result->polls, 2);
+  EXPECT_FALSE(WaitForResultToJson(*result)["satisfied"].get<bool>());
+}
+
+TEST_F(WaitForTest, AnyChangeInTheTreeOrThePixels) {
+  WaitForRequest r = Wait(WaitCondition::Kind::kChange);
+  r.progress = [&](double, int polls) {
+    if (polls == 2) ax_->Find(Role::kCheckBox, "Remember me")->states.Set(State::kChecked);
+  };
+  auto tree = WaitFor(*workspace_, r);
+  ASSERT_TRUE(tree.ok());
+  EXPECT_TRUE(tree->satisfied);
+  EXPECT_EQ(tree->seen_in, "tree");
+  ASSERT_EQ(tree->change.changed.size(), 1u);
+  EXPECT_EQ(tree->change.changed[0].states_added, std::vector<std::string>{"checked"});
+
+  WaitForRequest p = Wait(WaitCondition::Kind::kChange);
+  p.progress = [&](double, int polls) {
+    if (polls == 1) capture_->Fill(Rect{10, 10, 30, 30}, 9, 9, 9);
+  };
+  auto pixels = WaitFor(*workspace_, p);
+  ASSERT_TRUE(pixels.ok());
+  EXPECT_TRUE(pixels->satisfied);
+  EXPECT_EQ(pixels->seen_in, "pixels");
+  EXPECT_EQ(*pixels->pixels.bounds, (Rect{10, 10, 30, 30}));
+}
+
+TEST_F(WaitForTest, AnEmptyConditionIsRefused) {
+  WaitForRequest r = Wait(WaitCondition::Kind::kElement);
+  EXPECT_EQ(WaitFor(*workspace_, r).error().code, ErrorCode::kInvalidArgument);
+  r = Wait(WaitCondition::Kind::kText);
+  EXPECT_EQ(WaitFor(*workspace_, r).error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(DescribeCondition(WaitCondition{}), "any change");
+}
+
+using AppsTest = FakeDesktopTest;
+
+TEST_F(AppsTest, WindowsAndAccessibleAppsMergeByPid) {
+  auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+  auto apps = ListDesktopApps(*lease);
+  ASSERT_TRUE(apps.ok());
+  ASSERT_EQ(apps->size(), 1u);
+  EXPECT_EQ((*apps)[0].name, "form-app");
+  EXPECT_EQ((*apps)[0].pid, 4343);
+  EXPECT_TRUE((*apps)[0].accessible);
+  EXPECT_EQ((*apps)[0].windows.size(), 1u);
+  auto windows = ListDesktopWindows(*lease);
+  ASSERT_TRUE(windows.ok());
+  EXPECT_EQ((*windows)[0].app, "form-app");
+  EXPECT_EQ(WindowEntryToJson((*windows)[0])["id"], "0x400001");
+}
+
+TEST_F(AppsTest, FocusByNamePidWindowOrElementId) {
+  const std::string window_id = Id("Form");
+  for (const std::string& app :
+       std::vector<std::string>{"form-app", "Form-App", "4343", "0x400001", window_id}) {
+    windows_->windows()[0].focused = false;
+    auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+    auto r = FocusApp(*lease, app);
+    ASSERT_TRUE(r.ok()) << app << ": " << r.error().message;
+    EXPECT_TRUE(r->performed);
+    EXPECT_EQ(r->window.id, 0x400001u);
+    EXPECT_TRUE(windows_->windows()[0].focused);
+  }
+  EXPECT_EQ(gate_->entries().back().action.tool, "app_focus");
+  EXPECT_EQ(gate_->entries().back().action.app, "form-app");
+  auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+  auto unknown = FocusApp(*lease, "gedit");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(unknown.error().message.find("form-app (pid 4343)"), std::string::npos);
+  EXPECT_TRUE(gate_->entries().back().recorded);
+}
+
+TEST_F(AppsTest, CloseEscalatesFromTheCloseButtonToSignals) {
+  // A real process that ignores the polite close (the fake window stays).
+  SpawnOptions spawn;
+  spawn.argv = {"sleep", "30"};
+  auto sleeper = Process::Spawn(spawn);
+  ASSERT_TRUE(sleeper.ok());
+  const int pid = (*sleeper)->pid();
+  WindowInfo w;
+  w.id = 0x500001;
+  w.title = "Sleeper";
+  w.app_instance = "sleeper";
+  w.pid = pid;
+  windows_->windows().push_back(w);
+  windows_->close_removes = false;
+  auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+  lease->hands->launched[pid] = std::move(sleeper).value();
+  CloseRequest r;
+  r.app = "sleeper";
+  r.polite_timeout = std::chrono::milliseconds(100);
+  auto closed = CloseApp(*lease, r);
+  ASSERT_TRUE(closed.ok()) << closed.error().message;
+  EXPECT_TRUE(closed->performed);
+  EXPECT_EQ(closed->stage, "terminated");
+  EXPECT_EQ(closed->exit_code, 128 + SIGTERM);
+  EXPECT_EQ(windows_->calls().back(), "close " + std::to_string(0x500001));
+  EXPECT_FALSE(PidAlive(pid));
+  EXPECT_TRUE(lease->hands->launched.empty());
+  EXPECT_EQ(gate_->entries().back().action.tool, "app_close");
+  EXPECT_EQ(gate_->entries().back().outcome.via, "terminated");
+}
+
+TEST_F(AppsTest, OnlyProcessesOfTheDesktopAreSignalled) {
+  // A process of this user with a window that claims its pid, but started
+  // on no display uiscope acts on: never signalled.
+  SpawnOptions spawn;
+  spawn.argv = {"sleep", "30"};
+  spawn.env = {{"DISPLAY", ":4242"}};
+  auto bystander = Process::Spawn(spawn);
+  ASSERT_TRUE(bystander.ok());
+  WindowInfo w;
+  w.id = 0x600001;
+  w.app_instance = "bystander";
+  w.pid = (*bystander)->pid();
+  windows_->windows().push_back(w);
+  auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+  CloseRequest r;
+  r.app = "bystander";
+  auto refused = CloseApp(*lease, r);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kDenied);
+  EXPECT_NE(refused.error().message.find("runs on display :4242"), std::string::npos)
+      << refused.error().message;
+  EXPECT_TRUE((*bystander)->Running());
+  EXPECT_EQ(gate_->entries().back().outcome.error, refused.error().message);
+}
+
+TEST(AppsFakeDesktopTest, AFakeDesktopLaunchesNothing) {
+  // What the fuzzer gets: no program may be started from its inputs.
+  Workspace fake(FakeDesktopParts{std::make_unique<test::FakeAccessibility>(std::vector<Node>{}),
+                                  Frame{800, 600, 1.0}, std::make_unique<test::FakeInput>(),
+                                  std::make_unique<test::FakeWindows>(), nullptr});
+  auto lease = fake.Acquire("", Workspace::Need::kHands);
+  ASSERT_TRUE(lease.ok());
+  LaunchRequest r;
+  r.argv = {"true"};
+  auto launched = LaunchApp(*lease, r);
+  ASSERT_FALSE(launched.ok());
+  EXPECT_EQ(launched.error().code, ErrorCode::kUnsupported) << launched.error().message;
+}
+
+TEST_F(AppsTest, TheGateDecidesLaunches) {
+  gate_->answer = GateDecision{GateVerdict::kDeny, "R3", "not on the allow list", ""};
+  auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+  LaunchRequest r;
+  r.argv = {"true"};
+  auto denied = LaunchApp(*lease, r);
+  ASSERT_TRUE(denied.ok());
+  EXPECT_FALSE(denied->performed);
+  EXPECT_EQ(denied->pid, 0);
+  EXPECT_EQ(gate_->entries().back().action.command, "true");
+  EXPECT_EQ(LaunchResultToJson(*denied)["decision"]["rule"], "R3");
+
+  gate_->answer = GateDecision{};
+  r.argv = {"uiscope-no-such-program"};
+  auto missing = LaunchApp(*lease, r);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
+  EXPECT_FALSE(gate_->entries().back().outcome.error.empty());
+
+  r.argv = {"sleep", "5"};
+  r.wait = false;
+  auto started = LaunchApp(*lease, r);
+  ASSERT_TRUE(started.ok()) << started.error().message;
+  EXPECT_TRUE(started->performed);
+  EXPECT_GT(started->pid, 0);
+  EXPECT_EQ(lease->hands->launched.count(started->pid), 1u);
+  ::kill(started->pid, SIGKILL);
+}
+
+TEST_F(AppsTest, AnAppThatExitsBeforeItsWindowSaysWhy) {
+  auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+  LaunchRequest r;
+  r.argv = {"sh", "-c", "echo cannot open display >&2; exit 3"};
+  r.timeout = std::chrono::milliseconds(5000);
+  auto result = LaunchApp(*lease, r);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(result.error().message.find("status 3"), std::string::npos) << result.error().message;
+  EXPECT_NE(result.error().message.find("cannot open display"), std::string::npos);
+}
+
+TEST(SplitCommandLineTest, QuotesAndEscapes) {
+  EXPECT_EQ(*SplitCommandLine("gedit  --new-window /tmp/a b"),
+            (std::vector<std::string>{"gedit", "--new-window", "/tmp/a", "b"}));
+  EXPECT_EQ(*SplitCommandLine(R"(app 'two words' "say \"hi\" $x" back\ slash '')"),
+            (std::vector<std::string>{"app", "two words", "say \"hi\" $x", "back slash", ""}));
+  EXPECT_EQ(*SplitCommandLine(R"(a "c:\dir")"), (std::vector<std::string>{"a", "c:\\dir"}));
+  EXPECT_FALSE(SplitCommandLine("app 'open").ok());
+  EXPECT_FALSE(SplitCommandLine("  ").ok());
+}
+
+}  // namespace
+}  // namespace uiscope

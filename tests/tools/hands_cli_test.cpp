@@ -1,0 +1,168 @@
+// The acting verbs of the CLI on the GTK3 fixture (DESIGN §11): click, type,
+// keys, scroll, drag, set-value, wait-for, app, windows; human and --json
+// output, exit codes 0 / 1 / 2. Runs the real binary, one process per verb,
+// as a script would: IDs from one `observe` work in the next process.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/desktop_fixture.h"
+
+namespace uiscope {
+namespace {
+
+using nlohmann::json;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+CliRun RunCli(const std::string& args, const std::string& env) {
+  std::string err_file = test::TestStateDir() + "/hands-cli-stderr.txt";
+  std::string cmd = env + " " UISCOPE_CLI " " + args + " 2>" + err_file;
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (FILE* f = fopen(err_file.c_str(), "r")) {
+    while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) r.err.append(buf.data(), n);
+    fclose(f);
+  }
+  return r;
+}
+
+class HandsCliDesktopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    test::TestDesktop& desktop = test::TestDesktop::Shared();
+    ASSERT_TRUE(desktop.ok()) << desktop.error();
+    env_ = "env -u AT_SPI_BUS_ADDRESS";
+    for (const auto& [k, v] : desktop.Environment()) env_ += " " + k + "='" + v + "'";
+    fixture_ = desktop.LaunchFixture({"--name", "hands-cli"});
+    ASSERT_NE(fixture_, nullptr);
+    ASSERT_TRUE(test::WaitUntil(
+        [&] { return Run("find Login --app hands-cli --role button").exit_code == 0; },
+        std::chrono::milliseconds(10000)));
+  }
+
+  CliRun Run(const std::string& args) { return RunCli(args, env_); }
+
+  // The ID `uiscope find` prints for an element of the fixture.
+  std::string Id(const std::string& name, const std::string& role) {
+    CliRun r = Run("find '" + name + "' --exact --app hands-cli --role " + role + " --json");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out)["matches"][0]["id"];
+  }
+
+  std::string Ask(const std::string& command) {
+    auto a = test::FixtureCommand(*fixture_, command);
+    return a.ok() ? *a : "error: " + a.error().message;
+  }
+
+  std::string env_;
+  std::unique_ptr<Process> fixture_;
+};
+
+TEST_F(HandsCliDesktopTest, ClickTypeKeysAndSetValueAcrossProcesses) {
+  const std::string email = Id("Email", "text_field");
+  CliRun typed = Run("type " + email + " 'Grüße, 東京' --json");
+  ASSERT_EQ(typed.exit_code, 0) << typed.err;
+  json t = json::parse(typed.out);
+  EXPECT_EQ(t["tool"], "type_text");
+  EXPECT_EQ(t["effect"], "observed");
+  EXPECT_EQ(Ask("text email"), "Grüße, 東京");
+
+  CliRun keys = Run("keys --target " + email + " ctrl+a Delete");
+  ASSERT_EQ(keys.exit_code, 0) << keys.err;
+  EXPECT_NE(keys.out.find("effect: observed"), std::string::npos) << keys.out;
+  EXPECT_EQ(Ask("text email"), "");
+
+  CliRun tick = Run("click " + Id("Remember me", "check_box"));
+  ASSERT_EQ(tick.exit_code, 0) << tick.err;
+  EXPECT_NE(tick.out.find("via accessibility"), std::string::npos) << tick.out;
+  EXPECT_NE(tick.out.find("states +checked"), std::string::npos) << tick.out;
+  EXPECT_EQ(Ask("checked remember"), "1");
+
+  CliRun value = Run("set-value " + Id("Volume", "slider") + " 70 --json");
+  ASSERT_EQ(value.exit_code, 0) << value.err;
+  EXPECT_EQ(json::parse(value.out)["via"], "value");
+  EXPECT_EQ(Ask("value volume"), "70");
+
+  CliRun inert = Run("click " + Id("Email", "label") + " --settle-ms 800");
+  ASSERT_EQ(inert.exit_code, 0) << "performed, even without an effect: " << inert.err;
+  EXPECT_NE(inert.out.find("effect: none"), std::string::npos) << inert.out;
+}
+
+TEST_F(HandsCliDesktopTest, ObserveDiffAcrossProcesses) {
+  CliRun first = Run("observe --app hands-cli --format diff");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("[button \"Login\""), std::string::npos) << "the baseline";
+  CliRun same = Run("observe --app hands-cli --format diff --json");
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  json s = json::parse(same.out);
+  EXPECT_FALSE(s["baseline"].get<bool>());
+  EXPECT_TRUE(s["diff"]["changed"].empty()) << same.out;
+  ASSERT_EQ(Run("click " + Id("Remember me", "check_box")).exit_code, 0);
+  CliRun changed = Run("observe --app hands-cli --format diff");
+  ASSERT_EQ(changed.exit_code, 0) << changed.err;
+  EXPECT_NE(changed.out.find("states +checked"), std::string::npos) << changed.out;
+  EXPECT_EQ(changed.out.find("Login"), std::string::npos) << changed.out;
+}
+
+TEST_F(HandsCliDesktopTest, ErrorsAndUsage) {
+  CliRun unknown = Run("click btn_0000 --json");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(json::parse(unknown.out)["error"]["code"], "not_found") << unknown.out;
+  EXPECT_NE(unknown.err.find("observe again"), std::string::npos) << unknown.err;
+  EXPECT_EQ(Run("click").exit_code, 2);
+  EXPECT_EQ(Run("click 'not an id'").exit_code, 2);
+  EXPECT_EQ(Run("keys ctrl+nosuchkey").exit_code, 2);
+  EXPECT_EQ(Run("click btn_1 --via telepathy").exit_code, 2);
+  EXPECT_EQ(Run("wait-for --id a --gone b").exit_code, 2);
+}
+
+TEST_F(HandsCliDesktopTest, WaitForWindowsAndApps) {
+  Ask("later 300 Saved");
+  CliRun seen = Run("wait-for --text Saved --no-ocr --timeout-ms 10000 --json");
+  ASSERT_EQ(seen.exit_code, 0) << seen.err;
+  EXPECT_TRUE(json::parse(seen.out)["satisfied"].get<bool>());
+  CliRun late = Run("wait-for --name 'No such thing' --timeout-ms 200");
+  EXPECT_EQ(late.exit_code, 1);
+  EXPECT_NE(late.err.find("timed out after"), std::string::npos) << late.err;
+
+  CliRun windows = Run("windows --json");
+  ASSERT_EQ(windows.exit_code, 0) << windows.err;
+  bool found = false;
+  const json listed = json::parse(windows.out);
+  for (const json& w : listed["windows"]) {
+    found = found || (w["pid"] == fixture_->pid() && w["app"] == "hands-cli");
+  }
+  EXPECT_TRUE(found) << "pid " << fixture_->pid() << ": " << windows.out;
+
+  CliRun launched = Run("app launch --json " UISCOPE_FIXTURE_GTK3 " --name cli-launched");
+  ASSERT_EQ(launched.exit_code, 0) << launched.err;
+  json l = json::parse(launched.out);
+  EXPECT_TRUE(l["accessible"].get<bool>());
+  EXPECT_EQ(l["app"], "cli-launched");
+  const int pid = l["pid"];
+  CliRun list = Run("app list");
+  EXPECT_NE(list.out.find("cli-launched"), std::string::npos) << list.out;
+  EXPECT_EQ(Run("app focus cli-launched").exit_code, 0);
+  CliRun closed = Run("app close " + std::to_string(pid) + " --json");
+  ASSERT_EQ(closed.exit_code, 0) << closed.err;
+  EXPECT_EQ(json::parse(closed.out)["stage"], "closed");
+  EXPECT_EQ(Run("app close no-such-app").exit_code, 1);
+}
+
+}  // namespace
+}  // namespace uiscope

@@ -1,0 +1,238 @@
+// The classical detector and the labels on synthesised screens (no display):
+// each kind of control drawn at a known place, found there with its role.
+#include "vision/detector.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "image/draw.h"
+#include "vision/classical_detector.h"
+#include "vision/labels.h"
+
+namespace uiscope::vision {
+namespace {
+
+constexpr Rgb kWindow{246, 245, 244};
+constexpr Rgb kBorder{90, 97, 115};
+constexpr Rgb kInk{20, 20, 20};
+constexpr Rgb kWhite{255, 255, 255};
+
+void Box(Image& image, const Rect& r, Rgb fill) {
+  FillRect(image, r, fill);
+  DrawRectOutline(image, r, kBorder, 1);
+}
+
+struct Expected {
+  Rect bounds;
+  Role role;
+};
+
+// A window of every control kind the detector knows, and where each is.
+Image Screen(std::vector<Expected>* expected) {
+  Image image = MakeImage(640, 420);
+  FillRect(image, Rect{0, 0, 640, 420}, kWindow);
+  // A button with centred text.
+  Box(image, Rect{40, 40, 120, 36}, Rgb{220, 224, 235});
+  DrawText(image, 90, 49, "OK", kInk, 2);
+  expected->push_back({Rect{40, 40, 120, 36}, Role::kButton});
+  // A text field: white, its text at the left.
+  Box(image, Rect{200, 40, 240, 36}, kWhite);
+  DrawText(image, 210, 49, "name", kInk, 2);
+  expected->push_back({Rect{200, 40, 240, 36}, Role::kTextField});
+  // A check box and its label: one widget.
+  Box(image, Rect{40, 120, 16, 16}, kWhite);
+  DrawText(image, 64, 119, "Sync", kInk, 2);
+  expected->push_back({Rect{40, 119, 72, 18}, Role::kCheckBox});
+  // A slider: a trough and a square knob on it.
+  FillRect(image, Rect{200, 126, 200, 6}, Rgb{180, 180, 190});
+  Box(image, Rect{260, 119, 20, 20}, kWhite);
+  expected->push_back({Rect{200, 119, 200, 20}, Role::kSlider});
+  // An icon: a plus sign, no text.
+  FillRect(image, Rect{520, 110, 28, 8}, Rgb{200, 90, 20});
+  FillRect(image, Rect{530, 100, 8, 28}, Rgb{200, 90, 20});
+  expected->push_back({Rect{520, 100, 28, 28}, Role::kIcon});
+  // A list: a bright bordered region with left-aligned rows at a pitch.
+  Box(image, Rect{40, 200, 300, 180}, kWhite);
+  for (int i = 0; i < 3; ++i) {
+    DrawText(image, 52, 214 + 42 * i, std::string("Row ") + char('1' + i), kInk, 2);
+  }
+  expected->push_back({Rect{41, 201, 298, 42}, Role::kListItem});
+  expected->push_back({Rect{41, 243, 298, 42}, Role::kListItem});
+  expected->push_back({Rect{41, 285, 298, 42}, Role::kListItem});
+  return image;
+}
+
+TEST(ClassicalDetectorTest, FindsEachKindOfControlWithItsRole) {
+  std::vector<Expected> expected;
+  const Image image = Screen(&expected);
+  ClassicalDetector detector;
+  auto found = detector.Detect(image, Point{1000, 500});
+  ASSERT_TRUE(found.ok()) << found.error().ToString();
+  std::string all;
+  for (const Element& d : *found) {
+    all += std::string(RoleName(d.role)) + " " + std::to_string(d.bounds.x - 1000) + "," +
+           std::to_string(d.bounds.y - 500) + "," + std::to_string(d.bounds.w) + "," +
+           std::to_string(d.bounds.h) + "; ";
+  }
+  for (const Expected& e : expected) {
+    const Rect on_screen = e.bounds.Translated(1000, 500);
+    const auto hit = std::find_if(found->begin(), found->end(), [&](const Element& d) {
+      return IoU(d.bounds, on_screen) >= 0.5 && d.role == e.role;
+    });
+    EXPECT_NE(hit, found->end()) << RoleName(e.role) << " at " << e.bounds.x << "," << e.bounds.y
+                                 << "; found: " << all;
+    if (hit != found->end()) {
+      EXPECT_GE(hit->confidence, 0.35f);
+      EXPECT_LE(hit->confidence, 1.0f);
+      EXPECT_TRUE(hit->label.empty()) << "the classical detector reads no text";
+    }
+  }
+  EXPECT_LE(found->size(), expected.size() + 1) << "few false detections";
+}
+
+TEST(ClassicalDetectorTest, ResultsAreInReadingOrderAndDeterministic) {
+  std::vector<Expected> expected;
+  const Image image = Screen(&expected);
+  ClassicalDetector detector;
+  auto a = detector.Detect(image, Point{0, 0});
+  auto b = detector.Detect(image, Point{0, 0});
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->size(), b->size());
+  for (size_t i = 0; i < a->size(); ++i) {
+    EXPECT_EQ((*a)[i].bounds, (*b)[i].bounds);
+    if (i > 0) {
+      EXPECT_LE((*a)[i - 1].bounds.y, (*a)[i].bounds.y);
+    }
+  }
+}
+
+TEST(ClassicalDetectorTest, MaskedPixelsAreNotSeen) {
+  Image image = MakeImage(300, 100);
+  FillRect(image, Rect{0, 0, 300, 100}, kWindow);
+  Box(image, Rect{20, 20, 120, 36}, Rgb{220, 224, 235});
+  DrawText(image, 60, 29, "OK", kInk, 2);
+  ClassicalDetector detector;
+  auto seen = detector.Detect(image, Point{0, 0});
+  ASSERT_TRUE(seen.ok());
+  EXPECT_EQ(seen->size(), 1u);
+  const std::vector<Rect> masks = {Rect{10, 10, 140, 56}};
+  auto masked = detector.Detect(image, Point{0, 0}, masks);
+  ASSERT_TRUE(masked.ok());
+  EXPECT_TRUE(masked->empty());
+}
+
+TEST(ClassicalDetectorTest, EmptyAndInvalidImages) {
+  ClassicalDetector detector;
+  Image blank = MakeImage(200, 120);
+  FillRect(blank, Rect{0, 0, 200, 120}, kWindow);
+  auto none = detector.Detect(blank, Point{0, 0});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  auto bad = detector.Detect(Image{}, Point{0, 0});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST(DetectorFactoryTest, ClassicalByDefaultAndUnknownKindsRefused) {
+  auto d = CreateDetector();
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ((*d)->name(), "classical");
+  DetectorOptions options;
+  options.kind = "omniparser";
+  auto unknown = CreateDetector(options);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(unknown.error().message.find("classical"), std::string::npos);
+}
+
+ocr::OcrLine Line(std::string text, Rect bounds) {
+  ocr::OcrLine l;
+  l.text = text;
+  l.bounds = bounds;
+  l.confidence = 0.9f;
+  // One word per space-separated part, laid out left to right.
+  int x = bounds.x;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const int w = static_cast<int>(end - start) * 10;
+    l.words.push_back({text.substr(start, end - start), Rect{x, bounds.y, w, bounds.h}, 0.9f});
+    x += w + 10;
+    start = end + 1;
+  }
+  return l;
+}
+
+TEST(LabelsTest, InsideBesideAndAboveByRole) {
+  const std::vector<Element> elements = {
+      {Rect{100, 10, 80, 30}, Role::kButton, 0.7f, ""},
+      {Rect{100, 60, 16, 16}, Role::kCheckBox, 0.6f, ""},
+      {Rect{200, 100, 200, 30}, Role::kTextField, 0.6f, ""},
+      {Rect{200, 160, 200, 30}, Role::kTextField, 0.6f, ""},
+      {Rect{200, 220, 200, 24}, Role::kSlider, 0.6f, ""},
+      {Rect{0, 300, 300, 40}, Role::kListItem, 0.5f, ""},
+      {Rect{500, 10, 30, 30}, Role::kIcon, 0.4f, "Gear"},
+  };
+  const std::vector<ocr::OcrLine> lines = {
+      Line("Save", Rect{120, 17, 40, 16}),          // inside the button
+      Line("Remember me", Rect{122, 60, 110, 16}),  // right of the check box
+      Line("Email", Rect{140, 107, 50, 16}),        // left of the first field
+      Line("ada", Rect{208, 107, 30, 16}),          // in it: its value
+      Line("Search...", Rect{208, 167, 90, 16}),    // in the second: its name
+      Line("Volume", Rect{130, 224, 60, 16}),       // left of the slider
+      Line("Row 1", Rect{8, 312, 50, 16}),          // the row's own label
+      Line("Open", Rect{240, 312, 40, 16}),         // another cell
+  };
+  std::vector<Detection> d = LabelElements(elements, lines);
+  ASSERT_EQ(d.size(), elements.size());
+  EXPECT_EQ(d[0].name, "Save");
+  EXPECT_EQ(d[1].name, "Remember me");
+  EXPECT_EQ(d[2].name, "Email");
+  EXPECT_EQ(d[2].value, "ada");
+  EXPECT_EQ(d[3].name, "Search...");
+  EXPECT_TRUE(d[3].value.empty());
+  EXPECT_EQ(d[4].name, "Volume");
+  EXPECT_EQ(d[5].name, "Row 1");
+  EXPECT_EQ(d[6].name, "Gear") << "a detector's own label is kept";
+  for (const Detection& x : d) {
+    EXPECT_EQ(x.source, Source::kVision);
+  }
+  EXPECT_FLOAT_EQ(d[0].confidence, 0.7f);
+}
+
+TEST(LabelsTest, SymbolsReadAsLettersAreNotPartOfTheLabel) {
+  const std::vector<Element> elements = {
+      {Rect{0, 0, 120, 34}, Role::kButton, 0.5f, ""},      // "Left" and its arrow
+      {Rect{0, 50, 120, 34}, Role::kButton, 0.7f, ""},     // "Page 1"
+      {Rect{0, 100, 140, 22}, Role::kCheckBox, 0.6f, ""},  // mark read as "4"
+  };
+  std::vector<ocr::OcrLine> lines = {
+      Line("Left", Rect{10, 9, 40, 16}),
+      Line("Eka", Rect{95, 9, 20, 16}),  // OCR made the far arrow a line of its own
+      Line("Page 1", Rect{30, 59, 60, 16}),
+      Line("4 checkbutton", Rect{2, 103, 130, 16}),
+  };
+  std::vector<Detection> d = LabelElements(elements, lines);
+  EXPECT_EQ(d[0].name, "Left");
+  EXPECT_EQ(d[1].name, "Page 1") << "a digit next to its word stays";
+  EXPECT_EQ(d[2].name, "checkbutton") << "nothing read on the indicator";
+}
+
+TEST(LabelsTest, RegionsCoverLabelsBesideAndMerge) {
+  const std::vector<Element> elements = {
+      {Rect{100, 100, 16, 16}, Role::kCheckBox, 0.6f, ""},
+      {Rect{110, 104, 16, 16}, Role::kRadioButton, 0.6f, ""},
+      {Rect{600, 400, 200, 30}, Role::kTextField, 0.6f, ""},
+      {Rect{10, 10, 30, 30}, Role::kIcon, 0.4f, "named already"},
+  };
+  const std::vector<Rect> regions = LabelRegions(elements, Rect{0, 0, 1000, 800});
+  ASSERT_EQ(regions.size(), 2u) << "the two toggles' regions overlap and merge";
+  EXPECT_TRUE(regions[0].Contains(Rect{116, 100, 150, 16})) << "room for the label at the right";
+  EXPECT_TRUE(regions[1].Contains(Rect{450, 400, 150, 30})) << "room for the label at the left";
+  for (const Rect& r : regions) EXPECT_TRUE((Rect{0, 0, 1000, 800}).Contains(r));
+}
+
+}  // namespace
+}  // namespace uiscope::vision

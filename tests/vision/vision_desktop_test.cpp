@@ -1,0 +1,374 @@
+// Vision on a real headless desktop, the GTK3 fixture (issue 6's checks):
+//   - vision alone finds >= 85 % of the fixture's interactive elements at
+//     IoU >= 0.5 (ground truth: AT-SPI) and >= 80 % of the shapes painted
+//     in its drawing area (ground truth: the fixture's `canvas` command);
+//   - the merged tree has the painted shapes as vision nodes inside the
+//     canvas, no duplicate of any AT-SPI widget, and stable IDs;
+//   - find "Logn" suggests "Login"; find Login --role button returns the
+//     button first; a painted control is found with sources ax,vision.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/format.h"
+#include "core/ids.h"
+#include "core/merge.h"
+#include "engine/find.h"
+#include "engine/perceive.h"
+#include "platform/x11/ximage_capture.h"
+#include "support/desktop_fixture.h"
+#include "vision/detector.h"
+
+namespace uiscope {
+namespace {
+
+using std::chrono::milliseconds;
+using test::TestDesktop;
+
+struct Truth {
+  Rect bounds;
+  Role role;
+  std::string name;
+};
+
+TextReader& Reader() {
+  static TextReader reader;
+  return reader;
+}
+
+class FixtureVision {
+ public:
+  FixtureVision() : workspace_(Options(desktop())) {
+    app_ = desktop().LaunchFixture({"--name", "vision-fixture", "--position", "60,40"});
+  }
+
+  static TestDesktop& desktop() { return TestDesktop::Shared(); }
+  bool ok() const { return desktop().ok() && app_ != nullptr; }
+  Workspace& workspace() { return workspace_; }
+  Process& app() { return *app_; }
+
+  // The fixture's interactive accessible elements, its canvas and window.
+  bool Truths(std::vector<Truth>* widgets, Rect* canvas, Rect* window) {
+    auto lease = workspace_.Acquire();
+    if (!lease.ok()) return false;
+    ObserveRequest scope;
+    scope.app = "vision-fixture";
+    auto obs = lease->observer->Observe(scope);
+    if (!obs.ok()) return false;
+    ForEachNode(obs->snapshot.roots, [&](const Node& n, int) {
+      if (!n.bounds) return;
+      if (n.role == Role::kWindow) *window = *n.bounds;
+      if (n.role == Role::kCanvas) *canvas = *n.bounds;
+      if (IsInteractiveRole(n.role)) widgets->push_back({*n.bounds, n.role, n.name});
+    });
+    return !widgets->empty() && !canvas->Empty() && !window->Empty();
+  }
+
+  std::vector<Truth> Painted() {
+    std::vector<Truth> out;
+    auto line = test::FixtureCommand(*app_, "canvas");
+    if (!line.ok()) return out;
+    for (const auto& s : nlohmann::json::parse(*line)) {
+      out.push_back({Rect{s["x"], s["y"], s["w"], s["h"]},
+                     RoleFromName(s["role"].get<std::string>()), s["label"]});
+    }
+    return out;
+  }
+
+  Result<Perception> Perceive(const Sources& sources) {
+    auto lease = workspace_.Acquire();
+    if (!lease.ok()) return lease.error();
+    ObserveRequest scope;
+    scope.app = "vision-fixture";
+    return uiscope::Perceive(*lease, scope, sources, &Reader());
+  }
+
+ private:
+  static WorkspaceOptions Options(const TestDesktop& d) {
+    WorkspaceOptions o;
+    o.display = d.ok() ? d.info().display_name : "";
+    o.start_headless = false;
+    return o;
+  }
+  Workspace workspace_;
+  std::unique_ptr<Process> app_;
+};
+
+// Truths with a detection of IoU >= 0.5 (one-to-one, best first).
+int Found(const std::vector<Truth>& truths, const std::vector<Rect>& boxes, std::string* missed) {
+  std::vector<bool> used(boxes.size(), false);
+  int found = 0;
+  for (const Truth& t : truths) {
+    int best = -1;
+    double best_iou = 0.5;
+    for (size_t i = 0; i < boxes.size(); ++i) {
+      const double iou = IoU(t.bounds, boxes[i]);
+      if (!used[i] && iou >= best_iou) {
+        best = static_cast<int>(i);
+        best_iou = iou;
+      }
+    }
+    if (best >= 0) {
+      used[static_cast<size_t>(best)] = true;
+      ++found;
+    } else {
+      *missed += " " + std::string(RoleName(t.role)) + " \"" + t.name + "\"";
+    }
+  }
+  return found;
+}
+
+TEST(FixtureVisionDesktopTest, VisionAloneFindsTheWidgetsAndThePaintedShapes) {
+  FixtureVision f;
+  ASSERT_TRUE(f.ok()) << f.desktop().error();
+  std::vector<Truth> widgets;
+  Rect canvas, window;
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        widgets.clear();
+        return f.Truths(&widgets, &canvas, &window) && widgets.size() >= 15;
+      },
+      milliseconds(15000)));
+  const std::vector<Truth> painted = f.Painted();
+  ASSERT_GE(painted.size(), 7u);
+
+  auto detector = vision::CreateDetector();
+  ASSERT_TRUE(detector.ok());
+  auto lease = f.workspace().Acquire();
+  ASSERT_TRUE(lease.ok());
+  auto image = x11::CaptureRegion(*lease->display_connection, window);
+  ASSERT_TRUE(image.ok()) << image.error().ToString();
+  const auto start = std::chrono::steady_clock::now();
+  auto elements = (*detector)->Detect(*image, Point{window.x, window.y});
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(elements.ok()) << elements.error().ToString();
+  // A gross bound (10x the 150 ms target for a whole 1080p frame): the
+  // benchmark measures it properly.
+  EXPECT_LT(ms, 1500);
+
+  std::vector<Rect> outside, inside;
+  for (const vision::Element& e : *elements) {
+    (canvas.Contains(e.bounds.Center()) ? inside : outside).push_back(e.bounds);
+  }
+  std::string missed;
+  const int widgets_found = Found(widgets, outside, &missed);
+  const double widget_recall = static_cast<double>(widgets_found) / widgets.size();
+  EXPECT_GE(widget_recall, 0.85) << widgets_found << " of " << widgets.size()
+                                 << "; missed:" << missed;
+  missed.clear();
+  const int painted_found = Found(painted, inside, &missed);
+  const double painted_recall = static_cast<double>(painted_found) / painted.size();
+  EXPECT_GE(painted_recall, 0.8) << painted_found << " of " << painted.size()
+                                 << "; missed:" << missed;
+  RecordProperty("widget_recall", std::to_string(widget_recall));
+  RecordProperty("painted_recall", std::to_string(painted_recall));
+  RecordProperty("detect_ms", std::to_string(ms));
+}
+
+TEST(FixtureVisionDesktopTest, MergedTreeHasPaintedShapesInTheCanvasAndNoDuplicates) {
+  FixtureVision f;
+  ASSERT_TRUE(f.ok()) << f.desktop().error();
+  std::vector<Truth> widgets;
+  Rect canvas_box, window;
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        widgets.clear();
+        return f.Truths(&widgets, &canvas_box, &window) && widgets.size() >= 15;
+      },
+      milliseconds(15000)));
+  const std::vector<Truth> painted = f.Painted();
+
+  Sources sources;
+  sources.vision = true;
+  auto perceived = f.Perceive(sources);
+  ASSERT_TRUE(perceived.ok()) << perceived.error().ToString();
+  const Snapshot& snapshot = perceived->observation.snapshot;
+
+  // Painted shapes: vision nodes, children of the canvas.
+  const Node* canvas = nullptr;
+  ForEachNode(snapshot.roots, [&](const Node& n, int) {
+    if (n.role == Role::kCanvas) canvas = &n;
+  });
+  ASSERT_NE(canvas, nullptr);
+  std::vector<Rect> in_canvas;
+  for (const Node& c : canvas->children) {
+    EXPECT_EQ(c.source, Source::kVision);
+    EXPECT_FALSE(c.id.empty());
+    EXPECT_GT(c.confidence, 0.0f);
+    EXPECT_LT(c.confidence, 1.0f);
+    in_canvas.push_back(*c.bounds);
+  }
+  std::string missed;
+  const int found = Found(painted, in_canvas, &missed);
+  EXPECT_GE(static_cast<double>(found) / painted.size(), 0.8) << "missed:" << missed;
+  for (const char* label : {"OK", "Cancel", "Apply"}) {
+    const bool named =
+        std::any_of(canvas->children.begin(), canvas->children.end(),
+                    [&](const Node& c) { return c.role == Role::kButton && c.name == label; });
+    EXPECT_TRUE(named) << "painted button \"" << label << "\" labelled by OCR";
+  }
+
+  // No vision node repeats an accessible one: none overlaps an accessible
+  // element at IoU >= 0.5 or lies inside one.
+  int vision_nodes = 0, merged_nodes = 0;
+  std::vector<const Node*> accessible;
+  ForEachNode(snapshot.roots, [&](const Node& n, int) {
+    if ((n.source == Source::kAx || n.source == Source::kMerged) && n.bounds && IsMergeElement(n)) {
+      accessible.push_back(&n);
+    }
+    merged_nodes += n.source == Source::kMerged;
+  });
+  ForEachNode(snapshot.roots, [&](const Node& n, int) {
+    if (n.source != Source::kVision || !n.bounds) return;
+    ++vision_nodes;
+    for (const Node* a : accessible) {
+      EXPECT_LT(IoU(*n.bounds, *a->bounds), 0.5)
+          << FormatNodeLine(n) << " duplicates " << FormatNodeLine(*a);
+      EXPECT_LT(static_cast<double>(Intersect(*n.bounds, *a->bounds).Area()) / n.bounds->Area(),
+                0.8)
+          << FormatNodeLine(n) << " lies in " << FormatNodeLine(*a);
+    }
+  });
+  EXPECT_EQ(snapshot.stats.vision_nodes, vision_nodes);
+  EXPECT_EQ(snapshot.stats.merged_nodes, merged_nodes);
+  EXPECT_GE(merged_nodes, static_cast<int>(widgets.size()) * 7 / 10)
+      << "most widgets are seen by both sources";
+  EXPECT_GT(snapshot.stats.ax_nodes, 20);
+
+  // The same screen observed again: the same vision IDs.
+  auto again = f.Perceive(sources);
+  ASSERT_TRUE(again.ok());
+  const Node* canvas_again = nullptr;
+  ForEachNode(again->observation.snapshot.roots, [&](const Node& n, int) {
+    if (n.role == Role::kCanvas) canvas_again = &n;
+  });
+  ASSERT_NE(canvas_again, nullptr);
+  ASSERT_EQ(canvas_again->children.size(), canvas->children.size());
+  for (size_t i = 0; i < canvas->children.size(); ++i) {
+    EXPECT_EQ(canvas_again->children[i].id, canvas->children[i].id);
+  }
+}
+
+TEST(FixtureFindDesktopTest, FuzzyFindSuggestsAndRanksTheButtonFirst) {
+  FixtureVision f;
+  ASSERT_TRUE(f.ok()) << f.desktop().error();
+  Sources ax;
+  Result<Perception> perceived = MakeError(ErrorCode::kTimeout, "not observed");
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        perceived = f.Perceive(ax);
+        return perceived.ok() && perceived->observation.snapshot.stats.ax_nodes > 20;
+      },
+      milliseconds(15000)));
+  const Snapshot& s = perceived->observation.snapshot;
+
+  FindQuery typo;
+  typo.name = "Logn";
+  auto none = FindNodes(s.roots, typo, s.frame);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->total, 0);
+  ASSERT_FALSE(none->similar.empty());
+  EXPECT_EQ(none->similar[0].name, "Login");
+  EXPECT_NE(none->suggestion.find("Similar: 'Login' (button)"), std::string::npos)
+      << none->suggestion;
+
+  FindQuery login;
+  login.name = "Login";
+  login.role = Role::kButton;
+  auto button = FindNodes(s.roots, login, s.frame);
+  ASSERT_TRUE(button.ok());
+  ASSERT_GE(button->total, 1);
+  const FindMatch& first = button->matches[0];
+  EXPECT_EQ(first.node->role, Role::kButton);
+  EXPECT_EQ(first.node->name, "Login");
+  ASSERT_TRUE(first.click_point.has_value());
+  EXPECT_TRUE(first.node->bounds->Contains(*first.click_point));
+  auto box = test::FixtureBox(f.app(), "widget login");
+  ASSERT_TRUE(box.ok());
+  EXPECT_TRUE((Rect{box->x, box->y, box->w, box->h}).Contains(*first.click_point));
+
+  // A painted control exists for find once vision is among the sources.
+  Sources vision;
+  vision.vision = true;
+  auto seen = f.Perceive(vision);
+  ASSERT_TRUE(seen.ok()) << seen.error().ToString();
+  FindQuery cancel;
+  cancel.name = "cancel";
+  auto painted = FindNodes(seen->observation.snapshot.roots, cancel, s.frame);
+  ASSERT_TRUE(painted.ok());
+  ASSERT_GE(painted->total, 1);
+  EXPECT_EQ(painted->matches[0].node->source, Source::kVision);
+  EXPECT_EQ(painted->matches[0].node->role, Role::kButton);
+}
+
+// xcalc (Athena widgets, no accessibility at all): with sources ax,vision
+// the tree gets an application and a window from the X server, and its
+// buttons as vision nodes labelled by OCR.
+TEST(XcalcVisionDesktopTest, AnAppWithoutAccessibilityIsSeenByVisionAlone) {
+  TestDesktop& desktop = TestDesktop::Shared();
+  ASSERT_TRUE(desktop.ok()) << desktop.error();
+  SpawnOptions options;
+  options.argv = {"xcalc", "-geometry", "+1300+500"};
+  auto xcalc = desktop.Launch(options);
+  ASSERT_NE(xcalc, nullptr) << "xcalc (Debian x11-apps, scripts/deps.sh) did not start";
+  WorkspaceOptions where;
+  where.display = desktop.info().display_name;
+  where.start_headless = false;
+  Workspace workspace(where);
+  Sources sources;
+  sources.vision = true;
+  const Node* window = nullptr;
+  Snapshot snapshot;
+  std::string last;  // what the last attempt saw, for the failure message
+  // Each attempt observes, detects and reads labels; on a loaded machine the
+  // first ones may see xcalc before it has drawn its keys.
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        auto lease = workspace.Acquire();
+        if (!lease.ok()) {
+          last = lease.error().ToString();
+          return false;
+        }
+        auto perceived = Perceive(*lease, ObserveRequest{}, sources, &Reader());
+        if (!perceived.ok()) {
+          last = perceived.error().ToString();
+          return false;
+        }
+        snapshot = std::move(perceived->observation.snapshot);
+        window = nullptr;
+        ForEachNode(snapshot.roots, [&](const Node& n, int) {
+          if (n.role == Role::kWindow && n.name == "Calculator") window = &n;
+        });
+        last = window == nullptr ? "no window \"Calculator\" among " +
+                                       std::to_string(snapshot.roots.size()) + " applications"
+                                 : std::to_string(window->children.size()) + " elements in it";
+        return window != nullptr && window->children.size() >= 30;
+      },
+      milliseconds(30000)))
+      << "no xcalc window with its buttons in the tree; last attempt: " << last;
+  EXPECT_EQ(window->source, Source::kVision);
+  int buttons = 0;
+  std::string names;
+  for (const Node& c : window->children) {
+    EXPECT_EQ(c.source, Source::kVision);
+    EXPECT_EQ(c.window, window->id);
+    buttons += c.role == Role::kButton;
+    names += c.name + " ";
+  }
+  EXPECT_GE(buttons, 30);
+  // The digits are read on their keys.
+  for (const char* digit : {" 7 ", " 8 ", " 9 "}) {
+    EXPECT_NE((" " + names).find(digit), std::string::npos) << names;
+  }
+  FindQuery sin;
+  sin.name = "sin";
+  sin.role = Role::kButton;
+  auto found = FindNodes(snapshot.roots, sin, snapshot.frame);
+  ASSERT_TRUE(found.ok());
+  ASSERT_GE(found->total, 1) << names;
+  EXPECT_EQ(found->matches[0].node->source, Source::kVision);
+}
+
+}  // namespace
+}  // namespace uiscope

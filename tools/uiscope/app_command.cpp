@@ -1,0 +1,171 @@
+// `uiscope app launch CMD... | list | focus APP | close APP` (DESIGN §11).
+#include <cstdio>
+#include <iostream>
+
+#include "core/format.h"
+#include "engine/apps.h"
+#include "hands_commands.h"
+
+namespace uiscope::cli {
+namespace {
+
+nlohmann::json::string_t Dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Result<Workspace::Lease> Acquire(Workspace& workspace) {
+  return workspace.Acquire("", Workspace::Need::kHands);
+}
+
+int Refused(const GateDecision& d, const std::string& what) {
+  std::cerr << "uiscope: " << what << " not performed: " << GateVerdictName(d.verdict)
+            << (d.rule.empty() ? "" : " by rule " + d.rule)
+            << (d.reason.empty() ? "" : ": " + d.reason) << "\n";
+  if (!d.token.empty()) std::cerr << "uiscope: confirmation token: " << d.token << "\n";
+  return kExitFailed;
+}
+
+void AddCommon(CLI::App* cmd, GlobalFlags& g) {
+  cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+  cmd->add_flag("--json", g.json, "print the result as JSON (the MCP tool's structuredContent)");
+}
+
+}  // namespace
+
+AppCommands AddAppCommand(CLI::App& app, GlobalFlags& g, AppFlags& f) {
+  auto* cmd = app.add_subcommand("app", "applications: launch | list | focus | close");
+  cmd->require_subcommand(1);
+  AppCommands c;
+  c.launch = cmd->add_subcommand(
+      "launch", "start a command in the session; wait for its window and accessibility app");
+  // CMD...: the program and its arguments, taken as they are (a prefix
+  // command: nothing after the program is parsed as a uiscope flag).
+  c.launch
+      ->add_option("--timeout-ms", f.timeout_ms,
+                   "wait this long for the window and accessibility app (default 15000)")
+      ->check(CLI::Range(0, 600000));
+  c.launch->add_flag("--no-wait", f.no_wait, "return as soon as the process started");
+  c.launch->add_option("--confirmation-token", f.confirmation_token,
+                       "approval of a launch the safety policy held for confirmation");
+  AddCommon(c.launch, g);
+  c.launch->prefix_command();
+  c.launch->footer(
+      "Everything from the program on belongs to it: uiscope app launch gedit --new-window");
+  c.list = cmd->add_subcommand("list", "the apps: accessible ones and those with windows");
+  AddCommon(c.list, g);
+  c.focus = cmd->add_subcommand("focus", "raise and focus an app's window");
+  c.focus->add_option("APP", f.app, "name, pid, window ID (0x...) or element ID")->required();
+  c.focus->add_option("--confirmation-token", f.confirmation_token, "approval of a held action");
+  AddCommon(c.focus, g);
+  c.close =
+      cmd->add_subcommand("close", "close an app: its close button, then SIGTERM, then SIGKILL");
+  c.close->add_option("APP", f.app, "name, pid, window ID (0x...) or element ID")->required();
+  c.close
+      ->add_option("--timeout-ms", f.timeout_ms,
+                   "wait this long after the polite close and after SIGTERM (default 3000)")
+      ->check(CLI::Range(0, 600000))
+      ->default_val(3000);
+  c.close->add_option("--confirmation-token", f.confirmation_token, "approval of a held action");
+  AddCommon(c.close, g);
+  return c;
+}
+
+int RunAppLaunchCommand(const GlobalFlags& g, const AppFlags& f) {
+  LaunchRequest r;
+  r.argv = f.command;
+  if (!r.argv.empty() && r.argv.front() == "--") r.argv.erase(r.argv.begin());
+  if (r.argv.empty()) {
+    return Fail(g, MakeError(ErrorCode::kInvalidArgument,
+                             "app launch needs a command: uiscope app launch PROGRAM [ARGS...]"));
+  }
+  r.timeout = std::chrono::milliseconds(f.timeout_ms);
+  r.wait = !f.no_wait;
+  r.keep = false;  // this process exits; the app stays
+  r.confirmation_token = f.confirmation_token;
+  r.arguments = {{"command", f.command}};
+  if (!g.json) r.progress = [](const std::string& s) { std::cerr << "uiscope: " << s << "\n"; };
+  Workspace workspace(ActingWorkspace(g));
+  auto lease = Acquire(workspace);
+  if (!lease.ok()) return Fail(g, lease.error());
+  auto result = LaunchApp(*lease, r);
+  if (!result.ok()) return Fail(g, result.error());
+  if (g.json) {
+    std::cout << Dump(LaunchResultToJson(*result)) << "\n";
+  } else if (result->performed) {
+    std::printf("launched %s: pid %d", r.argv[0].c_str(), result->pid);
+    if (result->window) {
+      const WindowInfo& w = *result->window;
+      std::printf(", window %s \"%s\" at %d,%d,%d,%d", WindowIdText(w.id).c_str(),
+                  SanitiseForDisplay(w.title, 80).c_str(), w.bounds.x, w.bounds.y, w.bounds.w,
+                  w.bounds.h);
+    }
+    if (result->accessible) {
+      std::printf(", accessible as \"%s\" (%s)", result->app_name.c_str(), result->toolkit.c_str());
+    }
+    std::printf(" after %.0f ms\nlog: %s\n", result->waited_ms, result->log_file.c_str());
+    for (const auto& w : result->warnings) std::cerr << "uiscope: warning: " << w << "\n";
+  }
+  return result->performed ? kExitOk : Refused(result->decision, "launch");
+}
+
+int RunAppListCommand(const GlobalFlags& g, const AppFlags&) {
+  Workspace workspace(ActingWorkspace(g));
+  auto lease = Acquire(workspace);
+  if (!lease.ok()) return Fail(g, lease.error());
+  auto apps = ListDesktopApps(*lease);
+  if (!apps.ok()) return Fail(g, apps.error());
+  if (g.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const AppEntry& a : *apps) list.push_back(AppEntryToJson(a));
+    std::cout << Dump({{"apps", list}, {"display", lease->display}}) << "\n";
+    return kExitOk;
+  }
+  if (apps->empty()) std::cerr << "uiscope: no apps on " << lease->display << "\n";
+  for (const AppEntry& a : *apps) {
+    std::printf("%-7d %-24s %-10s %zu window%s%s  %s\n", a.pid,
+                SanitiseForDisplay(a.name, 24).c_str(),
+                a.accessible ? (a.toolkit.empty() ? "accessible" : a.toolkit.c_str()) : "-",
+                a.windows.size(), a.windows.size() == 1 ? "" : "s", a.launched ? " launched" : "",
+                SanitiseForDisplay(a.command, 60).c_str());
+  }
+  return kExitOk;
+}
+
+int RunAppFocusCommand(const GlobalFlags& g, const AppFlags& f) {
+  Workspace workspace(ActingWorkspace(g));
+  auto lease = Acquire(workspace);
+  if (!lease.ok()) return Fail(g, lease.error());
+  auto result = FocusApp(*lease, f.app, f.confirmation_token);
+  if (!result.ok()) return Fail(g, result.error());
+  if (g.json) {
+    std::cout << Dump(FocusResultToJson(*result)) << "\n";
+  } else if (result->performed) {
+    std::printf("focused %s (pid %d): window %s \"%s\"\n", result->app.name.c_str(),
+                result->app.pid, WindowIdText(result->window.id).c_str(),
+                SanitiseForDisplay(result->window.title, 80).c_str());
+  }
+  return result->performed ? kExitOk : Refused(result->decision, "focus");
+}
+
+int RunAppCloseCommand(const GlobalFlags& g, const AppFlags& f) {
+  CloseRequest r;
+  r.app = f.app;
+  r.polite_timeout = std::chrono::milliseconds(f.timeout_ms);
+  r.term_timeout = std::chrono::milliseconds(f.timeout_ms);
+  r.confirmation_token = f.confirmation_token;
+  r.arguments = {{"app", f.app}};
+  Workspace workspace(ActingWorkspace(g));
+  auto lease = Acquire(workspace);
+  if (!lease.ok()) return Fail(g, lease.error());
+  auto result = CloseApp(*lease, r);
+  if (!result.ok()) return Fail(g, result.error());
+  if (g.json) {
+    std::cout << Dump(CloseResultToJson(*result)) << "\n";
+  } else if (result->performed) {
+    std::printf("%s %s (pid %d) in %.0f ms\n", result->stage.c_str(), result->app.name.c_str(),
+                result->app.pid, result->waited_ms);
+  }
+  return result->performed ? kExitOk : Refused(result->decision, "close");
+}
+
+}  // namespace uiscope::cli

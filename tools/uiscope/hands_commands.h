@@ -1,0 +1,171 @@
+// The CLI verbs that act on a desktop (DESIGN §11), each in its own
+// *_command.cpp:
+//   uiscope click     TARGET [--button left|right|middle] [--double]
+//   uiscope type      TARGET TEXT [--replace]
+//   uiscope keys      CHORD...                       e.g. ctrl+s Return
+//   uiscope scroll    TARGET [--dx N] [--dy N]
+//   uiscope drag      FROM TO
+//   uiscope set-value TARGET VALUE
+//   uiscope wait-for  (--id ID | --name TEXT | --text TEXT | --gone ID | --change)
+//                     [--timeout-ms N]
+//   uiscope app       launch CMD... | list | focus APP | close APP
+//   uiscope windows
+// TARGET is an element ID from observe / find, or X,Y in screen pixels.
+// Human output by default; --json prints the matching MCP tool's
+// structuredContent. Exit codes: 0 done, 1 failed (not found, refused by
+// the safety policy, timed out), 2 usage.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "engine/act.h"
+#include "engine/workspace.h"
+
+namespace uiscope::cli {
+
+// The desktop every acting verb works on: --display (else $DISPLAY), never a
+// headless desktop of its own, and the action gate of the CLI (AllowAllGate
+// until the safety policy plugs in here).
+WorkspaceOptions ActingWorkspace(const GlobalFlags& g);
+
+// Flags every action verb shares.
+struct ActionFlags {
+  std::string via = "auto";
+  int settle_ms = 500;
+  int timeout_ms = 2000;
+  std::string confirmation_token;
+};
+
+// Adds --via, --settle-ms, --timeout-ms, --confirmation-token, --display
+// and --json to `cmd`.
+void AddActionFlags(CLI::App* cmd, GlobalFlags& g, ActionFlags& f);
+
+// Acquires the desktop, performs `request` with the flags applied, prints
+// the result. The exit code: 0 performed, 1 failed or refused, 2 usage.
+int RunAction(const GlobalFlags& g, const ActionFlags& f, ActionRequest request);
+
+struct ClickFlags {
+  ActionFlags action;
+  std::string target;
+  std::string button = "left";
+  bool double_click = false;
+  std::string accessibility_action;
+};
+CLI::App* AddClickCommand(CLI::App& app, GlobalFlags& g, ClickFlags& f);
+int RunClickCommand(const GlobalFlags& g, const ClickFlags& f);
+
+struct TypeFlags {
+  ActionFlags action;
+  std::string target;
+  std::string text;
+  bool replace = false;
+};
+CLI::App* AddTypeCommand(CLI::App& app, GlobalFlags& g, TypeFlags& f);
+int RunTypeCommand(const GlobalFlags& g, const TypeFlags& f);
+
+struct KeysFlags {
+  ActionFlags action;
+  std::vector<std::string> chords;
+  std::string target;
+};
+CLI::App* AddKeysCommand(CLI::App& app, GlobalFlags& g, KeysFlags& f);
+int RunKeysCommand(const GlobalFlags& g, const KeysFlags& f);
+
+struct ScrollFlags {
+  ActionFlags action;
+  std::string target;
+  int dx = 0;
+  int dy = 0;
+};
+CLI::App* AddScrollCommand(CLI::App& app, GlobalFlags& g, ScrollFlags& f);
+int RunScrollCommand(const GlobalFlags& g, const ScrollFlags& f);
+
+struct DragFlags {
+  ActionFlags action;
+  std::string from;
+  std::string to;
+  std::string button = "left";
+};
+CLI::App* AddDragCommand(CLI::App& app, GlobalFlags& g, DragFlags& f);
+int RunDragCommand(const GlobalFlags& g, const DragFlags& f);
+
+struct SetValueFlags {
+  ActionFlags action;
+  std::string target;
+  std::string value;
+};
+CLI::App* AddSetValueCommand(CLI::App& app, GlobalFlags& g, SetValueFlags& f);
+int RunSetValueCommand(const GlobalFlags& g, const SetValueFlags& f);
+
+struct WaitForFlags {
+  std::string id;
+  std::string name;
+  std::string role;
+  std::string text;
+  std::string gone;
+  bool change = false;
+  std::string app;
+  int timeout_ms = 5000;
+  int interval_ms = 0;
+  bool no_ocr = false;
+};
+CLI::App* AddWaitForCommand(CLI::App& app, GlobalFlags& g, WaitForFlags& f);
+int RunWaitForCommand(const GlobalFlags& g, const WaitForFlags& f);
+
+struct AppFlags {
+  std::vector<std::string> command;  // launch
+  std::string app;                   // focus, close
+  int timeout_ms = 15000;            // launch: window + accessibility; close: each stage
+  bool no_wait = false;              // launch: return once started
+  std::string confirmation_token;
+};
+struct AppCommands {
+  CLI::App* launch = nullptr;
+  CLI::App* list = nullptr;
+  CLI::App* focus = nullptr;
+  CLI::App* close = nullptr;
+};
+AppCommands AddAppCommand(CLI::App& app, GlobalFlags& g, AppFlags& f);
+int RunAppLaunchCommand(const GlobalFlags& g, const AppFlags& f);
+int RunAppListCommand(const GlobalFlags& g, const AppFlags& f);
+int RunAppFocusCommand(const GlobalFlags& g, const AppFlags& f);
+int RunAppCloseCommand(const GlobalFlags& g, const AppFlags& f);
+
+CLI::App* AddWindowsCommand(CLI::App& app, GlobalFlags& g);
+int RunWindowsCommand(const GlobalFlags& g);
+
+// Every verb above, registered at once; main() asks RunParsed() for the
+// exit code of whichever was given (nullopt: none of them).
+class HandsCommands {
+ public:
+  static std::unique_ptr<HandsCommands> Add(CLI::App& app, GlobalFlags& g);
+  std::optional<int> RunParsed();
+
+ private:
+  explicit HandsCommands(GlobalFlags& g) : g_(g) {}
+  GlobalFlags& g_;
+  ClickFlags click_;
+  TypeFlags type_;
+  KeysFlags keys_;
+  ScrollFlags scroll_;
+  DragFlags drag_;
+  SetValueFlags set_value_;
+  WaitForFlags wait_for_;
+  AppFlags app_;
+  CLI::App* click_cmd_ = nullptr;
+  CLI::App* type_cmd_ = nullptr;
+  CLI::App* keys_cmd_ = nullptr;
+  CLI::App* scroll_cmd_ = nullptr;
+  CLI::App* drag_cmd_ = nullptr;
+  CLI::App* set_value_cmd_ = nullptr;
+  CLI::App* wait_for_cmd_ = nullptr;
+  AppCommands app_cmds_;
+  CLI::App* windows_cmd_ = nullptr;
+};
+
+}  // namespace uiscope::cli
