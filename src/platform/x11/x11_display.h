@@ -22,6 +22,8 @@ struct TopLevel {
   int pid = 0;               // _NET_WM_PID, 0 when unset
   Rect bounds;               // client area in root (screen) coordinates
   bool focused = false;      // _NET_ACTIVE_WINDOW
+  std::string app_class;     // WM_CLASS class ("Gedit"); "" when unset
+  std::string app_instance;  // WM_CLASS instance ("gedit"); "" when unset
 };
 
 class X11Display {
