@@ -9,7 +9,7 @@ using safety::ConfirmationStatus;
 
 constexpr const char* kColumns =
     "token, created_ms, expires_ms, status, tool, target, app, display, session, rule, reason, "
-    "candidates, arguments, decided_ms, decided_by, holder_pid";
+    "candidates, arguments, decided_ms, decided_by, holder_pid, binding";
 
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
@@ -38,6 +38,7 @@ Confirmation FromRow(const Statement& s, int64_t now_ms) {
   c.decided_ms = s.Int(13);
   c.decided_by = s.Text(14);
   c.holder_pid = static_cast<int>(s.Int(15));
+  c.binding = s.Text(16);
   if ((c.status == ConfirmationStatus::kPending || c.status == ConfirmationStatus::kApproved) &&
       now_ms > c.expires_ms) {
     c.status = ConfirmationStatus::kExpired;
@@ -67,7 +68,7 @@ Status SqliteConfirmationStore::Create(const Confirmation& c) {
   std::lock_guard lock(db_->mutex());
   auto stmt = db_->Prepare(std::string("INSERT INTO confirmations (") + kColumns +
                            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                           "?14, ?15, ?16)");
+                           "?14, ?15, ?16, ?17)");
   if (!stmt.ok()) return stmt.error();
   stmt->Bind(1, c.token)
       .Bind(2, c.created_ms)
@@ -84,7 +85,8 @@ Status SqliteConfirmationStore::Create(const Confirmation& c) {
       .Bind(13, Dump(c.arguments))
       .Bind(14, c.decided_ms)
       .Bind(15, c.decided_by)
-      .Bind(16, int64_t{c.holder_pid});
+      .Bind(16, int64_t{c.holder_pid})
+      .Bind(17, c.binding);
   if (auto st = stmt->Run(); !st.ok()) {
     if (sqlite3_extended_errcode(db_->raw()) == SQLITE_CONSTRAINT_PRIMARYKEY) {
       return MakeError(ErrorCode::kInvalidArgument,

@@ -49,6 +49,14 @@ CREATE INDEX IF NOT EXISTS confirmations_by_time ON confirmations(created_ms);
 PRAGMA user_version = 1;
 )sql";
 
+// Version 2: what an approval is bound to, so that a process other than the
+// one that held the action (a CLI verb run again with its token) can check
+// it is spent on that very action (safety::PolicyGate).
+constexpr const char* kSchemaV2 = R"sql(
+ALTER TABLE confirmations ADD COLUMN binding TEXT NOT NULL DEFAULT '';
+PRAGMA user_version = 2;
+)sql";
+
 Result<int> UserVersion(Database& db) {
   auto stmt = db.Prepare("PRAGMA user_version");
   if (!stmt.ok()) return stmt.error();
@@ -81,6 +89,7 @@ Result<std::shared_ptr<Database>> OpenStateDatabase(const std::string& path,
   auto again = UserVersion(d);
   Status st = again.ok() ? OkStatus() : Status(again.error());
   if (st.ok() && *again < 1) st = d.Exec(kSchemaV1);
+  if (st.ok() && *again < 2) st = d.Exec(kSchemaV2);
   if (!st.ok()) {
     (void)d.Exec("ROLLBACK");
     return st.error();

@@ -57,6 +57,10 @@ struct Confirmation {
   int64_t decided_ms = 0;
   std::string decided_by;  // "elicitation", "confirm tool", "uiscope confirm", ...
   int holder_pid = 0;      // the process that holds the action
+  // What the approval is bound to (PolicyGate): the action's tool, desktop,
+  // target and arguments, with text typed into a sensitive field masked.
+  // Not shown to people; never holds a secret.
+  std::string binding;
 };
 
 nlohmann::json ConfirmationToJson(const Confirmation& c);

@@ -44,6 +44,19 @@ std::string Fingerprint(const PlannedAction& a) {
   return f + args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+void Scrub(nlohmann::json& j, const std::string& secret);
+
+// The fingerprint as other processes may check it (Confirmation::binding):
+// text typed into a sensitive field is masked, so no secret is stored.
+std::string Binding(const PlannedAction& a, bool sensitive) {
+  if (!sensitive) return Fingerprint(a);
+  PlannedAction masked = a;
+  masked.text = a.text.empty() ? "" : std::string(kMask);
+  masked.arguments = RedactArguments(a.arguments, true);
+  Scrub(masked.arguments, a.text);
+  return Fingerprint(masked);
+}
+
 // Replaces every occurrence of `secret` inside the strings of `j`.
 void Scrub(nlohmann::json& j, const std::string& secret) {
   if (secret.empty()) return;
@@ -149,23 +162,30 @@ void PolicyGate::ForgetOld(int64_t now_ms) {
 std::optional<GateDecision> PolicyGate::CheckToken(const PlannedAction& action,
                                                    const std::string& fingerprint, int64_t now_ms) {
   const std::string& token = action.confirmation_token;
-  auto it = issued_.find(token);
-  if (it == issued_.end()) {
-    return Verdict(GateVerdict::kDeny, "confirmation",
-                   "confirmation " + token +
-                       " was not issued by this uiscope process for an action (or it is long "
-                       "expired); call the tool again without it to get a new one");
-  }
-  if (it->second.fingerprint != fingerprint) {
-    return Verdict(GateVerdict::kDeny, "confirmation",
-                   "confirmation " + token +
-                       " was issued for a different action (other tool, target or arguments); "
-                       "an approval covers only the action it was asked for");
-  }
+  const GateDecision other_action = Verdict(
+      GateVerdict::kDeny, "confirmation",
+      "confirmation " + token +
+          " was issued for a different action (other tool, target or arguments); an approval "
+          "covers only the action it was asked for");
   auto c = confirmations_->Get(token, now_ms);
   if (!c.ok()) {
+    if (c.error().code == ErrorCode::kNotFound) {
+      return Verdict(GateVerdict::kDeny, "confirmation",
+                     "no confirmation " + token +
+                         " was issued for an action (or it is long expired); call the tool "
+                         "again without it to get a new one");
+    }
     return Verdict(GateVerdict::kDeny, "confirmation",
                    "confirmation " + token + " cannot be read: " + c.error().message);
+  }
+  // Issued here: the full fingerprint (typed secrets included) must match.
+  // Issued by another process (a CLI verb run again with its token): the
+  // stored binding must.
+  auto it = issued_.find(token);
+  if (it != issued_.end()) {
+    if (it->second.fingerprint != fingerprint) return other_action;
+  } else if (c->binding.empty() || c->binding != Binding(action, IsSensitive(action))) {
+    return other_action;
   }
   switch (c->status) {
     case ConfirmationStatus::kPending:
@@ -175,7 +195,7 @@ std::optional<GateDecision> PolicyGate::CheckToken(const PlannedAction& action,
       auto used = confirmations_->Consume(token, now_ms);
       if (!used.ok()) return Verdict(GateVerdict::kDeny, "confirmation", used.error().message);
       pending_by_action_.erase(fingerprint);
-      issued_.erase(it);
+      if (it != issued_.end()) issued_.erase(it);
       GateDecision allow;
       allow.token = token;  // Record() marks the entry as confirmed
       return allow;
@@ -196,7 +216,7 @@ std::optional<GateDecision> PolicyGate::CheckToken(const PlannedAction& action,
       // Like no token at all: the rules below decide, and may hold the
       // action again under a new token.
       pending_by_action_.erase(fingerprint);
-      issued_.erase(it);
+      if (it != issued_.end()) issued_.erase(it);
       return std::nullopt;
   }
   return std::nullopt;
@@ -215,6 +235,24 @@ GateDecision PolicyGate::Hold(const PlannedAction& action, GateDecision decision
     pending_by_action_.erase(it);
   }
   const bool sensitive = IsSensitive(action);
+  const std::string binding = Binding(action, sensitive);
+  if (!sensitive) {
+    // Held by another process (an earlier run of the same CLI verb) and still
+    // pending: the same token, so a person approves each action once.
+    const int64_t since =
+        now_ms - std::chrono::duration_cast<milliseconds>(config_.confirmation_expiry).count();
+    auto pending = confirmations_->List(/*pending_only=*/true, since, now_ms);
+    if (pending.ok()) {
+      for (const Confirmation& p : *pending) {
+        if (p.binding != binding) continue;
+        issued_[p.token] = Issued{fingerprint, p.created_ms};
+        pending_by_action_[fingerprint] = p.token;
+        decision.token = p.token;
+        decision.reason += " (already waiting for a decision on confirmation " + p.token + ")";
+        return decision;
+      }
+    }
+  }
   Confirmation c;
   c.created_ms = now_ms;
   c.expires_ms =
@@ -230,6 +268,7 @@ GateDecision PolicyGate::Hold(const PlannedAction& action, GateDecision decision
   c.arguments = RedactArguments(action.arguments, sensitive);
   if (sensitive) Scrub(c.arguments, action.text);
   c.holder_pid = static_cast<int>(getpid());
+  c.binding = binding;
   for (int attempt = 0; attempt < 3; ++attempt) {
     c.token = NewConfirmationToken();
     auto created = confirmations_->Create(c);

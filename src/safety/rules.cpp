@@ -102,6 +102,12 @@ std::string DescribeNode(const Node& node) {
 
 std::optional<GateDecision> CheckDenyList(const PlannedAction& action,
                                           const std::vector<std::string>& deny_apps) {
+  if (action.hidden_window) {
+    return Decide(GateVerdict::kDeny, "deny_list",
+                  "the input would reach a window of an application on the deny list "
+                  "(deny_apps of the configuration): uiscope neither observes nor acts on it. "
+                  "Ask the user to do this step, or to change the configuration");
+  }
   if (deny_apps.empty()) return std::nullopt;
   auto deny = [&](std::string_view what, const std::string& pattern) {
     return Decide(GateVerdict::kDeny, "deny_list",

@@ -40,8 +40,10 @@ std::string DescribeNode(const Node& node);
 // --- rules -----------------------------------------------------------------------
 
 // Deny list: the action touches an application on `deny_apps` — its target's
-// or a candidate's app, `action.app`, or for app_launch the program's base
-// name. Verdict kDeny, rule "deny_list".
+// or a candidate's app, `action.app`, for app_launch the program's base
+// name — or its input would reach a hidden window (`hidden_window`, set
+// whatever the list: the observers hide what the list names). Verdict
+// kDeny, rule "deny_list".
 std::optional<GateDecision> CheckDenyList(const PlannedAction& action,
                                           const std::vector<std::string>& deny_apps);
 
