@@ -91,6 +91,11 @@ struct ActionRequest {
   std::string confirmation_token;
   nlohmann::json arguments = nlohmann::json::object();
   std::function<bool()> cancelled;  // asked while verifying; may be empty
+  // When the target was named by label (engine/named_target.h): how many
+  // elements the label names and which, best first; the gate holds the
+  // action for confirmation when there are several (R4).
+  int candidates = 1;
+  std::vector<Node> candidate_nodes;
 };
 
 struct ActionResult {

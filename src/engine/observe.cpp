@@ -114,3 +114,18 @@ Result<Observation> Observer::RefreshApp(int pid, std::chrono::milliseconds time
 }
 
 }  // namespace uiscope
+
+namespace uiscope {
+
+std::vector<int> Observer::HiddenPids() {
+  std::vector<int> pids;
+  if (!hide_app_) return pids;
+  auto apps = accessibility_.ListApps();
+  if (!apps.ok()) return pids;
+  for (const AppInfo& app : *apps) {
+    if (app.pid > 0 && hide_app_(app.name)) pids.push_back(app.pid);
+  }
+  return pids;
+}
+
+}  // namespace uiscope

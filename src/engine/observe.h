@@ -67,6 +67,13 @@ class Observer {
   void set_hide_app(std::function<bool(const std::string& app_name)> hide_app) {
     hide_app_ = std::move(hide_app);
   }
+  // Whether anything is hidden, and whether `app_name` is.
+  bool hides_anything() const { return static_cast<bool>(hide_app_); }
+  bool Hides(const std::string& app_name) const { return hide_app_ && hide_app_(app_name); }
+  // The processes of the hidden applications on the accessibility bus now
+  // (names only are asked for: their trees are never read). Empty when
+  // nothing is hidden or the bus does not answer.
+  std::vector<int> HiddenPids();
 
  private:
   Accessibility& accessibility_;
