@@ -113,6 +113,8 @@ int Serve(const ServeOptions& options) {
   ws.display = options.display;
   // Deny-listed applications are never observed (DESIGN §8).
   ws.hide_app = [gate](const std::string& app) { return gate->IsDeniedApp(app); };
+  // Every action of every tool goes through the policy (DESIGN §8).
+  ws.gate = gate;
   Workspace workspace(ws);
   auto sessions = MakeSessionControl();
   ToolRegistry registry;

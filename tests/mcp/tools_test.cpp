@@ -27,7 +27,8 @@ class ToolsTest : public ::testing::Test {
         test::LoadFixtureTree(std::string(UISCOPE_TREE_FIXTURES) + "/login.json"));
     accessibility_ = fake.get();
     workspace_ = std::make_unique<Workspace>(std::move(fake), Frame{1920, 1080, 1.0});
-    ASSERT_TRUE(RegisterAllTools(registry_, *workspace_, sessions_).ok());
+    const Status registered = RegisterAllTools(registry_, *workspace_, sessions_);
+    ASSERT_TRUE(registered.ok()) << registered.error().message;
     ServerOptions options;
     options.tools_inline = true;
     options.validate_output = true;

@@ -138,6 +138,7 @@ ToolResult Confirmer::Run(ToolContext& ctx, const std::string& what, const Attem
   if (!first.held) return std::move(first.result);
   const GateDecision& held = *first.held;
   if (policy_ == nullptr || held.token.empty()) {
+    if (!first.result.content.empty()) return std::move(first.result);
     return ToolResult::Error(
         "internal error: the action was held for confirmation, but this "
         "server has no confirmation store (this is a bug in uiscope)");

@@ -41,13 +41,15 @@ class Confirmer {
  public:
   // One run of an action: `held` is set when the gate held it for
   // confirmation (its decision, with the token); otherwise `result` is the
-  // tool's final answer.
+  // tool's final answer. A held attempt may bring the tool's own result
+  // too: it is returned as is when the gate is no PolicyGate (nothing to
+  // confirm with here; the decision and token are in it).
   struct Attempt {
     ToolResult result;
     std::optional<GateDecision> held;
 
     static Attempt Done(ToolResult r) { return {std::move(r), std::nullopt}; }
-    static Attempt Held(GateDecision d) { return {ToolResult{}, std::move(d)}; }
+    static Attempt Held(GateDecision d, ToolResult r = {}) { return {std::move(r), std::move(d)}; }
   };
   // Runs the action once, bringing `confirmation_token` ("" the first time)
   // in PlannedAction::confirmation_token. `ctx` is the call running it now:
