@@ -221,6 +221,33 @@ OcrMergeStats MergeOcrText(Snapshot& snapshot, const std::vector<OcrTargetText>&
   return stats;
 }
 
+std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<x11::TopLevel>& tops,
+                               const std::vector<unsigned long>& stacking) {
+  unsigned long own = target.x_window;
+  if (own == 0) {
+    double best = 0.5;
+    for (const x11::TopLevel& t : tops) {
+      const double iou = IoU(t.bounds, target.bounds);
+      if (iou >= best) {
+        best = iou;
+        own = t.window;
+      }
+    }
+  }
+  const auto at = std::find(stacking.begin(), stacking.end(), own);
+  if (own == 0 || at == stacking.end()) return {};
+  std::vector<Rect> covered;
+  for (auto above = at + 1; above != stacking.end(); ++above) {
+    for (const x11::TopLevel& t : tops) {
+      if (t.window != *above) continue;
+      // Its frame: a title bar above the target holds text too.
+      const Rect part = Intersect(t.frame, target.bounds);
+      if (!part.Empty()) covered.push_back(part);
+    }
+  }
+  return covered;
+}
+
 Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease,
                                      TextReader& reader, const ObserveRequest& scope,
                                      const ocr::OcrOptions& options) {
@@ -245,13 +272,20 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
   const auto start = std::chrono::steady_clock::now();
   const x11::X11Display& display = *lease.display_connection;
   const Rect screen{0, 0, display.width(), display.height()};
-  const std::vector<Rect> masks = PasswordFieldBounds(snapshot.roots);
+  const std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
+  const std::vector<x11::TopLevel> tops = display.TopLevels();
+  const std::vector<unsigned long> stacking = display.StackingOrder();
 
   OcrSourceResult result;
   std::vector<OcrTargetText> texts;
   for (OcrTarget& target : targets) {
     const Rect r = Intersect(target.bounds, screen);
     if (r.Empty()) continue;
+    // Password fields and what other windows hide are blanked before OCR:
+    // text another window shows there is not this window's.
+    std::vector<Rect> masks = passwords;
+    const std::vector<Rect> covered = CoveredParts(target, tops, stacking);
+    masks.insert(masks.end(), covered.begin(), covered.end());
     auto image = x11::CaptureRegion(display, r);
     if (!image.ok()) {
       if (display.broken()) return image.error();

@@ -54,6 +54,13 @@ std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
                                       const std::vector<x11::TopLevel>& top_levels,
                                       const ObserveRequest& scope);
 
+// The parts of `target` that windows stacked above it (`stacking`, bottom
+// to top, as X11Display::StackingOrder) cover: what is seen there belongs to
+// them, not to it. Empty when the target's X window cannot be told (no
+// top-level overlaps it enough). Masked before OCR and vision.
+std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<x11::TopLevel>& tops,
+                               const std::vector<unsigned long>& stacking);
+
 struct OcrTargetText {
   OcrTarget target;
   ocr::OcrResult text;  // lines and words in screen pixels

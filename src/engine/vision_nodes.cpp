@@ -61,35 +61,6 @@ Image CropImage(const Image& image, const Rect& rect) {
   return out;
 }
 
-// The parts of `target` that windows stacked above it cover: what is seen
-// there belongs to them, not to it. Empty when the target's X window cannot
-// be told (no top-level overlaps it enough).
-std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<x11::TopLevel>& tops,
-                               const std::vector<unsigned long>& stacking) {
-  unsigned long own = target.x_window;
-  if (own == 0) {
-    double best = 0.5;
-    for (const x11::TopLevel& t : tops) {
-      const double iou = IoU(t.bounds, target.bounds);
-      if (iou >= best) {
-        best = iou;
-        own = t.window;
-      }
-    }
-  }
-  const auto at = std::find(stacking.begin(), stacking.end(), own);
-  if (own == 0 || at == stacking.end()) return {};
-  std::vector<Rect> covered;
-  for (auto above = at + 1; above != stacking.end(); ++above) {
-    for (const x11::TopLevel& t : tops) {
-      if (t.window != *above) continue;
-      const Rect part = Intersect(t.bounds, target.bounds);
-      if (!part.Empty()) covered.push_back(part);
-    }
-  }
-  return covered;
-}
-
 }  // namespace
 
 std::vector<OcrTarget> FindVisionTargets(const Snapshot& snapshot,

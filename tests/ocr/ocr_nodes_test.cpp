@@ -62,6 +62,7 @@ TEST(OcrNodesTest, TargetsAreBlindWindowsWidgetsAndMissingWindows) {
     t.title = title;
     t.pid = pid;
     t.bounds = bounds;
+    t.frame = bounds;  // no window manager
     t.focused = focused;
     return t;
   };

@@ -51,6 +51,7 @@ TEST(VisionNodesTest, TargetsAreTheTreeWindowsAndTheMissingOnes) {
     t.title = title;
     t.pid = pid;
     t.bounds = bounds;
+    t.frame = bounds;  // no window manager
     t.focused = focused;
     return t;
   };
