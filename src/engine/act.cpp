@@ -570,6 +570,8 @@ PlannedAction Executor::Planned() const {
   a.confirmation_token = request_.confirmation_token;
   a.candidates = request_.candidates;
   a.candidate_nodes = request_.candidate_nodes;
+  a.plan_step = request_.plan_step;
+  a.require_confirmation = request_.require_confirmation;
   if (lease_.observer != nullptr) {
     a.hidden_window = InputReachesHiddenWindow(HiddenWindows::Of(*lease_.observer), windows_,
                                                plan_.points, plan_.xwindow);

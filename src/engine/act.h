@@ -96,6 +96,10 @@ struct ActionRequest {
   // action for confirmation when there are several (R4).
   int candidates = 1;
   std::vector<Node> candidate_nodes;
+  // A step of a plan, and whether it asks for a person's confirmation
+  // (PlannedAction::plan_step, require_confirmation).
+  bool plan_step = false;
+  bool require_confirmation = false;
 };
 
 struct ActionResult {

@@ -64,6 +64,11 @@ struct PlannedAction {
   // a focused one. Such apps have no elements in any tree, so this is how
   // the gate hears of them.
   bool hidden_window = false;
+  // A step of a plan (execute_plan): confirm_tools' "plan" holds it; with
+  // `require_confirmation` (the step's requireConfirmation) it is held for a
+  // person whatever the configuration.
+  bool plan_step = false;
+  bool require_confirmation = false;
 
   // The tool's arguments as given, for the audit log (the gate redacts).
   nlohmann::json arguments = nlohmann::json::object();

@@ -27,8 +27,8 @@
 //     // "*" and "?" are wildcards. Default: [].
 //     "deny_apps": ["keepassxc", "seahorse", "*password*"],
 //
-//     // Tools whose every call needs a person's confirmation ("execute_plan"
-    // and "plan" both name the plan tool). Default: [].
+//     // Tools whose every call needs a person's confirmation. "execute_plan"
+//     // (or "plan") holds every step of a plan. Default: [].
 //     "confirm_tools": ["app_close", "session_stop"],
 //
 //     // At most max_actions actions performed without a confirmation in any

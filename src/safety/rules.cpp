@@ -229,7 +229,16 @@ std::optional<GateDecision> CheckAmbiguous(const PlannedAction& action, size_t m
 
 std::optional<GateDecision> CheckConfirmTools(const PlannedAction& action,
                                               const std::vector<std::string>& confirm_tools) {
+  if (action.require_confirmation) {
+    return Decide(GateVerdict::kNeedsConfirmation, "plan",
+                  "the plan asks for a person's confirmation of this step (requireConfirmation)");
+  }
   for (const std::string& tool : confirm_tools) {
+    if (tool == "plan" && action.plan_step) {
+      return Decide(GateVerdict::kNeedsConfirmation, "confirm_tools",
+                    "the configuration requires a person's confirmation for every step of a "
+                    "plan (confirm_tools: execute_plan)");
+    }
     if (tool == action.tool) {
       return Decide(GateVerdict::kNeedsConfirmation, "confirm_tools",
                     "the configuration requires a person's confirmation for every " + tool +

@@ -67,8 +67,9 @@ std::optional<GateDecision> CheckPoints(const PlannedAction& action);
 // `max_listed`) and says which one the action will use.
 std::optional<GateDecision> CheckAmbiguous(const PlannedAction& action, size_t max_listed = 10);
 
-// The tool is on `confirm_tools`. Verdict kNeedsConfirmation, rule
-// "confirm_tools".
+// The tool is on `confirm_tools` ("plan" names every step of a plan), rule
+// "confirm_tools"; or the action is a plan step marked requireConfirmation,
+// rule "plan". Verdict kNeedsConfirmation.
 std::optional<GateDecision> CheckConfirmTools(const PlannedAction& action,
                                               const std::vector<std::string>& confirm_tools);
 

@@ -279,6 +279,24 @@ TEST(ConfirmTools, ListedToolsNeedConfirmation) {
   EXPECT_FALSE(CheckConfirmTools(a, {"app_close", "session_stop"}));
 }
 
+TEST(ConfirmTools, PlanStepsAskedForOrAllOfThem) {
+  PlannedAction a;
+  a.tool = "click";
+  a.plan_step = true;
+  EXPECT_FALSE(CheckConfirmTools(a, {"session_stop"}));
+  auto all = CheckConfirmTools(a, {"plan"});  // "execute_plan" in the file
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->rule, "confirm_tools");
+  a.require_confirmation = true;
+  auto asked = CheckConfirmTools(a, {});
+  ASSERT_TRUE(asked);
+  EXPECT_EQ(asked->verdict, GateVerdict::kNeedsConfirmation);
+  EXPECT_EQ(asked->rule, "plan");
+  a.plan_step = false;
+  a.require_confirmation = false;
+  EXPECT_FALSE(CheckConfirmTools(a, {"plan"}));  // the click tool itself
+}
+
 TEST(Secrets, PasswordTargetsAreSensitive) {
   Node pw;
   pw.role = Role::kTextField;
