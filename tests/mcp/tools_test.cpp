@@ -80,9 +80,10 @@ TEST_F(ToolsTest, RegistersTheFirstTools) {
   for (const Tool& t : registry_.tools()) names.push_back(t.name);
   EXPECT_EQ(names,
             (std::vector<std::string>{
-                "observe", "find", "screenshot", "read_text", "click", "type_text", "press_keys",
-                "scroll", "drag", "set_value", "wait_for", "windows", "app_launch", "app_list",
-                "app_focus", "app_close", "session_start", "session_list", "session_stop"}));
+                "observe",   "find",          "screenshot",   "read_text",    "click",
+                "type_text", "press_keys",    "scroll",       "drag",         "set_value",
+                "wait_for",  "windows",       "app_launch",   "app_list",     "app_focus",
+                "app_close", "session_start", "session_list", "session_stop", "execute_plan"}));
   EXPECT_TRUE(registry_.Find("observe")->annotations.read_only);
   EXPECT_TRUE(registry_.Find("session_stop")->annotations.destructive);
 }

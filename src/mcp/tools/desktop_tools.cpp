@@ -9,6 +9,7 @@
 #include "engine/perceive.h"
 #include "mcp/tools/action_tools.h"
 #include "mcp/tools/ocr_tools.h"
+#include "mcp/tools/plan_tools.h"
 #include "mcp/tools/schemas.h"
 #include "mcp/tools/tools.h"
 
@@ -532,6 +533,7 @@ Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionCon
   if (auto st = RegisterOcrTools(registry, workspace, reader); !st.ok()) return st;
   if (auto st = RegisterHandsTools(registry, workspace, reader, confirmer); !st.ok()) return st;
   if (auto st = RegisterSessionTools(registry, sessions, workspace, confirmer); !st.ok()) return st;
+  if (auto st = RegisterPlanTools(registry, workspace, confirmer); !st.ok()) return st;
   if (policy) return RegisterConfirmTools(registry, confirmer);
   return OkStatus();
 }
