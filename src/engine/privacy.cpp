@@ -16,6 +16,10 @@ std::string ProcessName(int pid) {
   return name;
 }
 
+// What a window covers on screen: its frame (title bar and borders, whose
+// title may tell as much as the window) when known.
+Rect Area(const x11::TopLevel& w) { return w.frame.Empty() ? w.bounds : w.frame; }
+
 }  // namespace
 
 HiddenWindows HiddenWindows::Of(Observer& observer) {
@@ -61,12 +65,12 @@ std::vector<Rect> HiddenWindows::Regions(const std::vector<x11::TopLevel>& windo
     if (at != stacking.end()) {
       for (auto it = at + 1; it != stacking.end(); ++it) {
         const x11::TopLevel* top = find(*it);
-        if (top != nullptr && !IsHidden(*top)) above.push_back(top->bounds);
+        if (top != nullptr && !IsHidden(*top)) above.push_back(Area(*top));
       }
     }
     // A window missing from the stacking order is masked whole: covering
     // too much is the safe mistake.
-    for (const Rect& r : Subtract(w.bounds, above)) out.push_back(r);
+    for (const Rect& r : Subtract(Area(w), above)) out.push_back(r);
   }
   return out;
 }

@@ -45,8 +45,8 @@ class HiddenWindows {
   bool IsHidden(const x11::TopLevel& window) const;
   bool IsHidden(const WindowInfo& window) const;
 
-  // The screen areas showing hidden windows: each hidden window's bounds
-  // less what windows above it (`stacking`, bottom to top) cover, unless
+  // The screen areas showing hidden windows: each hidden window's frame
+  // (else bounds) less what windows above it (`stacking`, bottom to top) cover, unless
   // those are hidden too. Areas, not windows, so that an allowed window on
   // top stays visible.
   std::vector<Rect> Regions(const std::vector<x11::TopLevel>& windows,

@@ -26,7 +26,9 @@
 //     accept + approve performs the click;
 //   - execute_plan: an invalid plan runs nothing (R2); a plan of labels,
 //     keys, text, a click and a wait logs the fixture in; a step marked
-//     requireConfirmation is held and the plan stops there.
+//     requireConfirmation is held and the plan stops there;
+//   - with the fixture on deny_apps, its window is black in screenshots
+//     (and not without), and a click on it is denied with the app untouched.
 // Each server gets its own configuration and database (rate counts are per
 // database). Private UISCOPE_STATE_DIR; the desktop and fixture are stopped
 // at the end, on failure and on the global deadline. Prints one line per
@@ -37,6 +39,7 @@ import { accessSync, constants as fsc, mkdtempSync, readdirSync, readFileSync, r
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { inflateSync } from 'node:zlib';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -488,6 +491,67 @@ async function plans(ask) {
   await client.close().catch(() => {});
 }
 
+// Whether a PNG (8-bit RGB or RGBA, not interlaced) is black all over:
+// with every PNG filter, a row of zeros filters to zeros and the first
+// non-zero byte of a row filters to a non-zero byte.
+function pngIsBlack(bytes) {
+  const buf = Buffer.from(bytes, 'base64');
+  let offset = 8;
+  let width = 0;
+  let channels = 3;
+  const idat = [];
+  while (offset < buf.length) {
+    const len = buf.readUInt32BE(offset);
+    const type = buf.toString('latin1', offset + 4, offset + 8);
+    const data = buf.subarray(offset + 8, offset + 8 + len);
+    if (type === 'IHDR') {
+      width = data.readUInt32BE(0);
+      channels = data[9] === 6 ? 4 : 3;
+      if (data[8] !== 8 || data[12] !== 0) throw new Error('not an 8-bit, non-interlaced PNG');
+    }
+    if (type === 'IDAT') idat.push(data);
+    offset += 12 + len;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = 1 + width * channels;
+  for (let i = 0; i < raw.length; i += 1) {
+    if (i % stride === 0) continue; // the row's filter type
+    if (channels === 4 && (i % stride) % 4 === 0) continue; // alpha
+    if (raw[i] !== 0) return false;
+  }
+  return true;
+}
+
+async function denyList(ask) {
+  const cfg = config('deny', { deny_apps: [FIXTURE_NAME] });
+  const open = config('open', {});
+  const [x, y, w, h] = (await ask('geometry')).split(' ').map(Number);
+  const region = { x: x + 10, y: y + 10, w: Math.min(w - 20, 200), h: Math.min(h - 20, 100) };
+  const allowed = await connect(open);
+  const seen = await allowed.call('screenshot', { region });
+  await allowed.client.close().catch(() => {});
+  const { call, client } = await connect(cfg);
+  await check('a deny-listed app is blacked out of screenshots (it shows without the deny list)', async () => {
+    const plain = seen.content?.find((c) => c.type === 'image');
+    if (!plain || pngIsBlack(plain.data)) throw new Error(`without the deny list: ${short(seen)}`);
+    const res = await call('screenshot', { region });
+    const img = res.content?.find((c) => c.type === 'image');
+    if (res.isError || !img) throw new Error(short(res));
+    if (!pngIsBlack(img.data)) throw new Error('the fixture window shows in the screenshot');
+    return `region ${region.x},${region.y},${region.w},${region.h}`;
+  });
+  await check('input that would land in its window is denied, and the app gets nothing', async () => {
+    const before = [await ask('status'), await ask('focus'), await ask('text email')];
+    const res = await call('click', { target: { x: region.x + 20, y: region.y + 20 }, settle_ms: 200 });
+    const d = res.structuredContent?.decision;
+    if (!res.isError || d?.verdict !== 'deny' || d?.rule !== 'deny_list') throw new Error(short(res));
+    const after = [await ask('status'), await ask('focus'), await ask('text email')];
+    if (JSON.stringify(before) !== JSON.stringify(after)) throw new Error(`${short(before)} -> ${short(after)}`);
+    return short(d.reason, 100);
+  });
+  await client.close().catch(() => {});
+}
+
 // ---- main -------------------------------------------------------------------
 
 const deadline = setTimeout(async () => {
@@ -514,6 +578,7 @@ try {
   await killNine();
   await elicitation(ask);
   await plans(ask);
+  await denyList(ask);
 } catch (e) {
   failed += 1;
   log(`FAIL  setup: ${e instanceof Error ? e.stack : String(e)}`);
