@@ -27,8 +27,9 @@
 //   - execute_plan: an invalid plan runs nothing (R2); a plan of labels,
 //     keys, text, a click and a wait logs the fixture in; a step marked
 //     requireConfirmation is held and the plan stops there;
-//   - with the fixture on deny_apps, its window is black in screenshots
-//     (and not without), and a click on it is denied with the app untouched.
+//   - with the fixture on deny_apps, its window is black in screenshots and
+//     unread by read_text (both show it without the list), and a click on
+//     it is denied with the app untouched.
 // Each server gets its own configuration and database (rate counts are per
 // database). Private UISCOPE_STATE_DIR; the desktop and fixture are stopped
 // at the end, on failure and on the global deadline. Prints one line per
@@ -529,6 +530,7 @@ async function denyList(ask) {
   const region = { x: x + 10, y: y + 10, w: Math.min(w - 20, 200), h: Math.min(h - 20, 100) };
   const allowed = await connect(open);
   const seen = await allowed.call('screenshot', { region });
+  const readable = await allowed.call('read_text', {});
   await allowed.client.close().catch(() => {});
   const { call, client } = await connect(cfg);
   await check('a deny-listed app is blacked out of screenshots (it shows without the deny list)', async () => {
@@ -539,6 +541,16 @@ async function denyList(ask) {
     if (res.isError || !img) throw new Error(short(res));
     if (!pngIsBlack(img.data)) throw new Error('the fixture window shows in the screenshot');
     return `region ${region.x},${region.y},${region.w},${region.h}`;
+  });
+  await check('read_text (OCR) does not read it either (it does without the deny list)', async () => {
+    const words = (r) => JSON.stringify(r.structuredContent ?? {});
+    if (!words(readable).includes('Remember')) throw new Error(`without the deny list: ${short(textOf(readable))}`);
+    const res = await call('read_text', {});
+    if (res.isError) throw new Error(short(res));
+    for (const w of ['Remember', 'Login', 'logged']) {
+      if (words(res).includes(w)) throw new Error(`"${w}" was read: ${short(textOf(res))}`);
+    }
+    return `${short(textOf(res).replace(/\n/g, ' '), 80)}`;
   });
   await check('input that would land in its window is denied, and the app gets nothing', async () => {
     const before = [await ask('status'), await ask('focus'), await ask('text email')];
