@@ -11,6 +11,7 @@ UISCOPE_BUILD_PACKAGES=(
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libxxhash-dev
   libpng-dev libcpp-httplib-dev libwebp-dev libjpeg62-turbo-dev
   libtesseract-dev libleptonica-dev
+  libsqlite3-dev
   libopencv-imgproc-dev
 )
 UISCOPE_RUNTIME_PACKAGES=(

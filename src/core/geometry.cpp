@@ -53,4 +53,30 @@ Rect ClampToFrame(const Rect& r, int width, int height) {
   return Intersect(r, Rect{0, 0, width, height});
 }
 
+std::vector<Rect> Subtract(const Rect& a, const std::vector<Rect>& holes) {
+  std::vector<Rect> parts;
+  if (a.Empty()) return parts;
+  parts.push_back(a);
+  for (const Rect& hole : holes) {
+    std::vector<Rect> next;
+    for (const Rect& p : parts) {
+      const Rect cut = Intersect(p, hole);
+      if (cut.Empty()) {
+        next.push_back(p);
+        continue;
+      }
+      // Up to four bands around the cut: above, below, left, right of it.
+      const Rect bands[] = {{p.x, p.y, p.w, cut.y - p.y},
+                            {p.x, cut.Bottom(), p.w, p.Bottom() - cut.Bottom()},
+                            {p.x, cut.y, cut.x - p.x, cut.h},
+                            {cut.Right(), cut.y, p.Right() - cut.Right(), cut.h}};
+      for (const Rect& b : bands) {
+        if (!b.Empty()) next.push_back(b);
+      }
+    }
+    parts = std::move(next);
+  }
+  return parts;
+}
+
 }  // namespace uiscope

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace uiscope {
 
@@ -22,8 +23,8 @@ struct Rect {
   bool operator==(const Rect&) const = default;
 
   bool Empty() const { return w <= 0 || h <= 0; }
-  int Right() const { return x + w; }    // exclusive
-  int Bottom() const { return y + h; }   // exclusive
+  int Right() const { return x + w; }   // exclusive
+  int Bottom() const { return y + h; }  // exclusive
   int64_t Area() const { return Empty() ? 0 : int64_t{w} * h; }
   Point Center() const { return {x + w / 2, y + h / 2}; }
   bool Contains(Point p) const {
@@ -44,5 +45,8 @@ Rect Union(const Rect& a, const Rect& b);
 double IoU(const Rect& a, const Rect& b);
 // Clamps r to the frame (0, 0, width, height).
 Rect ClampToFrame(const Rect& r, int width, int height);
+// The parts of `a` that none of `holes` covers, as disjoint rectangles
+// (empty when the holes cover all of it).
+std::vector<Rect> Subtract(const Rect& a, const std::vector<Rect>& holes);
 
 }  // namespace uiscope

@@ -11,6 +11,7 @@
 #include "core/format.h"
 #include "core/ids.h"
 #include "core/keys.h"
+#include "engine/privacy.h"
 
 namespace uiscope {
 namespace {
@@ -567,6 +568,14 @@ PlannedAction Executor::Planned() const {
   if (plan_.target) a.app = plan_.target->app;
   a.arguments = request_.arguments;
   a.confirmation_token = request_.confirmation_token;
+  a.candidates = request_.candidates;
+  a.candidate_nodes = request_.candidate_nodes;
+  a.plan_step = request_.plan_step;
+  a.require_confirmation = request_.require_confirmation;
+  if (lease_.observer != nullptr) {
+    a.hidden_window = InputReachesHiddenWindow(HiddenWindows::Of(*lease_.observer), windows_,
+                                               plan_.points, plan_.xwindow);
+  }
   return a;
 }
 

@@ -91,6 +91,15 @@ struct ActionRequest {
   std::string confirmation_token;
   nlohmann::json arguments = nlohmann::json::object();
   std::function<bool()> cancelled;  // asked while verifying; may be empty
+  // When the target was named by label (engine/named_target.h): how many
+  // elements the label names and which, best first; the gate holds the
+  // action for confirmation when there are several (R4).
+  int candidates = 1;
+  std::vector<Node> candidate_nodes;
+  // A step of a plan, and whether it asks for a person's confirmation
+  // (PlannedAction::plan_step, require_confirmation).
+  bool plan_step = false;
+  bool require_confirmation = false;
 };
 
 struct ActionResult {

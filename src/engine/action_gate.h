@@ -59,6 +59,16 @@ struct PlannedAction {
 
   std::string command;  // app_launch: the command line
   std::string app;      // the application acted on, when known
+  // The input would reach a window of an application the observers hide
+  // (the deny list; engine/privacy.h): a point inside one, keys or text to
+  // a focused one. Such apps have no elements in any tree, so this is how
+  // the gate hears of them.
+  bool hidden_window = false;
+  // A step of a plan (execute_plan): confirm_tools' "plan" holds it; with
+  // `require_confirmation` (the step's requireConfirmation) it is held for a
+  // person whatever the configuration.
+  bool plan_step = false;
+  bool require_confirmation = false;
 
   // The tool's arguments as given, for the audit log (the gate redacts).
   nlohmann::json arguments = nlohmann::json::object();
@@ -88,10 +98,10 @@ struct GateDecision {
 
 // What happened, for Record().
 struct ActionOutcome {
-  bool performed = false;    // input or an accessibility call reached the app
-  std::string via;           // "accessibility", "editable_text", "value", "xtest", ...
-  std::string effect;        // "observed" | "none" | "" (not performed)
-  std::string error;         // the failure, when the action failed after the gate
+  bool performed = false;  // input or an accessibility call reached the app
+  std::string via;         // "accessibility", "editable_text", "value", "xtest", ...
+  std::string effect;      // "observed" | "none" | "" (not performed)
+  std::string error;       // the failure, when the action failed after the gate
   nlohmann::json verification = nlohmann::json::object();  // summary of what changed
   std::string screen_hash_after;
 };

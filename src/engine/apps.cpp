@@ -315,6 +315,8 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
   planned.app = r.argv[0].substr(r.argv[0].rfind('/') + 1);
   planned.arguments = r.arguments;
   planned.confirmation_token = r.confirmation_token;
+  planned.plan_step = r.plan_step;
+  planned.require_confirmation = r.require_confirmation;
   ActionGate& gate = *lease.gate;
   result.decision = gate.Check(planned);
   ActionOutcome outcome;

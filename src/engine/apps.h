@@ -64,6 +64,9 @@ struct LaunchRequest {
   // Keep the process in the workspace (the MCP server) so it is reaped when
   // it exits; false releases it (a CLI that exits right away).
   bool keep = true;
+  // A step of a plan (PlannedAction::plan_step, require_confirmation).
+  bool plan_step = false;
+  bool require_confirmation = false;
 };
 
 struct LaunchResult {

@@ -11,6 +11,11 @@ std::string ScopeKey(const std::string& app, int pid) { return app + "\x1f" + st
 
 Result<Observation> Observer::Observe(const ObserveRequest& request) {
   auto start = std::chrono::steady_clock::now();
+  if (hide_app_ && !request.app.empty() && hide_app_(request.app)) {
+    return MakeError(ErrorCode::kDenied, "application \"" + request.app +
+                                             "\" is on the safety policy's deny list "
+                                             "(deny_apps): uiscope does not observe it");
+  }
   TreeRequest tree;
   tree.app_name = request.app;
   tree.pid = request.pid;
@@ -18,8 +23,13 @@ Result<Observation> Observer::Observe(const ObserveRequest& request) {
   tree.max_depth = request.max_depth;
   tree.max_nodes = request.max_fetch_nodes;
   tree.timeout = request.timeout;
+  tree.skip_app = hide_app_;
   auto result = accessibility_.Tree(tree);
   if (!result.ok()) return result.error();
+  if (hide_app_) {
+    // Also when a backend ignored skip_app: a denied app never leaves here.
+    std::erase_if(result->apps, [&](const Node& app) { return hide_app_(app.name); });
+  }
 
   Observation obs;
   obs.snapshot.frame = frame_;
@@ -60,11 +70,13 @@ Result<Observation> Observer::RefreshApp(int pid, std::chrono::milliseconds time
   tree.pid = pid;
   tree.include_hidden = include_hidden;
   tree.timeout = timeout;
+  tree.skip_app = hide_app_;
   auto result = accessibility_.Tree(tree);
   Observation obs;
   std::vector<Node> fresh;
   if (result.ok()) {
     fresh = std::move(result->apps);
+    if (hide_app_) std::erase_if(fresh, [&](const Node& app) { return hide_app_(app.name); });
     obs.warnings = std::move(result->warnings);
     obs.requests = result->requests;
   } else if (result.error().code != ErrorCode::kNotFound &&
@@ -99,6 +111,21 @@ Result<Observation> Observer::RefreshApp(int pid, std::chrono::milliseconds time
   obs.snapshot.stats.latency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return obs;
+}
+
+}  // namespace uiscope
+
+namespace uiscope {
+
+std::vector<int> Observer::HiddenPids() {
+  std::vector<int> pids;
+  if (!hide_app_) return pids;
+  auto apps = accessibility_.ListApps();
+  if (!apps.ok()) return pids;
+  for (const AppInfo& app : *apps) {
+    if (app.pid > 0 && hide_app_(app.name)) pids.push_back(app.pid);
+  }
+  return pids;
 }
 
 }  // namespace uiscope

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -58,9 +59,26 @@ class Observer {
 
   const Frame& frame() const { return frame_; }
 
+  // Applications this observer never reads nor reports (the safety policy's
+  // deny list, DESIGN §8): true for an application name. Every path that
+  // observes (observe, find, read_text's password masks, screenshot marks,
+  // actions resolving IDs) goes through Observe() or RefreshApp(), so none
+  // sees them.
+  void set_hide_app(std::function<bool(const std::string& app_name)> hide_app) {
+    hide_app_ = std::move(hide_app);
+  }
+  // Whether anything is hidden, and whether `app_name` is.
+  bool hides_anything() const { return static_cast<bool>(hide_app_); }
+  bool Hides(const std::string& app_name) const { return hide_app_ && hide_app_(app_name); }
+  // The processes of the hidden applications on the accessibility bus now
+  // (names only are asked for: their trees are never read). Empty when
+  // nothing is hidden or the bus does not answer.
+  std::vector<int> HiddenPids();
+
  private:
   Accessibility& accessibility_;
   Frame frame_;
+  std::function<bool(const std::string&)> hide_app_;
   std::string previous_scope_;
   std::vector<Node> previous_roots_;
 };

@@ -7,6 +7,7 @@
 
 #include "core/ids.h"
 #include "core/merge.h"
+#include "engine/privacy.h"
 #include "platform/x11/ximage_capture.h"
 
 namespace uiscope {
@@ -257,9 +258,13 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
                      "source \"ocr\" needs the screen, and desktop " + lease.display +
                          " has none (a fake desktop); use sources [\"ax\"]");
   }
-  return AddOcrSource(snapshot, lease, reader,
-                      FindOcrTargets(snapshot, lease.display_connection->TopLevels(), scope),
-                      options);
+  // A deny-listed app's windows are no targets of their own (engine/privacy.h).
+  const HiddenWindows hidden =
+      lease.observer != nullptr ? HiddenWindows::Of(*lease.observer) : HiddenWindows();
+  return AddOcrSource(
+      snapshot, lease, reader,
+      FindOcrTargets(snapshot, hidden.Visible(lease.display_connection->TopLevels()), scope),
+      options);
 }
 
 Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease,
@@ -276,6 +281,10 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
   const std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
   const std::vector<x11::TopLevel> tops = display.TopLevels();
   const std::vector<unsigned long> stacking = display.StackingOrder();
+  // The windows of deny-listed apps are blanked like password fields.
+  const HiddenWindows hidden =
+      lease.observer != nullptr ? HiddenWindows::Of(*lease.observer) : HiddenWindows();
+  const std::vector<Rect> denied = hidden.Regions(tops, stacking);
 
   OcrSourceResult result;
   std::vector<OcrTargetText> texts;
@@ -287,6 +296,7 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
     std::vector<Rect> masks = passwords;
     const std::vector<Rect> covered = CoveredParts(target, tops, stacking);
     masks.insert(masks.end(), covered.begin(), covered.end());
+    masks.insert(masks.end(), denied.begin(), denied.end());
     auto image = x11::CaptureRegion(display, r);
     if (!image.ok()) {
       if (display.broken()) return image.error();

@@ -7,6 +7,7 @@
 #include "core/clock.h"
 #include "core/format.h"
 #include "core/ids.h"
+#include "engine/privacy.h"
 #include "engine/screenshot.h"
 #include "platform/x11/x11_display.h"
 #include "platform/x11/ximage_capture.h"
@@ -158,8 +159,20 @@ Result<ReadTextResult> TextReader::Read(Workspace::Lease lease, const ReadTextRe
                            std::to_string(screen.w) + "x" + std::to_string(screen.h) + " screen");
     }
   } else if (x_window) {
-    auto bounds = WindowBounds(display, *x_window);
+    const uint64_t wanted = *x_window;
+    auto bounds = WindowBounds(display, wanted);
     if (!bounds.ok()) return bounds.error();
+    if (lease.observer != nullptr && lease.observer->hides_anything()) {
+      const HiddenWindows hidden = HiddenWindows::Of(*lease.observer);
+      for (const x11::TopLevel& w : display.TopLevels()) {
+        if (w.window == wanted && hidden.IsHidden(w)) {
+          return MakeError(ErrorCode::kDenied,
+                           "window " + request.window +
+                               " belongs to an application on the deny list (deny_apps of the "
+                               "configuration): uiscope does not read it");
+        }
+      }
+    }
     target = Intersect(*bounds, screen);
   } else if (window_element) {
     const Node* node = FindById(observation->snapshot.roots, request.window);
@@ -181,6 +194,14 @@ Result<ReadTextResult> TextReader::Read(Workspace::Lease lease, const ReadTextRe
                                                       std::to_string(screen.h) + " screen");
   }
 
+  std::vector<Rect> denied;
+  if (lease.observer != nullptr && lease.observer->hides_anything()) {
+    // Deny-listed apps (engine/privacy.h): never read, even by their pixels.
+    const HiddenWindows hidden = HiddenWindows::Of(*lease.observer);
+    const std::vector<x11::TopLevel> windows = display.TopLevels();
+    denied = hidden.Regions(windows, display.StackingOrder());
+  }
+
   const auto capture_start = Clock::now();
   auto image = x11::CaptureRegion(display, target);
   if (!image.ok()) {
@@ -195,6 +216,7 @@ Result<ReadTextResult> TextReader::Read(Workspace::Lease lease, const ReadTextRe
   result.capture_ms = MsSince(capture_start);
   result.region = target;
   for (const Rect& m : masks) result.masked_fields += !Intersect(m, target).Empty();
+  masks.insert(masks.end(), denied.begin(), denied.end());
   // The desktop is not needed for recognition: let other tools at it.
   if (lease.lock.owns_lock()) lease.lock.unlock();
 

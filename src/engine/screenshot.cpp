@@ -9,6 +9,7 @@
 #include "core/format.h"
 #include "core/ids.h"
 #include "core/merge.h"
+#include "engine/privacy.h"
 #include "image/resize.h"
 
 namespace uiscope {
@@ -126,8 +127,22 @@ Result<ScreenshotResult> TakeScreenshot(ScreenCapture& capture, Observer* observ
   if (!frame.ok()) return frame.error();
   result.capture_ms = MsSince(capture_start);
   result.region = frame->region;
+  bool masked = false;
+  for (const Rect& area : request.masked) {
+    const Rect cut = Intersect(area, frame->region);
+    if (cut.Empty() || !frame->image.Valid()) continue;
+    for (int y = cut.y; y < cut.Bottom(); ++y) {
+      const int row = y - frame->region.y;
+      if (row < 0 || row >= frame->image.height) continue;
+      const int x0 = std::max(0, cut.x - frame->region.x);
+      const int x1 = std::min(frame->image.width, cut.Right() - frame->region.x);
+      if (x1 > x0) std::fill_n(frame->image.Pixel(x0, row), static_cast<size_t>(x1 - x0) * 3, 0);
+    }
+    masked = true;
+  }
+  // The capture's own hash is of the pixels before masking.
   result.frame_hash =
-      frame->frame_hash != 0 ? frame->frame_hash : FrameHash(HashTiles(frame->image));
+      frame->frame_hash != 0 && !masked ? frame->frame_hash : FrameHash(HashTiles(frame->image));
   result.method = std::string(frame->method);
   if (frame->damage) result.changed = !frame->damage->empty();
 
@@ -203,7 +218,26 @@ Result<ScreenshotResult> ScreenshotService::Take(Workspace::Lease& lease,
   }
   auto capture = CaptureFor(lease.display);
   if (!capture.ok()) return capture.error();
-  auto result = TakeScreenshot(**capture, lease.observer, request);
+  ScreenshotRequest masked_request = request;
+  if (lease.observer != nullptr && lease.observer->hides_anything()) {
+    // Deny-listed apps: their windows are blacked out, and one of them is
+    // no window to capture (engine/privacy.h).
+    const HiddenWindows hidden = HiddenWindows::Of(*lease.observer);
+    const std::vector<x11::TopLevel> windows = lease.display_connection->TopLevels();
+    if (auto id = request.window.empty() ? std::nullopt : ParseXWindowId(request.window)) {
+      for (const x11::TopLevel& w : windows) {
+        if (w.window == *id && hidden.IsHidden(w)) {
+          return MakeError(ErrorCode::kDenied,
+                           "window " + request.window +
+                               " belongs to an application on the deny list (deny_apps of the "
+                               "configuration): uiscope does not look at it");
+        }
+      }
+    }
+    std::vector<Rect> areas = hidden.Regions(windows, lease.display_connection->StackingOrder());
+    masked_request.masked.insert(masked_request.masked.end(), areas.begin(), areas.end());
+  }
+  auto result = TakeScreenshot(**capture, lease.observer, masked_request);
   if (!result.ok()) {
     if (result.error().code == ErrorCode::kUnavailable) {
       // The X server (or the bus) went away: reconnect next time.

@@ -46,6 +46,10 @@ struct ScreenshotRequest {
   bool marks = false;      // draw set-of-marks from the current tree
   int max_marks = 500;     // at most this many marks, in tree order
   ObserveRequest observe;  // scope of the tree the marks come from (app, pid, timeout)
+  // Screen areas painted black right after the capture, before anything
+  // is hashed, scaled or encoded: the windows of deny-listed apps
+  // (engine/privacy.h; ScreenshotService::Take fills it in).
+  std::vector<Rect> masked;
 };
 
 struct ScreenshotMark {

@@ -5,6 +5,7 @@
 
 #include "core/clock.h"
 #include "core/ids.h"
+#include "engine/privacy.h"
 #include "platform/x11/ximage_capture.h"
 #include "vision/labels.h"
 
@@ -94,10 +95,15 @@ Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease&
   const std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
   const std::vector<x11::TopLevel> tops = display.TopLevels();
   const std::vector<unsigned long> stacking = display.StackingOrder();
+  // Deny-listed apps (engine/privacy.h): their windows are no targets, and
+  // blanked where they show.
+  const HiddenWindows hidden =
+      lease.observer != nullptr ? HiddenWindows::Of(*lease.observer) : HiddenWindows();
+  const std::vector<Rect> denied = hidden.Regions(tops, stacking);
 
   VisionSourceResult result;
   std::vector<VisionTargetDetections> all;
-  for (OcrTarget& target : FindVisionTargets(snapshot, tops, scope)) {
+  for (OcrTarget& target : FindVisionTargets(snapshot, hidden.Visible(tops), scope)) {
     const Rect r = Intersect(target.bounds, screen);
     if (r.Empty()) continue;
     // Password fields and what other windows hide are blanked before
@@ -105,6 +111,7 @@ Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease&
     const std::vector<Rect> covered = CoveredParts(target, tops, stacking);
     std::vector<Rect> masks = passwords;
     masks.insert(masks.end(), covered.begin(), covered.end());
+    masks.insert(masks.end(), denied.begin(), denied.end());
     auto image = x11::CaptureRegion(display, r);
     if (!image.ok()) {
       if (display.broken()) return image.error();

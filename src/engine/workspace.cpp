@@ -115,6 +115,7 @@ Result<Workspace::Desktop*> Workspace::Open(const DesktopTarget& target) {
   desktop->connection = std::move(connection).value();
   desktop->observer =
       std::make_unique<Observer>(*desktop->connection.accessibility, desktop->connection.frame);
+  if (options_.hide_app) desktop->observer->set_hide_app(options_.hide_app);
   Desktop* raw = desktop.get();
   desktops_[target.display] = std::move(desktop);
   return raw;

@@ -19,6 +19,7 @@
 // the workspace lock, so desktop work is serialised.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,6 +42,8 @@ struct WorkspaceOptions {
   std::string display;         // --display; "" = $DISPLAY, else a headless desktop
   bool start_headless = true;  // start one when no display is known
   DesktopOptions headless;     // its size etc.
+  // Applications no observer of this workspace reads (Observer::set_hide_app).
+  std::function<bool(const std::string& app_name)> hide_app;
   // Decides every action before it reaches a desktop; null = AllowAllGate.
   std::shared_ptr<ActionGate> gate;
 };

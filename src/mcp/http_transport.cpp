@@ -104,6 +104,22 @@ class SinkWriter final : public Outbound {
     if (failed_) return false;
     std::string event = SseEvent(message);
     if (!sink_.write(event.data(), event.size())) failed_ = true;
+    last_write_ = std::chrono::steady_clock::now();
+    return !failed_;
+  }
+  // A tool call waiting for the client's answer (elicitation) notices a
+  // client that went away instead of waiting out its timeout. httplib
+  // 0.11's is_writable() only selects for writing, which a closed peer's
+  // socket still is; a comment line (ignored by SSE clients) once a second
+  // fails instead, by the second write after the peer left.
+  bool Alive() override {
+    std::lock_guard lock(mutex_);
+    if (failed_) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_write_ < std::chrono::seconds(1)) return true;
+    static constexpr char kComment[] = ": waiting for the client\n\n";
+    if (!sink_.write(kComment, sizeof(kComment) - 1)) failed_ = true;
+    last_write_ = now;
     return !failed_;
   }
 
@@ -111,6 +127,7 @@ class SinkWriter final : public Outbound {
   std::mutex mutex_;
   httplib::DataSink& sink_;
   bool failed_ = false;
+  std::chrono::steady_clock::time_point last_write_ = std::chrono::steady_clock::now();
 };
 
 struct HttpSession {

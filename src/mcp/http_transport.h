@@ -3,8 +3,10 @@
 //   POST   /mcp  one JSON-RPC message (or a 2025-03-26 batch). Requests are
 //                answered with application/json, except tools/call, which is
 //                answered with a text/event-stream carrying its progress and
-//                log notifications and then the result. Notifications and
-//                responses alone get 202 Accepted.
+//                log notifications, the requests it sends the client (an
+//                elicitation/create asking the user to confirm), and then
+//                the result. Notifications and responses alone (the
+//                client's answer to such a request) get 202 Accepted.
 //   GET    /mcp  the session's server-to-client event stream (keep-alive
 //                comments only today: this server sends nothing unprompted).
 //   DELETE /mcp  ends the session.

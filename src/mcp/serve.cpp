@@ -13,6 +13,7 @@
 #include "mcp/http_transport.h"
 #include "mcp/server.h"
 #include "mcp/tools/tools.h"
+#include "memory/safety_store.h"
 
 namespace uiscope::mcp {
 namespace {
@@ -25,7 +26,9 @@ constexpr char kInstructions[] =
     "observed or none); wait_for waits for an element, a text or a change; windows and app_* "
     "manage applications. Bounds are screen pixels of the display. Without "
     "a DISPLAY, uiscope starts its own headless desktop on first need; session_start / "
-    "session_list / session_stop manage more of them, and observe/find take a session ID.";
+    "session_list / session_stop manage more of them, and observe/find take a session ID. "
+    "Actions pass a safety policy: one it holds comes back as confirmation_required with a "
+    "token; ask the user, and use confirm only as the user decides.";
 
 // Blocks the termination signals in every thread (call before starting any)
 // and turns them into a write to an eventfd on a dedicated thread.
@@ -95,14 +98,28 @@ Status ParseListenAddress(const std::string& text, std::string* host, int* port)
 }
 
 int Serve(const ServeOptions& options) {
+  // The policy first: a configuration error stops the server before it
+  // serves anything under a policy other than the one asked for.
+  auto config = safety::LoadPolicyConfig(options.config_path);
+  if (!config.ok()) {
+    std::cerr << "uiscope: " << config.error().message << "\n";
+    return 2;
+  }
   SignalWatcher signals;  // before any thread starts
+  memory::SafetyStores stores = memory::OpenSafetyStores(*config);
+  auto gate = memory::MakePolicyGate(*config, stores);
 
   WorkspaceOptions ws;
   ws.display = options.display;
+  // Deny-listed applications are never observed (DESIGN §8).
+  ws.hide_app = [gate](const std::string& app) { return gate->IsDeniedApp(app); };
+  // Every action of every tool goes through the policy (DESIGN §8).
+  ws.gate = gate;
   Workspace workspace(ws);
   auto sessions = MakeSessionControl();
   ToolRegistry registry;
-  if (auto st = RegisterAllTools(registry, workspace, *sessions); !st.ok()) {
+  if (auto st = RegisterAllTools(registry, workspace, *sessions, std::make_shared<Confirmer>(gate));
+      !st.ok()) {
     std::cerr << "uiscope: " << st.error().message << "\n";
     return 1;
   }
@@ -110,6 +127,7 @@ int Serve(const ServeOptions& options) {
   server_options.version = options.version;
   server_options.instructions = kInstructions;
   server_options.tools_inline = options.http;
+  server_options.inline_calls_may_wait = options.http;  // one thread per HTTP request
   Server server(registry, server_options);
 
   if (!options.http) {

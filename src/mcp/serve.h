@@ -13,8 +13,9 @@
 namespace uiscope::mcp {
 
 struct ServeOptions {
-  std::string version;  // the server's version in serverInfo
-  std::string display;  // --display; "" = $DISPLAY, else a headless desktop on first need
+  std::string version;      // the server's version in serverInfo
+  std::string display;      // --display; "" = $DISPLAY, else a headless desktop on first need
+  std::string config_path;  // --config: the safety policy ("" = the default place)
   bool http = false;
   std::string http_host = "127.0.0.1";
   int http_port = 0;

@@ -1,6 +1,7 @@
 #include "mcp/server.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "mcp/json_schema.h"
 
@@ -31,6 +32,50 @@ class CallContext final : public ToolContext {
     call_.out().Send(MakeNotification(
         "notifications/message",
         {{"level", LogLevelName(level)}, {"logger", "uiscope"}, {"data", message}}));
+  }
+
+  bool CanElicit() const override {
+    return call_.may_wait_for_client() && session_.ClientSupportsFormElicitation();
+  }
+
+  Result<ElicitResult> Elicit(const ElicitRequest& request) override {
+    if (!CanElicit()) {
+      return MakeError(ErrorCode::kUnsupported,
+                       session_.ClientSupportsFormElicitation()
+                           ? "this call cannot wait for the client's answer"
+                           : "the client did not declare the elicitation capability");
+    }
+    bool elsewhere = false;
+    auto stop = [&] {
+      if (call_.cancelled()) return true;
+      if (request.answered_elsewhere && request.answered_elsewhere()) {
+        elsewhere = true;
+        return true;
+      }
+      return false;
+    };
+    auto reply = session_.RequestClient(
+        "elicitation/create",
+        {{"message", request.message}, {"requestedSchema", request.requested_schema}}, call_.out(),
+        request.timeout, stop);
+    if (!reply.ok()) {
+      if (elsewhere) return MakeError(ErrorCode::kStale, "the question was answered elsewhere");
+      return reply.error();
+    }
+    const json& r = *reply;
+    static const std::vector<std::string> kActions = {"accept", "decline", "cancel"};
+    if (!r.is_object() || !r.contains("action") || !r["action"].is_string() ||
+        std::find(kActions.begin(), kActions.end(), r["action"].get<std::string>()) ==
+            kActions.end()) {
+      return MakeError(ErrorCode::kUnavailable,
+                       "the client answered elicitation/create with a malformed result (no "
+                       "action accept, decline or cancel): " +
+                           r.dump());
+    }
+    ElicitResult result;
+    result.action = r["action"].get<std::string>();
+    if (r.contains("content") && r["content"].is_object()) result.content = r["content"];
+    return result;
   }
 
  private:
@@ -74,6 +119,7 @@ Reply Server::Initialize(const InitializeParams& p, Call& call) const {
   std::string version =
       IsSupportedProtocolVersion(p.protocol_version) ? p.protocol_version : kLatestProtocolVersion;
   call.session().SetProtocolVersion(version);
+  call.session().SetClientCapabilities(p.capabilities);
   json result = {
       {"protocolVersion", version},
       {"capabilities", {{"tools", {{"listChanged", false}}}, {"logging", json::object()}}},
@@ -178,6 +224,113 @@ void Session::SetProtocolVersion(std::string version) {
   protocol_version_ = std::move(version);
 }
 
+void Session::SetClientCapabilities(json capabilities) {
+  std::lock_guard lock(mutex_);
+  client_capabilities_ = capabilities.is_object() ? std::move(capabilities) : json::object();
+}
+
+json Session::client_capabilities() const {
+  std::lock_guard lock(mutex_);
+  return client_capabilities_;
+}
+
+bool Session::ClientSupportsFormElicitation() const {
+  std::lock_guard lock(mutex_);
+  // Elicitation arrived with 2025-06-18; 2025-11-25 added modes, where an
+  // empty object still means form.
+  if (protocol_version_.empty() || protocol_version_ == "2025-03-26") return false;
+  auto it = client_capabilities_.find("elicitation");
+  if (it == client_capabilities_.end() || !it->is_object()) return false;
+  return it->empty() || it->contains("form");
+}
+
+Result<json> Session::RequestClient(const std::string& method, json params, Outbound& out,
+                                    std::chrono::milliseconds timeout,
+                                    const std::function<bool()>& stop) {
+  auto pending = std::make_shared<PendingReply>();
+  json id;
+  std::string key;
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_) return MakeError(ErrorCode::kUnavailable, "the session has ended");
+    id = "uiscope-" + std::to_string(next_request_id_++);
+    key = id.dump();
+    awaiting_[key] = pending;
+  }
+  json request = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
+  if (!params.is_null()) request["params"] = std::move(params);
+  if (!out.Send(request)) {
+    std::lock_guard lock(mutex_);
+    awaiting_.erase(key);
+    return MakeError(ErrorCode::kUnavailable,
+                     "cannot send " + method + ": the client's connection is gone");
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::optional<Error> failure;
+  std::unique_lock lock(mutex_);
+  while (!pending->answered) {
+    if (closed_) {
+      failure = MakeError(ErrorCode::kUnavailable, "the session ended before the client answered");
+      break;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      failure =
+          MakeError(ErrorCode::kTimeout,
+                    "the client did not answer " + method + " within " +
+                        (timeout.count() % 1000 == 0 ? std::to_string(timeout.count() / 1000) + " s"
+                                                     : std::to_string(timeout.count()) + " ms"));
+      break;
+    }
+    // `stop` and Alive() may be slow (a database read, a socket check):
+    // never under the session lock, which the reading thread needs to
+    // deliver the answer.
+    lock.unlock();
+    const bool stopped = stop && stop();
+    const bool gone = !out.Alive();
+    lock.lock();
+    if (pending->answered) break;
+    if (stopped || gone) {
+      failure = MakeError(ErrorCode::kUnavailable,
+                          gone ? "the client disconnected before answering " + method
+                               : method +
+                                     " was withdrawn: the call was cancelled or answered "
+                                     "elsewhere");
+      break;
+    }
+    changed_.wait_for(lock, std::min<std::chrono::steady_clock::duration>(
+                                std::chrono::milliseconds(50), deadline - now));
+  }
+  awaiting_.erase(key);
+  const bool answered = pending->answered;
+  lock.unlock();
+  if (!answered) {
+    // The user may still be looking at a dialog: withdraw it.
+    out.Send(MakeNotification("notifications/cancelled",
+                              {{"requestId", id}, {"reason", failure->message}}));
+    return *failure;
+  }
+  const json& message = pending->message;
+  if (message.contains("error")) {
+    const json& e = message["error"];
+    std::string what = e.is_object() ? e.value("message", e.dump()) : e.dump();
+    if (e.is_object() && e.contains("code")) what += " (code " + e["code"].dump() + ")";
+    return MakeError(ErrorCode::kUnavailable,
+                     "the client answered " + method + " with an error: " + what);
+  }
+  return message["result"];
+}
+
+void Session::RouteResponse(const json& message) {
+  std::lock_guard lock(mutex_);
+  auto it = awaiting_.find(message["id"].dump());
+  if (it == awaiting_.end()) return;  // late (timed out, withdrawn) or never asked
+  it->second->answered = true;
+  it->second->message = message;
+  awaiting_.erase(it);
+  changed_.notify_all();
+}
+
 bool Session::HasRequestsInFlight() const {
   std::lock_guard lock(mutex_);
   return !in_flight_.empty();
@@ -228,7 +381,7 @@ json Session::HandleMessage(const json& message, Outbound& out, bool allow_async
     case MessageKind::kInvalid:
       return MakeError(c.id, c.error);
     case MessageKind::kResponse:
-      // This server sends no requests to clients, so no response is awaited.
+      RouteResponse(message);
       return nullptr;
     case MessageKind::kNotification:
       HandleNotification(message);
@@ -271,16 +424,19 @@ json Session::HandleMessage(const json& message, Outbound& out, bool allow_async
     changed_.notify_all();
     return nullptr;
   }
-  json reply = Dispatch(message, out, cancelled);
+  json reply = Dispatch(
+      message, out, cancelled,
+      allow_async && server_.options().tools_inline && server_.options().inline_calls_may_wait);
   Finish(id);
   return reply;
 }
 
 json Session::Dispatch(const json& request, Outbound& out,
-                       const std::shared_ptr<std::atomic<bool>>& cancelled) {
+                       const std::shared_ptr<std::atomic<bool>>& cancelled,
+                       bool may_wait_for_client) {
   const json& id = request["id"];
   const Binder::Entry* entry = server_.binder().FindRequest(request["method"].get<std::string>());
-  Call call(id, *this, out, cancelled);
+  Call call(id, *this, out, cancelled, may_wait_for_client);
   Reply reply;
   try {
     reply = entry->handler(request.contains("params") ? request["params"] : json(), call);
@@ -359,7 +515,8 @@ void Session::WorkerLoop() {
     ++busy_;
     lock.unlock();
     json reply;
-    if (!job.cancelled->load()) reply = Dispatch(job.request, *job.out, job.cancelled);
+    if (!job.cancelled->load())
+      reply = Dispatch(job.request, *job.out, job.cancelled, /*may_wait_for_client=*/true);
     if (!reply.is_null()) job.out->Send(reply);
     Finish(job.request["id"]);
     lock.lock();

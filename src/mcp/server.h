@@ -11,11 +11,25 @@
 // ServerOptions::tools_inline is set (HTTP and the fuzzer run them inline);
 // their replies are sent from the worker, so an Outbound must be safe to call
 // from several threads.
+//
+// Server-to-client requests (elicitation/create): a running tool call sends
+// a request through its own Outbound — over stdio the one stream, over
+// Streamable HTTP the tool call's event stream, as the spec asks for
+// requests related to a client request — with an id of the form
+// "uiscope-N", and waits. The client's response arrives as a separate frame
+// (stdio: a line; HTTP: a POST answered 202) and Session::Handle routes it
+// by id to the waiting call. The wait ends with the response, a timeout, the
+// call's cancellation or the session's end; in the last three cases the
+// client is sent notifications/cancelled for the request, and a late
+// response is ignored. Only calls that do not block the reading thread may
+// wait (worker threads; inline calls when the transport gives each request
+// a thread of its own, ServerOptions::inline_calls_may_wait).
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -37,6 +51,9 @@ class Outbound {
  public:
   virtual ~Outbound() = default;
   virtual bool Send(const json& message) = 0;
+  // False once the peer is known to be gone without sending (an HTTP
+  // client that closed the event stream): waits for its answers end early.
+  virtual bool Alive() { return true; }
 };
 
 struct ServerOptions {
@@ -49,6 +66,10 @@ struct ServerOptions {
   int workers = 4;                 // threads per session for tools/call when not inline
   size_t remembered_ids = 100000;  // request ids remembered to reject reuse
   bool validate_output = false;    // check structuredContent against outputSchema (tests)
+  // With tools_inline: each request runs on a thread of its own (the HTTP
+  // transport), so a tool call may wait for the client's answer to a
+  // server-to-client request without blocking the frames that carry it.
+  bool inline_calls_may_wait = false;
   LogLevel default_log_level = LogLevel::kWarning;  // until logging/setLevel
 };
 
@@ -63,9 +84,17 @@ class Call {
   bool cancelled() const { return cancelled_->load(); }
   const json& progress_token() const { return progress_token_; }
   void set_progress_token(json token) { progress_token_ = std::move(token); }
+  // True when this call runs off the transport's reading thread, so it may
+  // wait for the client's answer to a server-to-client request.
+  bool may_wait_for_client() const { return may_wait_for_client_; }
 
-  Call(json id, Session& session, Outbound& out, std::shared_ptr<std::atomic<bool>> cancelled)
-      : id_(std::move(id)), session_(session), out_(out), cancelled_(std::move(cancelled)) {}
+  Call(json id, Session& session, Outbound& out, std::shared_ptr<std::atomic<bool>> cancelled,
+       bool may_wait_for_client = false)
+      : id_(std::move(id)),
+        session_(session),
+        out_(out),
+        cancelled_(std::move(cancelled)),
+        may_wait_for_client_(may_wait_for_client) {}
 
  private:
   json id_;
@@ -73,6 +102,7 @@ class Call {
   Outbound& out_;
   std::shared_ptr<std::atomic<bool>> cancelled_;
   json progress_token_;
+  bool may_wait_for_client_ = false;
 };
 
 class Server {
@@ -122,10 +152,28 @@ class Session {
   bool shutdown_requested() const { return shutdown_.load(); }
   std::string protocol_version() const;
   bool HasRequestsInFlight() const;
+  // The capabilities the client declared in initialize.
+  json client_capabilities() const;
+  // True when the client can answer elicitation/create in form mode:
+  // protocol 2025-06-18 or later and an `elicitation` capability that is
+  // empty (form implied) or lists `form`.
+  bool ClientSupportsFormElicitation() const;
+
+  // Sends a request to the client through `out` and waits for its
+  // response: the result, or an error — Timeout after `timeout`,
+  // Unavailable when `stop` returns true (polled every 50 ms), the session
+  // closes, `out` fails or the client answers with a JSON-RPC error (its
+  // message included). On timeout and stop the client is told with
+  // notifications/cancelled. Call only from a thread that does not read
+  // this session's frames (Call::may_wait_for_client()).
+  Result<json> RequestClient(const std::string& method, json params, Outbound& out,
+                             std::chrono::milliseconds timeout,
+                             const std::function<bool()>& stop = {});
 
   // --- for the server's handlers ---
   bool TryBeginInitialize();  // false when initialize already happened
   void SetProtocolVersion(std::string version);
+  void SetClientCapabilities(json capabilities);
   void SetLogLevel(LogLevel level) { log_level_.store(level); }
   LogLevel log_level() const { return log_level_.load(); }
   void RequestShutdown() { shutdown_.store(true); }
@@ -142,8 +190,11 @@ class Session {
   // Handles one message; returns the reply to send (null for none).
   json HandleMessage(const json& message, Outbound& out, bool allow_async);
   json Dispatch(const json& request, Outbound& out,
-                const std::shared_ptr<std::atomic<bool>>& cancelled);
+                const std::shared_ptr<std::atomic<bool>>& cancelled, bool may_wait_for_client);
   void HandleNotification(const json& message);
+  // Hands a client's response to the request waiting for it (ignored when
+  // none is: answered late, or never asked).
+  void RouteResponse(const json& message);
   // Registers a request id; an error reply when it is reused.
   json AdmitId(const json& id);
   void Finish(const json& id);
@@ -164,6 +215,14 @@ class Session {
   std::vector<std::thread> workers_;
   int busy_ = 0;
   bool closed_ = false;
+  json client_capabilities_ = json::object();
+  // Server-to-client requests waiting for their response, by id.dump().
+  struct PendingReply {
+    bool answered = false;
+    json message;
+  };
+  std::map<std::string, std::shared_ptr<PendingReply>> awaiting_;
+  uint64_t next_request_id_ = 1;
 };
 
 }  // namespace uiscope::mcp

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -56,6 +57,26 @@ enum class LogLevel { kDebug, kInfo, kNotice, kWarning, kError, kCritical, kAler
 std::optional<LogLevel> ParseLogLevel(std::string_view name);
 std::string_view LogLevelName(LogLevel level);
 
+// A question for the user, asked through the client (MCP elicitation,
+// protocol 2025-06-18 and later, form mode).
+struct ElicitRequest {
+  std::string message;  // what the user is asked, in plain words
+  // A flat JSON Schema object of primitive properties (string, number,
+  // integer, boolean, enum): what the form asks for.
+  json requested_schema;
+  // How long to wait for the user; then the request is cancelled.
+  std::chrono::milliseconds timeout{std::chrono::minutes(2)};
+  // Polled while waiting: true when the question was answered elsewhere
+  // (a person decided in another process), so the client's dialog is
+  // withdrawn (notifications/cancelled) and Elicit returns kStale.
+  std::function<bool()> answered_elsewhere;
+};
+
+struct ElicitResult {
+  std::string action;  // "accept" (content holds the form), "decline" or "cancel"
+  json content = json::object();
+};
+
 // What a running handler may ask of the server. Implemented by the server per
 // request; valid only during the handler call.
 class ToolContext {
@@ -69,6 +90,19 @@ class ToolContext {
   virtual void Progress(double progress, double total, const std::string& message) = 0;
   // A notifications/message to the client, if `level` passes its log level.
   virtual void Log(LogLevel level, const std::string& message) = 0;
+
+  // True when the user can be asked: the client declared the elicitation
+  // capability (form mode, protocol 2025-06-18 or later) and this call may
+  // wait for the client's answer.
+  virtual bool CanElicit() const { return false; }
+  // Sends elicitation/create and waits for the answer. Unsupported when
+  // CanElicit() is false; Timeout when the user did not answer in time and
+  // Stale when `answered_elsewhere` said so (both withdraw the question with
+  // notifications/cancelled); Unavailable when the call was cancelled, the
+  // session ended or the client answered with an error.
+  virtual Result<ElicitResult> Elicit(const ElicitRequest& request) {
+    return MakeError(ErrorCode::kUnsupported, "the client cannot be asked (no elicitation)");
+  }
 };
 
 using ToolHandler = std::function<ToolResult(const json& arguments, ToolContext& context)>;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,6 +38,10 @@ struct TreeRequest {
   std::chrono::milliseconds timeout{2000};  // per application
   bool fetch_actions = true;
   bool fetch_values = true;  // text of fields, value of sliders (never of passwords)
+  // Applications never to read (the safety policy's deny list): true for an
+  // application name means its tree is not fetched at all, and it is left
+  // out of listings in errors. Asking for one by pid is kDenied.
+  std::function<bool(const std::string& app_name)> skip_app;
 };
 
 // What an element offers to be acted on through accessibility (DESIGN §7).

@@ -147,6 +147,32 @@ TEST_F(ScreenshotTest, FullScreenPngIsTheFrame) {
   EXPECT_EQ(shot->frame_hash, FrameHash(HashTiles(Canned())));
 }
 
+TEST_F(ScreenshotTest, MaskedAreasAreBlackBeforeHashingAndEncoding) {
+  ScreenshotRequest request;
+  request.region = Rect{100, 100, 200, 200};
+  request.masked = {Rect{150, 120, 400, 30}, Rect{700, 500, 50, 50}};  // the 2nd is outside
+  auto shot = TakeScreenshot(screen_, nullptr, request);
+  ASSERT_TRUE(shot.ok()) << shot.error().ToString();
+  auto image = test::DecodePng(shot->bytes);
+  ASSERT_TRUE(image.ok()) << image.error().ToString();
+  Image expected = Canned();
+  int black = 0;
+  for (int y = 0; y < 200; ++y) {
+    for (int x = 0; x < 200; ++x) {
+      const uint8_t* p = image->Pixel(x, y);
+      const bool in_mask = x >= 50 && y >= 20 && y < 50;
+      if (in_mask) {
+        EXPECT_TRUE(p[0] == 0 && p[1] == 0 && p[2] == 0) << x << "," << y;
+        ++black;
+      } else {
+        EXPECT_EQ(p[0], expected.Pixel(x + 100, y + 100)[0]) << x << "," << y;
+      }
+    }
+  }
+  EXPECT_EQ(black, 150 * 30);
+  EXPECT_EQ(shot->frame_hash, FrameHash(HashTiles(*image)));  // of what was returned
+}
+
 TEST_F(ScreenshotTest, MarksOutlineElementsInScaledCoordinates) {
   ScreenshotRequest request;
   request.marks = true;

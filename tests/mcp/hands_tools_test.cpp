@@ -168,8 +168,10 @@ TEST_F(HandsToolsTest, TypeKeysScrollDragAndSetValue) {
   ASSERT_FALSE(typed["isError"].get<bool>()) << typed.dump();
   EXPECT_EQ(input_->events().back(), "type Grüße, 東京");
   EXPECT_EQ(gate_->entries().back().action.text, "Grüße, 東京");
-  EXPECT_FALSE(gate_->entries().back().action.arguments.contains("text"))
-      << "the audit arguments never carry typed text";
+  // The gate gets the arguments as given and decides what the audit log
+  // keeps: the PolicyGate masks text that goes into a sensitive field.
+  EXPECT_EQ(gate_->entries().back().action.arguments.value("text", ""), "Grüße, 東京");
+  EXPECT_FALSE(gate_->entries().back().action.sensitive);
 
   json keys = Call("press_keys", {{"keys", "ctrl+a Delete"}, {"settle_ms", 50}});
   ASSERT_FALSE(keys["isError"].get<bool>()) << keys.dump();
@@ -272,6 +274,62 @@ TEST_F(HandsToolsTest, WindowsAndApps) {
   EXPECT_NE(Text(unknown).find("form-app (pid 4343)"), std::string::npos) << Text(unknown);
   json unquoted = Call("app_launch", {{"command", "sleep '30"}});
   EXPECT_TRUE(unquoted["isError"].get<bool>());
+}
+
+TEST_F(HandsToolsTest, ExecutePlanValidatesTheWholePlanFirst) {
+  json bad = Call("execute_plan", {{"plan",
+                                    {{{"type", "click"}, {"args", {{"uiElementId", Id("Login")}}}},
+                                     {{"type", "type_text"}, {"args", {{"text", 42}}}}}}});
+  EXPECT_TRUE(bad["isError"].get<bool>());
+  EXPECT_NE(Text(bad).find("plan step 2"), std::string::npos) << Text(bad);
+  EXPECT_NE(Text(bad).find("nothing was run"), std::string::npos) << Text(bad);
+  EXPECT_TRUE(gate_->entries().empty());
+  EXPECT_TRUE(input_->events().empty());
+  for (const auto& c : ax_->calls()) EXPECT_FALSE(c.starts_with("do_action")) << c;
+}
+
+TEST_F(HandsToolsTest, ExecutePlanRunsEachStepThroughTheGate) {
+  const std::string login = Id("Login");
+  json plan = {{{"type", "click"}, {"args", {{"uiElementId", login}}}},
+               {{"type", "wait"}, {"args", {{"delayMs", 10}}}},
+               {{"type", "type_text"},
+                {"args", {{"target", "Email"}, {"text", "ada"}, {"requireConfirmation", true}}}},
+               {{"type", "press_keys"}, {"args", {{"keys", "ctrl+a"}}}}};
+  json done = Call("execute_plan", {{"plan", plan}, {"settle_ms", 20}});
+  ASSERT_FALSE(done["isError"].get<bool>()) << done.dump();
+  const json& s = done["structuredContent"];
+  EXPECT_EQ(s["status"], "done");
+  EXPECT_EQ(s["steps_done"], 4);
+  ASSERT_EQ(s["steps"].size(), 4u);
+  EXPECT_TRUE(s["steps"][0].contains("reobservation"));
+  EXPECT_FALSE(s["steps"][1].contains("reobservation"));  // a wait is no action
+  auto entries = gate_->entries();
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].action.tool, "click");
+  EXPECT_EQ(entries[0].action.target_id, login);
+  EXPECT_EQ(entries[1].action.tool, "type_text");
+  EXPECT_EQ(entries[1].action.target->role, Role::kTextField);  // the field, by its label
+  EXPECT_TRUE(entries[1].action.require_confirmation);
+  EXPECT_FALSE(entries[0].action.require_confirmation);
+  for (const auto& e : entries) {
+    EXPECT_TRUE(e.action.plan_step);
+    EXPECT_TRUE(e.recorded);
+  }
+}
+
+TEST_F(HandsToolsTest, ExecutePlanStopsAtTheFirstRefusal) {
+  gate_->answer.verdict = GateVerdict::kDeny;
+  gate_->answer.rule = "deny_list";
+  gate_->answer.reason = "test";
+  json plan = {{{"type", "press_keys"}, {"args", {{"keys", "ctrl+a"}}}},
+               {{"type", "press_keys"}, {"args", {{"keys", "Delete"}}}}};
+  json stopped = Call("execute_plan", {{"plan", plan}, {"settle_ms", 20}});
+  EXPECT_TRUE(stopped["isError"].get<bool>());
+  EXPECT_EQ(stopped["structuredContent"]["status"], "stopped");
+  EXPECT_EQ(stopped["structuredContent"]["steps_done"], 0);
+  EXPECT_EQ(stopped["structuredContent"]["steps"].size(), 1u);
+  EXPECT_EQ(gate_->entries().size(), 1u);
+  EXPECT_TRUE(input_->events().empty());
 }
 
 }  // namespace

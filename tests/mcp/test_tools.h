@@ -4,6 +4,9 @@
 //   throws    a handler that throws (the server must contain it)
 //   wait      waits until cancelled or `ms` passed, reporting progress; logs
 //   bad_output  returns structuredContent that breaks its outputSchema
+//   ask       asks the user through elicitation ({approve: boolean}) and
+//             returns what came back: "accept {...}", "decline", "cancel",
+//             or "cannot ask: ..." / the error
 #pragma once
 
 #include <chrono>
@@ -88,6 +91,32 @@ inline ToolRegistry MakeTestTools() {
       [](const json&, ToolContext&) {
         return ToolResult{{Content::Text("x")}, {{"n", "not a number"}}, false};
       }});
+  add(Tool{"ask",
+           "Ask",
+           "asks the user a yes/no question through the client",
+           {{"type", "object"},
+            {"properties",
+             {{"question", {{"type", "string"}}},
+              {"timeout_ms", {{"type", "integer"}, {"minimum", 1}, {"maximum", 60000}}}}}},
+           nullptr,
+           ToolAnnotations{},
+           [](const json& args, ToolContext& ctx) {
+             if (!ctx.CanElicit()) {
+               return ToolResult{{Content::Text("cannot ask: no elicitation")}, nullptr, false};
+             }
+             ElicitRequest request;
+             request.message = args.value("question", "Proceed?");
+             request.requested_schema = {
+                 {"type", "object"},
+                 {"properties", {{"approve", {{"type", "boolean"}, {"title", "Approve"}}}}},
+                 {"required", {"approve"}}};
+             request.timeout = std::chrono::milliseconds(args.value("timeout_ms", 10000));
+             auto answer = ctx.Elicit(request);
+             if (!answer.ok()) return ToolResult::FromError(answer.error());
+             std::string text = answer->action;
+             if (answer->action == "accept") text.append(" ").append(answer->content.dump());
+             return ToolResult{{Content::Text(text)}, nullptr, false};
+           }});
   return r;
 }
 

@@ -27,7 +27,8 @@ class ToolsTest : public ::testing::Test {
         test::LoadFixtureTree(std::string(UISCOPE_TREE_FIXTURES) + "/login.json"));
     accessibility_ = fake.get();
     workspace_ = std::make_unique<Workspace>(std::move(fake), Frame{1920, 1080, 1.0});
-    ASSERT_TRUE(RegisterAllTools(registry_, *workspace_, sessions_).ok());
+    const Status registered = RegisterAllTools(registry_, *workspace_, sessions_);
+    ASSERT_TRUE(registered.ok()) << registered.error().message;
     ServerOptions options;
     options.tools_inline = true;
     options.validate_output = true;
@@ -79,9 +80,10 @@ TEST_F(ToolsTest, RegistersTheFirstTools) {
   for (const Tool& t : registry_.tools()) names.push_back(t.name);
   EXPECT_EQ(names,
             (std::vector<std::string>{
-                "observe", "find", "screenshot", "read_text", "click", "type_text", "press_keys",
-                "scroll", "drag", "set_value", "wait_for", "windows", "app_launch", "app_list",
-                "app_focus", "app_close", "session_start", "session_list", "session_stop"}));
+                "observe",   "find",          "screenshot",   "read_text",    "click",
+                "type_text", "press_keys",    "scroll",       "drag",         "set_value",
+                "wait_for",  "windows",       "app_launch",   "app_list",     "app_focus",
+                "app_close", "session_start", "session_list", "session_stop", "execute_plan"}));
   EXPECT_TRUE(registry_.Find("observe")->annotations.read_only);
   EXPECT_TRUE(registry_.Find("session_stop")->annotations.destructive);
 }

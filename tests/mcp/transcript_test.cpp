@@ -4,10 +4,12 @@
 // expectation. The format is described at the top of lifecycle.txt.
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 
 #include "mcp/server.h"
 #include "mcp/stdio_transport.h"
@@ -22,10 +24,22 @@ class Recorder final : public Outbound {
     std::lock_guard lock(mutex_);
     // Round-trip through text, as the wire does.
     sent_.push_back(json::parse(message.dump(-1, ' ', false, json::error_handler_t::replace)));
+    arrived_.notify_all();
     return true;
+  }
+  // The next message sent, waiting up to `timeout` for it (tools on worker
+  // threads answer later); nullopt when none came.
+  std::optional<json> Next(std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    arrived_.wait_for(lock, timeout, [&] { return !sent_.empty(); });
+    if (sent_.empty()) return std::nullopt;
+    json j = std::move(sent_.front());
+    sent_.pop_front();
+    return j;
   }
   std::deque<json> sent_;
   std::mutex mutex_;
+  std::condition_variable arrived_;
 };
 
 // Subset match: every key of `expected` is in `actual` with a matching
@@ -78,6 +92,9 @@ TEST_P(TranscriptTest, Replays) {
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("# option tools_page_size=", 0) == 0)
       options.tools_page_size = std::stoi(line.substr(25));
+    // Tools on worker threads, as over stdio: a call may then wait for the
+    // client's answer to a request of the server (elicitation).
+    if (line == "# option workers") options.tools_inline = false;
     lines.push_back(line);
   }
   ToolRegistry tools = test::MakeTestTools();
@@ -94,14 +111,14 @@ TEST_P(TranscriptTest, Replays) {
                     [&](const LineSplitter::Line& l) { HandleLine(*session, l, 1 << 20, out); });
     } else if (line.rfind("< ", 0) == 0) {
       json expected = json::parse(line.substr(2));
-      ASSERT_FALSE(out.sent_.empty())
-          << where << ": expected " << expected.dump() << " but the server sent nothing more";
-      json actual = out.sent_.front();
-      out.sent_.pop_front();
+      std::optional<json> actual = out.Next(std::chrono::seconds(options.tools_inline ? 0 : 10));
+      ASSERT_TRUE(actual) << where << ": expected " << expected.dump()
+                          << " but the server sent nothing more";
       std::string why;
-      EXPECT_TRUE(Matches(expected, actual, &why, "")) << where << ": " << why;
+      EXPECT_TRUE(Matches(expected, *actual, &why, "")) << where << ": " << why;
     }
   }
+  session->Drain();
   for (const json& extra : out.sent_)
     ADD_FAILURE() << GetParam() << ": unexpected " << extra.dump();
 }

@@ -56,10 +56,20 @@ Snapshot Demo() {
 
 TEST(OcrNodesTest, TargetsAreBlindWindowsWidgetsAndMissingWindows) {
   Snapshot s = Demo();
+  auto top = [](unsigned long window, const char* title, int pid, Rect bounds, bool focused) {
+    x11::TopLevel t;
+    t.window = window;
+    t.title = title;
+    t.pid = pid;
+    t.bounds = bounds;
+    t.frame = bounds;  // no window manager
+    t.focused = focused;
+    return t;
+  };
   std::vector<x11::TopLevel> tops = {
-      {0x100, "Main", 4242, Rect{0, 0, 400, 300}, true},       // in the tree
-      {0x200, "xterm", 777, Rect{100, 400, 600, 300}, false},  // missing
-      {0x300, "tiny", 888, Rect{0, 0, 4, 4}, false},           // too small to read
+      top(0x100, "Main", 4242, Rect{0, 0, 400, 300}, true),       // in the tree
+      top(0x200, "xterm", 777, Rect{100, 400, 600, 300}, false),  // missing
+      top(0x300, "tiny", 888, Rect{0, 0, 4, 4}, false),           // too small to read
   };
   std::vector<OcrTarget> targets = FindOcrTargets(s, tops, ObserveRequest{});
   ASSERT_EQ(targets.size(), 3u);

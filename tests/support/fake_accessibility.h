@@ -172,6 +172,12 @@ class FakeAccessibility final : public Accessibility {
     for (const Node& a : apps_) {
       if (request.pid != 0 && a.pid != request.pid) continue;
       if (!request.app_name.empty() && a.name != request.app_name) continue;
+      if (request.skip_app && request.skip_app(a.name)) {
+        if (request.pid != 0 || !request.app_name.empty()) {
+          return MakeError(ErrorCode::kDenied, "application \"" + a.name + "\" is denied");
+        }
+        continue;
+      }
       result.apps.push_back(a);
     }
     if (result.apps.empty() && (request.pid != 0 || !request.app_name.empty())) {

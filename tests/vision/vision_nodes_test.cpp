@@ -45,9 +45,19 @@ Snapshot Demo() {
 
 TEST(VisionNodesTest, TargetsAreTheTreeWindowsAndTheMissingOnes) {
   Snapshot s = Demo();
+  auto top = [](unsigned long window, const char* title, int pid, Rect bounds, bool focused) {
+    x11::TopLevel t;
+    t.window = window;
+    t.title = title;
+    t.pid = pid;
+    t.bounds = bounds;
+    t.frame = bounds;  // no window manager
+    t.focused = focused;
+    return t;
+  };
   std::vector<x11::TopLevel> tops = {
-      {0x100, "Main", 4242, Rect{0, 0, 400, 300}, true},        // in the tree
-      {0x200, "Calculator", 0, Rect{500, 0, 240, 320}, false},  // no accessibility
+      top(0x100, "Main", 4242, Rect{0, 0, 400, 300}, true),        // in the tree
+      top(0x200, "Calculator", 0, Rect{500, 0, 240, 320}, false),  // no accessibility
   };
   std::vector<OcrTarget> targets = FindVisionTargets(s, tops, ObserveRequest{});
   ASSERT_EQ(targets.size(), 2u);

@@ -3,19 +3,34 @@
 // verb of hands_commands.h.
 #include <iostream>
 
+#include "engine/find.h"
+#include "engine/named_target.h"
 #include "engine/workspace.h"
 #include "hands_commands.h"
 
 namespace uiscope::cli {
 
-WorkspaceOptions ActingWorkspace(const GlobalFlags& g) {
+Result<WorkspaceOptions> ActingWorkspace(const GlobalFlags& g, CliPolicy* policy) {
+  auto p = PolicyFor(g);
+  if (!p.ok()) return p.error();
   WorkspaceOptions where;
   where.display = g.display;
   where.start_headless = false;  // the CLI names the desktop; it never starts one
+  where.hide_app = HiddenApps(p->config);
+  where.gate = p->gate;
+  if (policy != nullptr) *policy = std::move(p).value();
   return where;
 }
 
-void AddActionFlags(CLI::App* cmd, GlobalFlags& g, ActionFlags& f) {
+void AddActionFlags(CLI::App* cmd, GlobalFlags& g, ActionFlags& f, bool named) {
+  if (named) {
+    cmd->add_option("--name", f.name,
+                    "instead of TARGET: the element's label, found as `uiscope find` finds it; "
+                    "several matches are held for a person's confirmation");
+    cmd->add_option("--role", f.role, "with --name: only elements of this role (button, ...)");
+    cmd->add_option("--app", f.app, "with --name: only in this application");
+    cmd->add_flag("--exact", f.exact, "with --name: the whole label, exactly as written");
+  }
   cmd->add_option("--via", f.via,
                   "auto (the element's accessibility action / text interface when it has one, "
                   "else input), accessibility or xtest")
@@ -28,8 +43,33 @@ void AddActionFlags(CLI::App* cmd, GlobalFlags& g, ActionFlags& f) {
       ->check(CLI::Range(10, 600000));
   cmd->add_option("--confirmation-token", f.confirmation_token,
                   "approval of an action the safety policy held for confirmation");
+  cmd->add_option("--wait-confirm", f.wait_confirm_s,
+                  "when the safety policy holds the action, wait up to SECONDS for a person to "
+                  "decide (`uiscope confirm TOKEN --approve`), then perform it")
+      ->check(CLI::Range(0, 3600));
+  cmd->add_option("--config", g.config,
+                  "safety policy file (default ~/.config/uiscope/config.json)");
   cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
   cmd->add_flag("--json", g.json, "print the result as JSON (the MCP tool's structuredContent)");
+}
+
+Status CheckTargetOrName(const std::string& target, const ActionFlags& f, bool required,
+                         const char* verb) {
+  if (!f.name.empty() && !target.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     std::string(verb) + ": give either TARGET (an ID or X,Y) or --name, not both");
+  }
+  if (f.name.empty() && (!f.role.empty() || !f.app.empty() || f.exact)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     std::string(verb) + ": --role, --app and --exact go with --name");
+  }
+  if (required && f.name.empty() && target.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     std::string(verb) +
+                         " needs TARGET (an element ID from observe / find, or X,Y) or --name "
+                         "LABEL");
+  }
+  return OkStatus();
 }
 
 int RunAction(const GlobalFlags& g, const ActionFlags& f, ActionRequest request) {
@@ -40,11 +80,39 @@ int RunAction(const GlobalFlags& g, const ActionFlags& f, ActionRequest request)
   request.timeout = std::chrono::milliseconds(f.timeout_ms);
   request.verify.tree_timeout = request.timeout;
   request.confirmation_token = f.confirmation_token;
+  std::optional<NamedTarget> named;
+  if (!f.name.empty()) {
+    NamedTarget t;
+    t.name = f.name;
+    t.exact = f.exact;
+    t.app = f.app;
+    if (!f.role.empty()) {
+      auto role = ParseRole(f.role);
+      if (!role.ok()) return Fail(g, role.error());
+      t.role = *role;
+    }
+    request.arguments["name"] = NamedTargetToJson(t);
+    named = std::move(t);
+  }
 
-  Workspace workspace(ActingWorkspace(g));
+  CliPolicy policy;
+  auto where = ActingWorkspace(g, &policy);
+  if (!where.ok()) return Fail(g, where.error());
+  Workspace workspace(*where);
   auto lease = workspace.Acquire("", Workspace::Need::kHands);
   if (!lease.ok()) return Fail(g, lease.error());
-  auto result = PerformAction(*lease, request);
+  auto perform = [&] {
+    return named ? PerformActionOnNamed(*lease, request, *named) : PerformAction(*lease, request);
+  };
+  auto result = perform();
+  if (result.ok() && result->decision.verdict == GateVerdict::kNeedsConfirmation &&
+      f.wait_confirm_s > 0 && !result->decision.token.empty()) {
+    std::cerr << FormatActionResult(*result);
+    if (WaitForApproval(*policy.gate, result->decision.token, f.wait_confirm_s)) {
+      request.confirmation_token = result->decision.token;
+      result = perform();
+    }
+  }
   if (!result.ok()) return Fail(g, result.error());
   if (g.json) {
     std::cout << ActionResultToJson(*result).dump(-1, ' ', false,
@@ -52,6 +120,9 @@ int RunAction(const GlobalFlags& g, const ActionFlags& f, ActionRequest request)
               << "\n";
   } else {
     (result->performed ? std::cout : std::cerr) << FormatActionResult(*result);
+  }
+  if (result->decision.verdict == GateVerdict::kNeedsConfirmation) {
+    std::cerr << HeldHint(result->decision, "the same command");
   }
   return result->performed ? kExitOk : kExitFailed;
 }

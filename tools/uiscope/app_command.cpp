@@ -17,17 +17,43 @@ Result<Workspace::Lease> Acquire(Workspace& workspace) {
   return workspace.Acquire("", Workspace::Need::kHands);
 }
 
-int Refused(const GateDecision& d, const std::string& what) {
+int Refused(const GateDecision& d, const std::string& what, const std::string& rerun) {
   std::cerr << "uiscope: " << what << " not performed: " << GateVerdictName(d.verdict)
             << (d.rule.empty() ? "" : " by rule " + d.rule)
             << (d.reason.empty() ? "" : ": " + d.reason) << "\n";
-  if (!d.token.empty()) std::cerr << "uiscope: confirmation token: " << d.token << "\n";
+  if (d.verdict == GateVerdict::kNeedsConfirmation) std::cerr << HeldHint(d, rerun);
   return kExitFailed;
 }
 
 void AddCommon(CLI::App* cmd, GlobalFlags& g) {
+  cmd->add_option("--config", g.config,
+                  "safety policy file (default ~/.config/uiscope/config.json)");
   cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
   cmd->add_flag("--json", g.json, "print the result as JSON (the MCP tool's structuredContent)");
+}
+
+void AddApproval(CLI::App* cmd, AppFlags& f) {
+  cmd->add_option("--confirmation-token", f.confirmation_token,
+                  "approval of an action the safety policy held for confirmation");
+  cmd->add_option("--wait-confirm", f.wait_confirm_s,
+                  "when the safety policy holds the action, wait up to SECONDS for a person to "
+                  "decide (`uiscope confirm TOKEN --approve`), then perform it")
+      ->check(CLI::Range(0, 3600));
+}
+
+// Performs `perform(token)`; when the policy holds it and --wait-confirm is
+// given, waits for the decision and performs it once more with the token.
+template <typename Perform>
+auto WithApproval(const AppFlags& f, safety::PolicyGate& gate, Perform perform)
+    -> decltype(perform(std::string())) {
+  auto result = perform(f.confirmation_token);
+  if (result.ok() && !result->performed &&
+      result->decision.verdict == GateVerdict::kNeedsConfirmation && f.wait_confirm_s > 0 &&
+      !result->decision.token.empty() &&
+      WaitForApproval(gate, result->decision.token, f.wait_confirm_s)) {
+    result = perform(result->decision.token);
+  }
+  return result;
 }
 
 }  // namespace
@@ -45,8 +71,7 @@ AppCommands AddAppCommand(CLI::App& app, GlobalFlags& g, AppFlags& f) {
                    "wait this long for the window and accessibility app (default 15000)")
       ->check(CLI::Range(0, 600000));
   c.launch->add_flag("--no-wait", f.no_wait, "return as soon as the process started");
-  c.launch->add_option("--confirmation-token", f.confirmation_token,
-                       "approval of a launch the safety policy held for confirmation");
+  AddApproval(c.launch, f);
   AddCommon(c.launch, g);
   c.launch->prefix_command();
   c.launch->footer(
@@ -55,7 +80,7 @@ AppCommands AddAppCommand(CLI::App& app, GlobalFlags& g, AppFlags& f) {
   AddCommon(c.list, g);
   c.focus = cmd->add_subcommand("focus", "raise and focus an app's window");
   c.focus->add_option("APP", f.app, "name, pid, window ID (0x...) or element ID")->required();
-  c.focus->add_option("--confirmation-token", f.confirmation_token, "approval of a held action");
+  AddApproval(c.focus, f);
   AddCommon(c.focus, g);
   c.close =
       cmd->add_subcommand("close", "close an app: its close button, then SIGTERM, then SIGKILL");
@@ -65,7 +90,7 @@ AppCommands AddAppCommand(CLI::App& app, GlobalFlags& g, AppFlags& f) {
                    "wait this long after the polite close and after SIGTERM (default 3000)")
       ->check(CLI::Range(0, 600000))
       ->default_val(3000);
-  c.close->add_option("--confirmation-token", f.confirmation_token, "approval of a held action");
+  AddApproval(c.close, f);
   AddCommon(c.close, g);
   return c;
 }
@@ -84,10 +109,16 @@ int RunAppLaunchCommand(const GlobalFlags& g, const AppFlags& f) {
   r.confirmation_token = f.confirmation_token;
   r.arguments = {{"command", f.command}};
   if (!g.json) r.progress = [](const std::string& s) { std::cerr << "uiscope: " << s << "\n"; };
-  Workspace workspace(ActingWorkspace(g));
+  CliPolicy policy;
+  auto where = ActingWorkspace(g, &policy);
+  if (!where.ok()) return Fail(g, where.error());
+  Workspace workspace(*where);
   auto lease = Acquire(workspace);
   if (!lease.ok()) return Fail(g, lease.error());
-  auto result = LaunchApp(*lease, r);
+  auto result = WithApproval(f, *policy.gate, [&](const std::string& token) {
+    r.confirmation_token = token;
+    return LaunchApp(*lease, r);
+  });
   if (!result.ok()) return Fail(g, result.error());
   if (g.json) {
     std::cout << Dump(LaunchResultToJson(*result)) << "\n";
@@ -105,11 +136,13 @@ int RunAppLaunchCommand(const GlobalFlags& g, const AppFlags& f) {
     std::printf(" after %.0f ms\nlog: %s\n", result->waited_ms, result->log_file.c_str());
     for (const auto& w : result->warnings) std::cerr << "uiscope: warning: " << w << "\n";
   }
-  return result->performed ? kExitOk : Refused(result->decision, "launch");
+  return result->performed ? kExitOk : Refused(result->decision, "launch", "uiscope app launch");
 }
 
 int RunAppListCommand(const GlobalFlags& g, const AppFlags&) {
-  Workspace workspace(ActingWorkspace(g));
+  auto where = ActingWorkspace(g);
+  if (!where.ok()) return Fail(g, where.error());
+  Workspace workspace(*where);
   auto lease = Acquire(workspace);
   if (!lease.ok()) return Fail(g, lease.error());
   auto apps = ListDesktopApps(*lease);
@@ -132,10 +165,14 @@ int RunAppListCommand(const GlobalFlags& g, const AppFlags&) {
 }
 
 int RunAppFocusCommand(const GlobalFlags& g, const AppFlags& f) {
-  Workspace workspace(ActingWorkspace(g));
+  CliPolicy policy;
+  auto where = ActingWorkspace(g, &policy);
+  if (!where.ok()) return Fail(g, where.error());
+  Workspace workspace(*where);
   auto lease = Acquire(workspace);
   if (!lease.ok()) return Fail(g, lease.error());
-  auto result = FocusApp(*lease, f.app, f.confirmation_token);
+  auto result = WithApproval(
+      f, *policy.gate, [&](const std::string& token) { return FocusApp(*lease, f.app, token); });
   if (!result.ok()) return Fail(g, result.error());
   if (g.json) {
     std::cout << Dump(FocusResultToJson(*result)) << "\n";
@@ -144,7 +181,7 @@ int RunAppFocusCommand(const GlobalFlags& g, const AppFlags& f) {
                 result->app.pid, WindowIdText(result->window.id).c_str(),
                 SanitiseForDisplay(result->window.title, 80).c_str());
   }
-  return result->performed ? kExitOk : Refused(result->decision, "focus");
+  return result->performed ? kExitOk : Refused(result->decision, "focus", "uiscope app focus");
 }
 
 int RunAppCloseCommand(const GlobalFlags& g, const AppFlags& f) {
@@ -154,10 +191,16 @@ int RunAppCloseCommand(const GlobalFlags& g, const AppFlags& f) {
   r.term_timeout = std::chrono::milliseconds(f.timeout_ms);
   r.confirmation_token = f.confirmation_token;
   r.arguments = {{"app", f.app}};
-  Workspace workspace(ActingWorkspace(g));
+  CliPolicy policy;
+  auto where = ActingWorkspace(g, &policy);
+  if (!where.ok()) return Fail(g, where.error());
+  Workspace workspace(*where);
   auto lease = Acquire(workspace);
   if (!lease.ok()) return Fail(g, lease.error());
-  auto result = CloseApp(*lease, r);
+  auto result = WithApproval(f, *policy.gate, [&](const std::string& token) {
+    r.confirmation_token = token;
+    return CloseApp(*lease, r);
+  });
   if (!result.ok()) return Fail(g, result.error());
   if (g.json) {
     std::cout << Dump(CloseResultToJson(*result)) << "\n";
@@ -165,7 +208,7 @@ int RunAppCloseCommand(const GlobalFlags& g, const AppFlags& f) {
     std::printf("%s %s (pid %d) in %.0f ms\n", result->stage.c_str(), result->app.name.c_str(),
                 result->app.pid, result->waited_ms);
   }
-  return result->performed ? kExitOk : Refused(result->decision, "close");
+  return result->performed ? kExitOk : Refused(result->decision, "close", "uiscope app close");
 }
 
 }  // namespace uiscope::cli

@@ -19,6 +19,7 @@ constexpr int kExitUsage = 2;
 struct GlobalFlags {
   std::string display;
   bool json = false;
+  std::string config;  // --config: the safety policy file ("" = the default place)
 };
 
 // Prints the error (to stderr; with --json also as {"error": {...}} on

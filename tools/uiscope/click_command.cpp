@@ -4,8 +4,9 @@
 namespace uiscope::cli {
 
 CLI::App* AddClickCommand(CLI::App& app, GlobalFlags& g, ClickFlags& f) {
-  auto* cmd = app.add_subcommand("click", "click an element (by ID) or a screen point (X,Y)");
-  cmd->add_option("TARGET", f.target, "an element ID from observe / find, or X,Y")->required();
+  auto* cmd = app.add_subcommand(
+      "click", "click an element (by ID, or by label with --name) or a screen point (X,Y)");
+  cmd->add_option("TARGET", f.target, "an element ID from observe / find, or X,Y");
   cmd->add_option("--button", f.button, "left (default), right or middle")
       ->check(CLI::IsMember({"left", "right", "middle"}));
   cmd->add_flag("--double", f.double_click, "a double click");
@@ -19,9 +20,14 @@ CLI::App* AddClickCommand(CLI::App& app, GlobalFlags& g, ClickFlags& f) {
 int RunClickCommand(const GlobalFlags& g, const ClickFlags& f) {
   ActionRequest r;
   r.kind = ActionKind::kClick;
-  auto target = ParseActionTarget(f.target);
-  if (!target.ok()) return Fail(g, target.error());
-  r.target = *target;
+  if (auto st = CheckTargetOrName(f.target, f.action, true, "click"); !st.ok()) {
+    return Fail(g, st.error());
+  }
+  if (!f.target.empty()) {
+    auto target = ParseActionTarget(f.target);
+    if (!target.ok()) return Fail(g, target.error());
+    r.target = *target;
+  }
   auto button = ParseMouseButton(f.button);
   if (!button.ok()) return Fail(g, button.error());
   r.button = *button;

@@ -9,7 +9,7 @@ CLI::App* AddDragCommand(CLI::App& app, GlobalFlags& g, DragFlags& f) {
   cmd->add_option("TO", f.to, "an element ID, or X,Y")->required();
   cmd->add_option("--button", f.button, "left (default), right or middle")
       ->check(CLI::IsMember({"left", "right", "middle"}));
-  AddActionFlags(cmd, g, f.action);
+  AddActionFlags(cmd, g, f.action, /*named=*/false);
   return cmd;
 }
 

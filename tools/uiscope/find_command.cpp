@@ -6,6 +6,7 @@
 #include "engine/find.h"
 #include "engine/perceive.h"
 #include "engine/workspace.h"
+#include "policy_flags.h"
 
 namespace uiscope::cli {
 
@@ -26,6 +27,7 @@ CLI::App* AddFindCommand(CLI::App& app, GlobalFlags& g, FindFlags& f) {
   cmd->add_option("--timeout-ms", f.timeout_ms, "deadline per application")
       ->check(CLI::Range(10, 600000));
   cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+  cmd->add_option("--config", g.config, "safety policy file (its deny_apps are not searched)");
   cmd->add_flag("--json", g.json, "machine-readable output (the MCP find tool's result)");
   return cmd;
 }
@@ -42,9 +44,12 @@ int RunFindCommand(const GlobalFlags& g, const FindFlags& f) {
   }
   auto sources = ParseSources(CLI::detail::split(f.sources, ','));
   if (!sources.ok()) return Fail(g, sources.error());
+  auto policy = LoadPolicy(g);
+  if (!policy.ok()) return Fail(g, policy.error());
   WorkspaceOptions where;
   where.display = g.display;
   where.start_headless = false;  // the CLI names the desktop; it never starts one
+  where.hide_app = HiddenApps(*policy);
   Workspace workspace(where);
   auto lease = workspace.Acquire();
   if (!lease.ok()) return Fail(g, lease.error());

@@ -10,8 +10,11 @@
 //                     [--timeout-ms N]
 //   uiscope app       launch CMD... | list | focus APP | close APP
 //   uiscope windows
-// TARGET is an element ID from observe / find, or X,Y in screen pixels.
-// Human output by default; --json prints the matching MCP tool's
+// TARGET is an element ID from observe / find, or X,Y in screen pixels; or,
+// instead of TARGET, --name LABEL [--role ROLE] [--app APP] names the
+// element by its label (several matches are held for confirmation, R4).
+// Every action passes the safety policy of --config and is audited
+// (policy_flags.h). Human output by default; --json prints the matching MCP tool's
 // structuredContent. Exit codes: 0 done, 1 failed (not found, refused by
 // the safety policy, timed out), 2 usage.
 #pragma once
@@ -25,13 +28,16 @@
 #include "cli.h"
 #include "engine/act.h"
 #include "engine/workspace.h"
+#include "policy_flags.h"
 
 namespace uiscope::cli {
 
 // The desktop every acting verb works on: --display (else $DISPLAY), never a
-// headless desktop of its own, and the action gate of the CLI (AllowAllGate
-// until the safety policy plugs in here).
-WorkspaceOptions ActingWorkspace(const GlobalFlags& g);
+// headless desktop of its own, under the safety policy of --config
+// (policy_flags.h): its deny list hides apps from the observer, its gate
+// decides every action and writes the audit log. `policy` (optional)
+// receives the policy for the caller's own use.
+Result<WorkspaceOptions> ActingWorkspace(const GlobalFlags& g, CliPolicy* policy = nullptr);
 
 // Flags every action verb shares.
 struct ActionFlags {
@@ -39,11 +45,23 @@ struct ActionFlags {
   int settle_ms = 500;
   int timeout_ms = 2000;
   std::string confirmation_token;
+  int wait_confirm_s = 0;  // wait this long for a person to approve a held action
+  // find-then-act (engine/named_target.h): the target named by label.
+  std::string name;
+  std::string role;
+  std::string app;
+  bool exact = false;
 };
 
-// Adds --via, --settle-ms, --timeout-ms, --confirmation-token, --display
-// and --json to `cmd`.
-void AddActionFlags(CLI::App* cmd, GlobalFlags& g, ActionFlags& f);
+// Adds --via, --settle-ms, --timeout-ms, --confirmation-token,
+// --wait-confirm, --config, --display and --json to `cmd`, and with `named`
+// the target by label: --name, --role, --app, --exact.
+void AddActionFlags(CLI::App* cmd, GlobalFlags& g, ActionFlags& f, bool named = true);
+
+// Usage error unless exactly one of a positional TARGET and --name is given
+// (`required`), or at most one (not required).
+Status CheckTargetOrName(const std::string& target, const ActionFlags& f, bool required,
+                         const char* verb);
 
 // Acquires the desktop, performs `request` with the flags applied, prints
 // the result. The exit code: 0 performed, 1 failed or refused, 2 usage.
@@ -64,6 +82,7 @@ struct TypeFlags {
   std::string target;
   std::string text;
   bool replace = false;
+  bool stdin_text = false;  // --stdin: TEXT from standard input (kept out of argv)
 };
 CLI::App* AddTypeCommand(CLI::App& app, GlobalFlags& g, TypeFlags& f);
 int RunTypeCommand(const GlobalFlags& g, const TypeFlags& f);
@@ -123,6 +142,7 @@ struct AppFlags {
   int timeout_ms = 15000;            // launch: window + accessibility; close: each stage
   bool no_wait = false;              // launch: return once started
   std::string confirmation_token;
+  int wait_confirm_s = 0;
 };
 struct AppCommands {
   CLI::App* launch = nullptr;

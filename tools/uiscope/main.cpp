@@ -3,6 +3,8 @@
 // Human-readable output by default, `--json` for scripts. Exit codes: 0
 // success, 1 the operation failed (not found, denied, timeout, no display),
 // 2 usage error.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -11,7 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "audit_command.h"
 #include "cli.h"
+#include "confirm_command.h"
 #include "core/format.h"
 #include "engine/demo.h"
 #include "engine/desktop.h"
@@ -22,6 +26,7 @@
 #include "hands_commands.h"
 #include "mcp/serve.h"
 #include "observe_diff_command.h"
+#include "policy_flags.h"
 #include "read_text_command.h"
 #include "screenshot_command.h"
 #include "session/headless_desktop.h"
@@ -58,9 +63,12 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
   if (!format.ok()) return Fail(g, format.error());
   auto sources = ParseSources(CLI::detail::split(f.sources, ','));
   if (!sources.ok()) return Fail(g, sources.error());
+  auto policy = cli::LoadPolicy(g);
+  if (!policy.ok()) return Fail(g, policy.error());
   WorkspaceOptions where;
   where.display = g.display;
   where.start_headless = false;  // the CLI names the desktop; it never starts one
+  where.hide_app = cli::HiddenApps(*policy);
   Workspace workspace(where);
   auto lease = workspace.Acquire();
   if (!lease.ok()) return Fail(g, lease.error());
@@ -257,12 +265,18 @@ int RunDemoCommand(const GlobalFlags& g, int rows) {
 
 int main(int argc, char** argv) {
   using namespace uiscope;
+  // Logs go to stderr: stdout carries results (--json) and, for `uiscope
+  // mcp`, the protocol itself, which one stray log line would corrupt.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("uiscope"));
   CLI::App app{"uiscope: eyes and hands for AI agents on Linux desktop applications"};
   app.set_version_flag("--version", std::string("uiscope ") + UISCOPE_VERSION);
   app.require_subcommand(1);
   GlobalFlags g;
   app.add_option("--display", g.display, "X display to use (default: $DISPLAY)");
   app.add_flag("--json", g.json, "machine-readable output (same content as the MCP tool)");
+  app.add_option("--config", g.config,
+                 "safety policy file (default: $UISCOPE_CONFIG, else "
+                 "~/.config/uiscope/config.json)");
 
   ObserveFlags of;
   auto* observe = app.add_subcommand("observe", "print the tree of what is on screen");
@@ -287,6 +301,7 @@ int main(int argc, char** argv) {
   observe->add_option("--timeout-ms", of.timeout_ms, "deadline per application")
       ->check(CLI::Range(10, 600000));
   observe->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+  observe->add_option("--config", g.config, "safety policy file (its deny_apps are not observed)");
   observe->add_flag("--json", g.json, "machine-readable output");
 
   cli::FindFlags ff;
@@ -295,6 +310,10 @@ int main(int argc, char** argv) {
   auto* screenshot = cli::AddScreenshotCommand(app, g, sf);
   cli::ReadTextFlags rf;
   auto* read_text = cli::AddReadTextCommand(app, g, rf);
+  cli::AuditFlags af;
+  auto* audit = cli::AddAuditCommand(app, g, af);
+  cli::ConfirmFlags cf;
+  auto* confirm = cli::AddConfirmCommand(app, g, cf);
   auto hands = cli::HandsCommands::Add(app, g);
 
   auto* session = app.add_subcommand("session", "headless desktops: start | list | stop");
@@ -329,6 +348,9 @@ int main(int argc, char** argv) {
       ->add_option("--max-message-bytes", mcp_options.max_message_bytes,
                    "refuse larger messages (default 16 MiB)")
       ->check(CLI::Range(size_t{1024}, size_t{1} << 30));
+  mcp_cmd->add_option("--config", g.config,
+                      "safety policy file (default: $UISCOPE_CONFIG, else "
+                      "~/.config/uiscope/config.json)");
   mcp_cmd->add_option("--display", g.display,
                       "X display to use (default: $DISPLAY, else a "
                       "headless desktop started on first need)");
@@ -355,6 +377,8 @@ int main(int argc, char** argv) {
   if (find->parsed()) return cli::RunFindCommand(g, ff);
   if (screenshot->parsed()) return cli::RunScreenshotCommand(g, sf);
   if (read_text->parsed()) return cli::RunReadTextCommand(g, rf);
+  if (audit->parsed()) return cli::RunAuditCommand(g, af);
+  if (confirm->parsed()) return cli::RunConfirmCommand(g, cf);
   if (auto code = hands->RunParsed()) return *code;
   if (start->parsed()) return RunSessionStart(g, size, no_wm);
   if (list->parsed()) return RunSessionList(g);
@@ -362,6 +386,7 @@ int main(int argc, char** argv) {
   if (demo->parsed()) return RunDemoCommand(g, rows);
   if (mcp_cmd->parsed()) {
     mcp_options.display = g.display;
+    mcp_options.config_path = g.config;
     if (!mcp_listen.empty()) {
       mcp_options.http = true;
       auto st = mcp::ParseListenAddress(mcp_listen, &mcp_options.http_host, &mcp_options.http_port);

@@ -7,6 +7,7 @@
 #include "engine/observe_diff.h"
 #include "engine/perceive.h"
 #include "engine/workspace.h"
+#include "policy_flags.h"
 #include "session/headless_desktop.h"
 
 namespace uiscope::cli {
@@ -14,9 +15,12 @@ namespace uiscope::cli {
 int RunObserveDiffCommand(const GlobalFlags& g, const ObserveDiffFlags& f) {
   auto sources = ParseSources(CLI::detail::split(f.sources, ','));
   if (!sources.ok()) return Fail(g, sources.error());
+  auto policy = LoadPolicy(g);
+  if (!policy.ok()) return Fail(g, policy.error());
   WorkspaceOptions where;
   where.display = g.display;
   where.start_headless = false;
+  where.hide_app = HiddenApps(*policy);
   Workspace workspace(where);
   auto lease = workspace.Acquire();
   if (!lease.ok()) return Fail(g, lease.error());

@@ -7,6 +7,7 @@
 #include "engine/desktop.h"
 #include "engine/read_text.h"
 #include "engine/screenshot.h"
+#include "policy_flags.h"
 
 namespace uiscope::cli {
 
@@ -24,6 +25,7 @@ CLI::App* AddReadTextCommand(CLI::App& app, GlobalFlags& g, ReadTextFlags& f) {
                   "deadline per application when locating password fields")
       ->check(CLI::Range(10, 600000));
   cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+  cmd->add_option("--config", g.config, "safety policy file (its deny_apps are not read)");
   cmd->add_flag("--json", g.json, "print the result as JSON (the MCP tool's structuredContent)");
   return cmd;
 }
@@ -40,6 +42,8 @@ int RunReadTextCommand(const GlobalFlags& g, const ReadTextFlags& f) {
   request.lang = f.lang;
   request.observe.timeout = std::chrono::milliseconds(f.timeout_ms);
 
+  auto policy = LoadPolicy(g);
+  if (!policy.ok()) return Fail(g, policy.error());
   auto target = ResolveDesktop(g.display);
   if (!target.ok()) return Fail(g, target.error());
   // The accessibility tree locates password fields (and window elements);
@@ -51,6 +55,7 @@ int RunReadTextCommand(const GlobalFlags& g, const ReadTextFlags& f) {
   if (auto c = ConnectDesktop(*target); c.ok()) {
     conn = std::move(c).value();
     observer.emplace(*conn->accessibility, conn->frame);
+    observer->set_hide_app(HiddenApps(*policy));
   } else {
     ax_error = c.error().message;
     auto x = x11::X11Display::Open(target->display);

@@ -9,6 +9,7 @@
 
 #include "engine/desktop.h"
 #include "engine/screenshot.h"
+#include "policy_flags.h"
 
 namespace uiscope::cli {
 namespace {
@@ -60,6 +61,7 @@ CLI::App* AddScreenshotCommand(CLI::App& app, GlobalFlags& g, ScreenshotFlags& f
   cmd->add_option("--timeout-ms", f.timeout_ms, "marks: deadline per application")
       ->check(CLI::Range(10, 600000));
   cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+  cmd->add_option("--config", g.config, "safety policy file (its deny_apps are not read)");
   cmd->add_flag("--json", g.json, "print the result as JSON (the MCP tool's structuredContent)");
   return cmd;
 }
@@ -95,6 +97,8 @@ int RunScreenshotCommand(const GlobalFlags& g, const ScreenshotFlags& f) {
   request.observe.app = f.app;
   request.observe.timeout = std::chrono::milliseconds(f.timeout_ms);
 
+  auto policy = LoadPolicy(g);
+  if (!policy.ok()) return Fail(g, policy.error());
   auto target = ResolveDesktop(g.display);
   if (!target.ok()) return Fail(g, target.error());
   // The accessibility tree only when something needs it: marks, or a window
@@ -108,6 +112,7 @@ int RunScreenshotCommand(const GlobalFlags& g, const ScreenshotFlags& f) {
     if (!c.ok()) return Fail(g, c.error());
     conn = std::move(c).value();
     observer.emplace(*conn->accessibility, conn->frame);
+    observer->set_hide_app(HiddenApps(*policy));
   }
   auto capture = OpenScreenCapture(target->display);
   if (!capture.ok()) return Fail(g, capture.error());

@@ -31,6 +31,8 @@ CLI::App* AddWaitForCommand(CLI::App& app, GlobalFlags& g, WaitForFlags& f) {
   cmd->add_option("--interval-ms", f.interval_ms, "pause between polls (default: 20)")
       ->check(CLI::Range(0, 60000));
   cmd->add_flag("--no-ocr", f.no_ocr, "with --text: look in the tree only");
+  cmd->add_option("--config", g.config,
+                  "safety policy file (default ~/.config/uiscope/config.json)");
   cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
   cmd->add_flag("--json", g.json, "print the result as JSON (the MCP tool's structuredContent)");
   return cmd;
@@ -71,7 +73,9 @@ int RunWaitForCommand(const GlobalFlags& g, const WaitForFlags& f) {
     reader = std::make_unique<TextReader>();
     r.reader = reader.get();
   }
-  Workspace workspace(ActingWorkspace(g));
+  auto where = ActingWorkspace(g);
+  if (!where.ok()) return Fail(g, where.error());
+  Workspace workspace(*where);
   auto result = WaitFor(workspace, r);
   if (!result.ok()) return Fail(g, result.error());
   for (const auto& w : result->warnings) std::cerr << "uiscope: warning: " << w << "\n";

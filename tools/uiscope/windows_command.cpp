@@ -11,13 +11,17 @@ namespace uiscope::cli {
 CLI::App* AddWindowsCommand(CLI::App& app, GlobalFlags& g) {
   auto* cmd = app.add_subcommand(
       "windows", "list the top-level windows (id, app, pid, bounds, title), top-most last");
+  cmd->add_option("--config", g.config,
+                  "safety policy file (default ~/.config/uiscope/config.json)");
   cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
   cmd->add_flag("--json", g.json, "print the result as JSON (the MCP tool's structuredContent)");
   return cmd;
 }
 
 int RunWindowsCommand(const GlobalFlags& g) {
-  Workspace workspace(ActingWorkspace(g));
+  auto where = ActingWorkspace(g);
+  if (!where.ok()) return Fail(g, where.error());
+  Workspace workspace(*where);
   auto lease = workspace.Acquire("", Workspace::Need::kHands);
   if (!lease.ok()) return Fail(g, lease.error());
   auto windows = ListDesktopWindows(*lease);

@@ -6,7 +6,11 @@
 #include <string>
 
 #include "core/format.h"
+#include "core/keys.h"
 #include "engine/act.h"
+#include "engine/find.h"
+#include "engine/named_target.h"
+#include "mcp/tools/confirm_tools.h"
 #include "mcp/tools/schemas.h"
 #include "mcp/tools/tools.h"
 
@@ -110,9 +114,11 @@ using schema::StringArray;
 constexpr int kDefaultSettleMs = 500;
 
 struct ActionTools {
-  explicit ActionTools(Workspace& w) : workspace(w) {}
+  ActionTools(Workspace& w, std::shared_ptr<Confirmer> c) : workspace(w), confirmer(std::move(c)) {}
   Workspace& workspace;
+  std::shared_ptr<Confirmer> confirmer;
 };
+using ActionToolsPtr = std::shared_ptr<ActionTools>;
 
 Result<ActionTarget> TargetFrom(const json& value) {
   if (value.is_object()) {
@@ -204,34 +210,91 @@ json CommonProperties(bool with_via) {
   return p;
 }
 
-json InputSchema(json properties, std::vector<std::string> required, bool with_via) {
+// find-then-act: the target named by label instead of target (R4 when
+// several elements match).
+json NamedProperties() {
+  return {{"name",
+           {{"type", "string"},
+            {"minLength", 1},
+            {"description",
+             "instead of target: the element's label, found as the find tool finds it (case- "
+             "and accent-insensitive; the field rather than its label for typing, the exact "
+             "name before partial ones). When several elements match, nothing is done: the "
+             "result is confirmation_required listing the candidates; confirm acts on the "
+             "first, or call again with the ID of the one you mean"}}},
+          {"role", String("with name: only elements of this role (button, text_field, ...)")},
+          {"exact", Boolean("with name: the whole label, exactly as written")},
+          {"app", String("with name: only in this application")}};
+}
+
+json InputSchema(json properties, std::vector<std::string> required, bool with_via,
+                 bool named = true) {
   json p = CommonProperties(with_via);
+  if (named) {
+    const json named_properties = NamedProperties();  // outlives the loop (C++20 range-for)
+    for (auto& [k, v] : named_properties.items()) p[k] = v;
+  }
   for (auto& [k, v] : properties.items()) p[k] = v;
   json s = {{"type", "object"}, {"additionalProperties", false}, {"properties", p}};
   if (!required.empty()) s["required"] = required;
   return s;
 }
 
-ToolResult Run(ActionTools& tools, const json& args, ToolContext& ctx, ActionRequest request) {
-  auto via = ParseVia(args.value("via", "auto"));
-  if (!via.ok()) return ToolResult::FromError(via.error());
-  request.via = *via;
-  request.verify.settle = std::chrono::milliseconds(args.value("settle_ms", kDefaultSettleMs));
-  request.timeout = std::chrono::milliseconds(args.value("timeout_ms", 2000));
-  request.verify.tree_timeout = request.timeout;
-  request.confirmation_token = args.value("confirmation_token", "");
-  request.arguments = args;
-  if (request.kind == ActionKind::kTypeText || request.kind == ActionKind::kSetValue) {
-    // The gate sees the text as PlannedAction::text and decides what may be
-    // stored; the arguments for the audit log never carry it.
-    request.arguments.erase("text");
-    request.arguments.erase("value");
+// The target named by label ({"name", "role", "exact", "app"}), when given.
+Result<std::optional<NamedTarget>> NamedFrom(const json& args, bool has_target) {
+  if (!args.contains("name")) {
+    for (const char* key : {"role", "exact", "app"}) {
+      if (args.contains(key)) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         std::string(key) + " goes with name (find-then-act); give name too");
+      }
+    }
+    return std::optional<NamedTarget>();
   }
-  request.cancelled = [&ctx] { return ctx.cancelled(); };
+  if (has_target) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "give either target (an ID or a point) or name (a label), not both");
+  }
+  NamedTarget t;
+  t.name = args["name"].get<std::string>();
+  t.exact = args.value("exact", false);
+  t.app = args.value("app", "");
+  if (args.contains("role")) {
+    auto role = ParseRole(args["role"].get<std::string>());
+    if (!role.ok()) return role.error();
+    t.role = *role;
+  }
+  return std::optional<NamedTarget>(std::move(t));
+}
 
-  ctx.Progress(1, 3, "resolving the target");
+// What the action does, for the person asked to confirm it. Never the
+// typed text: it may be a secret, and the element is not resolved yet.
+std::string Describe(const ActionRequest& r, const std::optional<NamedTarget>& named) {
+  std::string what = std::string(ActionToolName(r.kind));
+  std::string on = named ? "\"" + SanitiseForDisplay(named->name, 60) + "\"" : r.target.ToString();
+  if (r.kind == ActionKind::kTypeText) {
+    auto chars = DecodeUtf8(r.text);
+    what = "type " + std::to_string(chars.ok() ? chars->size() : r.text.size()) + " characters";
+    return what + (on.empty() ? " into the focused element" : " into " + on);
+  }
+  if (r.kind == ActionKind::kPressKeys) {
+    std::string keys;
+    for (const auto& k : r.keys) keys += (keys.empty() ? "" : " ") + k;
+    return "press " + keys + (on.empty() ? "" : " on " + on);
+  }
+  if (r.kind == ActionKind::kSetValue) return "set the value of " + on;
+  if (r.kind == ActionKind::kDrag) return "drag from " + on + " to " + r.to.ToString();
+  return what + " " + on;
+}
+
+// One run of the action under the lease (the confirmer may run it again
+// with an approval).
+Confirmer::Attempt RunOnce(ActionTools& tools, const json& args, ToolContext& ctx,
+                           const ActionRequest& request, const std::optional<NamedTarget>& named) {
+  using Attempt = Confirmer::Attempt;
+  ctx.Progress(1, 3, named ? "finding \"" + named->name + "\"" : "resolving the target");
   auto lease = tools.workspace.Acquire(args.value("session", ""), Workspace::Need::kHands);
-  if (!lease.ok()) return ToolResult::FromError(lease.error());
+  if (!lease.ok()) return Attempt::Done(ToolResult::FromError(lease.error()));
   std::vector<std::string> notes;
   for (auto& note : lease->notes) {
     ctx.Log(LogLevel::kNotice, note);
@@ -239,33 +302,72 @@ ToolResult Run(ActionTools& tools, const json& args, ToolContext& ctx, ActionReq
   }
   const std::string display = lease->display;
   ctx.Progress(2, 3, "acting and verifying");
-  auto result = PerformAction(*lease, request);
+  auto result =
+      named ? PerformActionOnNamed(*lease, request, *named) : PerformAction(*lease, request);
   if (!result.ok()) {
     const bool gone = lease->display_connection && lease->display_connection->broken();
     if (result.error().code == ErrorCode::kUnavailable || gone) {
       lease->lock.unlock();
       tools.workspace.Invalidate(display);
     }
-    return ToolResult::FromError(result.error());
+    return Attempt::Done(ToolResult::FromError(result.error()));
   }
   ctx.Progress(3, 3, "done");
   ToolResult out;
   out.structured = ActionResultToJson(*result);
+  if (named) out.structured["named"] = NamedTargetToJson(*named);
   if (!notes.empty()) out.structured["session_notes"] = notes;
   std::string text = FormatActionResult(*result);
   for (const auto& note : notes) text += "note: " + note + "\n";
   out.content.push_back(Content::Text(std::move(text)));
   // A refusal is the caller's to act on (observe again, ask for approval).
   out.is_error = !result->performed;
-  return out;
+  if (result->decision.verdict == GateVerdict::kNeedsConfirmation) {
+    return Attempt::Held(result->decision, std::move(out));
+  }
+  return Attempt::Done(std::move(out));
 }
 
-ToolResult Click(ActionTools& tools, const json& args, ToolContext& ctx) {
+ToolResult Run(const ActionToolsPtr& tools, const json& args, ToolContext& ctx,
+               ActionRequest request) {
+  auto via = ParseVia(args.value("via", "auto"));
+  if (!via.ok()) return ToolResult::FromError(via.error());
+  request.via = *via;
+  request.verify.settle = std::chrono::milliseconds(args.value("settle_ms", kDefaultSettleMs));
+  request.timeout = std::chrono::milliseconds(args.value("timeout_ms", 2000));
+  request.verify.tree_timeout = request.timeout;
+  request.confirmation_token = args.value("confirmation_token", "");
+  // The arguments as given, typed text included: the gate masks it in the
+  // audit log when it goes into a password field (safety/redact.h).
+  request.arguments = args;
+  auto named = NamedFrom(args, !request.target.empty());
+  if (!named.ok()) return ToolResult::FromError(named.error());
+  const bool needs_target = request.kind == ActionKind::kClick ||
+                            request.kind == ActionKind::kScroll ||
+                            request.kind == ActionKind::kSetValue;
+  if (needs_target && request.target.empty() && !*named) {
+    return ToolResult::Error(std::string(ActionToolName(request.kind)) +
+                             " needs a target: an element ID (from observe or find), a screen "
+                             "point, or name (the element's label)");
+  }
+  return tools->confirmer->Run(
+      ctx, Describe(request, *named),
+      [tools, args, request, named = *named](const std::string& token, ToolContext& now) {
+        ActionRequest r = request;
+        if (!token.empty()) r.confirmation_token = token;
+        r.cancelled = [&now] { return now.cancelled(); };
+        return RunOnce(*tools, args, now, r, named);
+      });
+}
+
+ToolResult Click(const ActionToolsPtr& tools, const json& args, ToolContext& ctx) {
   ActionRequest r;
   r.kind = ActionKind::kClick;
-  auto target = TargetFrom(args["target"]);
-  if (!target.ok()) return ToolResult::FromError(target.error());
-  r.target = *target;
+  if (args.contains("target")) {
+    auto target = TargetFrom(args["target"]);
+    if (!target.ok()) return ToolResult::FromError(target.error());
+    r.target = *target;
+  }
   auto button = ParseMouseButton(args.value("button", "left"));
   if (!button.ok()) return ToolResult::FromError(button.error());
   r.button = *button;
@@ -274,7 +376,7 @@ ToolResult Click(ActionTools& tools, const json& args, ToolContext& ctx) {
   return Run(tools, args, ctx, std::move(r));
 }
 
-ToolResult TypeText(ActionTools& tools, const json& args, ToolContext& ctx) {
+ToolResult TypeText(const ActionToolsPtr& tools, const json& args, ToolContext& ctx) {
   ActionRequest r;
   r.kind = ActionKind::kTypeText;
   if (args.contains("target")) {
@@ -287,7 +389,7 @@ ToolResult TypeText(ActionTools& tools, const json& args, ToolContext& ctx) {
   return Run(tools, args, ctx, std::move(r));
 }
 
-ToolResult PressKeys(ActionTools& tools, const json& args, ToolContext& ctx) {
+ToolResult PressKeys(const ActionToolsPtr& tools, const json& args, ToolContext& ctx) {
   ActionRequest r;
   r.kind = ActionKind::kPressKeys;
   const json& keys = args["keys"];
@@ -312,18 +414,20 @@ ToolResult PressKeys(ActionTools& tools, const json& args, ToolContext& ctx) {
   return Run(tools, args, ctx, std::move(r));
 }
 
-ToolResult Scroll(ActionTools& tools, const json& args, ToolContext& ctx) {
+ToolResult Scroll(const ActionToolsPtr& tools, const json& args, ToolContext& ctx) {
   ActionRequest r;
   r.kind = ActionKind::kScroll;
-  auto target = TargetFrom(args["target"]);
-  if (!target.ok()) return ToolResult::FromError(target.error());
-  r.target = *target;
+  if (args.contains("target")) {
+    auto target = TargetFrom(args["target"]);
+    if (!target.ok()) return ToolResult::FromError(target.error());
+    r.target = *target;
+  }
   r.dx = args.value("dx", 0);
   r.dy = args.value("dy", 0);
   return Run(tools, args, ctx, std::move(r));
 }
 
-ToolResult Drag(ActionTools& tools, const json& args, ToolContext& ctx) {
+ToolResult Drag(const ActionToolsPtr& tools, const json& args, ToolContext& ctx) {
   ActionRequest r;
   r.kind = ActionKind::kDrag;
   auto from = TargetFrom(args["from"]);
@@ -338,12 +442,14 @@ ToolResult Drag(ActionTools& tools, const json& args, ToolContext& ctx) {
   return Run(tools, args, ctx, std::move(r));
 }
 
-ToolResult SetValue(ActionTools& tools, const json& args, ToolContext& ctx) {
+ToolResult SetValue(const ActionToolsPtr& tools, const json& args, ToolContext& ctx) {
   ActionRequest r;
   r.kind = ActionKind::kSetValue;
-  auto target = ParseActionTarget(args["target"].get<std::string>());
-  if (!target.ok()) return ToolResult::FromError(target.error());
-  r.target = *target;
+  if (args.contains("target")) {
+    auto target = ParseActionTarget(args["target"].get<std::string>());
+    if (!target.ok()) return ToolResult::FromError(target.error());
+    r.target = *target;
+  }
   const json& value = args["value"];
   if (value.is_string()) {
     r.text = value.get<std::string>();
@@ -360,12 +466,14 @@ const ToolAnnotations kMovesView{
 
 }  // namespace
 
-Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace) {
-  auto tools = std::make_shared<ActionTools>(workspace);
+Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
+                           std::shared_ptr<Confirmer> confirmer) {
+  if (!confirmer) confirmer = std::make_shared<Confirmer>(nullptr);
+  auto tools = std::make_shared<ActionTools>(workspace, std::move(confirmer));
   const json output = ActionOutputSchema();
   auto add = [&](const char* name, const char* title, const char* description, json input,
                  ToolAnnotations annotations,
-                 ToolResult (*fn)(ActionTools&, const json&, ToolContext&)) {
+                 ToolResult (*fn)(const ActionToolsPtr&, const json&, ToolContext&)) {
     Tool t;
     t.name = name;
     t.title = title;
@@ -373,13 +481,14 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace) {
     t.input_schema = std::move(input);
     t.output_schema = output;
     t.annotations = annotations;
-    t.handler = [tools, fn](const json& args, ToolContext& ctx) { return fn(*tools, args, ctx); };
+    t.handler = [tools, fn](const json& args, ToolContext& ctx) { return fn(tools, args, ctx); };
     return registry.Add(std::move(t));
   };
 
   if (auto st = add(
           "click", "Click an element",
-          "Clicks an element by ID (from observe or find) or a screen point, and verifies it: "
+          "Clicks an element by ID (from observe or find), by name (its label), or a screen "
+          "point, and verifies it: "
           "via (how it was done), what changed in the tree (IDs with old -> new values), the "
           "pixel change, and effect observed / none. By default uses the element's accessibility "
           "action when it has one, else a real click at its centre (the window is raised first).",
@@ -397,15 +506,16 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace) {
                {"action",
                 String("via accessibility: the action to invoke (default: click, press, toggle, "
                        "activate or jump, whichever the element has)")}},
-              {"target"}, true),
+              {}, true),
           kChangesApps, Click);
       !st.ok()) {
     return st;
   }
   if (auto st = add(
           "type_text", "Type text",
-          "Types any Unicode text (\"Grüße, 東京\") into an element by ID, or into the focused "
-          "element. The element is focused first; without replace the text is appended. With "
+          "Types any Unicode text (\"Grüße, 東京\") into an element by ID or name, or into the "
+          "focused element. Text typed into a password field is shown and logged as ••••. The "
+          "element is focused first; without replace the text is appended. With "
           "replace the whole text is replaced (through EditableText when the element has it). "
           "Verified like click.",
           InputSchema({{"target", schema::ActionTarget("the element (default: the focused one)")},
@@ -454,7 +564,7 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace) {
                                    {"maximum", 100},
                                    {"default", 0},
                                    {"description", "wheel steps down (< 0: up)"}}}},
-                                {"target"}, false),
+                                {}, false),
                     kMovesView, Scroll);
       !st.ok()) {
     return st;
@@ -469,7 +579,7 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace) {
                {"to", schema::ActionTarget("where it ends")},
                {"button",
                 {{"type", "string"}, {"enum", {"left", "middle", "right"}}, {"default", "left"}}}},
-              {"from", "to"}, false),
+              {"from", "to"}, false, /*named=*/false),
           kChangesApps, Drag);
       !st.ok()) {
     return st;
@@ -482,15 +592,16 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace) {
                           {"value",
                            {{"type", {"string", "number"}},
                             {"description", "a number for sliders and spin buttons, else text"}}}},
-                         {"target", "value"}, true),
+                         {"value"}, true),
              kChangesApps, SetValue);
 }
 
 Status RegisterHandsTools(ToolRegistry& registry, Workspace& workspace,
-                          std::shared_ptr<TextReader> reader) {
-  if (auto st = RegisterActionTools(registry, workspace); !st.ok()) return st;
+                          std::shared_ptr<TextReader> reader,
+                          std::shared_ptr<Confirmer> confirmer) {
+  if (auto st = RegisterActionTools(registry, workspace, confirmer); !st.ok()) return st;
   if (auto st = RegisterWaitTools(registry, workspace, std::move(reader)); !st.ok()) return st;
-  return RegisterAppTools(registry, workspace);
+  return RegisterAppTools(registry, workspace, std::move(confirmer));
 }
 
 }  // namespace uiscope::mcp

@@ -17,9 +17,19 @@ using schema::String;
 using schema::StringArray;
 
 struct AppTools {
-  explicit AppTools(Workspace& w) : workspace(w) {}
+  AppTools(Workspace& w, std::shared_ptr<Confirmer> c) : workspace(w), confirmer(std::move(c)) {}
   Workspace& workspace;
+  std::shared_ptr<Confirmer> confirmer;
 };
+using AppToolsPtr = std::shared_ptr<AppTools>;
+
+// A result that is a refusal by the gate: held (for the confirmer) or not.
+Confirmer::Attempt Outcome(ToolResult result, const GateDecision& decision) {
+  if (decision.verdict == GateVerdict::kNeedsConfirmation) {
+    return Confirmer::Attempt::Held(decision, std::move(result));
+  }
+  return Confirmer::Attempt::Done(std::move(result));
+}
 
 json WindowSchema() {
   return {{"type", "object"},
@@ -92,9 +102,9 @@ std::string RefusalText(const GateDecision& d, const std::string& what) {
   return text + "\n";
 }
 
-ToolResult Windows(AppTools& tools, const json& args, ToolContext& ctx) {
+ToolResult Windows(const AppToolsPtr& tools, const json& args, ToolContext& ctx) {
   std::vector<std::string> notes;
-  auto lease = Acquire(tools, args, ctx, &notes);
+  auto lease = Acquire(*tools, args, ctx, &notes);
   if (!lease.ok()) return ToolResult::FromError(lease.error());
   auto windows = ListDesktopWindows(*lease);
   if (!windows.ok()) return ToolResult::FromError(windows.error());
@@ -116,9 +126,9 @@ ToolResult Windows(AppTools& tools, const json& args, ToolContext& ctx) {
                 notes);
 }
 
-ToolResult AppList(AppTools& tools, const json& args, ToolContext& ctx) {
+ToolResult AppList(const AppToolsPtr& tools, const json& args, ToolContext& ctx) {
   std::vector<std::string> notes;
-  auto lease = Acquire(tools, args, ctx, &notes);
+  auto lease = Acquire(*tools, args, ctx, &notes);
   if (!lease.ok()) return ToolResult::FromError(lease.error());
   auto apps = ListDesktopApps(*lease);
   if (!apps.ok()) return ToolResult::FromError(apps.error());
@@ -134,7 +144,7 @@ ToolResult AppList(AppTools& tools, const json& args, ToolContext& ctx) {
   return Finish({{"apps", list}, {"display", lease->display}}, text, notes);
 }
 
-ToolResult AppLaunch(AppTools& tools, const json& args, ToolContext& ctx) {
+ToolResult AppLaunch(const AppToolsPtr& tools, const json& args, ToolContext& ctx) {
   LaunchRequest r;
   const json& command = args["command"];
   if (command.is_string()) {
@@ -144,93 +154,120 @@ ToolResult AppLaunch(AppTools& tools, const json& args, ToolContext& ctx) {
   } else {
     for (const auto& a : command) r.argv.push_back(a.get<std::string>());
   }
+  if (r.argv.empty()) return ToolResult::Error("app_launch needs a command line");
   r.timeout = std::chrono::milliseconds(args.value("timeout_ms", 15000));
   r.wait = args.value("wait", true);
   r.confirmation_token = args.value("confirmation_token", "");
   r.arguments = args;
-  r.cancelled = [&ctx] { return ctx.cancelled(); };
-  int step = 0;
-  r.progress = [&ctx, &step](const std::string& message) { ctx.Progress(++step, 3, message); };
-  std::vector<std::string> notes;
-  auto lease = Acquire(tools, args, ctx, &notes);
-  if (!lease.ok()) return ToolResult::FromError(lease.error());
-  auto result = LaunchApp(*lease, r);
-  if (!result.ok()) return ToolResult::FromError(result.error());
-  for (const auto& w : result->warnings) ctx.Log(LogLevel::kWarning, w);
-  if (!result->performed) {
-    return Finish(LaunchResultToJson(*result), RefusalText(result->decision, "app_launch"), notes,
-                  true);
-  }
-  std::string text = "launched " + r.argv[0] + ": pid " + std::to_string(result->pid);
-  if (result->window) {
-    const WindowInfo& w = *result->window;
-    text += ", window " + WindowIdText(w.id) + " \"" + SanitiseForDisplay(w.title, 80) + "\" at " +
-            std::to_string(w.bounds.x) + "," + std::to_string(w.bounds.y) + "," +
-            std::to_string(w.bounds.w) + "," + std::to_string(w.bounds.h);
-  }
-  if (result->accessible) {
-    text += ", accessible as \"" + result->app_name + "\" (" + result->toolkit + ")";
-  }
-  char ms[48];
-  std::snprintf(ms, sizeof(ms), " after %.0f ms\n", result->waited_ms);
-  text += ms;
-  for (const auto& w : result->warnings) text += "warning: " + w + "\n";
-  return Finish(LaunchResultToJson(*result), text, notes);
+  std::string what = "launch";
+  for (const auto& a : r.argv) what += " " + SanitiseForDisplay(a, 60);
+  return tools->confirmer->Run(
+      ctx, what, [tools, args, r](const std::string& token, ToolContext& now) {
+        LaunchRequest request = r;
+        if (!token.empty()) request.confirmation_token = token;
+        request.cancelled = [&now] { return now.cancelled(); };
+        int step = 0;
+        request.progress = [&now, &step](const std::string& message) {
+          now.Progress(++step, 3, message);
+        };
+        std::vector<std::string> notes;
+        auto lease = Acquire(*tools, args, now, &notes);
+        if (!lease.ok()) return Confirmer::Attempt::Done(ToolResult::FromError(lease.error()));
+        auto result = LaunchApp(*lease, request);
+        if (!result.ok()) return Confirmer::Attempt::Done(ToolResult::FromError(result.error()));
+        for (const auto& w : result->warnings) now.Log(LogLevel::kWarning, w);
+        if (!result->performed) {
+          return Outcome(Finish(LaunchResultToJson(*result),
+                                RefusalText(result->decision, "app_launch"), notes, true),
+                         result->decision);
+        }
+        std::string text = "launched " + request.argv[0] + ": pid " + std::to_string(result->pid);
+        if (result->window) {
+          const WindowInfo& w = *result->window;
+          text += ", window " + WindowIdText(w.id) + " \"" + SanitiseForDisplay(w.title, 80) +
+                  "\" at " + std::to_string(w.bounds.x) + "," + std::to_string(w.bounds.y) + "," +
+                  std::to_string(w.bounds.w) + "," + std::to_string(w.bounds.h);
+        }
+        if (result->accessible) {
+          text += ", accessible as \"" + result->app_name + "\" (" + result->toolkit + ")";
+        }
+        char ms[48];
+        std::snprintf(ms, sizeof(ms), " after %.0f ms\n", result->waited_ms);
+        text += ms;
+        for (const auto& w : result->warnings) text += "warning: " + w + "\n";
+        return Confirmer::Attempt::Done(Finish(LaunchResultToJson(*result), text, notes));
+      });
 }
 
-ToolResult AppFocus(AppTools& tools, const json& args, ToolContext& ctx) {
-  std::vector<std::string> notes;
-  auto lease = Acquire(tools, args, ctx, &notes);
-  if (!lease.ok()) return ToolResult::FromError(lease.error());
-  auto result =
-      FocusApp(*lease, args["app"].get<std::string>(), args.value("confirmation_token", ""));
-  if (!result.ok()) return ToolResult::FromError(result.error());
-  if (!result->performed) {
-    return Finish(FocusResultToJson(*result), RefusalText(result->decision, "app_focus"), notes,
-                  true);
-  }
-  return Finish(FocusResultToJson(*result),
-                "focused " + result->app.name + " (pid " + std::to_string(result->app.pid) +
-                    "): window " + WindowIdText(result->window.id) + " \"" +
-                    SanitiseForDisplay(result->window.title, 80) + "\"\n",
-                notes);
+ToolResult AppFocus(const AppToolsPtr& tools, const json& args, ToolContext& ctx) {
+  const std::string app = args["app"].get<std::string>();
+  const std::string given_token = args.value("confirmation_token", "");
+  return tools->confirmer->Run(
+      ctx, "focus " + SanitiseForDisplay(app, 60),
+      [tools, args, app, given_token](const std::string& token, ToolContext& now) {
+        std::vector<std::string> notes;
+        auto lease = Acquire(*tools, args, now, &notes);
+        if (!lease.ok()) return Confirmer::Attempt::Done(ToolResult::FromError(lease.error()));
+        auto result = FocusApp(*lease, app, token.empty() ? given_token : token);
+        if (!result.ok()) return Confirmer::Attempt::Done(ToolResult::FromError(result.error()));
+        if (!result->performed) {
+          return Outcome(Finish(FocusResultToJson(*result),
+                                RefusalText(result->decision, "app_focus"), notes, true),
+                         result->decision);
+        }
+        return Confirmer::Attempt::Done(
+            Finish(FocusResultToJson(*result),
+                   "focused " + result->app.name + " (pid " + std::to_string(result->app.pid) +
+                       "): window " + WindowIdText(result->window.id) + " \"" +
+                       SanitiseForDisplay(result->window.title, 80) + "\"\n",
+                   notes));
+      });
 }
 
-ToolResult AppClose(AppTools& tools, const json& args, ToolContext& ctx) {
+ToolResult AppClose(const AppToolsPtr& tools, const json& args, ToolContext& ctx) {
   CloseRequest r;
   r.app = args["app"].get<std::string>();
   r.polite_timeout = std::chrono::milliseconds(args.value("polite_timeout_ms", 3000));
   r.term_timeout = std::chrono::milliseconds(args.value("term_timeout_ms", 2000));
   r.confirmation_token = args.value("confirmation_token", "");
   r.arguments = args;
-  std::vector<std::string> notes;
-  ctx.Progress(1, 2, "closing");
-  auto lease = Acquire(tools, args, ctx, &notes);
-  if (!lease.ok()) return ToolResult::FromError(lease.error());
-  auto result = CloseApp(*lease, r);
-  if (!result.ok()) return ToolResult::FromError(result.error());
-  if (!result->performed) {
-    return Finish(CloseResultToJson(*result), RefusalText(result->decision, "app_close"), notes,
-                  true);
-  }
-  ctx.Progress(2, 2, "done");
-  char line[300];
-  std::snprintf(line, sizeof(line), "%s %s (pid %d) in %.0f ms\n", result->stage.c_str(),
-                result->app.name.c_str(), result->app.pid, result->waited_ms);
-  return Finish(CloseResultToJson(*result), line, notes);
+  return tools->confirmer->Run(
+      ctx, "close " + SanitiseForDisplay(r.app, 60),
+      [tools, args, r](const std::string& token, ToolContext& now) {
+        CloseRequest request = r;
+        if (!token.empty()) request.confirmation_token = token;
+        std::vector<std::string> notes;
+        now.Progress(1, 2, "closing");
+        auto lease = Acquire(*tools, args, now, &notes);
+        if (!lease.ok()) return Confirmer::Attempt::Done(ToolResult::FromError(lease.error()));
+        auto result = CloseApp(*lease, request);
+        if (!result.ok()) return Confirmer::Attempt::Done(ToolResult::FromError(result.error()));
+        if (!result->performed) {
+          return Outcome(Finish(CloseResultToJson(*result),
+                                RefusalText(result->decision, "app_close"), notes, true),
+                         result->decision);
+        }
+        now.Progress(2, 2, "done");
+        char line[300];
+        std::snprintf(line, sizeof(line), "%s %s (pid %d) in %.0f ms\n", result->stage.c_str(),
+                      result->app.name.c_str(), result->app.pid, result->waited_ms);
+        return Confirmer::Attempt::Done(Finish(CloseResultToJson(*result), line, notes));
+      });
 }
 
 json DecisionOutput() { return schema::Decision(); }
 
 }  // namespace
 
-Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace) {
-  auto tools = std::make_shared<AppTools>(workspace);
+Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace,
+                        std::shared_ptr<Confirmer> confirmer) {
+  if (!confirmer) confirmer = std::make_shared<Confirmer>(nullptr);
+  auto tools = std::make_shared<AppTools>(workspace, std::move(confirmer));
   const ToolAnnotations read_only{
       .read_only = true, .destructive = false, .idempotent = true, .open_world = false};
   auto add = [&](const char* name, const char* title, const char* description, json input,
                  json output, ToolAnnotations annotations,
-                 ToolResult (*fn)(AppTools&, const json&, ToolContext&)) {
+                 ToolResult (*fn)(const AppToolsPtr&, const json&, ToolContext&)) {
     Tool t;
     t.name = name;
     t.title = title;
@@ -238,7 +275,7 @@ Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace) {
     t.input_schema = std::move(input);
     t.output_schema = std::move(output);
     t.annotations = annotations;
-    t.handler = [tools, fn](const json& args, ToolContext& ctx) { return fn(*tools, args, ctx); };
+    t.handler = [tools, fn](const json& args, ToolContext& ctx) { return fn(tools, args, ctx); };
     return registry.Add(std::move(t));
   };
   const json no_args = {{"type", "object"},

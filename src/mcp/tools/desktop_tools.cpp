@@ -9,6 +9,7 @@
 #include "engine/perceive.h"
 #include "mcp/tools/action_tools.h"
 #include "mcp/tools/ocr_tools.h"
+#include "mcp/tools/plan_tools.h"
 #include "mcp/tools/schemas.h"
 #include "mcp/tools/tools.h"
 
@@ -518,13 +519,23 @@ Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace,
 }
 
 Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions) {
+  return RegisterAllTools(registry, workspace, sessions, nullptr);
+}
+
+Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions,
+                        std::shared_ptr<Confirmer> confirmer) {
+  const bool policy = confirmer != nullptr;
+  if (!confirmer) confirmer = std::make_shared<Confirmer>(nullptr);
   // One OCR engine (Tesseract pool and cache) for observe and read_text.
   auto reader = std::make_shared<TextReader>();
   if (auto st = RegisterDesktopTools(registry, workspace, reader); !st.ok()) return st;
   if (auto st = RegisterScreenshotTools(registry, workspace); !st.ok()) return st;
   if (auto st = RegisterOcrTools(registry, workspace, reader); !st.ok()) return st;
-  if (auto st = RegisterHandsTools(registry, workspace, reader); !st.ok()) return st;
-  return RegisterSessionTools(registry, sessions, workspace);
+  if (auto st = RegisterHandsTools(registry, workspace, reader, confirmer); !st.ok()) return st;
+  if (auto st = RegisterSessionTools(registry, sessions, workspace, confirmer); !st.ok()) return st;
+  if (auto st = RegisterPlanTools(registry, workspace, confirmer); !st.ok()) return st;
+  if (policy) return RegisterConfirmTools(registry, confirmer);
+  return OkStatus();
 }
 
 }  // namespace uiscope::mcp

@@ -1,4 +1,7 @@
 // `session_start`, `session_list`, `session_stop`: headless desktops.
+// Starting and stopping go through the safety policy like every action
+// (audited, rate-limited, confirmable with confirm_tools).
+#include "mcp/tools/confirm_tools.h"
 #include "mcp/tools/schemas.h"
 #include "mcp/tools/tools.h"
 
@@ -91,10 +94,26 @@ ToolResult Stop(SessionControl& sessions, Workspace& workspace, const json& args
   return result;
 }
 
+// The outcome to record of a tool that ran (its first text line is the
+// error when it failed).
+ActionOutcome OutcomeOf(const ToolResult& r, const json& verification) {
+  ActionOutcome o;
+  o.performed = !r.is_error;
+  o.via = "session";
+  if (r.is_error && !r.content.empty()) o.error = r.content.front().text;
+  if (!r.is_error) o.verification = verification;
+  return o;
+}
+
 }  // namespace
 
 Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions,
                             Workspace& workspace) {
+  return RegisterSessionTools(registry, sessions, workspace, std::make_shared<Confirmer>(nullptr));
+}
+
+Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Workspace& workspace,
+                            std::shared_ptr<Confirmer> confirmer) {
   Tool start;
   start.name = "session_start";
   start.title = "Start a headless desktop";
@@ -121,8 +140,20 @@ Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions,
   start.output_schema = SessionSchema();
   start.annotations = ToolAnnotations{
       .read_only = false, .destructive = false, .idempotent = false, .open_world = false};
-  start.handler = [&sessions](const json& args, ToolContext& ctx) {
-    return Start(sessions, args, ctx);
+  start.handler = [&sessions, confirmer](const json& args, ToolContext& ctx) {
+    return confirmer->Run(
+        ctx, "start a headless desktop",
+        [&sessions, gate = &confirmer->gate(), args](const std::string& token, ToolContext& now) {
+          PlannedAction action;
+          action.tool = "session_start";
+          action.arguments = args;
+          action.confirmation_token = token;
+          return Confirmer::GatedAttempt(*gate, action, [&](ActionOutcome* outcome) {
+            ToolResult r = Start(sessions, args, now);
+            *outcome = OutcomeOf(r, r.is_error ? json() : json{{"session", r.structured["id"]}});
+            return r;
+          });
+        });
   };
   if (auto st = registry.Add(std::move(start)); !st.ok()) return st;
 
@@ -155,8 +186,31 @@ Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions,
                         {"properties", {{"stopped", String("the ID of the stopped session")}}}};
   stop.annotations = ToolAnnotations{
       .read_only = false, .destructive = true, .idempotent = false, .open_world = false};
-  stop.handler = [&sessions, &workspace](const json& args, ToolContext&) {
-    return Stop(sessions, workspace, args);
+  stop.handler = [&sessions, &workspace, confirmer](const json& args, ToolContext& ctx) {
+    const std::string id = args["id"].get<std::string>();
+    std::string display;
+    if (auto list = sessions.List(); list.ok()) {
+      for (const DesktopInfo& s : *list) {
+        if (s.id == id) display = s.display_name;
+      }
+    }
+    // Copied into the attempt: a held stop may run later, from `confirm`.
+    return confirmer->Run(ctx, "stop session " + id + " and every app in it",
+                          [&sessions, &workspace, gate = &confirmer->gate(), args, id, display](
+                              const std::string& token, ToolContext&) {
+                            PlannedAction action;
+                            action.tool = "session_stop";
+                            action.session = id;
+                            action.display = display;
+                            action.arguments = args;
+                            action.confirmation_token = token;
+                            return Confirmer::GatedAttempt(
+                                *gate, action, [&](ActionOutcome* outcome) {
+                                  ToolResult r = Stop(sessions, workspace, args);
+                                  *outcome = OutcomeOf(r, json{{"stopped", id}});
+                                  return r;
+                                });
+                          });
   };
   return registry.Add(std::move(stop));
 }

@@ -10,6 +10,7 @@
 #include "engine/sessions.h"
 #include "engine/workspace.h"
 #include "mcp/tool_registry.h"
+#include "mcp/tools/confirm_tools.h"
 #include "mcp/tools/screenshot_tool.h"
 
 namespace uiscope::mcp {
@@ -20,11 +21,19 @@ Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace);
 Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace,
                             std::shared_ptr<TextReader> reader);
 
-// `session_start`, `session_list`, `session_stop`.
+// `session_start`, `session_list`, `session_stop`; starting and stopping go
+// through `confirmer`'s gate (the first form: no policy, AllowAllGate).
 Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Workspace& workspace);
+Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Workspace& workspace,
+                            std::shared_ptr<Confirmer> confirmer);
 
 // Every tool above, `screenshot` (screenshot_tool.h), `read_text`
-// (ocr_tools.h) and the hands (action_tools.h), sharing one OCR engine.
+// (ocr_tools.h) and the hands (action_tools.h), sharing one OCR engine. The
+// second form puts the tools that act behind `confirmer`'s safety policy and
+// adds `confirm` (confirm_tools.h); the first has no policy (tests,
+// embedders).
 Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions);
+Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions,
+                        std::shared_ptr<Confirmer> confirmer);
 
 }  // namespace uiscope::mcp

@@ -1066,14 +1066,26 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
 
   std::vector<AppHandle*> selected;
   std::string wanted = Lower(request.app_name);
+  auto skipped = [&](const AppHandle& h) {
+    return request.skip_app && request.skip_app(h.info.name);
+  };
   for (auto& h : *handles) {
     if (request.pid != 0 && h.info.pid != request.pid) continue;
     if (!wanted.empty() && Lower(h.info.name) != wanted) continue;
+    if (skipped(h)) {
+      if (request.pid != 0 || !wanted.empty()) {
+        return MakeError(ErrorCode::kDenied,
+                         "application \"" + h.info.name +
+                             "\" is on the safety policy's deny list: uiscope does not observe it");
+      }
+      continue;
+    }
     selected.push_back(&h);
   }
   if (selected.empty() && (request.pid != 0 || !wanted.empty())) {
     std::string present;
     for (const auto& h : *handles) {
+      if (skipped(h)) continue;
       if (!present.empty()) present += ", ";
       present += (h.info.name.empty() ? "(no name)" : h.info.name) + " (pid " +
                  std::to_string(h.info.pid) + ")";

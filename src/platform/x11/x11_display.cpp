@@ -137,6 +137,13 @@ std::vector<TopLevel> X11Display::TopLevels() const {
     TopLevel t;
     t.window = w;
     t.title = WindowTitle(d, w);
+    XClassHint hint{};
+    if (XGetClassHint(d, w, &hint)) {
+      if (hint.res_name) t.app_instance = hint.res_name;
+      if (hint.res_class) t.app_class = hint.res_class;
+      XFree(hint.res_name);
+      XFree(hint.res_class);
+    }
     int format = 0;
     unsigned long count = 0;
     auto pid = GetProperty(d, w, "_NET_WM_PID", XA_CARDINAL, &format, &count);

@@ -25,7 +25,9 @@ struct TopLevel {
   // (title bar, borders: _NET_FRAME_EXTENTS), root coordinates; the same as
   // `bounds` without a window manager. What it covers on screen.
   Rect frame;
-  bool focused = false;  // _NET_ACTIVE_WINDOW
+  bool focused = false;      // _NET_ACTIVE_WINDOW
+  std::string app_class;     // WM_CLASS class ("Gedit"); "" when unset
+  std::string app_instance;  // WM_CLASS instance ("gedit"); "" when unset
 };
 
 class X11Display {

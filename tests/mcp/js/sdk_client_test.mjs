@@ -19,7 +19,7 @@
 // stopped on success, failure, Ctrl-C and the 120 s global deadline.
 
 import { spawn, execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, existsSync, accessSync, constants as fsc } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync, accessSync, writeFileSync, constants as fsc } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -44,6 +44,10 @@ const TOOLS = ['observe', 'find', 'screenshot', 'session_start', 'session_list',
   'app_launch', 'app_list', 'app_focus', 'app_close'];
 const TOOLS_WITH_OUTPUT_SCHEMA = ['observe', 'find', 'screenshot'];
 const HTTP_TOKEN = 'uiscope-sdk-test-token';
+// The servers' safety configuration (written in main): this test acts more
+// than the default rate limit allows (10 a minute); the limit has its own
+// test (safety_test.mjs).
+let configPath = null;
 
 // ---- output ----------------------------------------------------------------
 
@@ -615,7 +619,7 @@ function newClient() {
 async function runStdio(uiscope, env) {
   const T = 'stdio';
   currentStep = `${T}: start`;
-  const transport = new StdioClientTransport({ command: uiscope, args: ['mcp'], env, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: uiscope, args: ['mcp', '--config', configPath], env, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (d) => {
     stderr += d.toString();
@@ -652,7 +656,7 @@ async function runStdio(uiscope, env) {
 }
 
 async function startHttpServer(uiscope, env, extraArgs = []) {
-  const args = ['mcp', '--http', '127.0.0.1:0', ...extraArgs];
+  const args = ['mcp', '--config', configPath, '--http', '127.0.0.1:0', ...extraArgs];
   const child = spawn(uiscope, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   cleanups.push(() => stopChild(child, 'uiscope mcp --http'));
   let stderr = '';
@@ -879,9 +883,13 @@ async function main() {
   }
 
   const stateDir = mkdtempSync(path.join(tmpdir(), 'uiscope-mcp-sdk-'));
+  const configDir = mkdtempSync(path.join(tmpdir(), 'uiscope-mcp-sdk-config-'));
   cleanups.push(async () => {
     if (existsSync(stateDir)) rmSync(stateDir, { recursive: true, force: true });
+    rmSync(configDir, { recursive: true, force: true });
   });
+  configPath = path.join(configDir, 'config.json');
+  writeFileSync(configPath, JSON.stringify({ rate_limit: { max_actions: 0 } }));
 
   const { session, env } = await startDesktop(uiscope, stateDir);
   sessionIdForChecks = session.id;

@@ -1,0 +1,148 @@
+#include "engine/named_target.h"
+
+#include <algorithm>
+
+#include "core/format.h"
+#include "core/fuzzy.h"
+#include "engine/find.h"
+
+namespace uiscope {
+namespace {
+
+// A full match: the same text once case, accents, punctuation and spaces are
+// ignored (core/fuzzy.h scores "log in" / "Login" 0.95, the same text 1).
+constexpr double kFullMatch = 0.95;
+
+bool IsTextRole(Role r) {
+  return r == Role::kTextField || r == Role::kTextArea || r == Role::kTerminal;
+}
+
+// Whether an action of `kind` can use `n` as it is meant: text goes into
+// something editable, a value into something with one, a click or keys to
+// something people act on.
+bool Usable(const Node& n, ActionKind kind) {
+  switch (kind) {
+    case ActionKind::kTypeText:
+      return IsTextRole(n.role) || n.role == Role::kComboBox || n.role == Role::kSpinButton ||
+             n.Has(State::kEditable);
+    case ActionKind::kSetValue:
+      return IsTextRole(n.role) || n.role == Role::kComboBox || n.role == Role::kSpinButton ||
+             n.role == Role::kSlider || n.role == Role::kScrollBar || n.Has(State::kEditable);
+    case ActionKind::kClick:
+    case ActionKind::kPressKeys:
+      return IsInteractiveRole(n.role) || !n.actions.empty();
+    case ActionKind::kScroll:
+    case ActionKind::kDrag:
+      return true;
+  }
+  return true;
+}
+
+bool SameApp(const std::string& a, const std::string& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
+}
+
+Node Shallow(const Node& n) {
+  Node c = n;
+  c.children.clear();
+  return c;
+}
+
+}  // namespace
+
+Result<NamedTargetResolution> ChooseNamedTarget(const std::vector<Node>& roots,
+                                                const NamedTarget& target, ActionKind kind,
+                                                const Frame& frame) {
+  if (FoldText(target.name).empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "the target's name is empty: give the element's label (as observe or find "
+                     "shows it), or its ID");
+  }
+  FindQuery query;
+  query.name = target.name;
+  query.role = target.role;
+  query.exact = target.exact;
+  query.limit = 0;  // every match: ambiguity is judged on all of them
+  auto found = FindNodes(roots, query, frame);
+  if (!found.ok()) return found.error();
+
+  std::vector<const FindMatch*> matches;
+  for (const FindMatch& m : found->matches) {
+    if (m.node->role == Role::kApplication) continue;
+    if (!target.app.empty() && !SameApp(m.node->app, target.app)) continue;
+    matches.push_back(&m);
+  }
+  if (matches.empty()) {
+    std::string what = "no element";
+    if (target.role) what += " of role " + std::string(RoleName(*target.role));
+    what += " named \"" + SanitiseForDisplay(target.name, 80) + "\"";
+    if (!target.app.empty()) what += " in " + target.app;
+    std::string hint = found->suggestion.empty() ? "" : " " + found->suggestion;
+    if (found->total > 0 && !target.app.empty()) hint = " (it is in other applications)";
+    return MakeError(ErrorCode::kNotFound, what + " on screen among " +
+                                               std::to_string(found->searched) + " elements." +
+                                               hint + " Observe or find to see the names");
+  }
+  NamedTargetResolution out;
+  out.matches = static_cast<int>(matches.size());
+
+  std::vector<const FindMatch*> usable;
+  for (const FindMatch* m : matches) {
+    if (Usable(*m->node, kind)) usable.push_back(m);
+  }
+  if (!usable.empty()) matches = std::move(usable);
+  const bool any_full = std::any_of(matches.begin(), matches.end(),
+                                    [](const FindMatch* m) { return m->score >= kFullMatch; });
+  if (any_full) {
+    std::erase_if(matches, [](const FindMatch* m) { return m->score < kFullMatch; });
+  }
+  out.id = matches.front()->node->id;
+  out.candidate_count = static_cast<int>(matches.size());
+  for (const FindMatch* m : matches) {
+    if (out.candidates.size() == kMaxListedCandidates) break;
+    out.candidates.push_back(Shallow(*m->node));
+  }
+  return out;
+}
+
+Result<NamedTargetResolution> ResolveNamedTarget(Workspace::Lease& lease, const NamedTarget& target,
+                                                 ActionKind kind,
+                                                 std::chrono::milliseconds timeout) {
+  if (lease.observer == nullptr) {
+    return MakeError(ErrorCode::kUnsupported, "this desktop has no accessibility tree to find \"" +
+                                                  target.name +
+                                                  "\" in; act on a screen point instead");
+  }
+  ObserveRequest all;
+  all.timeout = timeout;
+  auto obs = lease.observer->Observe(all);
+  if (!obs.ok()) return obs.error();
+  return ChooseNamedTarget(obs->snapshot.roots, target, kind, obs->snapshot.frame);
+}
+
+Result<ActionResult> PerformActionOnNamed(Workspace::Lease& lease, ActionRequest request,
+                                          const NamedTarget& target) {
+  if (request.kind == ActionKind::kDrag) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "drag takes element IDs or points for its ends, not names");
+  }
+  auto chosen = ResolveNamedTarget(lease, target, request.kind, request.timeout);
+  if (!chosen.ok()) return chosen.error();
+  request.target = ActionTarget{chosen->id, std::nullopt};
+  request.candidates = chosen->candidate_count;
+  if (chosen->candidate_count > 1) request.candidate_nodes = std::move(chosen->candidates);
+  return PerformAction(lease, request);
+}
+
+nlohmann::json NamedTargetToJson(const NamedTarget& target) {
+  nlohmann::json j = {{"name", target.name}};
+  if (target.role) j["role"] = std::string(RoleName(*target.role));
+  if (target.exact) j["exact"] = true;
+  if (!target.app.empty()) j["app"] = target.app;
+  return j;
+}
+
+}  // namespace uiscope

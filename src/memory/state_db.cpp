@@ -1,0 +1,101 @@
+#include "memory/state_db.h"
+
+namespace uiscope::memory {
+namespace {
+
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE IF NOT EXISTS audit (
+  id            INTEGER PRIMARY KEY,
+  time_ms       INTEGER NOT NULL,
+  pid           INTEGER NOT NULL,
+  session       TEXT NOT NULL DEFAULT '',
+  display       TEXT NOT NULL DEFAULT '',
+  tool          TEXT NOT NULL,
+  target        TEXT NOT NULL DEFAULT '',
+  target_desc   TEXT NOT NULL DEFAULT '',
+  app           TEXT NOT NULL DEFAULT '',
+  arguments     TEXT NOT NULL DEFAULT '{}',
+  decision      TEXT NOT NULL,
+  rule          TEXT NOT NULL DEFAULT '',
+  reason        TEXT NOT NULL DEFAULT '',
+  token         TEXT NOT NULL DEFAULT '',
+  confirmed     INTEGER NOT NULL DEFAULT 0,
+  via           TEXT NOT NULL DEFAULT '',
+  verification  TEXT NOT NULL DEFAULT '{}',
+  error         TEXT NOT NULL DEFAULT '',
+  screen_before TEXT NOT NULL DEFAULT '',
+  screen_after  TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS audit_by_time ON audit(time_ms);
+CREATE TABLE IF NOT EXISTS confirmations (
+  token       TEXT PRIMARY KEY,
+  created_ms  INTEGER NOT NULL,
+  expires_ms  INTEGER NOT NULL,
+  status      TEXT NOT NULL,
+  tool        TEXT NOT NULL,
+  target      TEXT NOT NULL DEFAULT '',
+  app         TEXT NOT NULL DEFAULT '',
+  display     TEXT NOT NULL DEFAULT '',
+  session     TEXT NOT NULL DEFAULT '',
+  rule        TEXT NOT NULL DEFAULT '',
+  reason      TEXT NOT NULL DEFAULT '',
+  candidates  TEXT NOT NULL DEFAULT '[]',
+  arguments   TEXT NOT NULL DEFAULT '{}',
+  decided_ms  INTEGER NOT NULL DEFAULT 0,
+  decided_by  TEXT NOT NULL DEFAULT '',
+  holder_pid  INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS confirmations_by_time ON confirmations(created_ms);
+PRAGMA user_version = 1;
+)sql";
+
+// Version 2: what an approval is bound to, so that a process other than the
+// one that held the action (a CLI verb run again with its token) can check
+// it is spent on that very action (safety::PolicyGate).
+constexpr const char* kSchemaV2 = R"sql(
+ALTER TABLE confirmations ADD COLUMN binding TEXT NOT NULL DEFAULT '';
+PRAGMA user_version = 2;
+)sql";
+
+Result<int> UserVersion(Database& db) {
+  auto stmt = db.Prepare("PRAGMA user_version");
+  if (!stmt.ok()) return stmt.error();
+  auto row = stmt->Step();
+  if (!row.ok()) return row.error();
+  return *row ? static_cast<int>(stmt->Int(0)) : 0;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<Database>> OpenStateDatabase(const std::string& path,
+                                                    const DatabaseOptions& options) {
+  auto db = Database::Open(path, options);
+  if (!db.ok()) return db.error();
+  Database& d = **db;
+  std::lock_guard lock(d.mutex());
+  auto version = UserVersion(d);
+  if (!version.ok()) return version.error();
+  if (*version == kStateSchemaVersion) return db;
+  if (*version > kStateSchemaVersion) {
+    return MakeError(ErrorCode::kUnavailable,
+                     "database " + path + " was written by a newer uiscope (schema version " +
+                         std::to_string(*version) + ", this one knows " +
+                         std::to_string(kStateSchemaVersion) +
+                         "); upgrade uiscope or use another database");
+  }
+  // IMMEDIATE takes the write lock first, so two processes creating the
+  // tables at once run one after the other.
+  if (auto st = d.Exec("BEGIN IMMEDIATE"); !st.ok()) return st.error();
+  auto again = UserVersion(d);
+  Status st = again.ok() ? OkStatus() : Status(again.error());
+  if (st.ok() && *again < 1) st = d.Exec(kSchemaV1);
+  if (st.ok() && *again < 2) st = d.Exec(kSchemaV2);
+  if (!st.ok()) {
+    (void)d.Exec("ROLLBACK");
+    return st.error();
+  }
+  if (auto commit = d.Exec("COMMIT"); !commit.ok()) return commit.error();
+  return db;
+}
+
+}  // namespace uiscope::memory

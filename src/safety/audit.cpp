@@ -1,0 +1,29 @@
+#include "safety/audit.h"
+
+namespace uiscope::safety {
+
+nlohmann::json AuditEntryToJson(const AuditEntry& e) {
+  nlohmann::json j = {{"id", e.id},
+                      {"time_ms", e.time_ms},
+                      {"pid", e.pid},
+                      {"session", e.session},
+                      {"display", e.display},
+                      {"tool", e.tool},
+                      {"target", e.target},
+                      {"target_desc", e.target_desc},
+                      {"app", e.app},
+                      {"arguments", e.arguments},
+                      {"decision", e.decision},
+                      {"rule", e.rule},
+                      {"reason", e.reason},
+                      {"token", e.token},
+                      {"confirmed", e.confirmed},
+                      {"via", e.via},
+                      {"verification", e.verification},
+                      {"error", e.error},
+                      {"screen_before", e.screen_before},
+                      {"screen_after", e.screen_after}};
+  return j;
+}
+
+}  // namespace uiscope::safety

@@ -1,0 +1,123 @@
+#include "audit_command.h"
+
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+#include "memory/audit_log.h"
+#include "memory/state_db.h"
+#include "safety/policy_config.h"
+
+namespace uiscope::cli {
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string LocalTime(int64_t ms) {
+  const time_t t = static_cast<time_t>(ms / 1000);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+  char out[48];
+  std::snprintf(out, sizeof(out), "%s.%03d", buf, static_cast<int>(ms % 1000));
+  return out;
+}
+
+std::string Short(const std::string& hash) { return hash.size() > 8 ? hash.substr(0, 8) : hash; }
+
+std::string Line(const safety::AuditEntry& e) {
+  std::string line = LocalTime(e.time_ms) + "  ";
+  std::string decision = e.decision;
+  decision.resize(std::max<size_t>(decision.size(), 21), ' ');
+  std::string tool = e.tool;
+  tool.resize(std::max<size_t>(tool.size(), 13), ' ');
+  line += decision + " " + tool;
+  if (!e.target_desc.empty()) {
+    line += " " + e.target_desc;
+  } else if (!e.target.empty()) {
+    line += " " + e.target;
+  }
+  if (!e.app.empty()) line += " in " + e.app;
+  if (!e.session.empty()) line += " [" + e.session + "]";
+  const std::string args =
+      e.arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (args != "{}") line += " " + (args.size() > 120 ? args.substr(0, 117) + "..." : args);
+  if (!e.via.empty()) line += " via=" + e.via;
+  if (e.confirmed) line += " confirmed";
+  if (!e.token.empty()) line += " token=" + e.token;
+  if (!e.screen_before.empty() || !e.screen_after.empty()) {
+    line += " screen=" + Short(e.screen_before) + "->" + Short(e.screen_after);
+  }
+  if (!e.rule.empty()) line += "\n    " + e.rule + ": " + e.reason;
+  if (!e.error.empty()) line += "\n    error: " + e.error;
+  return line;
+}
+
+}  // namespace
+
+CLI::App* AddAuditCommand(CLI::App& app, GlobalFlags& g, AuditFlags& f) {
+  auto* cmd = app.add_subcommand(
+      "audit", "print the audit log: every action, what the safety policy decided, what happened");
+  cmd->add_option("--since", f.since,
+                  "only entries since WHEN: 10m, 2h, 7d, 2025-11-22, 2025-11-22T16:15 (local; "
+                  "add Z for UTC) or @UNIX_SECONDS");
+  cmd->add_option("--limit", f.limit, "the most recent N entries (default 100, 0 = all)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--tool", f.tool, "only this tool (click, type_text, session_stop, ...)");
+  cmd->add_option("--decision", f.decision,
+                  "only this decision: done, failed, dropped, denied, awaiting_confirmation, "
+                  "approved, rejected")
+      ->check(CLI::IsMember({"done", "failed", "dropped", "denied", "awaiting_confirmation",
+                             "approved", "rejected"}));
+  cmd->add_option("--config", g.config,
+                  "safety configuration file (default ~/.config/uiscope/config.json); its "
+                  "\"database\" names the log");
+  cmd->add_flag("--json", g.json, "print {\"database\", \"entries\": [...]}");
+  return cmd;
+}
+
+int RunAuditCommand(const GlobalFlags& g, const AuditFlags& f) {
+  auto config = safety::LoadPolicyConfig(g.config);
+  if (!config.ok()) return Fail(g, config.error());
+  memory::AuditQuery query;
+  query.limit = f.limit;
+  query.tool = f.tool;
+  query.decision = f.decision;
+  if (!f.since.empty()) {
+    auto since = memory::ParseSince(f.since, NowMs());
+    if (!since.ok()) return Fail(g, since.error());
+    query.since_ms = *since;
+  }
+  const std::string path = safety::DatabasePath(*config);
+  std::vector<safety::AuditEntry> entries;
+  std::error_code error;
+  // Reading never creates the database: no log yet is an empty log.
+  if (std::filesystem::exists(path, error)) {
+    auto db = memory::OpenStateDatabase(path);
+    if (!db.ok()) return Fail(g, db.error());
+    memory::AuditLog log(*db);
+    auto found = log.Query(query);
+    if (!found.ok()) return Fail(g, found.error());
+    entries = std::move(found).value();
+  }
+  if (g.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& e : entries) list.push_back(safety::AuditEntryToJson(e));
+    std::cout << nlohmann::json{{"database", path}, {"entries", list}}.dump(
+                     -1, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
+    return kExitOk;
+  }
+  for (const auto& e : entries) std::cout << Line(e) << "\n";
+  if (entries.empty())
+    std::cerr << "uiscope: no audit entries" << (f.since.empty() ? "" : " since " + f.since)
+              << " in " << path << "\n";
+  return kExitOk;
+}
+
+}  // namespace uiscope::cli
