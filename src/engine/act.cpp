@@ -105,6 +105,29 @@ std::optional<Point> ClickPoint(const Node& node, const std::optional<Rect>& win
   return r.Center();
 }
 
+// Where a drag from a slider starts: on its knob, at the position of its
+// current value along a horizontal slider (minimum on the left, as GTK, Qt
+// and Chromium lay them out unless inverted). A press elsewhere on the
+// track does not grab the knob everywhere: Qt pages towards the press and
+// then ignores the motion, GTK and Chromium jump first. The knob's own
+// length L is unknown: x + f * w is off from its centre by L * (1/2 - f), at
+// most L/2, and a few pixels' inset keeps the ends on it too. `from` is the
+// point inside the visible area the estimate is kept in line with; nullopt
+// for a vertical slider (which end is the minimum differs by toolkit) or
+// one without a usable range.
+std::optional<Point> SliderKnob(const Rect& bounds, const ElementCapabilities& caps, Point from) {
+  constexpr int kInset = 6;
+  if (!caps.value || !(caps.maximum > caps.minimum) || bounds.w < bounds.h ||
+      bounds.w <= 2 * kInset) {
+    return std::nullopt;
+  }
+  const double f = std::clamp((caps.current - caps.minimum) / (caps.maximum - caps.minimum), 0.0,
+                              1.0);
+  const int x = std::clamp(bounds.x + static_cast<int>(std::lround(f * bounds.w)),
+                           bounds.x + kInset, bounds.x + bounds.w - kInset);
+  return Point{x, from.y};
+}
+
 // The deepest node whose bounds hold `p` (smallest area wins).
 const Node* NodeAt(const std::vector<Node>& roots, Point p) {
   const Node* best = nullptr;
@@ -533,6 +556,12 @@ Status Executor::ChoosePath() {
     case ActionKind::kDrag: {
       auto from = point_of(r.target, "start");
       if (!from.ok()) return from.error();
+      if (target && target->role == Role::kSlider && target->bounds) {
+        if (auto caps = Capabilities(); caps.ok()) {
+          auto knob = SliderKnob(*target->bounds, *caps, *from);
+          if (knob && (!window_bounds || window_bounds->Contains(*knob))) *from = *knob;
+        }
+      }
       auto to = point_of(r.to, "end");
       if (!to.ok()) return to.error();
       plan_.points = {*from, *to};

@@ -1,5 +1,6 @@
 #include "engine/verify.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
@@ -19,6 +20,9 @@ constexpr int kEvidenceMargin = 4;
 // A change this thin is a text caret blinking, never an effect on its own.
 constexpr int kCaretMaxWidth = 3;
 constexpr auto kPollPause = std::chrono::milliseconds(2);
+// How long a button newly shown pressed holds the verdict back (see
+// MidPress); Qt's animated click lasts 100 ms.
+constexpr auto kPressMax = std::chrono::milliseconds(400);
 
 Rect Inflate(const Rect& r, int m) { return Rect{r.x - m, r.y - m, r.w + 2 * m, r.h + 2 * m}; }
 
@@ -60,6 +64,21 @@ bool ChangedWithin(const Image& before, const Image& after, const Rect& region,
     if (!diff.ok() || !diff->bounds) continue;
     if (ignore_caret && CaretLike(*diff->bounds)) continue;
     return true;
+  }
+  return false;
+}
+
+// Whether the diff shows a node that became "pressed": a click still in
+// progress. Qt's Press action is QAbstractButton::animateClick(): the
+// button shows pressed for 100 ms and only then emits clicked, so the
+// effect (a status line changing) comes after the first change of the tree.
+// Toggle buttons may stay pressed, hence a bound on the wait (kPressMax).
+bool MidPress(const TreeDiff& d) {
+  for (const NodeChange& c : d.changed) {
+    if (std::find(c.states_added.begin(), c.states_added.end(), "pressed") !=
+        c.states_added.end()) {
+      return true;
+    }
   }
   return false;
 }
@@ -173,11 +192,12 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
   // tree is read once more: what the same frame mapped (a row a click
   // added) is in the report.
   bool tree_after_capture = false;
+  bool pressing = false;  // the last tree read shows a click in progress
   while (true) {
     ++v.polls;
     bool pixels_settled = true;  // the repaint of what changed has landed
     const bool captured = before_pixels_ && capture_after(&v, &last_pixels);
-    const bool read_tree = options_.tree && (!tree_changed || !expectation_met());
+    const bool read_tree = options_.tree && (!tree_changed || !expectation_met() || pressing);
     if (read_tree) refresh_tree();
     tree_after_capture = read_tree || (tree_after_capture && !captured);
     if (v.pixels.captured && last_pixels) {
@@ -195,9 +215,10 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
     }
     const bool evidence = tree_changed || pixel_evidence;
     if (evidence && !first_evidence) first_evidence = Clock::now();
+    pressing = tree_changed && MidPress(v.tree) && Clock::now() - *first_evidence < kPressMax;
     const bool past_deadline = Clock::now() >= deadline;
     const bool complete = (tree_changed || !options_.tree) && (pixels_settled || !before_pixels_);
-    if (evidence && expectation_met() &&
+    if (evidence && expectation_met() && !pressing &&
         (complete || Clock::now() - *first_evidence >= options_.lag)) {
       if (options_.tree && !tree_after_capture) refresh_tree();
       break;

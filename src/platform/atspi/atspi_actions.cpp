@@ -155,29 +155,24 @@ Result<ElementCapabilities> AtspiAccessibility::Capabilities(const Node& node,
                  [&](DBusMessage* r) { caps.actions = ParseActionNames(r); });
   }
   if (caps.value) {
-    MessagePtr m = NewMethodCall(ref.owner, ref.path, kPropertiesIface, "GetAll");
-    const char* iface = kValueIface;
-    dbus_message_append_args(m.get(), DBUS_TYPE_STRING, &iface, DBUS_TYPE_INVALID);
-    pipeline.Add(std::move(m), [&](DBusMessage* r) {
-      DBusMessageIter it, dict;
-      if (!IsReturn(r) || !dbus_message_iter_init(r, &it) ||
-          dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_ARRAY) {
-        return;
-      }
-      dbus_message_iter_recurse(&it, &dict);
-      while (dbus_message_iter_get_arg_type(&dict) == DBUS_TYPE_DICT_ENTRY) {
-        DBusMessageIter entry;
-        dbus_message_iter_recurse(&dict, &entry);
-        std::string key;
-        if (ReadString(&entry, &key)) {
-          if (key == "CurrentValue") ReadVariantDouble(&entry, &caps.current);
-          if (key == "MinimumValue") ReadVariantDouble(&entry, &caps.minimum);
-          if (key == "MaximumValue") ReadVariantDouble(&entry, &caps.maximum);
-          if (key == "MinimumIncrement") ReadVariantDouble(&entry, &caps.increment);
-        }
-        dbus_message_iter_next(&dict);
-      }
-    });
+    // One Properties.Get per property, never GetAll: Qt 5's bridge reads a
+    // property name from every Properties call and crashes on GetAll (see
+    // Quirks() in atspi_tree.cpp). Pipelined, four cost one round trip.
+    const std::pair<const char*, double*> kProps[] = {{"CurrentValue", &caps.current},
+                                                      {"MinimumValue", &caps.minimum},
+                                                      {"MaximumValue", &caps.maximum},
+                                                      {"MinimumIncrement", &caps.increment}};
+    for (const auto& [prop, out] : kProps) {
+      MessagePtr m = NewMethodCall(ref.owner, ref.path, kPropertiesIface, "Get");
+      const char* iface = kValueIface;
+      const char* name = prop;
+      dbus_message_append_args(m.get(), DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &name,
+                               DBUS_TYPE_INVALID);
+      pipeline.Add(std::move(m), [out](DBusMessage* r) {
+        DBusMessageIter it;
+        if (IsReturn(r) && dbus_message_iter_init(r, &it)) ReadVariantDouble(&it, out);
+      });
+    }
   }
   if (Status st = pipeline.Run(deadline); !st.ok()) return CallError(st.error(), node, "reading");
   return caps;
