@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 
 #include "core/diff.h"
@@ -121,8 +122,8 @@ std::optional<Point> SliderKnob(const Rect& bounds, const ElementCapabilities& c
       bounds.w <= 2 * kInset) {
     return std::nullopt;
   }
-  const double f = std::clamp((caps.current - caps.minimum) / (caps.maximum - caps.minimum), 0.0,
-                              1.0);
+  const double f =
+      std::clamp((caps.current - caps.minimum) / (caps.maximum - caps.minimum), 0.0, 1.0);
   const int x = std::clamp(bounds.x + static_cast<int>(std::lround(f * bounds.w)),
                            bounds.x + kInset, bounds.x + bounds.w - kInset);
   return Point{x, from.y};
@@ -635,8 +636,11 @@ void Executor::Expect() {
   const bool replace = r.replace || r.kind == ActionKind::kSetValue;
   if (plan_.path == Path::kSetText || replace) {
     plan_.typed_base.clear();
-  } else if (plan_.path == Path::kXTest && !plan_.target->Has(State::kFocused)) {
-    plan_.typed_base = plan_.target->value;  // typing goes to the end (FocusTarget)
+  } else if (plan_.path == Path::kXTest &&
+             (!plan_.target->Has(State::kFocused) || plan_.target->value.empty())) {
+    // Typing goes to the end (FocusTarget), or into an empty field wherever
+    // its caret is.
+    plan_.typed_base = plan_.target->value;
   } else {
     return;  // typing at a caret uiscope does not know
   }
@@ -644,23 +648,55 @@ void Executor::Expect() {
 }
 
 // Typing is paced by what the field shows (xtest_input.h explains why).
+// The field shows the text typed so far: done. It shows as many characters
+// with some other than typed, every key handled: the app translated a key
+// with a stale keymap, and the backend retypes from the first wrong one.
+// It shows other text for long (a key dropped, or a slow app): the backend
+// is told what it shows, and retypes from where it goes wrong.
 TypeOptions Executor::Pacing() {
   TypeOptions options;
   if (!plan_.expect_value || plan_.pid <= 0) return options;
   auto chars = DecodeUtf8(request_.text);
   if (!chars.ok()) return options;
-  options.wait_handled = [this, chars = *chars](size_t typed) {
-    const std::string prefix =
-        plan_.typed_base + EncodeUtf8(std::u32string_view(chars).substr(0, typed));
+  options.wait_handled = [this, chars = *chars](size_t typed) -> TypedShown {
+    const std::u32string_view sent = std::u32string_view(chars).substr(0, typed);
+    const std::string prefix = plan_.typed_base + EncodeUtf8(sent);
+    const auto base = DecodeUtf8(plan_.typed_base);
+    const size_t prefix_chars = (base.ok() ? base->size() : 0) + sent.size();
+    // What the field shows of `sent`, if it starts with the text typed into.
+    auto compare = [&](const std::string& value) -> std::optional<TypedShown> {
+      if (!value.starts_with(plan_.typed_base)) return std::nullopt;
+      auto shown = DecodeUtf8(std::string_view(value).substr(plan_.typed_base.size()));
+      if (!shown.ok()) return std::nullopt;
+      const size_t n = std::min(shown->size(), sent.size());
+      const size_t right = static_cast<size_t>(
+          std::mismatch(sent.begin(), sent.begin() + n, shown->begin()).first - sent.begin());
+      std::string what = right < shown->size() ? "\"" + EncodeUtf8(shown->substr(right, 1)) + "\""
+                                               : std::string("nothing");
+      result_.notes.push_back("the app showed " + what + " where \"" +
+                              EncodeUtf8(sent.substr(right, 1)) +
+                              "\" was typed (a key translated with a stale keymap, or dropped); "
+                              "typed again from there");
+      return TypedShown{right, shown->size()};
+    };
     const auto deadline = Clock::now() + kTypingCatchUp;
+    std::optional<std::string> last;
     while (Clock::now() < deadline) {
       auto obs = lease_.observer->RefreshApp(plan_.pid, request_.timeout);
       if (!obs.ok()) break;
       const Node* n = FindById(obs->snapshot.roots, plan_.target->id);
-      if (n == nullptr || n->value == prefix) return;
+      if (n == nullptr || n->value == prefix) return TypedShown{typed, typed};
+      last = n->value;
+      if (auto now = DecodeUtf8(n->value); now.ok() && now->size() == prefix_chars) {
+        if (auto shown = compare(n->value)) return *shown;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    if (last) {
+      if (auto shown = compare(*last)) return *shown;
+    }
     result_.notes.push_back("the field did not show the typed text in time; typing went on");
+    return TypedShown{typed, typed};
   };
   return options;
 }
