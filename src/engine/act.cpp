@@ -83,8 +83,12 @@ bool IsNumericRole(Role r) {
 
 // The accessibility action a plain left click means on `node`, if it has
 // one. "activate" on a text field is Enter, not a click, so it is skipped.
+// Chromium names a check box's action by what it does ("check", or
+// "uncheck" once checked); its generic "dodefault" is left out: on a
+// static text it is not what a click does.
 std::optional<std::string> PreferredAction(const Node& node) {
-  static const char* const kOrder[] = {"click", "press", "toggle", "activate", "jump", "open"};
+  static const char* const kOrder[] = {"click",   "press",    "toggle", "check",
+                                       "uncheck", "activate", "jump",   "open"};
   for (const char* name : kOrder) {
     if (IsTextRole(node.role) && std::string_view(name) == "activate") continue;
     if (std::find(node.actions.begin(), node.actions.end(), name) != node.actions.end()) {
@@ -929,6 +933,8 @@ Result<ActionResult> Executor::Run() {
     if (scope.region->Empty()) scope.region.reset();
   }
   scope.evidence = plan_.evidence;
+  scope.button_press =
+      plan_.path == Path::kAction && plan_.target && (plan_.target->role == Role::kButton);
   Expect();
   if (plan_.expect_value) {
     scope.expect_id = plan_.target->id;

@@ -21,7 +21,8 @@ constexpr int kEvidenceMargin = 4;
 constexpr int kCaretMaxWidth = 3;
 constexpr auto kPollPause = std::chrono::milliseconds(2);
 // How long a button newly shown pressed holds the verdict back (see
-// MidPress); Qt's animated click lasts 100 ms.
+// MidPress, VerifyScope::button_press); Qt's animated click lasts 100 ms,
+// GTK 4's 250 ms.
 constexpr auto kPressMax = std::chrono::milliseconds(400);
 
 Rect Inflate(const Rect& r, int m) { return Rect{r.x - m, r.y - m, r.w + 2 * m, r.h + 2 * m}; }
@@ -215,7 +216,8 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
     }
     const bool evidence = tree_changed || pixel_evidence;
     if (evidence && !first_evidence) first_evidence = Clock::now();
-    pressing = tree_changed && MidPress(v.tree) && Clock::now() - *first_evidence < kPressMax;
+    pressing = (tree_changed ? MidPress(v.tree) : scope_.button_press && pixel_evidence) &&
+               Clock::now() - *first_evidence < kPressMax;
     const bool past_deadline = Clock::now() >= deadline;
     const bool complete = (tree_changed || !options_.tree) && (pixels_settled || !before_pixels_);
     if (evidence && expectation_met() && !pressing &&

@@ -65,6 +65,11 @@ struct VerifyScope {
   // never shows.
   std::string expect_id;
   std::optional<std::string> expect_value;
+  // A button was activated through accessibility: a change of pixels alone
+  // (its pressed look) holds the verdict back for a change of the tree, up
+  // to a bound. GTK 4 activates a button by showing it pressed for 250 ms
+  // and only then emitting clicked.
+  bool button_press = false;
 };
 
 struct PixelChange {

@@ -187,12 +187,27 @@ TEST_P(HandsDesktopTest, ClickByIdThroughBothPaths) {
   EXPECT_EQ(renamed->name, "Please enter an email");
 
   const std::string remember = Id(*app, Role::kCheckBox, "Remember me");
-  auto tick = Act(Click(remember, Via::kAccessibility));
+  // GTK 4.8 (Debian 12 ships 4.8.3) gives a GtkCheckButton the Action
+  // interface with no action in it (pyatspi: queryAction().nActions == 0),
+  // so there is no accessibility path to tick it: uiscope must say so, and
+  // the box is ticked by input. The Login click above is GTK 4's
+  // accessibility path.
+  const bool box_has_action = toolkit() != Toolkit::kGtk4;
+  if (!box_has_action) {
+    auto refused = Act(Click(remember, Via::kAccessibility));
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("use via xtest"), std::string::npos)
+        << refused.error().message;
+    EXPECT_FALSE(*app->Remembered());
+  }
+  auto tick = Act(Click(remember, box_has_action ? Via::kAccessibility : Via::kXTest));
   ASSERT_TRUE(tick.ok()) << tick.error().message;
   EXPECT_TRUE(*app->Remembered());
   ASSERT_NE(ChangeOf(*tick->verification, remember), nullptr) << FormatActionResult(*tick);
-  EXPECT_EQ(ChangeOf(*tick->verification, remember)->states_added,
-            std::vector<std::string>{"checked"});
+  // Chromium's "check" action focuses the box as well.
+  const auto& added = ChangeOf(*tick->verification, remember)->states_added;
+  EXPECT_NE(std::find(added.begin(), added.end(), "checked"), added.end())
+      << FormatActionResult(*tick);
   EXPECT_TRUE(tick->verification->pixels.captured);
   EXPECT_TRUE(tick->verification->pixels.bounds.has_value()) << "the box is repainted";
 
@@ -219,12 +234,42 @@ TEST_P(HandsDesktopTest, AClickOnAnInertLabelSaysNone) {
   EXPECT_TRUE(r->verification->tree.empty()) << FormatActionResult(*r);
   EXPECT_EQ(*app->StatusText(), before);
 
-  ActionRequest right = Click(Id(*app, Role::kButton, "Login"));
+  // A right click on a button does not press it. What else it does is the
+  // toolkit's, and the verdict must say exactly that: nothing on GTK; Qt
+  // gives a widget the focus on a press of any button; Chromium opens its
+  // page context menu.
+  const std::string login = Id(*app, Role::kButton, "Login");
+  ActionRequest right = Click(login);
   right.button = MouseButton::kRight;
-  auto nothing = Act(right);
-  ASSERT_TRUE(nothing.ok());
-  EXPECT_EQ(nothing->verification->effect, "none") << FormatActionResult(*nothing);
+  auto r2 = Act(right);
+  ASSERT_TRUE(r2.ok()) << r2.error().message;
   EXPECT_EQ(*app->StatusText(), before);
+  const Verification& v = *r2->verification;
+  switch (toolkit()) {
+    case Toolkit::kGtk3:
+    case Toolkit::kGtk4:
+      EXPECT_EQ(v.effect, "none") << FormatActionResult(*r2);
+      EXPECT_TRUE(v.tree.empty()) << FormatActionResult(*r2);
+      break;
+    case Toolkit::kQt5: {
+      EXPECT_EQ(v.effect, "observed") << FormatActionResult(*r2);
+      EXPECT_EQ(*app->Focus(), "login");
+      ASSERT_NE(ChangeOf(v, login), nullptr) << FormatActionResult(*r2);
+      EXPECT_EQ(ChangeOf(v, login)->states_added, std::vector<std::string>{"focused"});
+      EXPECT_TRUE(v.tree.added.empty()) << FormatActionResult(*r2);
+      break;
+    }
+    case Toolkit::kChromium: {
+      EXPECT_EQ(v.effect, "observed") << FormatActionResult(*r2);
+      bool menu = false;
+      for (const AddedNode& a : v.tree.added) {
+        ForEachNode(std::vector<Node>{a.node},
+                    [&](const Node& n, int) { menu |= n.role == Role::kMenu; });
+      }
+      EXPECT_TRUE(menu) << "the context menu: " << FormatActionResult(*r2);
+      break;
+    }
+  }
 }
 
 TEST_P(HandsDesktopTest, TypesAsciiAndUnicode) {
@@ -271,7 +316,10 @@ TEST_P(HandsDesktopTest, KeyChordsSelectAllAndDeleteEmptiesAField) {
   const std::string email = Id(*app, Role::kTextField, "Email");
   auto set = Act(Type(email, "to be deleted", true));
   ASSERT_TRUE(set.ok()) << set.error().message;
-  EXPECT_EQ(set->via, "editable_text");
+  // Chromium's text fields have no EditableText interface (pyatspi lists
+  // Accessible, Action, Collection, Component, Document, Hyperlink, Text
+  // for the <input>), so replacing goes through input there.
+  EXPECT_EQ(set->via, toolkit() == Toolkit::kChromium ? "xtest" : "editable_text");
   EXPECT_EQ(*app->FieldText("email"), "to be deleted");
 
   ActionRequest keys;
@@ -470,7 +518,22 @@ TEST_P(HandsDesktopTest, LaunchListFocusAndCloseApps) {
   ASSERT_TRUE(first.ok()) << first.error().message;
   EXPECT_TRUE(first->performed);
   ASSERT_TRUE(first->window.has_value());
-  EXPECT_EQ(first->window->title, "first");
+  if (web) {
+    // Chromium titles its window with the URL until the page has set its
+    // title (document.title, from the query string).
+    EXPECT_TRUE(WaitUntil(
+        [&] {
+          auto windows = ListDesktopWindows(*lease);
+          if (!windows.ok()) return false;
+          for (const WindowEntry& w : *windows) {
+            if (w.window.pid == first->pid && w.window.title == "first") return true;
+          }
+          return false;
+        },
+        milliseconds(10000)));
+  } else {
+    EXPECT_EQ(first->window->title, "first");
+  }
   EXPECT_TRUE(first->accessible);
   const char* const kDefaultNames[] = {"uiscope-fixture", "uiscope-fixture-gtk4",
                                        "uiscope-fixture-qt5", "Chromium"};

@@ -83,6 +83,30 @@ std::vector<std::string> ParseActionNames(DBusMessage* r) {
   return names;
 }
 
+// Fills the names GetActions left empty with Action.GetName, pipelined:
+// GetActions answers with localised names, and Chromium localises none
+// (its check box answers ("", ...) for "check"), while GetName gives the
+// action's own name. Names still unknown stay empty.
+void NameUnnamedActions(DbusConnection& conn, const BackendRef& ref,
+                        std::vector<std::string>* names, Clock::time_point deadline) {
+  if (std::none_of(names->begin(), names->end(), [](const auto& n) { return n.empty(); })) return;
+  DbusConnection::Pipeline pipeline(conn);
+  for (size_t i = 0; i < names->size(); ++i) {
+    if (!(*names)[i].empty()) continue;
+    MessagePtr m = NewMethodCall(ref.owner, ref.path, kActionIface, "GetName");
+    int32_t index = static_cast<int32_t>(i);
+    dbus_message_append_args(m.get(), DBUS_TYPE_INT32, &index, DBUS_TYPE_INVALID);
+    pipeline.Add(std::move(m), [names, i](DBusMessage* r) {
+      DBusMessageIter it;
+      std::string name;
+      if (IsReturn(r) && dbus_message_iter_init(r, &it) && ReadString(&it, &name)) {
+        (*names)[i] = Lower(name);
+      }
+    });
+  }
+  (void)pipeline.Run(deadline);
+}
+
 std::vector<std::string> Interfaces(DBusMessage* r) {
   std::vector<std::string> out;
   DBusMessageIter it;
@@ -175,6 +199,7 @@ Result<ElementCapabilities> AtspiAccessibility::Capabilities(const Node& node,
     }
   }
   if (Status st = pipeline.Run(deadline); !st.ok()) return CallError(st.error(), node, "reading");
+  NameUnnamedActions(**conn, ref, &caps.actions, deadline);
   return caps;
 }
 
@@ -198,6 +223,7 @@ Status AtspiAccessibility::DoAction(const Node& node, std::string_view action,
       (*conn)->Call(NewMethodCall(ref.owner, ref.path, kActionIface, "GetActions"), left());
   if (!actions_reply.ok()) return CallError(actions_reply.error(), node, "GetActions");
   std::vector<std::string> names = ParseActionNames(actions_reply->get());
+  NameUnnamedActions(**conn, ref, &names, deadline);
   const std::string wanted = Lower(std::string(action));
   auto it = std::find(names.begin(), names.end(), wanted);
   if (it == names.end()) {
