@@ -933,6 +933,7 @@ Result<ActionResult> Executor::Run() {
     if (scope.region->Empty()) scope.region.reset();
   }
   scope.evidence = plan_.evidence;
+  scope.moving = request_.kind == ActionKind::kScroll || request_.kind == ActionKind::kDrag;
   scope.button_press =
       plan_.path == Path::kAction && plan_.target && (plan_.target->role == Role::kButton);
   Expect();

@@ -24,6 +24,9 @@ constexpr auto kPollPause = std::chrono::milliseconds(2);
 // MidPress, VerifyScope::button_press); Qt's animated click lasts 100 ms,
 // GTK 4's 250 ms.
 constexpr auto kPressMax = std::chrono::milliseconds(400);
+// How long the tree of a moving effect (VerifyScope::moving) must stay the
+// same, from the first evidence or its last change, before the verdict.
+constexpr auto kMovingQuiet = std::chrono::milliseconds(200);
 
 Rect Inflate(const Rect& r, int m) { return Rect{r.x - m, r.y - m, r.w + 2 * m, r.h + 2 * m}; }
 
@@ -142,6 +145,8 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
   bool tree_warned = false;
   std::vector<Node> after_roots;
   std::optional<Image> last_pixels;
+  // For a moving effect: when the tree last read differently.
+  std::optional<Clock::time_point> last_tree_change;
   auto refresh_tree = [&]() -> bool {
     auto obs = observer_.RefreshApp(scope_.pid, options_.tree_timeout);
     if (!obs.ok()) {
@@ -150,6 +155,11 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
         tree_warned = true;
       }
       return false;
+    }
+    if (scope_.moving &&
+        !DiffTrees(after_roots.empty() ? before_.roots : after_roots, obs->snapshot.roots)
+             .empty()) {
+      last_tree_change = Clock::now();
     }
     after_roots = std::move(obs->snapshot.roots);
     v.tree = DiffTrees(before_.roots, after_roots);
@@ -198,7 +208,15 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
     ++v.polls;
     bool pixels_settled = true;  // the repaint of what changed has landed
     const bool captured = before_pixels_ && capture_after(&v, &last_pixels);
-    const bool read_tree = options_.tree && (!tree_changed || !expectation_met() || pressing);
+    // A moving effect is quiet once its tree has not changed for a while
+    // since the first evidence (or its last change).
+    auto moving = [&] {
+      if (!scope_.moving || !first_evidence) return false;
+      const auto since = std::max(*first_evidence, last_tree_change.value_or(*first_evidence));
+      return Clock::now() - since < kMovingQuiet;
+    };
+    const bool read_tree =
+        options_.tree && (!tree_changed || !expectation_met() || pressing || moving());
     if (read_tree) refresh_tree();
     tree_after_capture = read_tree || (tree_after_capture && !captured);
     if (v.pixels.captured && last_pixels) {
@@ -220,7 +238,7 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
                Clock::now() - *first_evidence < kPressMax;
     const bool past_deadline = Clock::now() >= deadline;
     const bool complete = (tree_changed || !options_.tree) && (pixels_settled || !before_pixels_);
-    if (evidence && expectation_met() && !pressing &&
+    if (evidence && expectation_met() && !pressing && !moving() &&
         (complete || Clock::now() - *first_evidence >= options_.lag)) {
       if (options_.tree && !tree_after_capture) refresh_tree();
       break;

@@ -353,7 +353,10 @@ TEST_P(HandsDesktopTest, SetsAndDragsTheSlider) {
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->via, "value");
   EXPECT_DOUBLE_EQ(*app->Volume(), 80);
-  ASSERT_NE(ChangeOf(*r->verification, volume), nullptr);
+  EXPECT_EQ(r->verification->effect, "observed");
+  ASSERT_NE(ChangeOf(*r->verification, volume), nullptr) << FormatActionResult(*r);
+  EXPECT_EQ(ChangeOf(*r->verification, volume)->fields[0].field, "value");
+  EXPECT_EQ(ChangeOf(*r->verification, volume)->fields[0].after, "80");
 
   set.text = "101";
   EXPECT_EQ(Act(set).error().code, ErrorCode::kInvalidArgument);
@@ -377,6 +380,34 @@ TEST_P(HandsDesktopTest, SetsAndDragsTheSlider) {
   EXPECT_GT(now, 5);
   EXPECT_EQ(dragged->verification->effect, "observed");
   ASSERT_NE(ChangeOf(*dragged->verification, volume), nullptr) << FormatActionResult(*dragged);
+  EXPECT_EQ(ChangeOf(*dragged->verification, volume)->fields[0].before, "80");
+  // Chromium (156.0.8078.79) leaves the accessible value of an <input
+  // type=range> at the value of the press when the knob is dragged: after
+  // `uiscope drag` from 80 to a fifth of the way, the page's value was 17
+  // and the tree said 78, still 1.5 s later (`uiscope observe`). The
+  // verification reports what the tree says, so only the native toolkits
+  // can be held to the app's value here.
+  if (toolkit() != Toolkit::kChromium) {
+    EXPECT_NEAR(std::atof(ChangeOf(*dragged->verification, volume)->fields[0].after.c_str()), now,
+                0.5)
+        << "the verification reports the value the app has";
+  }
+}
+
+// Whether a verification shows rows of a list scrolled: rows added (the
+// native toolkits expose the rows in view), or rows moved (Chromium keeps
+// rows scrolled out of view in its tree, so they move rather than come).
+bool RowsScrolled(const Verification& v) {
+  for (const AddedNode& a : v.tree.added) {
+    if (a.node.role == Role::kListItem) return true;
+  }
+  for (const NodeChange& c : v.tree.changed) {
+    if (c.role != Role::kListItem) continue;
+    for (const FieldChange& f : c.fields) {
+      if (f.field == "bounds") return true;
+    }
+  }
+  return false;
 }
 
 TEST_P(HandsDesktopTest, ScrollsALongList) {
@@ -393,11 +424,14 @@ TEST_P(HandsDesktopTest, ScrollsALongList) {
   ASSERT_TRUE(down.ok()) << down.error().message;
   EXPECT_TRUE(WaitUntil([&] { return *app->ListScroll() > 0; }, milliseconds(3000)));
   EXPECT_EQ(down->verification->effect, "observed");
-  EXPECT_FALSE(down->verification->tree.added.empty())
+  EXPECT_TRUE(RowsScrolled(*down->verification))
       << "rows scrolled into view: " << FormatActionResult(*down);
   r.dy = -5;
   auto up = Act(r);
-  ASSERT_TRUE(up.ok());
+  ASSERT_TRUE(up.ok()) << up.error().message;
+  EXPECT_EQ(up->verification->effect, "observed");
+  EXPECT_TRUE(RowsScrolled(*up->verification))
+      << "the first rows back in view: " << FormatActionResult(*up);
   // Back at the top; GTK 4 sums the wheel's deltas in floating point and
   // stops at 1.4e-14.
   EXPECT_TRUE(WaitUntil([&] { return *app->ListScroll() < 0.5; }, milliseconds(3000)))
