@@ -135,10 +135,6 @@ void AppendQuoted(std::string& out, std::string_view s) {
   out += '"';
 }
 
-bool IsWindowLike(Role role) {
-  return role == Role::kWindow || role == Role::kDialog || role == Role::kAlert;
-}
-
 // Only sources that read the toolkit's state know whether a widget is enabled;
 // OCR, vision and learned nodes lack kEnabled because nobody could tell, and
 // calling every detected button "disabled" would mislead the agent.
@@ -298,7 +294,7 @@ std::string CompactLine(const Node& n, int depth) {
   if (n.Has(State::kExpanded)) line += " expanded";
   if (n.Has(State::kPassword)) line += " password";
   if (n.Has(State::kModal)) line += " modal";
-  if (IsWindowLike(n.role) && n.Has(State::kActive)) line += " active";
+  if (IsWindowRole(n.role) && n.Has(State::kActive)) line += " active";
   if (n.source != Source::kAx) {
     line += " source=";
     line += SourceName(n.source);

@@ -290,10 +290,6 @@ class Reconciler {
   std::vector<std::string> final_ids_;
 };
 
-bool IsWindowRole(Role role) {
-  return role == Role::kWindow || role == Role::kDialog || role == Role::kAlert;
-}
-
 void WriteIds(std::vector<Node>& nodes, const std::vector<std::string>& ids, size_t& next,
               const std::string& window) {
   for (Node& n : nodes) {

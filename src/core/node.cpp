@@ -137,6 +137,10 @@ std::string_view RolePrefix(Role role) { return Info(role).prefix; }
 
 bool IsInteractiveRole(Role role) { return Info(role).interactive; }
 
+bool IsWindowRole(Role role) {
+  return role == Role::kWindow || role == Role::kDialog || role == Role::kAlert;
+}
+
 std::vector<std::string_view> StateNames(StateSet states) {
   std::vector<std::string_view> names;
   for (const StateInfo& info : kStates) {

@@ -78,6 +78,8 @@ std::vector<std::string_view> AllRoleNames();
 std::string_view RolePrefix(Role role);
 // Roles an agent can act on (buttons, fields, items, ...).
 bool IsInteractiveRole(Role role);
+// Roles of top-level surfaces: window, dialog, alert.
+bool IsWindowRole(Role role);
 
 // Normalises an AT-SPI role name as returned by GetRoleName / the role enum
 // name ("push button", "check box", "text", "frame") to a Role. `editable`

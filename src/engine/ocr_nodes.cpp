@@ -17,10 +17,6 @@ constexpr int kMinTargetHeight = 8;
 // A top-level X window is the tree's window when they overlap this much.
 constexpr double kSameWindowIoU = 0.5;
 
-bool IsWindowRole(Role role) {
-  return role == Role::kWindow || role == Role::kDialog || role == Role::kAlert;
-}
-
 bool BigEnough(const std::optional<Rect>& r) {
   return r && r->w >= kMinTargetWidth && r->h >= kMinTargetHeight;
 }
@@ -53,12 +49,7 @@ void CollectTargets(const Node& n, std::vector<size_t>& path, std::vector<OcrTar
   const bool blind_widget =
       (n.role == Role::kCanvas || n.role == Role::kTerminal) && n.children.empty();
   if ((empty_window || blind_widget) && BigEnough(n.bounds)) {
-    OcrTarget t;
-    t.bounds = *n.bounds;
-    t.path = path;
-    t.pid = n.pid;
-    t.app = n.app;
-    out.push_back(std::move(t));
+    out.push_back(TargetOf(n, path));
     return;
   }
   for (size_t i = 0; i < n.children.size(); ++i) {
@@ -66,17 +57,6 @@ void CollectTargets(const Node& n, std::vector<size_t>& path, std::vector<OcrTar
     CollectTargets(n.children[i], path, out);
     path.pop_back();
   }
-}
-
-Node* Resolve(std::vector<Node>& roots, const std::vector<size_t>& path) {
-  std::vector<Node>* level = &roots;
-  Node* node = nullptr;
-  for (size_t i : path) {
-    if (i >= level->size()) return nullptr;
-    node = &(*level)[i];
-    level = &node->children;
-  }
-  return node;
 }
 
 Detection TextDetection(const Rect& bounds, std::string text, float confidence) {
@@ -172,6 +152,27 @@ std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
   return out;
 }
 
+Node* NodeAtPath(std::vector<Node>& roots, const std::vector<size_t>& path) {
+  std::vector<Node>* level = &roots;
+  Node* node = nullptr;
+  for (size_t i : path) {
+    if (i >= level->size()) return nullptr;
+    node = &(*level)[i];
+    level = &node->children;
+  }
+  return node;
+}
+
+OcrTarget TargetOf(const Node& n, const std::vector<size_t>& path) {
+  OcrTarget t;
+  if (n.bounds) t.bounds = *n.bounds;
+  t.path = path;
+  t.pid = n.pid;
+  t.app = n.app;
+  t.title = n.name;
+  return t;
+}
+
 std::vector<size_t> AddMissingWindow(Snapshot& snapshot, const OcrTarget& target, Source source) {
   const std::string app_name = !target.app.empty() ? target.app : target.title;
   Node app;
@@ -206,7 +207,7 @@ OcrMergeStats MergeOcrText(Snapshot& snapshot, const std::vector<OcrTargetText>&
       path = AddMissingWindow(snapshot, t.target, Source::kOcr);
       stats.ocr_nodes += 2;
     }
-    Node* holder = Resolve(snapshot.roots, path);
+    Node* holder = NodeAtPath(snapshot.roots, path);
     if (holder == nullptr) continue;
     // Lines are detections like any other (core/merge.h): one matching an
     // element confirms or names it, one inside an unnamed element names it,
@@ -219,6 +220,33 @@ OcrMergeStats MergeOcrText(Snapshot& snapshot, const std::vector<OcrTargetText>&
   snapshot.stats.ocr_nodes += stats.ocr_nodes;
   snapshot.stats.merged_nodes += stats.merged_nodes;
   return stats;
+}
+
+std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<x11::TopLevel>& tops,
+                               const std::vector<unsigned long>& stacking) {
+  unsigned long own = target.x_window;
+  if (own == 0) {
+    double best = 0.5;
+    for (const x11::TopLevel& t : tops) {
+      const double iou = IoU(t.bounds, target.bounds);
+      if (iou >= best) {
+        best = iou;
+        own = t.window;
+      }
+    }
+  }
+  const auto at = std::find(stacking.begin(), stacking.end(), own);
+  if (own == 0 || at == stacking.end()) return {};
+  std::vector<Rect> covered;
+  for (auto above = at + 1; above != stacking.end(); ++above) {
+    for (const x11::TopLevel& t : tops) {
+      if (t.window != *above) continue;
+      // Its frame: a title bar above the target holds text too.
+      const Rect part = Intersect(t.frame, target.bounds);
+      if (!part.Empty()) covered.push_back(part);
+    }
+  }
+  return covered;
 }
 
 Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease,
@@ -245,13 +273,20 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
   const auto start = std::chrono::steady_clock::now();
   const x11::X11Display& display = *lease.display_connection;
   const Rect screen{0, 0, display.width(), display.height()};
-  const std::vector<Rect> masks = PasswordFieldBounds(snapshot.roots);
+  const std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
+  const std::vector<x11::TopLevel> tops = display.TopLevels();
+  const std::vector<unsigned long> stacking = display.StackingOrder();
 
   OcrSourceResult result;
   std::vector<OcrTargetText> texts;
   for (OcrTarget& target : targets) {
     const Rect r = Intersect(target.bounds, screen);
     if (r.Empty()) continue;
+    // Password fields and what other windows hide are blanked before OCR:
+    // text another window shows there is not this window's.
+    std::vector<Rect> masks = passwords;
+    const std::vector<Rect> covered = CoveredParts(target, tops, stacking);
+    masks.insert(masks.end(), covered.begin(), covered.end());
     auto image = x11::CaptureRegion(display, r);
     if (!image.ok()) {
       if (display.broken()) return image.error();

@@ -54,10 +54,25 @@ std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
                                       const std::vector<x11::TopLevel>& top_levels,
                                       const ObserveRequest& scope);
 
+// The parts of `target` that windows stacked above it (`stacking`, bottom
+// to top, as X11Display::StackingOrder) cover: what is seen there belongs to
+// them, not to it. Empty when the target's X window cannot be told (no
+// top-level overlaps it enough). Masked before OCR and vision.
+std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<x11::TopLevel>& tops,
+                               const std::vector<unsigned long>& stacking);
+
 struct OcrTargetText {
   OcrTarget target;
   ocr::OcrResult text;  // lines and words in screen pixels
 };
+
+// The node at index path `path` from `roots`; null when the path leads
+// nowhere.
+Node* NodeAtPath(std::vector<Node>& roots, const std::vector<size_t>& path);
+
+// The target that reads node `n` (a window, canvas or terminal) found at
+// `path`: its bounds, pid, app and name as the title.
+OcrTarget TargetOf(const Node& n, const std::vector<size_t>& path);
 
 // Adds an application and a window node (source `source`) for a window
 // missing from the tree, at the end of snapshot.roots; returns the window's

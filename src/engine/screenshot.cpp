@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/ids.h"
+#include "core/merge.h"
 #include "image/resize.h"
 
 namespace uiscope {
@@ -22,39 +24,10 @@ bool IsMarkable(const Node& n) {
   if (!n.bounds || n.bounds->Empty()) return false;
   if (IsInteractiveRole(n.role)) return true;
   if (n.name.empty()) return false;
-  switch (n.role) {
-    case Role::kUnknown:
-    case Role::kApplication:
-    case Role::kWindow:
-    case Role::kDialog:
-    case Role::kAlert:
-    case Role::kPanel:
-    case Role::kGroup:
-    case Role::kScrollPane:
-    case Role::kSplitPane:
-    case Role::kList:
-    case Role::kTable:
-    case Role::kTableRow:
-    case Role::kTree:
-    case Role::kMenuBar:
-    case Role::kTabList:
-    case Role::kTabPanel:
-    case Role::kToolBar:
-    case Role::kStatusBar:
-    case Role::kSeparator:
-    case Role::kDocument:
-      return false;
-    default:
-      return true;
-  }
-}
-
-const Node* FindById(const std::vector<Node>& roots, const std::string& id) {
-  const Node* found = nullptr;
-  ForEachNode(roots, [&](const Node& n, int) {
-    if (found == nullptr && n.id == id) found = &n;
-  });
-  return found;
+  // A named canvas or terminal shows its own content; other containers,
+  // status bars and separators do not.
+  if (n.role == Role::kCanvas || n.role == Role::kTerminal) return true;
+  return !IsContainerRole(n.role) && n.role != Role::kStatusBar && n.role != Role::kSeparator;
 }
 
 // Screen rectangle -> image pixels (outward rounding, at least one pixel).

@@ -16,19 +16,9 @@ double MsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-bool IsWindowRole(Role role) {
-  return role == Role::kWindow || role == Role::kDialog || role == Role::kAlert;
-}
-
 void CollectWindows(const Node& n, std::vector<size_t>& path, std::vector<OcrTarget>& out) {
   if (IsWindowRole(n.role) && n.bounds && !n.bounds->Empty()) {
-    OcrTarget t;
-    t.bounds = *n.bounds;
-    t.path = path;
-    t.pid = n.pid;
-    t.app = n.app;
-    t.title = n.name;
-    out.push_back(std::move(t));
+    out.push_back(TargetOf(n, path));
     return;  // a dialog inside a window node is read with it
   }
   for (size_t i = 0; i < n.children.size(); ++i) {
@@ -36,17 +26,6 @@ void CollectWindows(const Node& n, std::vector<size_t>& path, std::vector<OcrTar
     CollectWindows(n.children[i], path, out);
     path.pop_back();
   }
-}
-
-Node* Resolve(std::vector<Node>& roots, const std::vector<size_t>& path) {
-  std::vector<Node>* level = &roots;
-  Node* node = nullptr;
-  for (size_t i : path) {
-    if (i >= level->size()) return nullptr;
-    node = &(*level)[i];
-    level = &node->children;
-  }
-  return node;
 }
 
 // The pixels of `rect` (image coordinates, clipped to the image).
@@ -59,35 +38,6 @@ Image CropImage(const Image& image, const Rect& rect) {
     std::copy_n(image.Pixel(r.x, r.y + y), static_cast<size_t>(r.w) * 3, out.Pixel(0, y));
   }
   return out;
-}
-
-// The parts of `target` that windows stacked above it cover: what is seen
-// there belongs to them, not to it. Empty when the target's X window cannot
-// be told (no top-level overlaps it enough).
-std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<x11::TopLevel>& tops,
-                               const std::vector<unsigned long>& stacking) {
-  unsigned long own = target.x_window;
-  if (own == 0) {
-    double best = 0.5;
-    for (const x11::TopLevel& t : tops) {
-      const double iou = IoU(t.bounds, target.bounds);
-      if (iou >= best) {
-        best = iou;
-        own = t.window;
-      }
-    }
-  }
-  const auto at = std::find(stacking.begin(), stacking.end(), own);
-  if (own == 0 || at == stacking.end()) return {};
-  std::vector<Rect> covered;
-  for (auto above = at + 1; above != stacking.end(); ++above) {
-    for (const x11::TopLevel& t : tops) {
-      if (t.window != *above) continue;
-      const Rect part = Intersect(t.bounds, target.bounds);
-      if (!part.Empty()) covered.push_back(part);
-    }
-  }
-  return covered;
 }
 
 }  // namespace
@@ -119,7 +69,7 @@ VisionMergeStats MergeVisionDetections(Snapshot& snapshot,
       stats.vision_nodes += 2;
       stats.added_windows.emplace_back(t.target.x_window, path);
     }
-    Node* window = Resolve(snapshot.roots, path);
+    Node* window = NodeAtPath(snapshot.roots, path);
     if (window == nullptr) continue;
     const MergeStats merged = MergeDetections(*window, t.detections);
     stats.vision_nodes += merged.added;
@@ -182,7 +132,7 @@ Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease&
     std::vector<Detection> unlabelled = vision::ToDetections(*elements);
     std::vector<vision::Element> to_label;
     std::vector<PlannedDetection> plan;
-    Node* window = target.path.empty() ? nullptr : Resolve(snapshot.roots, target.path);
+    Node* window = target.path.empty() ? nullptr : NodeAtPath(snapshot.roots, target.path);
     if (window != nullptr) plan = PlanMerge(*window, unlabelled);
     for (size_t i = 0; i < elements->size(); ++i) {
       if (window == nullptr || plan[i].placement == Placement::kOrphan) {

@@ -432,8 +432,11 @@ Result<int> StartWindowManager(const DesktopOptions& options, const std::string&
   processes->push_back(std::move(wm.value()));
 
   // A fresh server has no stale _NET_SUPPORTING_WM_CHECK, so its presence
-  // means openbox manages the screen.
-  while (x11_probe::SupportingWmCheckWindow(display_name) == 0) {
+  // means openbox runs.
+  // The check window appears early in openbox's start-up; its answer to a
+  // request says it has reached its event loop (x11_probe.h).
+  while (x11_probe::SupportingWmCheckWindow(display_name) == 0 ||
+         !x11_probe::WindowManagerAnswers(display_name, 100)) {
     if (!process.Running()) {
       return MakeError(ErrorCode::kUnavailable,
                        "openbox exited during start-up" + LogTail(spawn.log_file));

@@ -3,7 +3,9 @@
 #include <X11/Xatom.h>
 #include <X11/Xlib.h>
 
+#include <chrono>
 #include <memory>
+#include <thread>
 
 namespace uiscope::x11_probe {
 namespace {
@@ -47,6 +49,42 @@ uint64_t SupportingWmCheckWindow(const std::string& display_name) {
   }
   // Format-32 properties come back as an array of long, whatever its size.
   return static_cast<uint64_t>(reinterpret_cast<unsigned long*>(data.get())[0]);
+}
+
+bool WindowManagerAnswers(const std::string& display_name, int timeout_ms) {
+  DisplayPtr display = Open(display_name);
+  if (!display) return false;
+  Display* d = display.get();
+  const Window root = DefaultRootWindow(d);
+  const Atom request = XInternAtom(d, "_NET_REQUEST_FRAME_EXTENTS", False);
+  const Atom extents = XInternAtom(d, "_NET_FRAME_EXTENTS", False);
+  // Never mapped: the window manager describes the frame it would give it.
+  const Window probe = XCreateSimpleWindow(d, root, 0, 0, 1, 1, 0, 0, 0);
+  XEvent event{};
+  event.xclient.type = ClientMessage;
+  event.xclient.window = probe;
+  event.xclient.message_type = request;
+  event.xclient.format = 32;
+  XSendEvent(d, root, False, SubstructureRedirectMask | SubstructureNotifyMask, &event);
+  XFlush(d);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  bool answered = false;
+  while (!answered) {
+    Atom actual_type = None;
+    int actual_format = 0;
+    unsigned long item_count = 0;
+    unsigned long bytes_after = 0;
+    unsigned char* raw = nullptr;
+    const int status = XGetWindowProperty(d, probe, extents, 0, 4, False, XA_CARDINAL, &actual_type,
+                                          &actual_format, &item_count, &bytes_after, &raw);
+    std::unique_ptr<unsigned char, XFreeDeleter> data(raw);
+    answered = status == Success && actual_format == 32 && item_count == 4;
+    if (answered || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  XDestroyWindow(d, probe);
+  XSync(d, False);
+  return answered;
 }
 
 }  // namespace uiscope::x11_probe

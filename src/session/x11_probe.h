@@ -20,4 +20,13 @@ bool DisplayAnswers(const std::string& display_name);
 // or when the display does not answer.
 uint64_t SupportingWmCheckWindow(const std::string& display_name);
 
+// True once the window manager answers a request from its event loop: a
+// _NET_REQUEST_FRAME_EXTENTS for a fresh unmapped window, answered by
+// setting _NET_FRAME_EXTENTS on it, within `timeout_ms`. Openbox sets
+// _NET_SUPPORTING_WM_CHECK early in its start-up, before it has adopted the
+// screen's windows and entered its event loop, and a window mapped in that
+// gap stays unmapped and unmanaged for good (seen with xcalc launched right
+// after the check appeared); the answer proves the loop runs.
+bool WindowManagerAnswers(const std::string& display_name, int timeout_ms);
+
 }  // namespace uiscope::x11_probe

@@ -383,5 +383,82 @@ TEST(ObserveOcrDesktopTest, XtermAndCanvasTextJoinTheTree) {
   });
 }
 
+// The OCR lines read into process `pid`'s window: text and bounds.
+std::vector<std::pair<std::string, Rect>> BelowLines(OcrDesktop& d, int pid) {
+  std::vector<std::pair<std::string, Rect>> lines;
+  auto lease = d.workspace().Acquire();
+  if (!lease.ok()) return lines;
+  auto obs = lease->observer->Observe(ObserveRequest{});
+  if (!obs.ok()) return lines;
+  Snapshot snapshot = std::move(obs->snapshot);
+  if (!AddOcrSource(snapshot, *lease, Reader(), ObserveRequest{}).ok()) return lines;
+  ForEachNode(snapshot.roots, [&](const Node& n, int) {
+    if (n.source == Source::kOcr && n.role == Role::kText && n.pid == pid && n.bounds) {
+      lines.emplace_back(n.name, *n.bounds);
+    }
+  });
+  return lines;
+}
+
+// A window partly covered by another: the text the covering window shows
+// there is the covering window's, never read into the one below.
+TEST(ObserveOcrDesktopTest, TextOfACoveringWindowIsNotReadIntoTheWindowBelow) {
+  OcrDesktop d;
+  ASSERT_TRUE(d.desktop().ok()) << d.desktop().error();
+  auto below = d.Xterm("70x12+0+0");
+  ASSERT_NE(below, nullptr);
+  ASSERT_FALSE(d.WindowOf(below->pid()).empty());
+  const std::string flag = test::TestStateDir() + "/ocr-cover-now";
+  std::ofstream(flag).put('\n');  // the covering xterm prints its line at once
+  auto above = d.Xterm("44x6+120+40", {}, flag, "bravo covering window");
+  ASSERT_NE(above, nullptr);
+  ASSERT_FALSE(d.WindowOf(above->pid()).empty());
+
+  std::string below_text, above_text;
+  int bravo_nodes = 0;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        auto lease = d.workspace().Acquire();
+        if (!lease.ok()) return false;
+        auto obs = lease->observer->Observe(ObserveRequest{});
+        if (!obs.ok()) return false;
+        Snapshot snapshot = std::move(obs->snapshot);
+        if (!AddOcrSource(snapshot, *lease, Reader(), ObserveRequest{}).ok()) return false;
+        below_text.clear();
+        above_text.clear();
+        bravo_nodes = 0;
+        ForEachNode(snapshot.roots, [&](const Node& n, int) {
+          if (n.source != Source::kOcr || n.role != Role::kText) return;
+          bravo_nodes += n.name.find("bravo") != std::string::npos;
+          if (n.pid == below->pid()) below_text += n.name + "\n";
+          if (n.pid == above->pid()) above_text += n.name + "\n";
+        });
+        return above_text.find("bravo covering") != std::string::npos && !below_text.empty();
+      },
+      milliseconds(15000)))
+      << "above:\n"
+      << above_text << "below:\n"
+      << below_text;
+  EXPECT_EQ(below_text.find("bravo"), std::string::npos) << below_text;
+  EXPECT_EQ(bravo_nodes, 1) << "above:\n" << above_text << "below:\n" << below_text;
+  // Nor is the covering window's title bar ("sh", the title of both) read
+  // into the window below: what lies under the covering frame is masked.
+  auto windows = x11::X11Display::Open(d.desktop().info().display_name);
+  ASSERT_TRUE(windows.ok());
+  for (const x11::TopLevel& t : (*windows)->TopLevels()) {
+    if (t.pid != above->pid()) continue;
+    EXPECT_LT(t.frame.y, t.bounds.y) << "openbox draws a title bar";
+    for (const auto& [text, box] : BelowLines(d, below->pid())) {
+      // (A line's box may reach one pixel into the mask: its ink edge.)
+      const Rect overlap = Intersect(box, t.frame);
+      EXPECT_TRUE(overlap.w <= 1 || overlap.h <= 1)
+          << "\"" << text << "\" at " << box.x << "," << box.y << "," << box.w << "," << box.h
+          << " under the covering frame " << t.frame.x << "," << t.frame.y << "," << t.frame.w
+          << "," << t.frame.h;
+    }
+  }
+  std::remove(flag.c_str());
+}
+
 }  // namespace
 }  // namespace uiscope

@@ -340,9 +340,18 @@ TEST(XcalcVisionDesktopTest, AnAppWithoutAccessibilityIsSeenByVisionAlone) {
         ForEachNode(snapshot.roots, [&](const Node& n, int) {
           if (n.role == Role::kWindow && n.name == "Calculator") window = &n;
         });
-        last = window == nullptr ? "no window \"Calculator\" among " +
-                                       std::to_string(snapshot.roots.size()) + " applications"
-                                 : std::to_string(window->children.size()) + " elements in it";
+        if (window == nullptr) {
+          last = "no window \"Calculator\" among " + std::to_string(snapshot.roots.size()) +
+                 " applications; xcalc " + (xcalc->Running() ? "runs" : "has exited") +
+                 "; X top-levels:";
+          for (const x11::TopLevel& t : lease->display_connection->TopLevels()) {
+            last += " \"" + t.title + "\" at " + std::to_string(t.bounds.x) + "," +
+                    std::to_string(t.bounds.y) + " " + std::to_string(t.bounds.w) + "x" +
+                    std::to_string(t.bounds.h);
+          }
+        } else {
+          last = std::to_string(window->children.size()) + " elements in it";
+        }
         return window != nullptr && window->children.size() >= 30;
       },
       milliseconds(30000)))

@@ -146,6 +146,15 @@ std::vector<TopLevel> X11Display::TopLevels() const {
     Window child = 0;
     XTranslateCoordinates(d, w, root, 0, 0, &x, &y, &child);
     t.bounds = Rect{x, y, attrs.width, attrs.height};
+    t.frame = t.bounds;
+    // left, right, top, bottom, set by EWMH window managers on managed windows.
+    auto extents = GetProperty(d, w, "_NET_FRAME_EXTENTS", XA_CARDINAL, &format, &count);
+    if (format == 32 && count == 4) {
+      const long* e = reinterpret_cast<const long*>(extents.data());
+      t.frame = Rect{x - static_cast<int>(e[0]), y - static_cast<int>(e[2]),
+                     attrs.width + static_cast<int>(e[0] + e[1]),
+                     attrs.height + static_cast<int>(e[2] + e[3])};
+    }
     t.focused = (w == active);
     out.push_back(std::move(t));
   }

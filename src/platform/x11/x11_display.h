@@ -21,7 +21,11 @@ struct TopLevel {
   std::string title;         // _NET_WM_NAME, else WM_NAME
   int pid = 0;               // _NET_WM_PID, 0 when unset
   Rect bounds;               // client area in root (screen) coordinates
-  bool focused = false;      // _NET_ACTIVE_WINDOW
+  // The window with the decorations its window manager draws around it
+  // (title bar, borders: _NET_FRAME_EXTENTS), root coordinates; the same as
+  // `bounds` without a window manager. What it covers on screen.
+  Rect frame;
+  bool focused = false;  // _NET_ACTIVE_WINDOW
 };
 
 class X11Display {
