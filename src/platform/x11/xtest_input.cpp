@@ -102,7 +102,7 @@ namespace {
 // the header).
 //
 // When every spare code is bound and another character is needed, the
-// caller first makes sure the app handled the keys sent (Settle() in
+// caller first makes sure the app handled the keys sent (`settle` in
 // TypeKeysyms; WaitHandled() here when it did not), then the codes are
 // rebound in one batch to the next distinct characters the text needs
 // (Plan()), keeping the codes of those already bound, so a long text waits
