@@ -675,6 +675,7 @@ TypeOptions Executor::Pacing() {
       const size_t n = std::min(shown->size(), sent.size());
       const size_t right = static_cast<size_t>(
           std::mismatch(sent.begin(), sent.begin() + n, shown->begin()).first - sent.begin());
+      if (right >= sent.size()) return std::nullopt;  // all sent shows, and more: not ours to fix
       std::string what = right < shown->size() ? "\"" + EncodeUtf8(shown->substr(right, 1)) + "\""
                                                : std::string("nothing");
       result_.notes.push_back("the app showed " + what + " where \"" +
