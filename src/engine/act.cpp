@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 
 #include "core/diff.h"
@@ -83,8 +84,12 @@ bool IsNumericRole(Role r) {
 
 // The accessibility action a plain left click means on `node`, if it has
 // one. "activate" on a text field is Enter, not a click, so it is skipped.
+// Chromium names a check box's action by what it does ("check", or
+// "uncheck" once checked); its generic "dodefault" is left out: on a
+// static text it is not what a click does.
 std::optional<std::string> PreferredAction(const Node& node) {
-  static const char* const kOrder[] = {"click", "press", "toggle", "activate", "jump", "open"};
+  static const char* const kOrder[] = {"click",   "press",    "toggle", "check",
+                                       "uncheck", "activate", "jump",   "open"};
   for (const char* name : kOrder) {
     if (IsTextRole(node.role) && std::string_view(name) == "activate") continue;
     if (std::find(node.actions.begin(), node.actions.end(), name) != node.actions.end()) {
@@ -104,6 +109,29 @@ std::optional<Point> ClickPoint(const Node& node, const std::optional<Rect>& win
   if (frame.width > 0 && frame.height > 0) r = ClampToFrame(r, frame.width, frame.height);
   if (r.Empty()) return std::nullopt;
   return r.Center();
+}
+
+// Where a drag from a slider starts: on its knob, at the position of its
+// current value along a horizontal slider (minimum on the left, as GTK, Qt
+// and Chromium lay them out unless inverted). A press elsewhere on the
+// track does not grab the knob everywhere: Qt pages towards the press and
+// then ignores the motion, GTK and Chromium jump first. The knob's own
+// length L is unknown: x + f * w is off from its centre by L * (1/2 - f), at
+// most L/2, and a few pixels' inset keeps the ends on it too. `from` is the
+// point inside the visible area the estimate is kept in line with; nullopt
+// for a vertical slider (which end is the minimum differs by toolkit) or
+// one without a usable range.
+std::optional<Point> SliderKnob(const Rect& bounds, const ElementCapabilities& caps, Point from) {
+  constexpr int kInset = 6;
+  if (!caps.value || !(caps.maximum > caps.minimum) || bounds.w < bounds.h ||
+      bounds.w <= 2 * kInset) {
+    return std::nullopt;
+  }
+  const double f =
+      std::clamp((caps.current - caps.minimum) / (caps.maximum - caps.minimum), 0.0, 1.0);
+  const int x = std::clamp(bounds.x + static_cast<int>(std::lround(f * bounds.w)),
+                           bounds.x + kInset, bounds.x + bounds.w - kInset);
+  return Point{x, from.y};
 }
 
 // The deepest node whose bounds hold `p` (smallest area wins).
@@ -534,6 +562,12 @@ Status Executor::ChoosePath() {
     case ActionKind::kDrag: {
       auto from = point_of(r.target, "start");
       if (!from.ok()) return from.error();
+      if (target && target->role == Role::kSlider && target->bounds) {
+        if (auto caps = Capabilities(); caps.ok()) {
+          auto knob = SliderKnob(*target->bounds, *caps, *from);
+          if (knob && (!window_bounds || window_bounds->Contains(*knob))) *from = *knob;
+        }
+      }
       auto to = point_of(r.to, "end");
       if (!to.ok()) return to.error();
       plan_.points = {*from, *to};
@@ -615,8 +649,11 @@ void Executor::Expect() {
   const bool replace = r.replace || r.kind == ActionKind::kSetValue;
   if (plan_.path == Path::kSetText || replace) {
     plan_.typed_base.clear();
-  } else if (plan_.path == Path::kXTest && !plan_.target->Has(State::kFocused)) {
-    plan_.typed_base = plan_.target->value;  // typing goes to the end (FocusTarget)
+  } else if (plan_.path == Path::kXTest &&
+             (!plan_.target->Has(State::kFocused) || plan_.target->value.empty())) {
+    // Typing goes to the end (FocusTarget), or into an empty field wherever
+    // its caret is.
+    plan_.typed_base = plan_.target->value;
   } else {
     return;  // typing at a caret uiscope does not know
   }
@@ -624,23 +661,56 @@ void Executor::Expect() {
 }
 
 // Typing is paced by what the field shows (xtest_input.h explains why).
+// The field shows the text typed so far: done. It shows as many characters
+// with some other than typed, every key handled: the app translated a key
+// with a stale keymap, and the backend retypes from the first wrong one.
+// It shows other text for long (a key dropped, or a slow app): the backend
+// is told what it shows, and retypes from where it goes wrong.
 TypeOptions Executor::Pacing() {
   TypeOptions options;
   if (!plan_.expect_value || plan_.pid <= 0) return options;
   auto chars = DecodeUtf8(request_.text);
   if (!chars.ok()) return options;
-  options.wait_handled = [this, chars = *chars](size_t typed) {
-    const std::string prefix =
-        plan_.typed_base + EncodeUtf8(std::u32string_view(chars).substr(0, typed));
+  options.wait_handled = [this, chars = *chars](size_t typed) -> TypedShown {
+    const std::u32string_view sent = std::u32string_view(chars).substr(0, typed);
+    const std::string prefix = plan_.typed_base + EncodeUtf8(sent);
+    const auto base = DecodeUtf8(plan_.typed_base);
+    const size_t prefix_chars = (base.ok() ? base->size() : 0) + sent.size();
+    // What the field shows of `sent`, if it starts with the text typed into.
+    auto compare = [&](const std::string& value) -> std::optional<TypedShown> {
+      if (!value.starts_with(plan_.typed_base)) return std::nullopt;
+      auto shown = DecodeUtf8(std::string_view(value).substr(plan_.typed_base.size()));
+      if (!shown.ok()) return std::nullopt;
+      const size_t n = std::min(shown->size(), sent.size());
+      const size_t right = static_cast<size_t>(
+          std::mismatch(sent.begin(), sent.begin() + n, shown->begin()).first - sent.begin());
+      if (right >= sent.size()) return std::nullopt;  // all sent shows, and more: not ours to fix
+      std::string what = right < shown->size() ? "\"" + EncodeUtf8(shown->substr(right, 1)) + "\""
+                                               : std::string("nothing");
+      result_.notes.push_back("the app showed " + what + " where \"" +
+                              EncodeUtf8(sent.substr(right, 1)) +
+                              "\" was typed (a key translated with a stale keymap, or dropped); "
+                              "typed again from there");
+      return TypedShown{right, shown->size()};
+    };
     const auto deadline = Clock::now() + kTypingCatchUp;
+    std::optional<std::string> last;
     while (Clock::now() < deadline) {
       auto obs = lease_.observer->RefreshApp(plan_.pid, request_.timeout);
       if (!obs.ok()) break;
       const Node* n = FindById(obs->snapshot.roots, plan_.target->id);
-      if (n == nullptr || n->value == prefix) return;
+      if (n == nullptr || n->value == prefix) return TypedShown{typed, typed};
+      last = n->value;
+      if (auto now = DecodeUtf8(n->value); now.ok() && now->size() == prefix_chars) {
+        if (auto shown = compare(n->value)) return *shown;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    if (last) {
+      if (auto shown = compare(*last)) return *shown;
+    }
     result_.notes.push_back("the field did not show the typed text in time; typing went on");
+    return TypedShown{typed, typed};
   };
   return options;
 }
@@ -873,6 +943,9 @@ Result<ActionResult> Executor::Run() {
     if (scope.region->Empty()) scope.region.reset();
   }
   scope.evidence = plan_.evidence;
+  scope.moving = request_.kind == ActionKind::kScroll || request_.kind == ActionKind::kDrag;
+  scope.button_press =
+      plan_.path == Path::kAction && plan_.target && (plan_.target->role == Role::kButton);
   Expect();
   if (plan_.expect_value) {
     scope.expect_id = plan_.target->id;

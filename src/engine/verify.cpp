@@ -1,5 +1,6 @@
 #include "engine/verify.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
@@ -20,6 +21,13 @@ constexpr int kEvidenceMargin = 4;
 // A change this thin is a text caret blinking, never an effect on its own.
 constexpr int kCaretMaxWidth = 3;
 constexpr auto kPollPause = std::chrono::milliseconds(2);
+// How long a button newly shown pressed holds the verdict back (see
+// MidPress, VerifyScope::button_press); Qt's animated click lasts 100 ms,
+// GTK 4's 250 ms.
+constexpr auto kPressMax = std::chrono::milliseconds(400);
+// How long the tree of a moving effect (VerifyScope::moving) must stay the
+// same, from the first evidence or its last change, before the verdict.
+constexpr auto kMovingQuiet = std::chrono::milliseconds(200);
 
 Rect Inflate(const Rect& r, int m) { return Rect{r.x - m, r.y - m, r.w + 2 * m, r.h + 2 * m}; }
 
@@ -55,6 +63,21 @@ bool ChangedWithin(const Image& before, const Image& after, const Rect& region,
     if (!diff.ok() || !diff->bounds) continue;
     if (ignore_caret && CaretLike(*diff->bounds)) continue;
     return true;
+  }
+  return false;
+}
+
+// Whether the diff shows a node that became "pressed": a click still in
+// progress. Qt's Press action is QAbstractButton::animateClick(): the
+// button shows pressed for 100 ms and only then emits clicked, so the
+// effect (a status line changing) comes after the first change of the tree.
+// Toggle buttons may stay pressed, hence a bound on the wait (kPressMax).
+bool MidPress(const TreeDiff& d) {
+  for (const NodeChange& c : d.changed) {
+    if (std::find(c.states_added.begin(), c.states_added.end(), "pressed") !=
+        c.states_added.end()) {
+      return true;
+    }
   }
   return false;
 }
@@ -117,6 +140,8 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
   bool tree_warned = false;
   std::vector<Node> after_roots;
   std::optional<Image> last_pixels;
+  // For a moving effect: when the tree last read differently.
+  std::optional<Clock::time_point> last_tree_change;
   auto refresh_tree = [&]() -> bool {
     auto obs = observer_.RefreshApp(scope_.pid, options_.tree_timeout);
     if (!obs.ok()) {
@@ -125,6 +150,11 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
         tree_warned = true;
       }
       return false;
+    }
+    if (scope_.moving &&
+        !DiffTrees(after_roots.empty() ? before_.roots : after_roots, obs->snapshot.roots)
+             .empty()) {
+      last_tree_change = Clock::now();
     }
     after_roots = std::move(obs->snapshot.roots);
     v.tree = DiffTrees(before_.roots, after_roots);
@@ -168,11 +198,20 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
   // tree is read once more: what the same frame mapped (a row a click
   // added) is in the report.
   bool tree_after_capture = false;
+  bool pressing = false;  // the last tree read shows a click in progress
   while (true) {
     ++v.polls;
     bool pixels_settled = true;  // the repaint of what changed has landed
     const bool captured = before_pixels_ && capture_after(&v, &last_pixels);
-    const bool read_tree = options_.tree && (!tree_changed || !expectation_met());
+    // A moving effect is quiet once its tree has not changed for a while
+    // since the first evidence (or its last change).
+    auto moving = [&] {
+      if (!scope_.moving || !first_evidence) return false;
+      const auto since = std::max(*first_evidence, last_tree_change.value_or(*first_evidence));
+      return Clock::now() - since < kMovingQuiet;
+    };
+    const bool read_tree =
+        options_.tree && (!tree_changed || !expectation_met() || pressing || moving());
     if (read_tree) refresh_tree();
     tree_after_capture = read_tree || (tree_after_capture && !captured);
     if (v.pixels.captured && last_pixels) {
@@ -190,9 +229,11 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
     }
     const bool evidence = tree_changed || pixel_evidence;
     if (evidence && !first_evidence) first_evidence = Clock::now();
+    pressing = (tree_changed ? MidPress(v.tree) : scope_.button_press && pixel_evidence) &&
+               Clock::now() - *first_evidence < kPressMax;
     const bool past_deadline = Clock::now() >= deadline;
     const bool complete = (tree_changed || !options_.tree) && (pixels_settled || !before_pixels_);
-    if (evidence && expectation_met() &&
+    if (evidence && expectation_met() && !pressing && !moving() &&
         (complete || Clock::now() - *first_evidence >= options_.lag)) {
       if (options_.tree && !tree_after_capture) refresh_tree();
       break;

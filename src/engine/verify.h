@@ -65,6 +65,17 @@ struct VerifyScope {
   // never shows.
   std::string expect_id;
   std::optional<std::string> expect_value;
+  // A button was activated through accessibility: a change of pixels alone
+  // (its pressed look) holds the verdict back for a change of the tree, up
+  // to a bound. GTK 4 activates a button by showing it pressed for 250 ms
+  // and only then emitting clicked.
+  bool button_press = false;
+  // The effect moves for a while (a scroll, a drag): after the first
+  // evidence the tree is read until it has stopped changing for a moment,
+  // so the report shows where the effect ended, not a step on the way.
+  // Chromium scrolls smoothly, and its tree showed a dragged slider's
+  // value at the press before the one at the release.
+  bool moving = false;
 };
 
 struct PixelChange {

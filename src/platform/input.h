@@ -36,13 +36,25 @@ enum class MouseButton { kLeft, kMiddle, kRight };
 Result<MouseButton> ParseMouseButton(std::string_view name);
 std::string_view MouseButtonName(MouseButton button);
 
+// What an application shows of the characters typed into it (see
+// TypeOptions::wait_handled).
+struct TypedShown {
+  size_t right = 0;  // leading characters shown as they were sent
+  size_t shown = 0;  // characters shown in all: those after `right` are wrong
+};
+
 struct TypeOptions {
   // Called when the backend must know that the application has handled the
   // keys sent so far — before a spare key code is rebound to another
-  // character and before the keymap is restored (see xtest_input.h) — with
-  // the number of code points sent. Return once the app shows them (the
-  // engine watches the element's text); empty = wait a fixed settle time.
-  std::function<void(size_t typed)> wait_handled;
+  // character, and before the keymap is restored (see xtest_input.h) —
+  // with the number of code points sent. Return once the app shows them
+  // (the engine watches the element's text) what it shows: all of them
+  // right, or a character other than sent (a key translated with the
+  // code's previous binding) or none (a key dropped) from some position
+  // on, which the backend then erases and types again. When unsure (the
+  // app did not catch up in time and its text is not the one typed into),
+  // return {typed, typed}. Empty = wait a fixed settle time.
+  std::function<TypedShown(size_t typed)> wait_handled;
 };
 
 class Input {

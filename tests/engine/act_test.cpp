@@ -384,11 +384,38 @@ TEST_F(ActTest, ScrollAndDragGoThroughInput) {
   drag.to.point = Point{350, 275};
   auto result = Act(drag);
   ASSERT_TRUE(result.ok());
-  EXPECT_EQ(input_->events().back(), "drag left 280,275 350,275");
-  EXPECT_EQ(result->points, (std::vector<Point>{{280, 275}, {350, 275}}));
+  // From the knob: 25 of 0..100 along the slider's 200 px, not its centre.
+  EXPECT_EQ(input_->events().back(), "drag left 230,275 350,275");
+  EXPECT_EQ(result->points, (std::vector<Point>{{230, 275}, {350, 275}}));
 
   scroll.via = Via::kAccessibility;
   EXPECT_EQ(Act(scroll).error().code, ErrorCode::kUnsupported);
+}
+
+TEST_F(ActTest, ADragFromASliderStartsOnItsKnob) {
+  ActionRequest drag;
+  drag.kind = ActionKind::kDrag;
+  drag.target.id = Id(Role::kSlider, "Volume");  // bounds 180,260,200,30
+  drag.to.point = Point{200, 275};
+  auto knob_at = [&](double current, double minimum, double maximum) {
+    ElementCapabilities caps;
+    caps.value = true;
+    caps.current = current;
+    caps.minimum = minimum;
+    caps.maximum = maximum;
+    ax_->capabilities["Volume"] = caps;
+    auto r = Act(drag);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    return r.ok() ? r->points.at(0) : Point{};
+  };
+  EXPECT_EQ(knob_at(80, 0, 100), (Point{340, 275}));
+  EXPECT_EQ(knob_at(-5, -10, 10), (Point{230, 275}));
+  // The ends stay a few pixels inside, on the knob.
+  EXPECT_EQ(knob_at(0, 0, 100), (Point{186, 275}));
+  EXPECT_EQ(knob_at(100, 0, 100), (Point{374, 275}));
+  EXPECT_EQ(knob_at(500, 0, 100), (Point{374, 275}));
+  // No range to place it by: the centre.
+  EXPECT_EQ(knob_at(5, 0, 0), (Point{280, 275}));
 }
 
 TEST_F(ActTest, MalformedRequestsAreRefusedUpFront) {

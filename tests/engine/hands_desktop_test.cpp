@@ -22,75 +22,57 @@
 #include "engine/act.h"
 #include "engine/apps.h"
 #include "engine/wait_for.h"
+#include "support/chromium_fixture.h"
 #include "support/desktop_fixture.h"
+#include "support/fixture_app.h"
 
 namespace uiscope {
 namespace {
 
 using std::chrono::milliseconds;
 using test::TestDesktop;
+using test::Toolkit;
 using test::WaitUntil;
 
-// An app whose state a test can read back, whatever its toolkit.
+// An app whose state a test can read back, whatever its toolkit: a fixture
+// app (support/fixture_app.h) asked through its control channel, never
+// through accessibility. To add a toolkit, add its fixture to
+// test::LaunchApp and to the INSTANTIATE line.
 class AppUnderTest {
  public:
-  virtual ~AppUnderTest() = default;
-  virtual int pid() const = 0;
-  virtual Process& process() = 0;
+  explicit AppUnderTest(std::unique_ptr<test::FixtureApp> app) : app_(std::move(app)) {}
+  Toolkit toolkit() const { return app_->toolkit(); }
+  int pid() const { return app_->pid(); }
+  test::FixtureApp& fixture() { return *app_; }
   // The text of field "email" or "password".
-  virtual Result<std::string> FieldText(const std::string& field) = 0;
-  virtual Result<bool> Remembered() = 0;
-  virtual Result<double> Volume() = 0;
-  virtual Result<std::string> StatusText() = 0;
-  // How far list "Rows" is scrolled (pixels).
-  virtual Result<double> ListScroll() = 0;
-  // Sets the status label after `ms` (for wait_for).
-  virtual Status StatusLater(int ms, const std::string& text) = 0;
-};
-
-// The GTK3 fixture, read back through its control channel.
-class Gtk3App final : public AppUnderTest {
- public:
-  explicit Gtk3App(std::unique_ptr<Process> p) : process_(std::move(p)) {}
-  int pid() const override { return process_->pid(); }
-  Process& process() override { return *process_; }
-  Result<std::string> FieldText(const std::string& field) override { return Ask("text " + field); }
-  Result<bool> Remembered() override {
-    auto a = Ask("checked remember");
+  Result<std::string> FieldText(const std::string& field) { return app_->Command("text " + field); }
+  Result<bool> Remembered() {
+    auto a = app_->Command("checked remember");
     if (!a.ok()) return a.error();
     return *a == "1";
   }
-  Result<double> Volume() override { return Number("value volume"); }
-  Result<std::string> StatusText() override { return Ask("status"); }
-  Result<double> ListScroll() override { return Number("scroll list"); }
-  Status StatusLater(int ms, const std::string& text) override {
-    auto a = Ask("later " + std::to_string(ms) + " " + text);
+  Result<double> Volume() { return Number("value volume"); }
+  Result<std::string> StatusText() { return app_->Command("status"); }
+  // How far list "Rows" is scrolled (pixels).
+  Result<double> ListScroll() { return Number("scroll list"); }
+  // The widget with the keyboard focus ("email", ..., "-" for none).
+  Result<std::string> Focus() { return app_->Command("focus"); }
+  // Sets the status label after `ms` (for wait_for).
+  Status StatusLater(int ms, const std::string& text) {
+    auto a = app_->Command("later " + std::to_string(ms) + " " + text);
     if (!a.ok()) return a.error();
     return OkStatus();
   }
+  Status Terminate() { return app_->Terminate(milliseconds(2000)); }
 
  private:
-  Result<std::string> Ask(const std::string& command) {
-    return test::FixtureCommand(*process_, command);
-  }
   Result<double> Number(const std::string& command) {
-    auto a = Ask(command);
+    auto a = app_->Command(command);
     if (!a.ok()) return a.error();
     return std::atof(a->c_str());
   }
-  std::unique_ptr<Process> process_;
+  std::unique_ptr<test::FixtureApp> app_;
 };
-
-std::unique_ptr<AppUnderTest> MakeApp(const std::string& toolkit, TestDesktop& desktop,
-                                      std::vector<std::string> args = {}) {
-  if (toolkit == "gtk3") {
-    auto p = desktop.LaunchFixture(std::move(args));
-    if (!p) return nullptr;
-    return std::make_unique<Gtk3App>(std::move(p));
-  }
-  ADD_FAILURE() << "no fixture for toolkit " << toolkit;
-  return nullptr;
-}
 
 WorkspaceOptions On(const TestDesktop& desktop) {
   WorkspaceOptions options;
@@ -99,7 +81,7 @@ WorkspaceOptions On(const TestDesktop& desktop) {
   return options;
 }
 
-class HandsDesktopTest : public ::testing::TestWithParam<std::string> {
+class HandsDesktopTest : public ::testing::TestWithParam<Toolkit> {
  protected:
   void SetUp() override {
     ASSERT_TRUE(desktop().ok()) << desktop().error();
@@ -108,41 +90,21 @@ class HandsDesktopTest : public ::testing::TestWithParam<std::string> {
 
   static TestDesktop& desktop() { return TestDesktop::Shared(); }
 
-  // Launches the app and waits until its tree shows the form.
-  std::unique_ptr<AppUnderTest> Launch(std::vector<std::string> args = {}) {
+  Toolkit toolkit() const { return GetParam(); }
+
+  // Launches the app (test::LaunchApp waits until its form is in the
+  // accessibility tree).
+  std::unique_ptr<AppUnderTest> Launch(const test::AppOptions& options = {}) {
     const auto t0 = std::chrono::steady_clock::now();
-    auto app = MakeApp(GetParam(), desktop(), std::move(args));
+    auto app = test::LaunchApp(desktop(), toolkit(), options);
     if (!app) return nullptr;
     if (std::getenv("UISCOPE_TEST_VERBOSE")) {
-      std::cerr << "launched in "
+      std::cerr << test::ToolkitName(toolkit()) << " launched in "
                 << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                        .count()
                 << " ms\n";
     }
-    const int pid = app->pid();
-    bool ready = WaitUntil(
-        [&] {
-          auto lease = workspace_->Acquire();
-          if (!lease.ok()) return false;
-          const auto t1 = std::chrono::steady_clock::now();
-          auto obs = lease->observer->Observe(ObserveRequest{});
-          if (std::getenv("UISCOPE_TEST_VERBOSE")) {
-            std::cerr << "observed in "
-                      << std::chrono::duration<double, std::milli>(
-                             std::chrono::steady_clock::now() - t1)
-                             .count()
-                      << " ms: " << (obs.ok() ? "ok" : obs.error().message) << "\n";
-          }
-          if (!obs.ok()) return false;
-          bool login = false;
-          ForEachNode(obs->snapshot.roots, [&](const Node& n, int) {
-            login = login || (n.pid == pid && n.role == Role::kButton && n.name == "Login");
-          });
-          return login;
-        },
-        milliseconds(15000));
-    EXPECT_TRUE(ready) << "the app's form never showed in its accessibility tree";
-    return app;
+    return std::make_unique<AppUnderTest>(std::move(app));
   }
 
   // The ID of the element of `app` with this role and name, from a full
@@ -225,12 +187,27 @@ TEST_P(HandsDesktopTest, ClickByIdThroughBothPaths) {
   EXPECT_EQ(renamed->name, "Please enter an email");
 
   const std::string remember = Id(*app, Role::kCheckBox, "Remember me");
-  auto tick = Act(Click(remember, Via::kAccessibility));
+  // GTK 4.8 (Debian 12 ships 4.8.3) gives a GtkCheckButton the Action
+  // interface with no action in it (pyatspi: queryAction().nActions == 0),
+  // so there is no accessibility path to tick it: uiscope must say so, and
+  // the box is ticked by input. The Login click above is GTK 4's
+  // accessibility path.
+  const bool box_has_action = toolkit() != Toolkit::kGtk4;
+  if (!box_has_action) {
+    auto refused = Act(Click(remember, Via::kAccessibility));
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("use via xtest"), std::string::npos)
+        << refused.error().message;
+    EXPECT_FALSE(*app->Remembered());
+  }
+  auto tick = Act(Click(remember, box_has_action ? Via::kAccessibility : Via::kXTest));
   ASSERT_TRUE(tick.ok()) << tick.error().message;
   EXPECT_TRUE(*app->Remembered());
   ASSERT_NE(ChangeOf(*tick->verification, remember), nullptr) << FormatActionResult(*tick);
-  EXPECT_EQ(ChangeOf(*tick->verification, remember)->states_added,
-            std::vector<std::string>{"checked"});
+  // Chromium's "check" action focuses the box as well.
+  const auto& added = ChangeOf(*tick->verification, remember)->states_added;
+  EXPECT_NE(std::find(added.begin(), added.end(), "checked"), added.end())
+      << FormatActionResult(*tick);
   EXPECT_TRUE(tick->verification->pixels.captured);
   EXPECT_TRUE(tick->verification->pixels.bounds.has_value()) << "the box is repainted";
 
@@ -247,7 +224,9 @@ TEST_P(HandsDesktopTest, AClickOnAnInertLabelSaysNone) {
   auto app = Launch();
   ASSERT_NE(app, nullptr);
   const std::string before = *app->StatusText();
-  auto r = Act(Click(Id(*app, Role::kLabel, "Email")));
+  // The status line: inert on every toolkit (a web page's <label for> is
+  // not: a click on it focuses its field).
+  auto r = Act(Click(Id(*app, Role::kLabel, "Not logged in")));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_TRUE(r->performed);
   EXPECT_EQ(r->via, "xtest");
@@ -255,12 +234,42 @@ TEST_P(HandsDesktopTest, AClickOnAnInertLabelSaysNone) {
   EXPECT_TRUE(r->verification->tree.empty()) << FormatActionResult(*r);
   EXPECT_EQ(*app->StatusText(), before);
 
-  ActionRequest right = Click(Id(*app, Role::kButton, "Login"));
+  // A right click on a button does not press it. What else it does is the
+  // toolkit's, and the verdict must say exactly that: nothing on GTK; Qt
+  // gives a widget the focus on a press of any button; Chromium opens its
+  // page context menu.
+  const std::string login = Id(*app, Role::kButton, "Login");
+  ActionRequest right = Click(login);
   right.button = MouseButton::kRight;
-  auto nothing = Act(right);
-  ASSERT_TRUE(nothing.ok());
-  EXPECT_EQ(nothing->verification->effect, "none") << FormatActionResult(*nothing);
+  auto r2 = Act(right);
+  ASSERT_TRUE(r2.ok()) << r2.error().message;
   EXPECT_EQ(*app->StatusText(), before);
+  const Verification& v = *r2->verification;
+  switch (toolkit()) {
+    case Toolkit::kGtk3:
+    case Toolkit::kGtk4:
+      EXPECT_EQ(v.effect, "none") << FormatActionResult(*r2);
+      EXPECT_TRUE(v.tree.empty()) << FormatActionResult(*r2);
+      break;
+    case Toolkit::kQt5: {
+      EXPECT_EQ(v.effect, "observed") << FormatActionResult(*r2);
+      EXPECT_EQ(*app->Focus(), "login");
+      ASSERT_NE(ChangeOf(v, login), nullptr) << FormatActionResult(*r2);
+      EXPECT_EQ(ChangeOf(v, login)->states_added, std::vector<std::string>{"focused"});
+      EXPECT_TRUE(v.tree.added.empty()) << FormatActionResult(*r2);
+      break;
+    }
+    case Toolkit::kChromium: {
+      EXPECT_EQ(v.effect, "observed") << FormatActionResult(*r2);
+      bool menu = false;
+      for (const AddedNode& a : v.tree.added) {
+        ForEachNode(std::vector<Node>{a.node},
+                    [&](const Node& n, int) { menu |= n.role == Role::kMenu; });
+      }
+      EXPECT_TRUE(menu) << "the context menu: " << FormatActionResult(*r2);
+      break;
+    }
+  }
 }
 
 TEST_P(HandsDesktopTest, TypesAsciiAndUnicode) {
@@ -307,7 +316,10 @@ TEST_P(HandsDesktopTest, KeyChordsSelectAllAndDeleteEmptiesAField) {
   const std::string email = Id(*app, Role::kTextField, "Email");
   auto set = Act(Type(email, "to be deleted", true));
   ASSERT_TRUE(set.ok()) << set.error().message;
-  EXPECT_EQ(set->via, "editable_text");
+  // Chromium's text fields have no EditableText interface (pyatspi lists
+  // Accessible, Action, Collection, Component, Document, Hyperlink, Text
+  // for the <input>), so replacing goes through input there.
+  EXPECT_EQ(set->via, toolkit() == Toolkit::kChromium ? "xtest" : "editable_text");
   EXPECT_EQ(*app->FieldText("email"), "to be deleted");
 
   ActionRequest keys;
@@ -341,7 +353,10 @@ TEST_P(HandsDesktopTest, SetsAndDragsTheSlider) {
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->via, "value");
   EXPECT_DOUBLE_EQ(*app->Volume(), 80);
-  ASSERT_NE(ChangeOf(*r->verification, volume), nullptr);
+  EXPECT_EQ(r->verification->effect, "observed");
+  ASSERT_NE(ChangeOf(*r->verification, volume), nullptr) << FormatActionResult(*r);
+  EXPECT_EQ(ChangeOf(*r->verification, volume)->fields[0].field, "value");
+  EXPECT_EQ(ChangeOf(*r->verification, volume)->fields[0].after, "80");
 
   set.text = "101";
   EXPECT_EQ(Act(set).error().code, ErrorCode::kInvalidArgument);
@@ -365,10 +380,44 @@ TEST_P(HandsDesktopTest, SetsAndDragsTheSlider) {
   EXPECT_GT(now, 5);
   EXPECT_EQ(dragged->verification->effect, "observed");
   ASSERT_NE(ChangeOf(*dragged->verification, volume), nullptr) << FormatActionResult(*dragged);
+  // Chromium (156.0.8078.79) leaves the accessible value of an <input
+  // type=range> at the value of the press when the knob is dragged: after
+  // `uiscope drag` from 80 to a fifth of the way, the page's value was 17
+  // and the tree said 78 (or still 80 when the press hit the knob's
+  // centre; then only the slider's focus changed), still 1.5 s later
+  // (`uiscope observe`). The verification reports what the tree says, so
+  // only the native toolkits can be held to the app's value here.
+  if (toolkit() != Toolkit::kChromium) {
+    const NodeChange* change = ChangeOf(*dragged->verification, volume);
+    auto value = std::find_if(change->fields.begin(), change->fields.end(),
+                              [](const FieldChange& f) { return f.field == "value"; });
+    ASSERT_NE(value, change->fields.end()) << FormatActionResult(*dragged);
+    EXPECT_EQ(value->before, "80");
+    EXPECT_NEAR(std::atof(value->after.c_str()), now, 0.5)
+        << "the verification reports the value the app has";
+  }
+}
+
+// Whether a verification shows rows of a list scrolled: rows added (the
+// native toolkits expose the rows in view), or rows moved (Chromium keeps
+// rows scrolled out of view in its tree, so they move rather than come).
+bool RowsScrolled(const Verification& v) {
+  for (const AddedNode& a : v.tree.added) {
+    if (a.node.role == Role::kListItem) return true;
+  }
+  for (const NodeChange& c : v.tree.changed) {
+    if (c.role != Role::kListItem) continue;
+    for (const FieldChange& f : c.fields) {
+      if (f.field == "bounds") return true;
+    }
+  }
+  return false;
 }
 
 TEST_P(HandsDesktopTest, ScrollsALongList) {
-  auto app = Launch({"--rows", "100"});
+  test::AppOptions options;
+  options.rows = 100;
+  auto app = Launch(options);
   ASSERT_NE(app, nullptr);
   EXPECT_EQ(*app->ListScroll(), 0);
   ActionRequest r;
@@ -379,12 +428,18 @@ TEST_P(HandsDesktopTest, ScrollsALongList) {
   ASSERT_TRUE(down.ok()) << down.error().message;
   EXPECT_TRUE(WaitUntil([&] { return *app->ListScroll() > 0; }, milliseconds(3000)));
   EXPECT_EQ(down->verification->effect, "observed");
-  EXPECT_FALSE(down->verification->tree.added.empty())
+  EXPECT_TRUE(RowsScrolled(*down->verification))
       << "rows scrolled into view: " << FormatActionResult(*down);
   r.dy = -5;
   auto up = Act(r);
-  ASSERT_TRUE(up.ok());
-  EXPECT_TRUE(WaitUntil([&] { return *app->ListScroll() == 0; }, milliseconds(3000)));
+  ASSERT_TRUE(up.ok()) << up.error().message;
+  EXPECT_EQ(up->verification->effect, "observed");
+  EXPECT_TRUE(RowsScrolled(*up->verification))
+      << "the first rows back in view: " << FormatActionResult(*up);
+  // Back at the top; GTK 4 sums the wheel's deltas in floating point and
+  // stops at 1.4e-14.
+  EXPECT_TRUE(WaitUntil([&] { return *app->ListScroll() < 0.5; }, milliseconds(3000)))
+      << *app->ListScroll();
 }
 
 TEST_P(HandsDesktopTest, ClickAtAPointAndTheEffectAppearsInTheDiff) {
@@ -415,7 +470,7 @@ TEST_P(HandsDesktopTest, UnknownIdsAndDeadAppsAreClearErrors) {
   EXPECT_NE(unknown.error().message.find("observe again"), std::string::npos);
 
   const std::string login = Id(*app, Role::kButton, "Login");
-  ASSERT_TRUE(app->process().Terminate(milliseconds(2000)).ok());
+  ASSERT_TRUE(app->Terminate().ok());
   auto dead = Act(Click(login));
   ASSERT_FALSE(dead.ok());
   EXPECT_TRUE(dead.error().code == ErrorCode::kStale || dead.error().code == ErrorCode::kNotFound)
@@ -453,7 +508,7 @@ TEST_P(HandsDesktopTest, WaitsForTextChangesAndDepartures) {
   gone.condition.id = Id(*app, Role::kButton, "Login");
   gone.timeout = milliseconds(10000);
   gone.progress = [&](double, int polls) {
-    if (polls == 2) (void)app->process().Terminate(milliseconds(2000));
+    if (polls == 2) (void)app->Terminate();
   };
   auto departed = WaitFor(*workspace_, gone);
   ASSERT_TRUE(departed.ok());
@@ -461,26 +516,73 @@ TEST_P(HandsDesktopTest, WaitsForTextChangesAndDepartures) {
   EXPECT_GE(departed->polls, 3);
 }
 
+// The command line that starts this toolkit's fixture as a user would (no
+// control channel): `title`, and for the native fixtures a position and an
+// application name ("" = the fixture's default).
+std::vector<std::string> AppCommand(Toolkit toolkit, const std::string& title,
+                                    const std::string& position, const std::string& name) {
+  std::vector<std::string> argv;
+  switch (toolkit) {
+    case Toolkit::kGtk3:
+      argv = {UISCOPE_FIXTURE_GTK3};
+      break;
+    case Toolkit::kGtk4:
+      argv = {UISCOPE_FIXTURE_GTK4};
+      break;
+    case Toolkit::kQt5:
+      argv = {UISCOPE_FIXTURE_QT5};
+      break;
+    case Toolkit::kChromium: {
+      // Each browser its own profile: a second Chromium on the same
+      // profile hands its window to the first process and exits.
+      std::string profile = TestDesktop::Shared().info().runtime_dir + "/chromium-app-XXXXXX";
+      if (mkdtemp(profile.data()) == nullptr) ADD_FAILURE() << "mkdtemp " << profile;
+      return test::ChromiumAppCommand(profile, title);
+    }
+  }
+  argv.insert(argv.end(), {"--title", title, "--position", position});
+  if (!name.empty()) argv.insert(argv.end(), {"--name", name});
+  return argv;
+}
+
 TEST_P(HandsDesktopTest, LaunchListFocusAndCloseApps) {
-  if (GetParam() != "gtk3") GTEST_SKIP() << "app launching is toolkit-independent";
   auto lease = workspace_->Acquire("", Workspace::Need::kHands);
   ASSERT_TRUE(lease.ok()) << lease.error().message;
-  auto launch = [&](std::vector<std::string> extra) {
+  auto launch = [&](std::vector<std::string> argv) {
     LaunchRequest r;
-    r.argv = {UISCOPE_FIXTURE_GTK3};
-    for (auto& e : extra) r.argv.push_back(std::move(e));
-    r.timeout = milliseconds(20000);
+    r.argv = std::move(argv);
+    r.timeout = milliseconds(30000);
     return LaunchApp(*lease, r);
   };
-  auto first = launch({"--title", "first", "--position", "40,40"});
+  const bool web = toolkit() == Toolkit::kChromium;
+  auto first = launch(AppCommand(toolkit(), "first", "40,40", ""));
   ASSERT_TRUE(first.ok()) << first.error().message;
   EXPECT_TRUE(first->performed);
   ASSERT_TRUE(first->window.has_value());
-  EXPECT_EQ(first->window->title, "first");
+  if (web) {
+    // Chromium titles its window with the URL until the page has set its
+    // title (document.title, from the query string).
+    EXPECT_TRUE(WaitUntil(
+        [&] {
+          auto windows = ListDesktopWindows(*lease);
+          if (!windows.ok()) return false;
+          for (const WindowEntry& w : *windows) {
+            if (w.window.pid == first->pid && w.window.title == "first") return true;
+          }
+          return false;
+        },
+        milliseconds(10000)));
+  } else {
+    EXPECT_EQ(first->window->title, "first");
+  }
   EXPECT_TRUE(first->accessible);
-  EXPECT_EQ(first->app_name, "uiscope-fixture");
-  auto second = launch({"--title", "second", "--position", "300,200", "--name", "second-app"});
+  const char* const kDefaultNames[] = {"uiscope-fixture", "uiscope-fixture-gtk4",
+                                       "uiscope-fixture-qt5", "Chromium"};
+  EXPECT_EQ(first->app_name, kDefaultNames[static_cast<int>(toolkit())]);
+  auto second = launch(AppCommand(toolkit(), "second", "300,200", "second-app"));
   ASSERT_TRUE(second.ok()) << second.error().message;
+  // Chromium always calls itself "Chromium": the second is named by pid.
+  const std::string second_name = web ? std::to_string(second->pid) : "second-app";
 
   auto apps = ListDesktopApps(*lease);
   ASSERT_TRUE(apps.ok());
@@ -507,16 +609,40 @@ TEST_P(HandsDesktopTest, LaunchListFocusAndCloseApps) {
       EXPECT_FALSE(w.window.focused);
     }
   }
-  ASSERT_TRUE(FocusApp(*lease, "second-app").ok());
+  ASSERT_TRUE(FocusApp(*lease, second_name).ok());
 
   CloseRequest close;
-  close.app = "second-app";
+  close.app = second_name;
   auto closed = CloseApp(*lease, close);
   ASSERT_TRUE(closed.ok()) << closed.error().message;
   EXPECT_EQ(closed->stage, "closed");
   EXPECT_EQ(closed->exit_code, 0);
   EXPECT_FALSE(PidAlive(second->pid));
 
+  close.app = std::to_string(first->pid);
+  auto first_closed = CloseApp(*lease, close);
+  ASSERT_TRUE(first_closed.ok()) << first_closed.error().message;
+  EXPECT_EQ(first_closed->stage, "closed");
+  close.app = "no-such-app";
+  auto missing = CloseApp(*lease, close);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
+}
+
+// The stages after a polite close (SIGTERM, SIGKILL) do not depend on the
+// toolkit; the GTK3 fixture can refuse the close and ignore SIGTERM.
+TEST_P(HandsDesktopTest, CloseEscalatesToSigtermAndSigkill) {
+  if (toolkit() != Toolkit::kGtk3) GTEST_SKIP() << "signals are toolkit-independent";
+  auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+  ASSERT_TRUE(lease.ok()) << lease.error().message;
+  auto launch = [&](std::vector<std::string> extra) {
+    LaunchRequest r;
+    r.argv = {UISCOPE_FIXTURE_GTK3};
+    for (auto& e : extra) r.argv.push_back(std::move(e));
+    r.timeout = milliseconds(20000);
+    return LaunchApp(*lease, r);
+  };
+  CloseRequest close;
   auto stubborn = launch({"--title", "stubborn", "--refuse-close"});
   ASSERT_TRUE(stubborn.ok()) << stubborn.error().message;
   close.app = std::to_string(stubborn->pid);
@@ -533,17 +659,14 @@ TEST_P(HandsDesktopTest, LaunchListFocusAndCloseApps) {
   ASSERT_TRUE(killed.ok());
   EXPECT_EQ(killed->stage, "killed");
   EXPECT_EQ(killed->exit_code, 128 + SIGKILL);
-
-  close.app = std::to_string(first->pid);
-  ASSERT_TRUE(CloseApp(*lease, close).ok());
-  close.app = "no-such-app";
-  auto missing = CloseApp(*lease, close);
-  ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
 }
 
-INSTANTIATE_TEST_SUITE_P(Toolkits, HandsDesktopTest, ::testing::Values("gtk3"),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Toolkits, HandsDesktopTest,
+                         ::testing::Values(Toolkit::kGtk3, Toolkit::kQt5, Toolkit::kGtk4,
+                                           Toolkit::kChromium),
+                         [](const ::testing::TestParamInfo<Toolkit>& info) {
+                           return std::string(test::ToolkitName(info.param));
+                         });
 
 }  // namespace
 }  // namespace uiscope

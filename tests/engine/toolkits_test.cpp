@@ -388,7 +388,7 @@ TEST(QtObserveTest, OpenMenuIsObserved) {
   EXPECT_GE(item->bounds->y, file->bounds->Bottom() - 2);  // below the menu bar
 }
 
-// The fixtures added for these tests: Qt, GTK 4 and Chromium.
+// Every fixture's control channel, GTK 3's included.
 using FixtureControlTest = ToolkitObserveTest;
 
 // A tab's page shows only while the tab is selected: the other pages are
@@ -414,8 +414,8 @@ TEST_P(FixtureControlTest, OnlyTheSelectedTabsPageIsObserved) {
   shows("Advanced", "Advanced settings", "General settings");
 }
 
-// The control channel of the fixtures added for these tests (the GTK 3
-// fixture's is tested in tests/session): what action tests will read back.
+// The control channel of every fixture (the GTK 3 fixture's other commands
+// are tested in tests/session): what action tests read back.
 
 TEST_P(FixtureControlTest, ReadsTheAppStateBack) {
   Launch();
@@ -449,7 +449,8 @@ TEST_P(FixtureControlTest, ReadsTheAppStateBack) {
 }
 
 INSTANTIATE_TEST_SUITE_P(NewFixtures, FixtureControlTest,
-                         ::testing::Values(Toolkit::kQt5, Toolkit::kGtk4, Toolkit::kChromium),
+                         ::testing::Values(Toolkit::kGtk3, Toolkit::kQt5, Toolkit::kGtk4,
+                                           Toolkit::kChromium),
                          [](const ::testing::TestParamInfo<Toolkit>& info) {
                            return std::string(test::ToolkitName(info.param));
                          });

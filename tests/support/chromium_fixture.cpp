@@ -57,6 +57,25 @@ std::string UrlEncode(std::string_view text) {
   return out;
 }
 
+// The fixture page showing `rows` rows in a window titled `title`.
+std::string PageUrl(const std::string& title, int rows) {
+  return "file://" UISCOPE_FIXTURE_WEB_DIR "/form.html?rows=" + std::to_string(rows) +
+         "&title=" + UrlEncode(title);
+}
+
+// Chromium's switches for a test: accessibility on, a fresh profile, no
+// network, no first-run UI.
+std::vector<std::string> ChromiumFlags(const std::string& profile) {
+  return {// Root cannot use the sandbox; --test-type drops the infobar
+          // that would warn about it (and push the page down).
+          "--no-sandbox", "--test-type", "--disable-gpu", "--no-first-run",
+          "--no-default-browser-check", "--disable-background-networking",
+          "--disable-component-update", "--disable-sync", "--disable-extensions",
+          "--disable-dev-shm-usage", "--password-store=basic", "--mute-audio",
+          "--disable-features=Translate,MediaRouter", "--user-data-dir=" + profile,
+          "--force-renderer-accessibility"};
+}
+
 std::string WindowTitle(Display* dpy, Window w) {
   Atom net_wm_name = XInternAtom(dpy, "_NET_WM_NAME", False);
   Atom utf8 = XInternAtom(dpy, "UTF8_STRING", False);
@@ -373,6 +392,11 @@ Result<std::string> ChromiumFixture::Command(std::string_view command, milliseco
                    "page command '" + std::string(command) + "' answered: " + *answer);
 }
 
+Status ChromiumFixture::Terminate(milliseconds grace) {
+  if (!process_) return OkStatus();
+  return process_->Terminate(grace);
+}
+
 Status ChromiumFixture::Quit(milliseconds timeout) {
   if (!process_) return OkStatus();
   // Browser.close answers, then the browser exits; an answer lost to the
@@ -381,6 +405,15 @@ Status ChromiumFixture::Quit(milliseconds timeout) {
   auto exited = process_->Wait(timeout);
   if (!exited.ok()) return exited.error();
   return OkStatus();
+}
+
+std::vector<std::string> ChromiumAppCommand(const std::string& profile_dir,
+                                            const std::string& title, int rows) {
+  std::vector<std::string> argv = {ChromiumBinary()};
+  for (std::string& flag : ChromiumFlags(profile_dir)) argv.push_back(std::move(flag));
+  argv.push_back("--window-size=900,700");
+  argv.push_back("--app=" + PageUrl(title, rows));
+  return argv;
 }
 
 std::unique_ptr<ChromiumFixture> LaunchChromium(TestDesktop& desktop, const AppOptions& options,
@@ -406,25 +439,19 @@ std::unique_ptr<ChromiumFixture> LaunchChromium(TestDesktop& desktop, const AppO
 
   const std::string title = options.title.empty() ? kDefaultTitle : options.title;
   const auto [want_x, want_y] = options.position.value_or(std::make_pair(100, 80));
-  const std::string url =
-      "file://" UISCOPE_FIXTURE_WEB_DIR "/form.html?rows=" + std::to_string(options.rows) +
-      "&title=" + UrlEncode(title);
+  const std::string url = PageUrl(title, options.rows);
   SpawnOptions spawn;
   // fd 3 and 4 are the DevTools pipe; the shell opens them and execs.
   spawn.argv = {
       "/bin/sh", "-c",
       "exec \"$0\" \"$@\" 3<\"$UISCOPE_DEVTOOLS_IN\" "
       "4>\"$UISCOPE_DEVTOOLS_OUT\"",
-      ChromiumBinary(),
-      // Root cannot use the sandbox; --test-type drops the infobar
-      // that would warn about it (and push the page down).
-      "--no-sandbox", "--test-type", "--disable-gpu", "--no-first-run",
-      "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
-      "--disable-sync", "--disable-extensions", "--disable-dev-shm-usage", "--password-store=basic",
-      "--mute-audio", "--disable-features=Translate,MediaRouter",
-      "--user-data-dir=" + dir + "/profile", "--force-renderer-accessibility",
-      "--remote-debugging-pipe", "--window-size=900,700",
-      "--window-position=" + std::to_string(want_x) + "," + std::to_string(want_y), "--app=" + url};
+      ChromiumBinary()};
+  for (std::string& flag : ChromiumFlags(dir + "/profile")) spawn.argv.push_back(std::move(flag));
+  spawn.argv.insert(spawn.argv.end(),
+                    {"--remote-debugging-pipe", "--window-size=900,700",
+                     "--window-position=" + std::to_string(want_x) + "," + std::to_string(want_y),
+                     "--app=" + url});
   spawn.env = {{"UISCOPE_DEVTOOLS_IN", app->devtools_->to_browser_path()},
                {"UISCOPE_DEVTOOLS_OUT", app->devtools_->from_browser_path()}};
   spawn.log_file = dir + "/chromium.log";

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 #include "session/process.h"
@@ -88,6 +89,7 @@ class ChromiumFixture final : public FixtureApp {
                               milliseconds timeout = milliseconds(5000)) override;
   std::string Log() const override;
   Status Quit(milliseconds timeout = milliseconds(10000)) override;
+  Status Terminate(milliseconds grace = milliseconds(2000)) override;
 
   // Evaluates a JavaScript expression in the page; its value as a string.
   Result<std::string> Evaluate(const std::string& expression,
@@ -122,6 +124,13 @@ class ChromiumFixture final : public FixtureApp {
 // "Login" button). nullptr and a gtest failure with Chromium's log otherwise.
 // Chromium is /usr/lib/chromium/chromium (Debian's `chromium` package), or
 // `chromium` on PATH.
+// The command line that shows the fixture page in its own Chromium window
+// (--app) with a fresh profile in `profile_dir`, accessibility on, and the
+// flags root needs; no DevTools pipe. For tests that launch Chromium as a
+// user would, through uiscope's app_launch. The window is titled `title`.
+std::vector<std::string> ChromiumAppCommand(const std::string& profile_dir,
+                                            const std::string& title, int rows = 5);
+
 std::unique_ptr<ChromiumFixture> LaunchChromium(TestDesktop& desktop,
                                                 const AppOptions& options = {},
                                                 milliseconds timeout = milliseconds(60000));

@@ -36,6 +36,7 @@ class ControlChannelApp final : public FixtureApp {
     if (!exited.ok()) return exited.error();
     return OkStatus();
   }
+  Status Terminate(milliseconds grace) override { return process_->Terminate(grace); }
 
  private:
   Toolkit toolkit_;

@@ -74,6 +74,9 @@ class FixtureApp {
   virtual std::string Log() const = 0;
   // Asks the app to quit and waits for it to exit.
   virtual Status Quit(milliseconds timeout = milliseconds(10000)) = 0;
+  // Ends the app without asking it (SIGTERM, SIGKILL after `grace`), as a
+  // crash would: for tests of what uiscope says about a dead app.
+  virtual Status Terminate(milliseconds grace = milliseconds(2000)) = 0;
 
   // Command() for the commands answering "X Y W H".
   Result<ScreenBox> Box(std::string_view command, milliseconds timeout = milliseconds(5000));

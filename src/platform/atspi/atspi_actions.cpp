@@ -83,6 +83,30 @@ std::vector<std::string> ParseActionNames(DBusMessage* r) {
   return names;
 }
 
+// Fills the names GetActions left empty with Action.GetName, pipelined:
+// GetActions answers with localised names, and Chromium localises none
+// (its check box answers ("", ...) for "check"), while GetName gives the
+// action's own name. Names still unknown stay empty.
+void NameUnnamedActions(DbusConnection& conn, const BackendRef& ref,
+                        std::vector<std::string>* names, Clock::time_point deadline) {
+  if (std::none_of(names->begin(), names->end(), [](const auto& n) { return n.empty(); })) return;
+  DbusConnection::Pipeline pipeline(conn);
+  for (size_t i = 0; i < names->size(); ++i) {
+    if (!(*names)[i].empty()) continue;
+    MessagePtr m = NewMethodCall(ref.owner, ref.path, kActionIface, "GetName");
+    int32_t index = static_cast<int32_t>(i);
+    dbus_message_append_args(m.get(), DBUS_TYPE_INT32, &index, DBUS_TYPE_INVALID);
+    pipeline.Add(std::move(m), [names, i](DBusMessage* r) {
+      DBusMessageIter it;
+      std::string name;
+      if (IsReturn(r) && dbus_message_iter_init(r, &it) && ReadString(&it, &name)) {
+        (*names)[i] = Lower(name);
+      }
+    });
+  }
+  (void)pipeline.Run(deadline);
+}
+
 std::vector<std::string> Interfaces(DBusMessage* r) {
   std::vector<std::string> out;
   DBusMessageIter it;
@@ -155,31 +179,27 @@ Result<ElementCapabilities> AtspiAccessibility::Capabilities(const Node& node,
                  [&](DBusMessage* r) { caps.actions = ParseActionNames(r); });
   }
   if (caps.value) {
-    MessagePtr m = NewMethodCall(ref.owner, ref.path, kPropertiesIface, "GetAll");
-    const char* iface = kValueIface;
-    dbus_message_append_args(m.get(), DBUS_TYPE_STRING, &iface, DBUS_TYPE_INVALID);
-    pipeline.Add(std::move(m), [&](DBusMessage* r) {
-      DBusMessageIter it, dict;
-      if (!IsReturn(r) || !dbus_message_iter_init(r, &it) ||
-          dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_ARRAY) {
-        return;
-      }
-      dbus_message_iter_recurse(&it, &dict);
-      while (dbus_message_iter_get_arg_type(&dict) == DBUS_TYPE_DICT_ENTRY) {
-        DBusMessageIter entry;
-        dbus_message_iter_recurse(&dict, &entry);
-        std::string key;
-        if (ReadString(&entry, &key)) {
-          if (key == "CurrentValue") ReadVariantDouble(&entry, &caps.current);
-          if (key == "MinimumValue") ReadVariantDouble(&entry, &caps.minimum);
-          if (key == "MaximumValue") ReadVariantDouble(&entry, &caps.maximum);
-          if (key == "MinimumIncrement") ReadVariantDouble(&entry, &caps.increment);
-        }
-        dbus_message_iter_next(&dict);
-      }
-    });
+    // One Properties.Get per property, never GetAll: Qt 5's bridge reads a
+    // property name from every Properties call and crashes on GetAll (see
+    // Quirks() in atspi_tree.cpp). Pipelined, four cost one round trip.
+    const std::pair<const char*, double*> kProps[] = {{"CurrentValue", &caps.current},
+                                                      {"MinimumValue", &caps.minimum},
+                                                      {"MaximumValue", &caps.maximum},
+                                                      {"MinimumIncrement", &caps.increment}};
+    for (const auto& [prop, out] : kProps) {
+      MessagePtr m = NewMethodCall(ref.owner, ref.path, kPropertiesIface, "Get");
+      const char* iface = kValueIface;
+      const char* name = prop;
+      dbus_message_append_args(m.get(), DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &name,
+                               DBUS_TYPE_INVALID);
+      pipeline.Add(std::move(m), [out](DBusMessage* r) {
+        DBusMessageIter it;
+        if (IsReturn(r) && dbus_message_iter_init(r, &it)) ReadVariantDouble(&it, out);
+      });
+    }
   }
   if (Status st = pipeline.Run(deadline); !st.ok()) return CallError(st.error(), node, "reading");
+  NameUnnamedActions(**conn, ref, &caps.actions, deadline);
   return caps;
 }
 
@@ -203,6 +223,7 @@ Status AtspiAccessibility::DoAction(const Node& node, std::string_view action,
       (*conn)->Call(NewMethodCall(ref.owner, ref.path, kActionIface, "GetActions"), left());
   if (!actions_reply.ok()) return CallError(actions_reply.error(), node, "GetActions");
   std::vector<std::string> names = ParseActionNames(actions_reply->get());
+  NameUnnamedActions(**conn, ref, &names, deadline);
   const std::string wanted = Lower(std::string(action));
   auto it = std::find(names.begin(), names.end(), wanted);
   if (it == names.end()) {

@@ -708,6 +708,9 @@ class Walker {
     }
   }
 
+  // GetActions answers with localised names; an empty one (Chromium
+  // localises none) is asked again by index with GetName, the action's own
+  // name. Unnamed actions are dropped in BuildNode.
   void ParseActions(int idx, DBusMessage* r) {
     DBusMessageIter it, arr;
     if (!IsReturn(r) || !dbus_message_iter_init(r, &it) ||
@@ -715,12 +718,28 @@ class Walker {
       return;
     }
     dbus_message_iter_recurse(&it, &arr);
+    std::vector<std::string>& actions = nodes_[idx].actions;
     while (dbus_message_iter_get_arg_type(&arr) == DBUS_TYPE_STRUCT) {
       DBusMessageIter st;
       dbus_message_iter_recurse(&arr, &st);
       std::string name;
-      if (ReadString(&st, &name) && !name.empty()) nodes_[idx].actions.push_back(Lower(name));
+      ReadString(&st, &name);
+      actions.push_back(Lower(name));
       dbus_message_iter_next(&arr);
+    }
+    const ObjectRef& ref = nodes_[idx].ref;
+    for (size_t i = 0; i < actions.size(); ++i) {
+      if (!actions[i].empty()) continue;
+      MessagePtr m = NewMethodCall(ref.bus, ref.path, kActionIface, "GetName");
+      int32_t index = static_cast<int32_t>(i);
+      dbus_message_append_args(m.get(), DBUS_TYPE_INT32, &index, DBUS_TYPE_INVALID);
+      pipeline_.Add(std::move(m), [this, idx, i](DBusMessage* reply) {
+        DBusMessageIter rit;
+        std::string name;
+        if (IsReturn(reply) && dbus_message_iter_init(reply, &rit) && ReadString(&rit, &name)) {
+          nodes_[idx].actions[i] = Lower(name);
+        }
+      });
     }
   }
 
@@ -736,7 +755,9 @@ class Walker {
     if (idx != 0 && raw.has_extents && !raw.extents.Empty() && Placed(raw.extents)) {
       node.bounds = raw.extents;
     }
-    node.actions = raw.actions;
+    for (const std::string& action : raw.actions) {
+      if (!action.empty()) node.actions.push_back(action);
+    }
     node.ref = BackendRef{raw.ref.bus, raw.ref.path};
     node.app = app.name;
     node.pid = app.pid;

@@ -39,6 +39,9 @@ unsigned int XButton(MouseButton b) {
 // Key code 8 is the lowest the protocol allows and some clients treat it
 // as reserved; never use it as a spare.
 constexpr int kLowestSpareCode = 9;
+// How often a character the app translated with a stale keymap is erased
+// and typed again (see SpareBinder).
+constexpr int kRetypes = 3;
 
 struct Stroke {
   unsigned int code = 0;
@@ -95,29 +98,56 @@ struct XTestInput::Keymap {
 namespace {
 
 // Binds keysyms the keymap lacks to spare key codes for one call, and
-// restores the codes on destruction (after the settle delay, see the
-// header). Also releases whatever it was told is held.
+// restores the codes on destruction (after the app handled the keys, see
+// the header).
+//
+// When every spare code is bound and another character is needed, the
+// caller first makes sure the app handled the keys sent (`settle` in
+// TypeKeysyms; WaitHandled() here when it did not), then the codes are
+// rebound in one batch to the next distinct characters the text needs
+// (Plan()), keeping the codes of those already bound, so a long text waits
+// once per batch, not per character. After a rebinding the binder pauses
+// (`rebind_settle`): Chromium translated the first key after a rebinding
+// with the code's previous keysym ('台' typed as 'Ö', the code's character
+// before) although it had shown every character sent before the
+// rebinding; 30 ms was enough on an idle machine, and TypeKeysyms repairs
+// what a loaded one still gets wrong.
 class SpareBinder {
  public:
   // `wait_handled` (may be empty: then `settle`) is asked, with the number
-  // of characters typed so far (see `typed`), before a used code is rebound
-  // and before the codes are restored.
+  // of characters typed so far (see `typed`), before codes are rebound and
+  // before they are restored.
   SpareBinder(Display* d, int per_code, std::vector<unsigned int> spares,
-              std::chrono::milliseconds settle, std::function<void(size_t)> wait_handled,
-              int* bindings)
+              std::chrono::milliseconds settle, std::chrono::milliseconds rebind_settle,
+              std::function<TypedShown(size_t)> wait_handled, int* bindings)
       : d_(d),
         per_code_(per_code),
-        spares_(std::move(spares)),
+        spares_(spares),
+        free_(spares.rbegin(), spares.rend()),
         settle_(settle),
+        rebind_settle_(rebind_settle),
         wait_handled_(std::move(wait_handled)),
         bindings_(bindings) {}
   ~SpareBinder() { Restore(); }
 
-  // The code now typing `sym`, binding one if needed. Unsupported when the
-  // keymap has no spare code.
+  // The keysyms the keymap lacks, in the order they will be typed (each
+  // occurrence): what a rebinding looks ahead to.
+  void Plan(std::vector<Keysym> missing) { plan_ = std::move(missing); }
+
+  // Whether typing `sym` next rebinds codes used since the last wait.
+  bool NeedsRebind(Keysym sym) const {
+    return bound_.count(sym) == 0 && free_.empty() && !spares_.empty() && used_since_settle_;
+  }
+
+  // Whether a code was bound during this call.
+  bool bindings_made() const { return !touched_.empty(); }
+
+  // The code now typing `sym` (the next planned keysym, when planned),
+  // binding codes as needed. Unsupported when the keymap has no spare code.
   Result<unsigned int> Bind(Keysym sym) {
+    const size_t at = next_;
+    if (next_ < plan_.size() && plan_[next_] == sym) ++next_;
     if (auto it = bound_.find(sym); it != bound_.end()) {
-      Touch(it->second);
       used_since_settle_ = true;
       return it->second;
     }
@@ -126,80 +156,97 @@ class SpareBinder {
                                                     KeysymName(sym) +
                                                     " to, and it has no key for it");
     }
-    unsigned int code;
-    if (lru_.size() < spares_.size()) {
-      code = spares_[lru_.size()];
-    } else {
-      // Every spare code is bound: rebind the least recently used one, once
-      // the app has had time to handle the events that used it.
-      code = lru_.front();
-      lru_.erase(lru_.begin());
-      for (auto it = bound_.begin(); it != bound_.end(); ++it) {
-        if (it->second == code) {
-          bound_.erase(it);
-          break;
-        }
-      }
-      if (used_since_settle_) {
-        WaitHandled();
-        used_since_settle_ = false;
+    if (!free_.empty()) {
+      const unsigned int code = free_.back();
+      free_.pop_back();
+      BindCode(code, sym);
+      XSync(d_, False);
+      used_since_settle_ = true;
+      return code;
+    }
+    // Every spare code is bound: once the app has handled the keys that
+    // used them, rebind them to the next distinct keysyms needed.
+    if (used_since_settle_) (void)WaitHandled();
+    std::vector<Keysym> batch = {sym};
+    for (size_t i = at; i < plan_.size() && batch.size() < spares_.size(); ++i) {
+      if (std::find(batch.begin(), batch.end(), plan_[i]) == batch.end()) {
+        batch.push_back(plan_[i]);
       }
     }
-    Map(code, sym);
-    bound_[sym] = code;
-    lru_.push_back(code);
+    for (auto it = bound_.begin(); it != bound_.end();) {
+      if (std::find(batch.begin(), batch.end(), it->first) == batch.end()) {
+        free_.push_back(it->second);
+        it = bound_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (Keysym next : batch) {
+      if (bound_.count(next) > 0 || free_.empty()) continue;
+      const unsigned int code = free_.back();
+      free_.pop_back();
+      BindCode(code, next);
+    }
+    XSync(d_, False);
+    std::this_thread::sleep_for(rebind_settle_);
     used_since_settle_ = true;
-    ++*bindings_;
-    return code;
+    return bound_.at(sym);
   }
 
   // Characters sent so far (for wait_handled).
   size_t typed = 0;
 
-  void Restore() {
-    if (lru_.empty()) return;
-    WaitHandled();
-    for (unsigned int code : lru_) Map(code, NoSymbol);
+  // Waits until the app handled the keys sent so far; returns what it shows
+  // of them (see TypeOptions): all of them without a `wait_handled`, after
+  // the fixed settle time.
+  TypedShown WaitHandled() {
     XSync(d_, False);
-    lru_.clear();
+    used_since_settle_ = false;
+    if (wait_handled_) return wait_handled_(typed);
+    std::this_thread::sleep_for(settle_);
+    return {typed, typed};
+  }
+
+  void Restore() {
+    if (touched_.empty()) return;
+    if (used_since_settle_) (void)WaitHandled();
+    for (unsigned int code : touched_) Map(code, NoSymbol);
+    XSync(d_, False);
+    touched_.clear();
     bound_.clear();
+    free_.assign(spares_.rbegin(), spares_.rend());
   }
 
  private:
-  void WaitHandled() {
-    XSync(d_, False);
-    if (wait_handled_) {
-      wait_handled_(typed);
-    } else {
-      std::this_thread::sleep_for(settle_);
+  void BindCode(unsigned int code, Keysym sym) {
+    Map(code, sym);
+    bound_[sym] = code;
+    if (std::find(touched_.begin(), touched_.end(), code) == touched_.end()) {
+      touched_.push_back(code);
     }
+    ++*bindings_;
   }
 
   void Map(unsigned int code, KeySym sym) {
     // Every column the same, so Shift or a group change cannot alter it.
+    // The MappingNotify reaches every client before the key events that
+    // follow (the server sends events in order); the caller syncs.
     std::vector<KeySym> row(static_cast<size_t>(per_code_), sym);
     XChangeKeyboardMapping(d_, static_cast<int>(code), per_code_, row.data(), 1);
-    // The MappingNotify reaches every client before the key events that
-    // follow (the server sends events in order), so the app sees the new
-    // binding when it translates them.
-    XSync(d_, False);
-  }
-  void Touch(unsigned int code) {
-    auto it = std::find(lru_.begin(), lru_.end(), code);
-    if (it != lru_.end()) {
-      lru_.erase(it);
-      lru_.push_back(code);
-    }
   }
 
   Display* d_;
   int per_code_;
   std::vector<unsigned int> spares_;
+  std::vector<unsigned int> free_;  // spare codes bound to nothing now (used from the back)
   std::chrono::milliseconds settle_;
-  std::function<void(size_t)> wait_handled_;
+  std::chrono::milliseconds rebind_settle_;
+  std::function<TypedShown(size_t)> wait_handled_;
   int* bindings_;
   std::unordered_map<Keysym, unsigned int> bound_;
-  std::vector<unsigned int> lru_;  // bound codes, least recently used first
+  std::vector<unsigned int> touched_;  // codes bound at some point: restored at the end
+  std::vector<Keysym> plan_;
+  size_t next_ = 0;  // the next keysym of plan_ to be typed
   bool used_since_settle_ = false;
 };
 
@@ -356,7 +403,7 @@ Status XTestInput::PressChord(const KeyChord& chord) {
     modifier_codes.push_back(stroke->code);
   }
   SpareBinder binder(d, keymap->per_code, keymap->SpareCodes(options_.max_spare_codes),
-                     options_.remap_settle, nullptr, &spare_bindings_);
+                     options_.remap_settle, options_.rebind_settle, nullptr, &spare_bindings_);
   std::optional<Stroke> key;
   if (chord.key) {
     key = keymap->Find(*chord.key);
@@ -404,13 +451,64 @@ Status XTestInput::TypeKeysyms(const std::vector<Keysym>& syms, const TypeOption
   auto keymap = Keymap::Fetch(d);
   if (!keymap) return MakeError(ErrorCode::kUnavailable, "cannot read the keyboard map");
   auto shift = keymap->Find(keysym::kShiftL);
+  auto backspace = keymap->Find(keysym::kBackSpace);
   SpareBinder binder(d, keymap->per_code, keymap->SpareCodes(options_.max_spare_codes),
-                     options_.remap_settle, options.wait_handled, &spare_bindings_);
+                     options_.remap_settle, options_.rebind_settle, options.wait_handled,
+                     &spare_bindings_);
+  std::vector<Keysym> missing;
+  for (Keysym sym : syms) {
+    if (!keymap->Find(sym)) missing.push_back(sym);
+  }
+  binder.Plan(std::move(missing));
+  // One character at a time through the server: the order is kept and
+  // nothing piles up in our output buffer.
+  auto stroke_key = [&](const Stroke& stroke) -> Status {
+    Status status = OkStatus();
+    if (stroke.shift) status = Key(shift->code, true);
+    if (status.ok()) status = Key(stroke.code, true);
+    (void)Key(stroke.code, false);
+    if (stroke.shift) (void)Key(shift->code, false);
+    if (!status.ok()) return status;
+    return Sync();
+  };
+  // The strokes sent since the app was last seen to show everything: what
+  // a repair types again. Their codes stay bound until the next wait.
+  std::vector<Stroke> unchecked;
+  size_t checked = 0;  // characters the app was seen to show right
+  // Waits until the app handled the keys sent; when it shows a wrong
+  // character among them or lacks one (a key translated with a stale
+  // keymap, see SpareBinder), erases back to it and types the rest again,
+  // each time after a longer pause.
+  auto settle = [&]() -> Status {
+    auto pause = options_.rebind_settle;
+    for (int attempt = 0;; ++attempt) {
+      const TypedShown shown = binder.WaitHandled();
+      if (shown.right >= binder.typed || shown.right < checked || shown.shown < shown.right ||
+          attempt == kRetypes || !backspace || backspace->shift) {
+        break;
+      }
+      retyped_ += static_cast<int>(binder.typed - shown.right);
+      for (size_t i = shown.right; i < shown.shown; ++i) {
+        if (auto st = stroke_key(*backspace); !st.ok()) return st;
+      }
+      std::this_thread::sleep_for(pause);
+      pause *= 2;
+      for (size_t i = shown.right; i < binder.typed; ++i) {
+        if (auto st = stroke_key(unchecked[i - checked]); !st.ok()) return st;
+      }
+    }
+    checked = binder.typed;
+    unchecked.clear();
+    return OkStatus();
+  };
   for (Keysym sym : syms) {
     Stroke stroke;
     if (auto found = keymap->Find(sym)) {
       stroke = *found;
     } else {
+      if (binder.NeedsRebind(sym)) {
+        if (auto st = settle(); !st.ok()) return st;
+      }
       auto code = binder.Bind(sym);
       if (!code.ok()) return code.error();
       stroke = Stroke{*code, false};
@@ -418,17 +516,13 @@ Status XTestInput::TypeKeysyms(const std::vector<Keysym>& syms, const TypeOption
     if (stroke.shift && !shift) {
       return MakeError(ErrorCode::kUnsupported, "the keyboard map has no Shift key");
     }
-    Status status = OkStatus();
-    if (stroke.shift) status = Key(shift->code, true);
-    if (status.ok()) status = Key(stroke.code, true);
-    (void)Key(stroke.code, false);
-    if (stroke.shift) (void)Key(shift->code, false);
-    if (!status.ok()) return status;
-    // One character at a time through the server: the order is kept and
-    // nothing piles up in our output buffer.
-    if (auto st = Sync(); !st.ok()) return st;
+    if (auto st = stroke_key(stroke); !st.ok()) return st;
+    unchecked.push_back(stroke);
     ++binder.typed;
   }
+  // Checked (and repaired) only when codes were bound: keys of the keymap
+  // itself are never translated with a stale one.
+  if (binder.bindings_made()) return settle();
   return OkStatus();
 }
 

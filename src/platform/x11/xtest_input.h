@@ -17,7 +17,13 @@
 // a spare code is rebound, and before the keymap is restored, the backend
 // asks TypeOptions::wait_handled (the engine watches the element's text
 // until the app shows what was sent) or, without one, waits `remap_settle`.
-// Texts within the spare-code budget pay that once, at the end.
+// Texts within the spare-code budget pay that once, at the end. Beyond it,
+// codes are rebound in batches (the next distinct characters the text
+// needs), each after one such wait and followed by a pause
+// (`rebind_settle`): Chromium translated the first key after a rebinding
+// with the code's previous keysym now and then. Each wait also checks the
+// characters sent since the last: from the first wrong one, they are
+// erased with BackSpace and typed again.
 //
 // Thread safety: none (Xlib without XInitThreads); one thread at a time.
 #pragma once
@@ -36,6 +42,8 @@ struct XTestOptions {
   // Wait before rebinding a used spare key code and before restoring the
   // keymap when the caller gives no TypeOptions::wait_handled (see above).
   std::chrono::milliseconds remap_settle{100};
+  // Pause after rebinding spare codes, before the keys that use them.
+  std::chrono::milliseconds rebind_settle{40};
   // Pause between the motion steps of a drag, so toolkits see each one.
   std::chrono::milliseconds drag_step_pause{4};
   // For tests: use at most this many spare key codes (0 = all there are), to
@@ -65,8 +73,10 @@ class XTestInput final : public Input {
   // synced, bypassing everything above.
   Status RawButtonEvent(unsigned int x_button, bool press);
   // For tests: how many times a spare key code was (re)bound over the
-  // object's life.
+  // object's life, and how many characters were erased and typed again
+  // because the app translated them with a stale keymap.
   int spare_bindings() const { return spare_bindings_; }
+  int retyped() const { return retyped_; }
 
  private:
   struct Keymap;
@@ -82,6 +92,7 @@ class XTestInput final : public Input {
   std::unique_ptr<X11Display> display_;
   XTestOptions options_;
   int spare_bindings_ = 0;
+  int retyped_ = 0;
 };
 
 }  // namespace uiscope::x11
