@@ -72,6 +72,19 @@ Status CheckTargetOrName(const std::string& target, const ActionFlags& f, bool r
   return OkStatus();
 }
 
+namespace {
+
+// The result as FormatActionResult words it, without its hint for agents
+// about confirmation_token: the CLI says how to approve in its own words
+// (HeldHint, WaitForApproval).
+std::string FormatForPeople(const ActionResult& result) {
+  ActionResult shown = result;
+  shown.decision.token.clear();
+  return FormatActionResult(shown);
+}
+
+}  // namespace
+
 int RunAction(const GlobalFlags& g, const ActionFlags& f, ActionRequest request) {
   auto via = ParseVia(f.via);
   if (!via.ok()) return Fail(g, via.error());
@@ -107,7 +120,7 @@ int RunAction(const GlobalFlags& g, const ActionFlags& f, ActionRequest request)
   auto result = perform();
   if (result.ok() && result->decision.verdict == GateVerdict::kNeedsConfirmation &&
       f.wait_confirm_s > 0 && !result->decision.token.empty()) {
-    std::cerr << FormatActionResult(*result);
+    std::cerr << FormatForPeople(*result);
     if (WaitForApproval(*policy.gate, result->decision.token, f.wait_confirm_s)) {
       request.confirmation_token = result->decision.token;
       result = perform();
@@ -119,7 +132,7 @@ int RunAction(const GlobalFlags& g, const ActionFlags& f, ActionRequest request)
                                                   nlohmann::json::error_handler_t::replace)
               << "\n";
   } else {
-    (result->performed ? std::cout : std::cerr) << FormatActionResult(*result);
+    (result->performed ? std::cout : std::cerr) << FormatForPeople(*result);
   }
   if (result->decision.verdict == GateVerdict::kNeedsConfirmation) {
     std::cerr << HeldHint(result->decision, "the same command");
