@@ -45,8 +45,8 @@
 //       // elicitation before it returns confirmation_required. Default 120.
 //       "elicitation_timeout_seconds": 120,
 //       // Whether the `confirm` MCP tool may approve or deny. With false only
-//       // a person decides: through elicitation, `uiscope confirm TOKEN
-//       // --approve|--deny`, or the web page. Default true (MCP clients ask
+//       // a person decides: through elicitation or `uiscope confirm TOKEN
+//       // --approve|--deny`. Default true (MCP clients ask
 //       // the user before calling a destructive tool such as confirm).
 //       "agent_may_confirm": true
 //     },
