@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <fstream>
 
 #include "core/ids.h"
 #include "core/merge.h"
 #include "engine/privacy.h"
+#include "platform/process_name.h"
 #include "platform/x11/ximage_capture.h"
 
 namespace uiscope {
@@ -28,14 +28,6 @@ bool HasContent(const Node& n) {
     if (!c.name.empty() || !c.value.empty() || HasContent(c)) return true;
   }
   return false;
-}
-
-std::string ProcessName(int pid) {
-  if (pid <= 0) return "";
-  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
-  std::string name;
-  std::getline(comm, name);
-  return name;
 }
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {

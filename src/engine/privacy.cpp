@@ -1,20 +1,11 @@
 #include "engine/privacy.h"
 
 #include <algorithm>
-#include <fstream>
+
+#include "platform/process_name.h"
 
 namespace uiscope {
 namespace {
-
-// The kernel's name of process `pid` (its executable's base name, at most 15
-// bytes); "" when it cannot be read.
-std::string ProcessName(int pid) {
-  if (pid <= 0) return "";
-  std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
-  std::string name;
-  std::getline(in, name);
-  return name;
-}
 
 // What a window covers on screen: its frame (title bar and borders, whose
 // title may tell as much as the window) when known.

@@ -4,18 +4,13 @@
 #include <filesystem>
 #include <iostream>
 
+#include "core/clock.h"
 #include "memory/audit_log.h"
 #include "memory/state_db.h"
 #include "safety/policy_config.h"
 
 namespace uiscope::cli {
 namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string LocalTime(int64_t ms) {
   const time_t t = static_cast<time_t>(ms / 1000);
@@ -89,7 +84,7 @@ int RunAuditCommand(const GlobalFlags& g, const AuditFlags& f) {
   query.tool = f.tool;
   query.decision = f.decision;
   if (!f.since.empty()) {
-    auto since = memory::ParseSince(f.since, NowMs());
+    auto since = memory::ParseSince(f.since, UnixNowMs());
     if (!since.ok()) return Fail(g, since.error());
     query.since_ms = *since;
   }

@@ -6,17 +6,12 @@
 #include <filesystem>
 #include <iostream>
 
+#include "core/clock.h"
 #include "memory/safety_store.h"
 #include "memory/state_db.h"
 
 namespace uiscope::cli {
 namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string Describe(const safety::Confirmation& c, int64_t now_ms) {
   std::string line =
@@ -72,7 +67,7 @@ int RunConfirmCommand(const GlobalFlags& g, const ConfirmFlags& f) {
   auto config = safety::LoadPolicyConfig(g.config);
   if (!config.ok()) return Fail(g, config.error());
   const std::string path = safety::DatabasePath(*config);
-  const int64_t now = NowMs();
+  const int64_t now = UnixNowMs();
 
   if (f.token.empty()) {
     std::vector<safety::Confirmation> list;

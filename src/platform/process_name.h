@@ -1,0 +1,13 @@
+// The name the kernel gives a process, for matching windows to applications.
+#pragma once
+
+#include <string>
+
+namespace uiscope {
+
+// The kernel's name of process `pid` (/proc/PID/comm: its executable's base
+// name, at most 15 bytes); "" when it cannot be read (no such process, pid
+// <= 0).
+std::string ProcessName(int pid);
+
+}  // namespace uiscope
