@@ -186,10 +186,11 @@ Result<ElementCapabilities> AtspiAccessibility::Capabilities(const Node& node,
                                                       {"MinimumValue", &caps.minimum},
                                                       {"MaximumValue", &caps.maximum},
                                                       {"MinimumIncrement", &caps.increment}};
-    for (const auto& [prop, out] : kProps) {
+    for (const auto& prop : kProps) {
       MessagePtr m = NewMethodCall(ref.owner, ref.path, kPropertiesIface, "Get");
       const char* iface = kValueIface;
-      const char* name = prop;
+      const char* name = prop.first;
+      double* out = prop.second;  // a structured binding cannot be captured before clang 16
       dbus_message_append_args(m.get(), DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &name,
                                DBUS_TYPE_INVALID);
       pipeline.Add(std::move(m), [out](DBusMessage* r) {
