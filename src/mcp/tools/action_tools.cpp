@@ -190,12 +190,7 @@ json CommonProperties(bool with_via) {
               {"maximum", 60000},
               {"default", kDefaultSettleMs},
               {"description", "how long to wait for an effect before reporting effect: none"}}},
-            {"timeout_ms",
-             {{"type", "integer"},
-              {"minimum", 10},
-              {"maximum", 600000},
-              {"default", 2000},
-              {"description", "deadline of each accessibility walk and call"}}},
+            {"timeout_ms", schema::TimeoutMs(2000, "deadline of each accessibility walk and call")},
             {"confirmation_token",
              String("approval of an action the safety policy held for confirmation")},
             {"session", schema::SessionArgument()}};

@@ -350,12 +350,7 @@ json ObserveInputSchema() {
         {"cursor", String("next page: the page.next_cursor of the previous observe with the same "
                           "arguments; pages that same observation")},
         {"include_hidden", Boolean("also elements that are not showing or are scrolled out")},
-        {"timeout_ms",
-         {{"type", "integer"},
-          {"minimum", 10},
-          {"maximum", 600000},
-          {"default", 2000},
-          {"description", "deadline per application"}}},
+        {"timeout_ms", schema::TimeoutMs(2000, "deadline per application")},
         {"session", schema::SessionArgument()}}}};
 }
 
@@ -424,12 +419,7 @@ json FindInputSchema() {
               {"maximum", 1000},
               {"default", 20},
               {"description", "at most this many matches"}}},
-            {"timeout_ms",
-             {{"type", "integer"},
-              {"minimum", 10},
-              {"maximum", 600000},
-              {"default", 2000},
-              {"description", "deadline per application"}}},
+            {"timeout_ms", schema::TimeoutMs(2000, "deadline per application")},
             {"session", schema::SessionArgument()}}}};
 }
 
