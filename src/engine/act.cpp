@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/clock.h"
 #include "core/diff.h"
 #include "core/format.h"
 #include "core/ids.h"
@@ -35,10 +36,6 @@ constexpr auto kHoverQuiet = std::chrono::milliseconds(45);
 // rebinds a spare key code.
 constexpr auto kTypingCatchUp = std::chrono::milliseconds(3000);
 constexpr auto kHoverMax = std::chrono::milliseconds(400);
-
-double MsSince(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
 
 // The node without its subtree (results carry the element, not its content).
 Node Shallow(const Node& n) {
@@ -226,6 +223,9 @@ struct Plan {
   std::vector<KeyChord> chords;  // press_keys
   bool focus_first = false;      // keyboard input into `target`
   bool sensitive = false;
+  // The action lands on a button (the target, or the element under the
+  // point): its effect may follow the press (verify.h: button_press).
+  bool on_button = false;
   // What the target's value will be once typed / set, when that is known
   // (verification waits for it; typing paces itself by it).
   std::optional<std::string> expect_value;
@@ -406,12 +406,14 @@ Status Executor::Resolve() {
     if (const Node* w = FindById(roots, node->window)) plan_.window = Shallow(*w);
     plan_.xwindow = MatchXWindow(windows_, plan_.pid, plan_.window ? &*plan_.window : nullptr);
     plan_.evidence = node->bounds;
+    plan_.on_button = node->role == Role::kButton;
   } else if (t.point) {
     plan_.xwindow = at_point;
     plan_.pid = at_point ? at_point->pid : 0;
     const Node* under = NodeAt(roots, *t.point);
     if (under && under->role != Role::kWindow && under->bounds) {
       plan_.evidence = *under->bounds;
+      plan_.on_button = under->role == Role::kButton;
     } else {
       plan_.evidence = Rect{t.point->x - kPointEvidenceRadius, t.point->y - kPointEvidenceRadius,
                             2 * kPointEvidenceRadius, 2 * kPointEvidenceRadius};
@@ -944,8 +946,9 @@ Result<ActionResult> Executor::Run() {
   }
   scope.evidence = plan_.evidence;
   scope.moving = request_.kind == ActionKind::kScroll || request_.kind == ActionKind::kDrag;
-  scope.button_press =
-      plan_.path == Path::kAction && plan_.target && (plan_.target->role == Role::kButton);
+  scope.button_press = plan_.on_button && plan_.path == Path::kAction;
+  scope.pointer_on_button =
+      plan_.on_button && plan_.path == Path::kXTest && request_.kind == ActionKind::kClick;
   Expect();
   if (plan_.expect_value) {
     scope.expect_id = plan_.target->id;

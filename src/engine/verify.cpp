@@ -82,6 +82,24 @@ bool MidPress(const TreeDiff& d) {
   return false;
 }
 
+// Whether the diff shows nothing but focus moving: a pointer press focuses
+// a button before its release activates it, and a tree read between the two
+// sees only the focus move (GTK 3: "Add row" focused, its row not yet added).
+bool FocusOnly(const TreeDiff& d) {
+  if (!d.added.empty() || !d.removed.empty() || d.changed.empty()) return false;
+  for (const NodeChange& c : d.changed) {
+    for (const FieldChange& f : c.fields) {
+      if (f.field != "states") return false;
+    }
+    for (const auto* states : {&c.states_added, &c.states_removed}) {
+      for (const std::string& s : *states) {
+        if (s != "focused") return false;
+      }
+    }
+  }
+  return true;
+}
+
 std::string Counts(const TreeDiff& d) {
   return std::to_string(d.added.size()) + " added, " + std::to_string(d.removed.size()) +
          " removed, " + std::to_string(d.changed.size()) + " changed";
@@ -229,8 +247,11 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
     }
     const bool evidence = tree_changed || pixel_evidence;
     if (evidence && !first_evidence) first_evidence = Clock::now();
-    pressing = (tree_changed ? MidPress(v.tree) : scope_.button_press && pixel_evidence) &&
-               Clock::now() - *first_evidence < kPressMax;
+    pressing =
+        (tree_changed ? MidPress(v.tree) ||
+                            ((scope_.button_press || scope_.pointer_on_button) && FocusOnly(v.tree))
+                      : scope_.button_press && pixel_evidence) &&
+        Clock::now() - *first_evidence < kPressMax;
     const bool past_deadline = Clock::now() >= deadline;
     const bool complete = (tree_changed || !options_.tree) && (pixels_settled || !before_pixels_);
     if (evidence && expectation_met() && !pressing && !moving() &&

@@ -70,6 +70,10 @@ struct VerifyScope {
   // to a bound. GTK 4 activates a button by showing it pressed for 250 ms
   // and only then emitting clicked.
   bool button_press = false;
+  // A button is clicked through the pointer: a tree that shows nothing but
+  // the focus moving to it holds the verdict back (up to the same bound)
+  // for the click's effect — the press focuses, the release activates.
+  bool pointer_on_button = false;
   // The effect moves for a while (a scroll, a drag): after the first
   // evidence the tree is read until it has stopped changing for a moment,
   // so the report shows where the effect ended, not a step on the way.

@@ -166,8 +166,12 @@ class FakeAccessibility final : public Accessibility {
     return Done(node);
   }
 
+  // Runs before each tree is served: an app changing on its own time.
+  std::function<void(FakeAccessibility&)> before_tree;
+
   Result<TreeResult> Tree(const TreeRequest& request) override {
     requests_.push_back(request);
+    if (before_tree) before_tree(*this);
     TreeResult result;
     for (const Node& a : apps_) {
       if (request.pid != 0 && a.pid != request.pid) continue;
