@@ -44,13 +44,13 @@ uiscope_install() {
   if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
   echo "uiscope: installing $(echo $missing | wc -w) Debian packages: $(echo $missing)" >&2
   export DEBIAN_FRONTEND=noninteractive
-  # Several builds on one machine may install at once: wait for dpkg's lock
-  # instead of failing on it.
   # Update the package index once if it is empty or older than a day.
   if [[ ! -d /var/lib/apt/lists/partial ]] || \
      [[ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -1)" ]]; then
     $sudo apt-get update -qq >&2
   fi
+  # Several builds on one machine may install at once: wait for dpkg's lock
+  # instead of failing on it.
   # shellcheck disable=SC2086
   if ! $sudo apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends $missing >/dev/null; then
     $sudo apt-get update -qq >&2
