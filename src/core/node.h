@@ -106,6 +106,11 @@ enum class State : uint32_t {
   kDefunct = 1u << 16,  // the object is gone
 };
 
+// What a secret (anything typed or pressed into a kPassword element) looks
+// like wherever it would appear: results, logs, the audit log. Its length is
+// fixed so that it does not reveal the secret's.
+inline constexpr std::string_view kSecretMask = "••••";
+
 class StateSet {
  public:
   constexpr StateSet() = default;

@@ -889,9 +889,15 @@ Status Executor::Perform() {
       return input->TypeText(r.text, Pacing());
     }
     case ActionKind::kPressKeys: {
-      result_.method = "keys";
+      // Keys pressed into a password field spell the secret as surely as
+      // typed text does: the result never names them.
+      if (plan_.sensitive) {
+        result_.method = "keys " + std::string(kSecretMask) + " (into a password field)";
+      } else {
+        result_.method = "keys";
+        for (const KeyChord& c : plan_.chords) result_.method += " " + c.text;
+      }
       for (const KeyChord& c : plan_.chords) {
-        result_.method += " " + c.text;
         if (auto st = input->PressChord(c); !st.ok()) return st;
       }
       return OkStatus();

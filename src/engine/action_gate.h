@@ -6,7 +6,10 @@
 // described as a PlannedAction in plain data and passed to Check() before
 // any input reaches the desktop; the executor performs it only on kAllow.
 // After the action (performed or not) the executor calls Record() with the
-// decision and the outcome, which is where the audit log is written. The
+// decision and the outcome. A gate that keeps an audit log writes an allowed
+// action's entry in Check() itself, before the executor sends anything, and
+// completes it in Record(): a process killed mid-action leaves its entry
+// "in flight", never missing (safety/audit.h). The
 // executor never decides policy itself: out-of-screen points, stale IDs,
 // ambiguous targets, allow / deny lists and rate limits are the gate's.
 //
@@ -94,6 +97,10 @@ struct GateDecision {
   std::string rule;    // "R5", "R6", "R4", "R3", "rate", ... ("" for a plain allow)
   std::string reason;  // what happened and what to do, for the agent
   std::string token;   // kNeedsConfirmation: the confirmation to approve or deny
+  // kAllow: the audit entry written ahead for this action (PolicyGate), which
+  // Record() completes; 0 when the gate keeps no log. Pass the decision
+  // back to Record() unchanged.
+  int64_t audit_id = 0;
 };
 
 // What happened, for Record().

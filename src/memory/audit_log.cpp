@@ -83,8 +83,8 @@ Result<int64_t> AuditLog::Append(const safety::AuditEntry& e) {
   auto stmt = db_->Prepare(
       "INSERT INTO audit (time_ms, pid, session, display, tool, target, target_desc, app, "
       "arguments, decision, rule, reason, token, confirmed, via, verification, error, "
-      "screen_before, screen_after) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-      "?13, ?14, ?15, ?16, ?17, ?18, ?19)");
+      "screen_before, screen_after, finished_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+      "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)");
   if (!stmt.ok()) return stmt.error();
   stmt->Bind(1, e.time_ms)
       .Bind(2, int64_t{e.pid})
@@ -104,7 +104,10 @@ Result<int64_t> AuditLog::Append(const safety::AuditEntry& e) {
       .Bind(16, Dump(e.verification))
       .Bind(17, e.error)
       .Bind(18, e.screen_before)
-      .Bind(19, e.screen_after);
+      .Bind(19, e.screen_after)
+      .Bind(20, e.decision == safety::decision::kInFlight ? int64_t{0}
+                : e.finished_ms != 0                       ? e.finished_ms
+                                                           : e.time_ms);
   if (auto st = stmt->Run(); !st.ok()) {
     return MakeError(st.error().code,
                      "cannot append to the audit log " + db_->path() + ": " + st.error().message);
@@ -112,10 +115,37 @@ Result<int64_t> AuditLog::Append(const safety::AuditEntry& e) {
   return db_->LastInsertId();
 }
 
+Status AuditLog::Complete(int64_t id, const safety::AuditEntry& e) {
+  std::lock_guard lock(db_->mutex());
+  auto stmt = db_->Prepare(
+      "UPDATE audit SET decision = ?2, via = ?3, verification = ?4, error = ?5, "
+      "screen_after = ?6, finished_ms = ?7, reason = ?8 WHERE id = ?1 AND decision = ?9");
+  if (!stmt.ok()) return stmt.error();
+  stmt->Bind(1, id)
+      .Bind(2, e.decision)
+      .Bind(3, e.via)
+      .Bind(4, Dump(e.verification))
+      .Bind(5, e.error)
+      .Bind(6, e.screen_after)
+      .Bind(7, e.finished_ms != 0 ? e.finished_ms : e.time_ms)
+      .Bind(8, e.reason)
+      .Bind(9, std::string(safety::decision::kInFlight));
+  if (auto st = stmt->Run(); !st.ok()) {
+    return MakeError(st.error().code, "cannot complete audit entry " + std::to_string(id) +
+                                          " in " + db_->path() + ": " + st.error().message);
+  }
+  if (db_->Changes() == 0) {
+    return MakeError(ErrorCode::kNotFound,
+                     "audit entry " + std::to_string(id) + " is not in flight in " + db_->path());
+  }
+  return OkStatus();
+}
+
 Result<std::vector<int64_t>> AuditLog::UnconfirmedActionTimes(int64_t since_ms) {
   std::lock_guard lock(db_->mutex());
   auto stmt = db_->Prepare(
-      "SELECT time_ms FROM audit WHERE time_ms >= ?1 AND decision = 'done' AND confirmed = 0 "
+      "SELECT time_ms FROM audit WHERE time_ms >= ?1 AND decision IN ('done', 'in_flight') "
+      "AND confirmed = 0 "
       "ORDER BY time_ms");
   if (!stmt.ok()) return stmt.error();
   stmt->Bind(1, since_ms);
@@ -135,7 +165,7 @@ Result<std::vector<safety::AuditEntry>> AuditLog::Query(const AuditQuery& q) {
   std::string sql =
       "SELECT * FROM (SELECT id, time_ms, pid, session, display, tool, target, target_desc, app, "
       "arguments, decision, rule, reason, token, confirmed, via, verification, error, "
-      "screen_before, screen_after FROM audit WHERE time_ms >= ?1 AND id > ?2 "
+      "screen_before, screen_after, finished_ms FROM audit WHERE time_ms >= ?1 AND id > ?2 "
       "AND (?3 = '' OR tool = ?3) AND (?4 = '' OR decision = ?4) ORDER BY id DESC";
   if (q.limit > 0) sql += " LIMIT ?5";
   sql += ") ORDER BY id";
@@ -169,6 +199,7 @@ Result<std::vector<safety::AuditEntry>> AuditLog::Query(const AuditQuery& q) {
     e.error = stmt->Text(17);
     e.screen_before = stmt->Text(18);
     e.screen_after = stmt->Text(19);
+    e.finished_ms = stmt->Int(20);
     out.push_back(std::move(e));
   }
   return out;

@@ -1,11 +1,12 @@
 // AuditLog: the audit trail of DESIGN §8 in the state database (table
 // `audit`), written by PolicyGate::Record and read by `uiscope audit`.
 //
-// Durability: every Append is its own transaction in WAL mode with
-// synchronous=FULL (sqlite.h): when it returns, the entry is on disk; a
+// Durability: every Append and Complete is its own transaction in WAL mode
+// with synchronous=FULL (sqlite.h): when it returns, the entry is on disk; a
 // `kill -9` of the writer at any moment loses no committed entry and leaves
 // the database consistent (tests/memory checks both). Entries arrive
-// redacted (safety/audit.h) and are never rewritten.
+// redacted (safety/audit.h); an in-flight entry is completed once with its
+// outcome (write-ahead, safety/audit.h) and no entry is rewritten otherwise.
 //
 // Thread safety: every method may be called from any thread; several
 // processes may append at once.
@@ -41,6 +42,7 @@ class AuditLog final : public safety::AuditSink {
   explicit AuditLog(std::shared_ptr<Database> db) : db_(std::move(db)) {}
 
   Result<int64_t> Append(const safety::AuditEntry& entry) override;
+  Status Complete(int64_t id, const safety::AuditEntry& outcome) override;
   Result<std::vector<int64_t>> UnconfirmedActionTimes(int64_t since_ms) override;
 
   // Entries matching `query`, oldest first.

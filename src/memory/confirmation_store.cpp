@@ -46,7 +46,100 @@ Confirmation FromRow(const Statement& s, int64_t now_ms) {
   return c;
 }
 
+constexpr const char* kGrantColumns =
+    "id, token, created_ms, expires_ms, max_actions, used, app, display, session, rule, tool, "
+    "decided_by";
+
+safety::Grant GrantFromRow(const Statement& s) {
+  safety::Grant g;
+  g.id = s.Int(0);
+  g.token = s.Text(1);
+  g.created_ms = s.Int(2);
+  g.expires_ms = s.Int(3);
+  g.max_actions = static_cast<int>(s.Int(4));
+  g.used = static_cast<int>(s.Int(5));
+  g.app = s.Text(6);
+  g.display = s.Text(7);
+  g.session = s.Text(8);
+  g.rule = s.Text(9);
+  g.tool = s.Text(10);
+  g.decided_by = s.Text(11);
+  return g;
+}
+
+// The SQL form of safety::IsLive.
+constexpr const char* kLive = "expires_ms > ?1 AND (max_actions = 0 OR used < max_actions)";
+
 }  // namespace
+
+Result<int64_t> SqliteConfirmationStore::AddGrant(const safety::Grant& g) {
+  std::lock_guard lock(db_->mutex());
+  auto stmt = db_->Prepare(
+      "INSERT INTO grants (token, created_ms, expires_ms, max_actions, used, app, display, "
+      "session, rule, tool, decided_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+  if (!stmt.ok()) return stmt.error();
+  stmt->Bind(1, g.token)
+      .Bind(2, g.created_ms)
+      .Bind(3, g.expires_ms)
+      .Bind(4, int64_t{g.max_actions})
+      .Bind(5, int64_t{g.used})
+      .Bind(6, g.app)
+      .Bind(7, g.display)
+      .Bind(8, g.session)
+      .Bind(9, g.rule)
+      .Bind(10, g.tool)
+      .Bind(11, g.decided_by);
+  if (auto st = stmt->Run(); !st.ok()) return st.error();
+  return db_->LastInsertId();
+}
+
+Result<std::optional<safety::Grant>> SqliteConfirmationStore::UseGrant(
+    const safety::GrantQuery& q, int64_t now_ms) {
+  std::lock_guard lock(db_->mutex());
+  // One statement: the check and the count are a single atomic step, so
+  // two processes racing for a grant's last use cannot both get it.
+  auto stmt = db_->Prepare(
+      std::string("UPDATE grants SET used = used + 1 WHERE id = (SELECT id FROM grants WHERE ") +
+      kLive +
+      " AND app = ?2 AND display = ?3 AND session = ?4 AND rule = ?5 AND (tool = '' OR tool = "
+      "?6) ORDER BY id LIMIT 1) RETURNING " +
+      kGrantColumns);
+  if (!stmt.ok()) return stmt.error();
+  stmt->Bind(1, now_ms).Bind(2, q.app).Bind(3, q.display).Bind(4, q.session).Bind(5, q.rule).Bind(
+      6, q.tool);
+  auto row = stmt->Step();
+  if (!row.ok()) return row.error();
+  if (!*row) return std::optional<safety::Grant>();
+  safety::Grant g = GrantFromRow(*stmt);
+  // The update commits when the statement runs to its end.
+  if (auto st = stmt->Run(); !st.ok()) return st.error();
+  return std::optional<safety::Grant>(std::move(g));
+}
+
+Result<std::vector<safety::Grant>> SqliteConfirmationStore::LiveGrants(int64_t now_ms) {
+  std::lock_guard lock(db_->mutex());
+  auto stmt = db_->Prepare(std::string("SELECT ") + kGrantColumns + " FROM grants WHERE " + kLive +
+                           " ORDER BY id");
+  if (!stmt.ok()) return stmt.error();
+  stmt->Bind(1, now_ms);
+  std::vector<safety::Grant> out;
+  for (;;) {
+    auto row = stmt->Step();
+    if (!row.ok()) return row.error();
+    if (!*row) break;
+    out.push_back(GrantFromRow(*stmt));
+  }
+  return out;
+}
+
+Result<int> SqliteConfirmationStore::RevokeGrants(int64_t now_ms) {
+  std::lock_guard lock(db_->mutex());
+  auto stmt = db_->Prepare(std::string("UPDATE grants SET expires_ms = ?1 WHERE ") + kLive);
+  if (!stmt.ok()) return stmt.error();
+  stmt->Bind(1, now_ms);
+  if (auto st = stmt->Run(); !st.ok()) return st.error();
+  return db_->Changes();
+}
 
 Result<Confirmation> SqliteConfirmationStore::GetLocked(const std::string& token, int64_t now_ms) {
   auto stmt =

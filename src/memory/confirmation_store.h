@@ -29,6 +29,11 @@ class SqliteConfirmationStore final : public safety::ConfirmationStore {
   Result<safety::Confirmation> Consume(const std::string& token, int64_t now_ms) override;
   Result<std::vector<safety::Confirmation>> List(bool pending_only, int64_t since_ms,
                                                  int64_t now_ms) override;
+  Result<int64_t> AddGrant(const safety::Grant& grant) override;
+  Result<std::optional<safety::Grant>> UseGrant(const safety::GrantQuery& query,
+                                                int64_t now_ms) override;
+  Result<std::vector<safety::Grant>> LiveGrants(int64_t now_ms) override;
+  Result<int> RevokeGrants(int64_t now_ms) override;
 
  private:
   Result<safety::Confirmation> GetLocked(const std::string& token, int64_t now_ms);

@@ -57,6 +57,30 @@ ALTER TABLE confirmations ADD COLUMN binding TEXT NOT NULL DEFAULT '';
 PRAGMA user_version = 2;
 )sql";
 
+// Version 3: write-ahead audit entries (an allowed action's row is written
+// in flight before any input and completed afterwards: finished_ms), and the
+// grants a person gives with an approval (safety/confirmations.h).
+constexpr const char* kSchemaV3 = R"sql(
+ALTER TABLE audit ADD COLUMN finished_ms INTEGER NOT NULL DEFAULT 0;
+UPDATE audit SET finished_ms = time_ms;
+CREATE TABLE IF NOT EXISTS grants (
+  id          INTEGER PRIMARY KEY,
+  token       TEXT NOT NULL,
+  created_ms  INTEGER NOT NULL,
+  expires_ms  INTEGER NOT NULL,
+  max_actions INTEGER NOT NULL DEFAULT 0,
+  used        INTEGER NOT NULL DEFAULT 0,
+  app         TEXT NOT NULL DEFAULT '',
+  display     TEXT NOT NULL DEFAULT '',
+  session     TEXT NOT NULL DEFAULT '',
+  rule        TEXT NOT NULL,
+  tool        TEXT NOT NULL DEFAULT '',
+  decided_by  TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS grants_by_expiry ON grants(expires_ms);
+PRAGMA user_version = 3;
+)sql";
+
 Result<int> UserVersion(Database& db) {
   auto stmt = db.Prepare("PRAGMA user_version");
   if (!stmt.ok()) return stmt.error();
@@ -90,6 +114,7 @@ Result<std::shared_ptr<Database>> OpenStateDatabase(const std::string& path,
   Status st = again.ok() ? OkStatus() : Status(again.error());
   if (st.ok() && *again < 1) st = d.Exec(kSchemaV1);
   if (st.ok() && *again < 2) st = d.Exec(kSchemaV2);
+  if (st.ok() && *again < 3) st = d.Exec(kSchemaV3);
   if (!st.ok()) {
     (void)d.Exec("ROLLBACK");
     return st.error();

@@ -17,7 +17,7 @@
 
 namespace uiscope::memory {
 
-inline constexpr int kStateSchemaVersion = 2;
+inline constexpr int kStateSchemaVersion = 3;
 
 // Opens the database at `path` (created if missing) with its tables.
 Result<std::shared_ptr<Database>> OpenStateDatabase(const std::string& path,

@@ -5,6 +5,7 @@ namespace uiscope::safety {
 nlohmann::json AuditEntryToJson(const AuditEntry& e) {
   nlohmann::json j = {{"id", e.id},
                       {"time_ms", e.time_ms},
+                      {"finished_ms", e.finished_ms},
                       {"pid", e.pid},
                       {"session", e.session},
                       {"display", e.display},

@@ -1,9 +1,14 @@
 // The audit trail (DESIGN §8): every action the policy saw — performed,
 // refused or held — with what it was, what was decided and what happened.
 //
-// PolicyGate builds an AuditEntry in Record() and appends it to an
-// AuditSink. Entries are redacted before they get here: `arguments` never
-// holds text typed into a sensitive field (redact.h).
+// Write-ahead: PolicyGate appends the entry of an allowed action in
+// Check(), with decision kInFlight, before any input reaches the desktop,
+// and completes that same entry with the outcome in Record(). A process
+// killed in between leaves the row in flight, so no performed action is
+// ever missing from the log (and the rate limiter, which counts from the
+// log, sees it). Refused and held actions send nothing and are appended
+// whole in Record(). Entries are redacted before they get here: `arguments`
+// never holds text typed into a sensitive field (redact.h).
 //
 // Implementations: memory::AuditLog (SQLite, shared by every process; an
 // entry is durable when Append returns) and, in tests, a recording fake.
@@ -22,6 +27,7 @@ namespace uiscope::safety {
 
 // The decision column: what became of the action.
 namespace decision {
+inline constexpr std::string_view kInFlight = "in_flight";  // allowed; outcome not recorded (yet)
 inline constexpr std::string_view kDone = "done";        // allowed and performed
 inline constexpr std::string_view kFailed = "failed";    // allowed; failed or not performed
 inline constexpr std::string_view kDropped = "dropped";  // refused as unsafe input (R5)
@@ -33,7 +39,8 @@ inline constexpr std::string_view kRejected = "rejected";               // a per
 
 struct AuditEntry {
   int64_t id = 0;       // assigned by the log
-  int64_t time_ms = 0;  // Unix time, milliseconds
+  int64_t time_ms = 0;  // Unix time, milliseconds, of the decision
+  int64_t finished_ms = 0;  // when the outcome was recorded (0: in flight)
   int pid = 0;          // the uiscope process that wrote it
   std::string session;  // uiscope session ID ("" = the default desktop)
   std::string display;
@@ -62,8 +69,13 @@ class AuditSink {
   // Appends one entry; when this returns OK the entry is committed and
   // survives the process being killed. Returns the entry's id.
   virtual Result<int64_t> Append(const AuditEntry& entry) = 0;
-  // Times (Unix ms) of the actions performed without a confirmation since
-  // `since_ms`, by any process: seeds the rate limiter of a new process.
+  // Adds the outcome to entry `id`, appended in flight: its decision, via,
+  // verification, error, screen_after, finished_ms. Only an in-flight entry
+  // is completed, once; NotFound otherwise. Durable when it returns OK.
+  virtual Status Complete(int64_t id, const AuditEntry& outcome) = 0;
+  // Times (Unix ms) of the actions performed (or in flight) without a
+  // confirmation since `since_ms`, by any process: seeds the rate limiter
+  // of a new process.
   virtual Result<std::vector<int64_t>> UnconfirmedActionTimes(int64_t since_ms) = 0;
 };
 

@@ -44,11 +44,12 @@
 //       // How long a tool call waits for the user's answer to an MCP
 //       // elicitation before it returns confirmation_required. Default 120.
 //       "elicitation_timeout_seconds": 120,
-//       // Whether the `confirm` MCP tool may approve or deny. With false only
-//       // a person decides: through elicitation or `uiscope confirm TOKEN
-//       // --approve|--deny`. Default true (MCP clients ask
-//       // the user before calling a destructive tool such as confirm).
-//       "agent_may_confirm": true
+//       // Whether the `confirm` MCP tool may approve or deny. With false (the
+//       // default) only a person decides: through elicitation or `uiscope
+//       // confirm TOKEN --approve|--deny [--grant 30m]`; with true an agent
+//       // could approve its own held actions, which would void the rate
+//       // limit and confirm_tools.
+//       "agent_may_confirm": false
 //     },
 //
 //     // The SQLite database of the audit log and pending confirmations.
@@ -85,7 +86,7 @@ struct PolicyConfig {
   RateLimitConfig rate_limit;
   std::chrono::seconds confirmation_expiry{300};
   std::chrono::seconds elicitation_timeout{120};
-  bool agent_may_confirm = true;
+  bool agent_may_confirm = false;
   std::string database;  // "" = DefaultDatabasePath()
   int audit_retention_days = 0;
 

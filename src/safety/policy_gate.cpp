@@ -222,6 +222,31 @@ std::optional<GateDecision> PolicyGate::CheckToken(const PlannedAction& action,
   return std::nullopt;
 }
 
+std::optional<GateDecision> PolicyGate::UnderGrant(const PlannedAction& action,
+                                                   const std::string& rule, int64_t now_ms) {
+  GrantQuery q;
+  q.app = !action.app.empty() ? action.app : (action.target ? action.target->app : "");
+  q.display = action.display;
+  q.session = action.session;
+  q.rule = rule;
+  q.tool = action.tool;
+  auto used = confirmations_->UseGrant(q, now_ms);
+  if (!used.ok()) {
+    spdlog::warn("grants cannot be read ({}); the action is held instead", used.error().message);
+    return std::nullopt;
+  }
+  if (!used->has_value()) return std::nullopt;
+  const Grant& g = **used;
+  GateDecision allow;
+  allow.token = g.token;  // Record() marks the entry as confirmed
+  allow.reason = "under the grant " + g.decided_by + " gave with confirmation " + g.token + " (" +
+                 (g.max_actions > 0 ? "action " + std::to_string(g.used) + " of " +
+                                          std::to_string(g.max_actions) + ", "
+                                    : std::string()) +
+                 "until " + std::to_string((g.expires_ms - now_ms + 999) / 1000) + " s from now)";
+  return allow;
+}
+
 GateDecision PolicyGate::Hold(const PlannedAction& action, GateDecision decision,
                               const std::string& fingerprint, int64_t now_ms) {
   // The same held action asked again (an agent retrying) keeps its token.
@@ -288,8 +313,53 @@ GateDecision PolicyGate::Hold(const PlannedAction& action, GateDecision decision
                  "this action needs a confirmation, but no free token was found");
 }
 
+AuditEntry PolicyGate::EntryFor(const PlannedAction& action, const GateDecision& decision) const {
+  const bool sensitive = IsSensitive(action);
+  AuditEntry e;
+  e.time_ms = NowMs();
+  e.pid = static_cast<int>(getpid());
+  e.session = action.session;
+  e.display = action.display;
+  e.tool = action.tool;
+  e.target = action.target_id;
+  e.target_desc = action.target ? DescribeNode(*action.target) : "";
+  e.app = !action.app.empty() ? action.app : (action.target ? action.target->app : "");
+  e.arguments = RedactArguments(action.arguments, sensitive);
+  e.rule = decision.rule;
+  e.reason = decision.reason;
+  e.token = decision.token;
+  e.confirmed = decision.verdict == GateVerdict::kAllow && !decision.token.empty();
+  e.screen_before = action.screen_hash_before;
+  if (sensitive && !action.text.empty()) {
+    Scrub(e.arguments, action.text);
+    e.reason = ScrubText(e.reason, action.text);
+  }
+  return e;
+}
+
 GateDecision PolicyGate::Check(const PlannedAction& action) {
   std::lock_guard lock(mutex_);
+  GateDecision d = ApplyRules(action);
+  if (d.verdict != GateVerdict::kAllow || !audit_) return d;
+  // Write-ahead: the entry is committed before the caller sends anything,
+  // so a crash mid-action leaves it in flight instead of leaving no trace.
+  AuditEntry e = EntryFor(action, d);
+  e.decision = std::string(decision::kInFlight);
+  auto appended = audit_->Append(e);
+  if (!appended.ok()) {
+    audit_error_ = appended.error().message;
+    spdlog::error("audit log: cannot record {} before performing it: {}", e.tool,
+                  appended.error().message);
+    return Verdict(GateVerdict::kDeny, "audit",
+                   "the audit log cannot be written (" + audit_error_ +
+                       "); uiscope performs no action it cannot record. Fix the database "
+                       "(\"database\" in the configuration) or its permissions");
+  }
+  d.audit_id = *appended;
+  return d;
+}
+
+GateDecision PolicyGate::ApplyRules(const PlannedAction& action) {
   const auto now = clock_();
   const int64_t now_ms = ToMs(now);
   ForgetOld(now_ms);
@@ -312,9 +382,11 @@ GateDecision PolicyGate::Check(const PlannedAction& action) {
 
   if (auto d = CheckAmbiguous(action)) return Hold(action, *d, fingerprint, now_ms);
   if (auto d = CheckConfirmTools(action, config_.confirm_tools)) {
+    if (auto granted = UnderGrant(action, d->rule, now_ms)) return *granted;
     return Hold(action, *d, fingerprint, now_ms);
   }
   if (!limiter_.Allows(now)) {
+    if (auto granted = UnderGrant(action, "rate", now_ms)) return *granted;
     const auto wait =
         std::chrono::duration_cast<std::chrono::seconds>(limiter_.NextAllowed(now) - now) +
         std::chrono::seconds(1);
@@ -335,51 +407,71 @@ void PolicyGate::Record(const PlannedAction& action, const GateDecision& decisio
                         const ActionOutcome& outcome) {
   const bool sensitive = IsSensitive(action);
   const std::string secret = sensitive ? action.text : std::string();
-  AuditEntry e;
-  e.time_ms = NowMs();
-  e.pid = static_cast<int>(getpid());
-  e.session = action.session;
-  e.display = action.display;
-  e.tool = action.tool;
-  e.target = action.target_id;
-  e.target_desc = action.target ? DescribeNode(*action.target) : "";
-  e.app = !action.app.empty() ? action.app : (action.target ? action.target->app : "");
-  e.arguments = RedactArguments(action.arguments, sensitive);
+  AuditEntry e = EntryFor(action, decision);
+  e.finished_ms = e.time_ms;
   e.decision = std::string(DecisionName(decision, outcome));
-  e.rule = decision.rule;
-  e.reason = decision.reason;
-  e.token = decision.token;
-  e.confirmed = decision.verdict == GateVerdict::kAllow && !decision.token.empty();
   e.via = outcome.via;
   e.verification = outcome.verification.is_null() ? nlohmann::json::object() : outcome.verification;
   e.error = outcome.error;
-  e.screen_before = action.screen_hash_before;
   e.screen_after = outcome.screen_hash_after;
   if (!secret.empty()) {
-    Scrub(e.arguments, secret);
     Scrub(e.verification, secret);
     e.error = ScrubText(e.error, secret);
-    e.reason = ScrubText(e.reason, secret);
   }
 
   std::lock_guard lock(mutex_);
   if (!audit_) return;  // Check() refused the action already
-  auto appended = audit_->Append(e);
-  if (appended.ok()) {
+  Status written = OkStatus();
+  if (decision.audit_id != 0) {
+    written = audit_->Complete(decision.audit_id, e);
+  } else if (auto appended = audit_->Append(e); !appended.ok()) {
+    written = appended.error();
+  }
+  if (written.ok()) {
     audit_error_.clear();
   } else {
-    // The entry is lost; refuse what follows until the log works again.
-    audit_error_ = appended.error().message;
+    // The outcome is lost (an allowed action's entry stays in flight);
+    // refuse what follows until the log works again.
+    audit_error_ = written.error().message;
     spdlog::error("audit log: cannot record {} ({}): {}", e.tool, e.decision,
-                  appended.error().message);
+                  written.error().message);
   }
 }
 
 Result<Confirmation> DecideConfirmation(ConfirmationStore& store, AuditSink* audit,
                                         const std::string& token, bool approve,
-                                        const std::string& decided_by, int64_t now_ms) {
+                                        const std::string& decided_by, int64_t now_ms,
+                                        const std::optional<GrantScope>& grant) {
+  if (approve && grant) {
+    // Checked before deciding: a grant that cannot be given must not leave
+    // a bare approval behind.
+    auto held = store.Get(token, now_ms);
+    if (!held.ok()) return held;
+    if (!IsGrantableRule(held->rule)) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "confirmation " + token + " was held by rule " + held->rule + " (" +
+                           held->reason +
+                           "): a grant cannot cover that, each such action is decided alone. "
+                           "Approve it without --grant");
+    }
+  }
   auto c = store.Decide(token, approve, decided_by, now_ms);
   if (!c.ok()) return c;
+  std::string granted;
+  if (approve && grant) {
+    Grant g = MakeGrant(*c, *grant, decided_by, now_ms);
+    auto added = store.AddGrant(g);
+    if (!added.ok()) {
+      return MakeError(added.error().code, "confirmation " + token +
+                                               " is approved, but the grant could not be "
+                                               "stored: " +
+                                               added.error().message);
+    }
+    granted = "; granted " + DescribeGrantScope(*grant) + " for " +
+              (g.app.empty() ? std::string("actions of unknown apps") : g.app) + " on " +
+              (g.display.empty() ? std::string("this desktop") : g.display) + " (rule " + g.rule +
+              (g.tool.empty() ? "" : ", tool " + g.tool) + ")";
+  }
   if (audit != nullptr) {
     AuditEntry e;
     e.time_ms = now_ms;
@@ -392,7 +484,7 @@ Result<Confirmation> DecideConfirmation(ConfirmationStore& store, AuditSink* aud
     e.arguments = c->arguments;  // stored redacted
     e.decision = std::string(approve ? decision::kApproved : decision::kRejected);
     e.rule = c->rule;
-    e.reason = std::string(approve ? "approved" : "denied") + " by " + decided_by;
+    e.reason = std::string(approve ? "approved" : "denied") + " by " + decided_by + granted;
     e.token = token;
     if (auto st = audit->Append(e); !st.ok()) {
       spdlog::error("audit log: cannot record the decision on {}: {}", token, st.error().message);
@@ -402,8 +494,10 @@ Result<Confirmation> DecideConfirmation(ConfirmationStore& store, AuditSink* aud
 }
 
 Result<Confirmation> PolicyGate::Decide(const std::string& token, bool approve,
-                                        const std::string& decided_by) {
-  return DecideConfirmation(*confirmations_, audit_.get(), token, approve, decided_by, NowMs());
+                                        const std::string& decided_by,
+                                        const std::optional<GrantScope>& grant) {
+  return DecideConfirmation(*confirmations_, audit_.get(), token, approve, decided_by, NowMs(),
+                            grant);
 }
 
 Result<Confirmation> PolicyGate::GetConfirmation(const std::string& token) {

@@ -12,16 +12,22 @@
 //      foreign -> kDeny;
 //   7. R4 ambiguous target, confirm_tools, and the rate limit of actions
 //      without confirmation -> kNeedsConfirmation with a token (a retry of
-//      the same held action gets the same token back);
+//      the same held action gets the same token back), unless a person's
+//      live grant covers the app and the rule (confirm_tools and rate
+//      only; confirmations.h) -> kAllow, confirmed;
 //   8. otherwise kAllow, counted by the rate limiter.
 // Rules 2-5 hold even with an approval: a person's "yes" does not make an
 // off-screen click safe. An approval is bound to the action it was issued
 // for (tool, desktop, target, arguments, text), so it cannot be spent on
 // another one.
 //
-// Record() appends one audit entry per Check(), redacted: text typed into a
-// sensitive field (IsSensitive) is stored as "••••", and the secret is
-// scrubbed from every other field of the entry as well.
+// One audit entry per Check(), redacted: text typed into a sensitive field
+// (IsSensitive) is stored as "••••", and the secret is scrubbed from every
+// other field of the entry as well. An allowed action's entry is written in
+// Check(), in flight, before the caller performs anything, and completed by
+// Record() (write-ahead, safety/audit.h); if it cannot be written the
+// action is refused (rule "audit"). Refusals and holds are written by
+// Record().
 //
 // Thread safety: every method may be called from any thread.
 #pragma once
@@ -57,9 +63,12 @@ class PolicyGate final : public ActionGate {
               const ActionOutcome& outcome) override;
 
   // A person's decision on a held action (elicitation, the confirm tool),
-  // audited. Errors as ConfirmationStore::Decide.
+  // audited; an approval with `grant` also lets the held action's app go
+  // ahead without asking within that scope (confirmations.h, Grant).
+  // Errors as DecideConfirmation.
   Result<Confirmation> Decide(const std::string& token, bool approve,
-                              const std::string& decided_by);
+                              const std::string& decided_by,
+                              const std::optional<GrantScope>& grant = std::nullopt);
   Result<Confirmation> GetConfirmation(const std::string& token);
   // Polls the store until the confirmation is decided (by anyone, in any
   // process), `timeout` passes or `cancelled` returns true; returns it as
@@ -76,8 +85,15 @@ class PolicyGate final : public ActionGate {
   int64_t NowMs() const;
 
  private:
+  GateDecision ApplyRules(const PlannedAction& action);  // mutex_ held
+  // The entry of `action` as far as the decision goes (redacted).
+  AuditEntry EntryFor(const PlannedAction& action, const GateDecision& decision) const;
   std::optional<GateDecision> CheckToken(const PlannedAction& action,
                                          const std::string& fingerprint, int64_t now_ms);
+  // An allow when a live grant covers `action` held by `rule` (one use
+  // spent); nullopt otherwise.
+  std::optional<GateDecision> UnderGrant(const PlannedAction& action, const std::string& rule,
+                                         int64_t now_ms);
   GateDecision Hold(const PlannedAction& action, GateDecision decision,
                     const std::string& fingerprint, int64_t now_ms);
   void ForgetOld(int64_t now_ms);
@@ -99,10 +115,14 @@ class PolicyGate final : public ActionGate {
 };
 
 // Records a decision on a confirmation and appends it to the audit log
-// (decision "approved" / "rejected"): what PolicyGate::Decide and
-// `uiscope confirm` share. `audit` may be null.
+// (decision "approved" / "rejected", the grant in its reason): what
+// PolicyGate::Decide and `uiscope confirm` share. `audit` may be null. An
+// approval with `grant` records a Grant for the held action's app, desktop
+// and rule; InvalidArgument (nothing decided) when that rule cannot be
+// granted away (IsGrantableRule).
 Result<Confirmation> DecideConfirmation(ConfirmationStore& store, AuditSink* audit,
                                         const std::string& token, bool approve,
-                                        const std::string& decided_by, int64_t now_ms);
+                                        const std::string& decided_by, int64_t now_ms,
+                                        const std::optional<GrantScope>& grant = std::nullopt);
 
 }  // namespace uiscope::safety

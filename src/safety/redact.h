@@ -9,11 +9,12 @@
 #include <string>
 #include <string_view>
 
+#include "core/node.h"
+
 namespace uiscope::safety {
 
-// What a secret looks like wherever it would appear. Its length is fixed so
-// that it does not reveal the secret's.
-inline constexpr std::string_view kMask = "••••";
+// What a secret looks like wherever it would appear (core/node.h).
+inline constexpr std::string_view kMask = kSecretMask;
 
 // `text`, or kMask when `sensitive` (an empty text stays empty).
 std::string Redacted(std::string_view text, bool sensitive);

@@ -348,6 +348,23 @@ TEST_F(ActTest, TypingIntoAPasswordFieldIsMarkedSensitive) {
   EXPECT_EQ(FormatActionResult(*result).find("hunter2"), std::string::npos);
 }
 
+TEST_F(ActTest, KeysPressedIntoAPasswordFieldAreNeverEchoed) {
+  ActionRequest r;
+  r.kind = ActionKind::kPressKeys;
+  r.target.id = Id(Role::kTextField, "Password");
+  r.keys = {"g", "p", "n"};
+  auto result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_EQ(input_->events(), (std::vector<std::string>{"chord g", "chord p", "chord n"}));
+  EXPECT_TRUE(gate_->entries()[0].action.sensitive);
+  EXPECT_EQ(result->method, "keys •••• (into a password field)");
+  for (const std::string& text :
+       {ActionResultToJson(*result).dump(), FormatActionResult(*result)}) {
+    EXPECT_EQ(text.find("g p n"), std::string::npos) << text;
+    EXPECT_EQ(text.find("keys g"), std::string::npos) << text;
+  }
+}
+
 TEST_F(ActTest, SetValueUsesTheValueInterfaceWithinRange) {
   const std::string volume = Id(Role::kSlider, "Volume");
   ActionRequest r;

@@ -112,6 +112,91 @@ TEST_F(MemoryTest, AppendAndQueryRoundTrip) {
   EXPECT_EQ(r.screen_after, "bbbb");
 }
 
+TEST_F(MemoryTest, AnInFlightEntryIsCompletedOnce) {
+  AuditLog log(Open());
+  AuditEntry intent = Entry("click", 1000, "in_flight");
+  intent.screen_after.clear();
+  auto id = log.Append(intent);
+  ASSERT_TRUE(id.ok()) << id.error().message;
+  auto before = log.Query({});
+  ASSERT_EQ(before->size(), 1u);
+  EXPECT_EQ((*before)[0].decision, "in_flight");
+  EXPECT_EQ((*before)[0].finished_ms, 0);
+  EXPECT_EQ(*log.UnconfirmedActionTimes(0), (std::vector<int64_t>{1000}))
+      << "an action in flight counts against the rate limit";
+
+  AuditEntry outcome = Entry("click", 1000, "done");
+  outcome.finished_ms = 1040;
+  outcome.via = "xtest";
+  ASSERT_TRUE(log.Complete(*id, outcome).ok());
+  auto after = log.Query({});
+  ASSERT_EQ(after->size(), 1u);
+  EXPECT_EQ((*after)[0].decision, "done");
+  EXPECT_EQ((*after)[0].via, "xtest");
+  EXPECT_EQ((*after)[0].finished_ms, 1040);
+  EXPECT_EQ((*after)[0].screen_after, "bbbb");
+
+  // Completed entries, and entries written whole, are never rewritten.
+  outcome.decision = "failed";
+  EXPECT_EQ(log.Complete(*id, outcome).error().code, ErrorCode::kNotFound);
+  auto whole = log.Append(Entry("click", 2000));
+  EXPECT_EQ(log.Complete(*whole, outcome).error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(log.Query({})->back().finished_ms, 2000);
+}
+
+TEST_F(MemoryTest, AVersion2DatabaseIsUpgradedInPlace) {
+  {
+    auto db = Open();
+    AuditLog log(db);
+    ASSERT_TRUE(log.Append(Entry("click", 1000)).ok());
+    // Back to what version 2 wrote: no finished_ms, no grants.
+    ASSERT_TRUE(db->Exec("ALTER TABLE audit DROP COLUMN finished_ms").ok());
+    ASSERT_TRUE(db->Exec("DROP TABLE grants").ok());
+    ASSERT_TRUE(db->Exec("PRAGMA user_version = 2").ok());
+  }
+  AuditLog log(Open());
+  auto entries = log.Query({});
+  ASSERT_TRUE(entries.ok()) << entries.error().message;
+  ASSERT_EQ(entries->size(), 1u);
+  EXPECT_EQ((*entries)[0].finished_ms, 1000) << "old entries were complete";
+}
+
+TEST_F(MemoryTest, GrantsAreSharedAndSpentAtomically) {
+  SqliteConfirmationStore one(Open());
+  SqliteConfirmationStore two(Open());  // another process's connection
+  safety::Grant g;
+  g.token = "tok";
+  g.created_ms = 1000;
+  g.expires_ms = 61'000;
+  g.max_actions = 3;
+  g.app = "gedit";
+  g.display = ":5";
+  g.rule = "rate";
+  g.decided_by = "a person";
+  ASSERT_TRUE(one.AddGrant(g).ok());
+  safety::GrantQuery q{"gedit", ":5", "", "rate", "click"};
+  safety::GrantQuery other_app{"xterm", ":5", "", "rate", "click"};
+  EXPECT_FALSE(two.UseGrant(other_app, 2000)->has_value());
+  auto first = two.UseGrant(q, 2000);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  ASSERT_TRUE(first->has_value());
+  EXPECT_EQ((*first)->used, 1);
+  EXPECT_EQ((*first)->decided_by, "a person");
+  EXPECT_TRUE(one.UseGrant(q, 2000)->has_value());
+  EXPECT_TRUE(two.UseGrant(q, 2000)->has_value());
+  EXPECT_FALSE(one.UseGrant(q, 2000)->has_value()) << "three actions, no more";
+  EXPECT_TRUE(one.LiveGrants(2000)->empty());
+
+  g.max_actions = 0;  // time only
+  ASSERT_TRUE(one.AddGrant(g).ok());
+  EXPECT_TRUE(two.UseGrant(q, 60'999)->has_value());
+  EXPECT_FALSE(two.UseGrant(q, 61'000)->has_value()) << "expired";
+  ASSERT_TRUE(one.AddGrant(g).ok());
+  EXPECT_EQ(two.LiveGrants(3000)->size(), 2u) << "the time-only one and this one";
+  EXPECT_EQ(*two.RevokeGrants(3000), 2);
+  EXPECT_FALSE(one.UseGrant(q, 3001)->has_value()) << "revoked";
+}
+
 TEST_F(MemoryTest, QueryFiltersAndLimits) {
   AuditLog log(Open());
   for (int i = 0; i < 10; ++i) {

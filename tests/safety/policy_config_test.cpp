@@ -31,7 +31,7 @@ TEST(PolicyConfig, EmptyObjectGivesTheDocumentedDefaults) {
   EXPECT_EQ(c->rate_limit.window, std::chrono::seconds(60));
   EXPECT_EQ(c->confirmation_expiry, std::chrono::seconds(300));
   EXPECT_EQ(c->elicitation_timeout, std::chrono::seconds(120));
-  EXPECT_TRUE(c->agent_may_confirm);
+  EXPECT_FALSE(c->agent_may_confirm) << "an agent must not approve its own held actions";
   EXPECT_EQ(c->database, "");
   EXPECT_EQ(c->audit_retention_days, 0);
   EXPECT_EQ(c->source, "cfg.json");

@@ -27,10 +27,30 @@ class RecordingAudit final : public AuditSink {
     entries.back().id = static_cast<int64_t>(entries.size());
     return entries.back().id;
   }
+  Status Complete(int64_t id, const AuditEntry& outcome) override {
+    std::lock_guard lock(mutex);
+    if (!fail_with.empty()) return MakeError(ErrorCode::kUnavailable, fail_with);
+    if (id < 1 || id > static_cast<int64_t>(entries.size()) ||
+        entries[id - 1].decision != "in_flight") {
+      return MakeError(ErrorCode::kNotFound, "not in flight");
+    }
+    AuditEntry& e = entries[id - 1];
+    e.decision = outcome.decision;
+    e.via = outcome.via;
+    e.verification = outcome.verification;
+    e.error = outcome.error;
+    e.screen_after = outcome.screen_after;
+    e.finished_ms = outcome.finished_ms;
+    e.reason = outcome.reason;
+    return OkStatus();
+  }
   Result<std::vector<int64_t>> UnconfirmedActionTimes(int64_t since_ms) override {
     std::vector<int64_t> out;
     for (const AuditEntry& e : entries) {
-      if (e.time_ms >= since_ms && e.decision == "done" && !e.confirmed) out.push_back(e.time_ms);
+      if (e.time_ms >= since_ms && (e.decision == "done" || e.decision == "in_flight") &&
+          !e.confirmed) {
+        out.push_back(e.time_ms);
+      }
     }
     return out;
   }
@@ -261,6 +281,91 @@ TEST_F(GateTest, EleventhUnconfirmedActionInAMinuteIsHeld) {
   EXPECT_EQ(gate_->Check(Click()).verdict, GateVerdict::kNeedsConfirmation);
 }
 
+TEST_F(GateTest, AGrantLetsTheAppGoAheadForItsNumberOfActions) {
+  for (int i = 0; i < 10; ++i) Act(Click());
+  GateDecision held = Act(Click());
+  ASSERT_EQ(held.rule, "rate");
+  ASSERT_TRUE(gate_->Decide(held.token, true, "a person", *ParseGrantScope("3")).ok());
+  EXPECT_EQ(audit_->entries.back().decision, "approved");
+  EXPECT_NE(audit_->entries.back().reason.find("granted 3 actions for fixture on :7 (rule rate)"),
+            std::string::npos)
+      << audit_->entries.back().reason;
+  PlannedAction approved = Click();
+  approved.confirmation_token = held.token;
+  EXPECT_EQ(Act(approved).verdict, GateVerdict::kAllow);
+  for (int i = 0; i < 3; ++i) {
+    GateDecision d = Act(Click());
+    ASSERT_EQ(d.verdict, GateVerdict::kAllow) << i;
+    EXPECT_TRUE(audit_->entries.back().confirmed);
+    EXPECT_NE(audit_->entries.back().reason.find("under the grant a person gave"),
+              std::string::npos);
+  }
+  EXPECT_EQ(Act(Click()).rule, "rate") << "the grant is spent";
+
+  // Another app, or another desktop, is not covered.
+  ASSERT_EQ(store_->LiveGrants(gate_->NowMs())->size(), 0u);
+  GateDecision again = Act(Click());
+  ASSERT_TRUE(gate_->Decide(again.token, true, "a person", *ParseGrantScope("30m")).ok());
+  PlannedAction other = Click();
+  other.target->app = "other-app";
+  EXPECT_EQ(Act(other).verdict, GateVerdict::kNeedsConfirmation);
+  PlannedAction elsewhere = Click();
+  elsewhere.display = ":8";
+  EXPECT_EQ(Act(elsewhere).verdict, GateVerdict::kNeedsConfirmation);
+  EXPECT_EQ(Act(Click()).verdict, GateVerdict::kAllow);
+}
+
+TEST_F(GateTest, AGrantEndsWithItsTimeAndCoversOnlyItsTool) {
+  PolicyConfig c;
+  c.confirm_tools = {"click", "type_text"};
+  MakeGate(c);
+  GateDecision held = Act(Click());
+  ASSERT_EQ(held.rule, "confirm_tools");
+  ASSERT_TRUE(gate_->Decide(held.token, true, "a person", *ParseGrantScope("5m")).ok());
+  EXPECT_EQ(Act(Click()).verdict, GateVerdict::kAllow);
+  PlannedAction type = Click();
+  type.tool = "type_text";
+  type.text = "hello";
+  EXPECT_EQ(Act(type).verdict, GateVerdict::kNeedsConfirmation) << "granted for click only";
+  now_ += seconds(299);
+  EXPECT_EQ(Act(Click()).verdict, GateVerdict::kAllow);
+  now_ += seconds(2);
+  EXPECT_EQ(Act(Click()).verdict, GateVerdict::kNeedsConfirmation);
+}
+
+TEST_F(GateTest, AnAmbiguousTargetCannotBeGrantedAway) {
+  PlannedAction a = Click();
+  a.candidates = 2;
+  a.candidate_nodes = {*a.target, Button("OK", "btn_ok2", {300, 300, 80, 30})};
+  GateDecision held = Act(a);
+  ASSERT_EQ(held.rule, "R4");
+  auto refused = gate_->Decide(held.token, true, "a person", *ParseGrantScope("30m"));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(refused.error().message.find("Approve it without --grant"), std::string::npos);
+  EXPECT_EQ(store_->Get(held.token, gate_->NowMs())->status, ConfirmationStatus::kPending)
+      << "nothing was decided";
+}
+
+TEST(GrantScopeTest, ParsesDurationsCountsAndBoth) {
+  EXPECT_EQ(ParseGrantScope("30m")->duration, seconds(1800));
+  EXPECT_EQ(ParseGrantScope("2h")->duration, seconds(7200));
+  EXPECT_EQ(ParseGrantScope("90s")->duration, seconds(90));
+  EXPECT_EQ(ParseGrantScope("20")->actions, 20);
+  EXPECT_EQ(ParseGrantScope("20x")->actions, 20);
+  auto both = ParseGrantScope("30m,20");
+  ASSERT_TRUE(both.ok());
+  EXPECT_EQ(both->duration, seconds(1800));
+  EXPECT_EQ(both->actions, 20);
+  EXPECT_EQ(DescribeGrantScope(*both), "20 actions or 30 min, whichever ends first");
+  for (const char* bad : {"", "0", "-5", "30y", "25h", "1001", "m", "30m,", "30m,1h", "5,6",
+                          "99999999999999999999"}) {
+    auto r = ParseGrantScope(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().message.find("30m,20"), std::string::npos) << r.error().message;
+  }
+}
+
 TEST_F(GateTest, RefusedActionsDoNotCountAgainstTheRate) {
   PolicyConfig c;
   c.rate_limit.max_actions = 2;
@@ -352,13 +457,61 @@ TEST_F(GateTest, NoAuditLogMeansNoActions) {
 TEST_F(GateTest, AFailedAppendStopsActionsUntilTheLogWorksAgain) {
   EXPECT_EQ(Act(Click()).verdict, GateVerdict::kAllow);
   audit_->fail_with = "disk full";
-  EXPECT_EQ(Act(Click()).verdict, GateVerdict::kAllow);  // performed, but not recorded
+  // The entry is written ahead: an action that cannot be recorded is not
+  // performed at all.
   GateDecision d = Act(Click());
   EXPECT_EQ(d.verdict, GateVerdict::kDeny);
+  EXPECT_EQ(d.rule, "audit");
   EXPECT_NE(d.reason.find("disk full"), std::string::npos);
+  EXPECT_EQ(Act(Click()).verdict, GateVerdict::kDeny);
   audit_->fail_with.clear();
   Act(Click());  // the refusal is recorded: the log works again
   EXPECT_EQ(Act(Click()).verdict, GateVerdict::kAllow);
+}
+
+TEST_F(GateTest, AnAllowedActionIsAuditedBeforeItIsPerformed) {
+  const PlannedAction a = Click();
+  GateDecision d = gate_->Check(a);
+  ASSERT_EQ(d.verdict, GateVerdict::kAllow);
+  // Nothing has been sent yet, and the entry is already there.
+  ASSERT_EQ(audit_->entries.size(), 1u);
+  EXPECT_EQ(audit_->entries[0].decision, "in_flight");
+  EXPECT_EQ(audit_->entries[0].finished_ms, 0);
+  EXPECT_EQ(audit_->entries[0].target, "btn_ok");
+  EXPECT_EQ(d.audit_id, audit_->entries[0].id);
+  now_ += milliseconds(40);
+  ActionOutcome outcome;
+  outcome.performed = true;
+  outcome.via = "xtest";
+  outcome.screen_hash_after = "abcd";
+  gate_->Record(a, d, outcome);
+  ASSERT_EQ(audit_->entries.size(), 1u) << "the same entry is completed";
+  EXPECT_EQ(audit_->entries[0].decision, "done");
+  EXPECT_EQ(audit_->entries[0].via, "xtest");
+  EXPECT_EQ(audit_->entries[0].screen_after, "abcd");
+  EXPECT_EQ(audit_->entries[0].finished_ms, 1'700'000'000'040);
+
+  // Refused and held actions send nothing: written whole, once.
+  PlannedAction off = Click();
+  off.points = {{5000, 5}};
+  GateDecision dropped = gate_->Check(off);
+  EXPECT_EQ(dropped.audit_id, 0);
+  EXPECT_EQ(audit_->entries.size(), 1u);
+  gate_->Record(off, dropped, ActionOutcome{});
+  ASSERT_EQ(audit_->entries.size(), 2u);
+  EXPECT_EQ(audit_->entries[1].decision, "dropped");
+}
+
+TEST_F(GateTest, ActionsCutOffMidwayStayInFlightAndCountAgainstTheRate) {
+  // Ten actions whose process died between Check and Record.
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_EQ(gate_->Check(Click()).verdict, GateVerdict::kAllow);
+    now_ += seconds(1);
+  }
+  for (const AuditEntry& e : audit_->entries) EXPECT_EQ(e.decision, "in_flight");
+  // A new process reads them from the log: the 11th is held.
+  MakeGate(PolicyConfig{});
+  EXPECT_EQ(gate_->Check(Click()).verdict, GateVerdict::kNeedsConfirmation);
 }
 
 TEST_F(GateTest, WaitForDecisionSeesADecisionFromElsewhere) {

@@ -5,10 +5,18 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "support/desktop_fixture.h"
 
@@ -162,6 +170,69 @@ TEST_F(HandsCliDesktopTest, WaitForWindowsAndApps) {
   ASSERT_EQ(closed.exit_code, 0) << closed.err;
   EXPECT_EQ(json::parse(closed.out)["stage"], "closed");
   EXPECT_EQ(Run("app close no-such-app").exit_code, 1);
+}
+
+// Issue 14, defect 2: the audit row used to be written after the action and
+// its verification, so a process killed in between had clicked and left no
+// trace (9 of 24 tries). Written ahead now: every click the app saw has a
+// row, "in_flight" when the process died before the outcome.
+TEST_F(HandsCliDesktopTest, EveryPerformedClickHasAnAuditRowEvenWhenKilledMidway) {
+  const std::string dir = test::TestStateDir() + "/kill-audit";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string config = dir + "/config.json";
+  std::ofstream(config) << R"({"database": ")" << dir << R"(/uiscope.db", )"
+                        << R"("rate_limit": {"max_actions": 0}})";
+  const std::string add_row = Id("Add row", "button");
+  // "rows" answers the labels, "Row 1|Row 2|...".
+  auto rows = [&] {
+    const std::string labels = Ask("rows");
+    return labels.empty() ? 0 : 1 + static_cast<int>(std::count(labels.begin(), labels.end(), '|'));
+  };
+  const int rows_before = rows();
+
+  constexpr int kTries = 16;
+  for (int i = 0; i < kTries; ++i) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      const std::string cmd = "exec " + env_ + " " UISCOPE_CLI " click " + add_row +
+                              " --config " + config + " >/dev/null 2>&1";
+      execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    // From before the decision to well after the click: 20..245 ms.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 + (i * 15) % 240));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+  }
+  // Clicks delivered just before a kill reach the app a little later.
+  int added = 0;
+  for (int settled = 0, last = -1; settled < 3;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    added = rows() - rows_before;
+    settled = added == last ? settled + 1 : 0;
+    last = added;
+  }
+  CliRun audit = Run("audit --json --tool click --config " + config);
+  ASSERT_EQ(audit.exit_code, 0) << audit.err;
+  int recorded = 0;
+  int in_flight = 0;
+  for (const json& e : json::parse(audit.out)["entries"]) {
+    if (e["decision"] == "done" || e["decision"] == "in_flight") ++recorded;
+    if (e["decision"] == "in_flight") {
+      ++in_flight;
+      EXPECT_FALSE(e["writer_alive"].get<bool>()) << e.dump();
+    }
+  }
+  std::printf("%d kills: %d rows added to the app, %d clicks recorded (%d in flight)\n", kTries,
+              added, recorded, in_flight);
+  EXPECT_LE(added, recorded) << "a click reached the app without an audit row";
+  if (in_flight > 0) {
+    CliRun text = Run("audit --decision in_flight --config " + config);
+    EXPECT_NE(text.out.find("ended before recording one"), std::string::npos) << text.out;
+  }
 }
 
 }  // namespace

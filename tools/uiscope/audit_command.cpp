@@ -1,5 +1,8 @@
 #include "audit_command.h"
 
+#include <signal.h>
+
+#include <cerrno>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -24,6 +27,14 @@ std::string LocalTime(int64_t ms) {
 }
 
 std::string Short(const std::string& hash) { return hash.size() > 8 ? hash.substr(0, 8) : hash; }
+
+// An in-flight entry whose writer is gone was cut off between the decision
+// and the outcome (killed, crashed): the action may or may not have
+// happened. kill(pid, 0) is enough here: a reused pid only delays that
+// verdict, it never hides an entry.
+bool WriterAlive(const safety::AuditEntry& e) {
+  return e.pid > 0 && (kill(e.pid, 0) == 0 || errno == EPERM);
+}
 
 std::string Line(const safety::AuditEntry& e) {
   std::string line = LocalTime(e.time_ms) + "  ";
@@ -50,6 +61,12 @@ std::string Line(const safety::AuditEntry& e) {
   }
   if (!e.rule.empty()) line += "\n    " + e.rule + ": " + e.reason;
   if (!e.error.empty()) line += "\n    error: " + e.error;
+  if (e.decision == safety::decision::kInFlight) {
+    line += WriterAlive(e) ? "\n    in flight: process " + std::to_string(e.pid) +
+                                 " is performing it now"
+                           : "\n    no outcome: process " + std::to_string(e.pid) +
+                                 " ended before recording one; the action may have happened";
+  }
   return line;
 }
 
@@ -65,10 +82,11 @@ CLI::App* AddAuditCommand(CLI::App& app, GlobalFlags& g, AuditFlags& f) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--tool", f.tool, "only this tool (click, type_text, session_stop, ...)");
   cmd->add_option("--decision", f.decision,
-                  "only this decision: done, failed, dropped, denied, awaiting_confirmation, "
+                  "only this decision: in_flight (performing, or cut off before its outcome "
+                  "was recorded), done, failed, dropped, denied, awaiting_confirmation, "
                   "approved, rejected")
-      ->check(CLI::IsMember({"done", "failed", "dropped", "denied", "awaiting_confirmation",
-                             "approved", "rejected"}));
+      ->check(CLI::IsMember({"in_flight", "done", "failed", "dropped", "denied",
+                             "awaiting_confirmation", "approved", "rejected"}));
   cmd->add_option("--config", g.config,
                   "safety configuration file (default ~/.config/uiscope/config.json); its "
                   "\"database\" names the log");
@@ -102,7 +120,11 @@ int RunAuditCommand(const GlobalFlags& g, const AuditFlags& f) {
   }
   if (g.json) {
     nlohmann::json list = nlohmann::json::array();
-    for (const auto& e : entries) list.push_back(safety::AuditEntryToJson(e));
+    for (const auto& e : entries) {
+      nlohmann::json j = safety::AuditEntryToJson(e);
+      if (e.decision == safety::decision::kInFlight) j["writer_alive"] = WriterAlive(e);
+      list.push_back(std::move(j));
+    }
     std::cout << nlohmann::json{{"database", path}, {"entries", list}}.dump(
                      -1, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 #include <iostream>
 
 #include "core/clock.h"
@@ -32,6 +33,21 @@ std::string Describe(const safety::Confirmation& c, int64_t now_ms) {
   return line;
 }
 
+std::string DescribeGrant(const safety::Grant& g, int64_t now_ms) {
+  std::string line = "grant " + std::to_string(g.id) + "  " +
+                     (g.app.empty() ? std::string("(actions of unknown apps)") : g.app);
+  if (!g.display.empty()) line += " on " + g.display;
+  if (!g.session.empty()) line += " [" + g.session + "]";
+  line += "  rule " + g.rule + (g.tool.empty() ? "" : " for " + g.tool);
+  if (g.max_actions > 0) {
+    line += "  " + std::to_string(g.max_actions - g.used) + " of " +
+            std::to_string(g.max_actions) + " actions left";
+  }
+  line += "  ends in " + std::to_string(std::max<int64_t>(0, (g.expires_ms - now_ms) / 1000)) +
+          " s  (by " + g.decided_by + ", with " + g.token + ")";
+  return line;
+}
+
 std::string WhoDecides() {
   std::string user = "uid " + std::to_string(getuid());
   if (const passwd* pw = getpwuid(getuid())) user = pw->pw_name;
@@ -48,6 +64,11 @@ CLI::App* AddConfirmCommand(CLI::App& app, GlobalFlags& g, ConfirmFlags& f) {
   auto* approve = cmd->add_flag("--approve", f.approve, "perform the held action");
   auto* deny = cmd->add_flag("--deny", f.deny, "refuse the held action");
   approve->excludes(deny);
+  cmd->add_option("--grant", f.grant,
+                  "with --approve: also let the held action's app go ahead without asking, for a "
+                  "duration (30m, 2h; at most 24h), a number of actions (20), or both (30m,20: "
+                  "whichever ends first). Only for holds by the rate limit or confirm_tools");
+  cmd->add_flag("--revoke-grants", f.revoke_grants, "end every grant now");
   cmd->add_flag("--all", f.all, "list decided and expired confirmations of the last day too");
   cmd->add_option("--config", g.config,
                   "safety configuration file (default ~/.config/uiscope/config.json)");
@@ -56,6 +77,19 @@ CLI::App* AddConfirmCommand(CLI::App& app, GlobalFlags& g, ConfirmFlags& f) {
 }
 
 int RunConfirmCommand(const GlobalFlags& g, const ConfirmFlags& f) {
+  std::optional<safety::GrantScope> grant;
+  if (!f.grant.empty()) {
+    if (!f.approve) {
+      return Fail(g, MakeError(ErrorCode::kInvalidArgument,
+                               "--grant goes with --approve (a grant widens an approval)"));
+    }
+    auto scope = safety::ParseGrantScope(f.grant);
+    if (!scope.ok()) return Fail(g, scope.error());
+    grant = *scope;
+  }
+  if (f.revoke_grants && (!f.token.empty() || f.approve || f.deny)) {
+    return Fail(g, MakeError(ErrorCode::kInvalidArgument, "--revoke-grants takes no TOKEN"));
+  }
   if (f.token.empty() && (f.approve || f.deny)) {
     return Fail(g, MakeError(ErrorCode::kInvalidArgument,
                              "--approve and --deny need a TOKEN; `uiscope confirm` lists them"));
@@ -69,8 +103,24 @@ int RunConfirmCommand(const GlobalFlags& g, const ConfirmFlags& f) {
   const std::string path = safety::DatabasePath(*config);
   const int64_t now = UnixNowMs();
 
+  if (f.revoke_grants) {
+    auto db = memory::OpenStateDatabase(path);
+    if (!db.ok()) return Fail(g, db.error());
+    memory::SqliteConfirmationStore store(*db);
+    auto revoked = store.RevokeGrants(now);
+    if (!revoked.ok()) return Fail(g, revoked.error());
+    if (g.json) {
+      std::cout << nlohmann::json{{"database", path}, {"revoked", *revoked}}.dump() << "\n";
+    } else {
+      std::cerr << "uiscope: ended " << *revoked << " grant" << (*revoked == 1 ? "" : "s")
+                << "\n";
+    }
+    return kExitOk;
+  }
+
   if (f.token.empty()) {
     std::vector<safety::Confirmation> list;
+    std::vector<safety::Grant> grants;
     std::error_code error;
     if (std::filesystem::exists(path, error)) {
       auto db = memory::OpenStateDatabase(path);
@@ -79,11 +129,20 @@ int RunConfirmCommand(const GlobalFlags& g, const ConfirmFlags& f) {
       auto found = store.List(!f.all, f.all ? now - 24 * 3600 * 1000 : 0, now);
       if (!found.ok()) return Fail(g, found.error());
       list = std::move(found).value();
+      auto live = store.LiveGrants(now);
+      if (!live.ok()) return Fail(g, live.error());
+      grants = std::move(live).value();
     }
     if (g.json) {
       nlohmann::json arr = nlohmann::json::array();
       for (const auto& c : list) arr.push_back(safety::ConfirmationToJson(c));
-      std::cout << nlohmann::json{{"database", path}, {"confirmations", arr}}.dump() << "\n";
+      nlohmann::json grant_list = nlohmann::json::array();
+      for (const auto& gr : grants) grant_list.push_back(safety::GrantToJson(gr));
+      std::cout << nlohmann::json{{"database", path},
+                                  {"confirmations", arr},
+                                  {"grants", grant_list}}
+                       .dump()
+                << "\n";
       return kExitOk;
     }
     if (list.empty()) {
@@ -91,6 +150,7 @@ int RunConfirmCommand(const GlobalFlags& g, const ConfirmFlags& f) {
                 << "\n";
     }
     for (const auto& c : list) std::cout << Describe(c, now) << "\n";
+    for (const auto& gr : grants) std::cout << DescribeGrant(gr, now) << "\n";
     return kExitOk;
   }
 
@@ -98,7 +158,8 @@ int RunConfirmCommand(const GlobalFlags& g, const ConfirmFlags& f) {
   if (!db.ok()) return Fail(g, db.error());
   memory::SqliteConfirmationStore store(*db);
   memory::AuditLog audit(*db);
-  auto decided = safety::DecideConfirmation(store, &audit, f.token, f.approve, WhoDecides(), now);
+  auto decided =
+      safety::DecideConfirmation(store, &audit, f.token, f.approve, WhoDecides(), now, grant);
   if (!decided.ok()) return Fail(g, decided.error());
   if (g.json) {
     std::cout << safety::ConfirmationToJson(*decided).dump() << "\n";
@@ -106,6 +167,12 @@ int RunConfirmCommand(const GlobalFlags& g, const ConfirmFlags& f) {
   }
   std::cerr << "uiscope: " << (f.approve ? "approved" : "denied") << " " << f.token << ": "
             << decided->tool << (decided->target.empty() ? "" : " " + decided->target) << "\n";
+  if (grant) {
+    std::cerr << "uiscope: granted " << safety::DescribeGrantScope(*grant) << " for "
+              << (decided->app.empty() ? std::string("actions of unknown apps") : decided->app)
+              << " (rule " << decided->rule
+              << "); `uiscope confirm --revoke-grants` ends it early\n";
+  }
   if (f.approve) {
     std::cerr << "uiscope: the process holding it (pid " << decided->holder_pid
               << ") performs it when it next checks: the agent's `confirm` call, or at once "

@@ -19,6 +19,8 @@ struct ConfirmFlags {
   bool approve = false;
   bool deny = false;
   bool all = false;
+  std::string grant;           // --grant: "30m", "20", "30m,20"
+  bool revoke_grants = false;  // --revoke-grants
 };
 
 CLI::App* AddConfirmCommand(CLI::App& app, GlobalFlags& g, ConfirmFlags& f);

@@ -20,15 +20,62 @@ ToolResult WithText(ToolResult result, std::string line) {
   return result;
 }
 
-json ApproveSchema(const std::string& what) {
-  return {{"type", "object"},
-          {"properties",
-           {{"approve",
-             {{"type", "boolean"},
-              {"title", "Allow uiscope to " + what},
-              {"description", "true performs the action once; false refuses it"},
-              {"default", false}}}}},
-          {"required", {"approve"}}};
+// The answers to "also allow" in the elicitation, and the grant each gives.
+struct GrantChoice {
+  const char* answer;
+  const char* spec;  // safety::ParseGrantScope
+};
+constexpr GrantChoice kGrantChoices[] = {
+    {"only this action", ""},
+    {"the next 10 actions", "10"},
+    {"the next 5 minutes", "5m"},
+    {"the next 30 minutes", "30m"},
+};
+
+// The question a person answers. For a hold that can be granted away (the
+// rate limit, confirm_tools) it also offers to let the same app go ahead
+// for a while, so that a person is not asked for every action and the
+// agent never needs to approve itself.
+json ApproveSchema(const std::string& what, const Confirmation* held) {
+  json properties = {{"approve",
+                      {{"type", "boolean"},
+                       {"title", "Allow uiscope to " + what},
+                       {"description", "true performs the action once; false refuses it"},
+                       {"default", false}}}};
+  if (held != nullptr && safety::IsGrantableRule(held->rule)) {
+    json answers = json::array();
+    for (const GrantChoice& c : kGrantChoices) answers.push_back(c.answer);
+    const std::string app = held->app.empty() ? "this desktop" : held->app;
+    properties["also_allow"] = {
+        {"type", "string"},
+        {"title", "Without asking again, also allow " + app + "'s actions for"},
+        {"description", "held by rule " + held->rule + "; an ambiguous target is always asked"},
+        {"enum", answers},
+        {"default", kGrantChoices[0].answer}};
+  }
+  return {{"type", "object"}, {"properties", properties}, {"required", {"approve"}}};
+}
+
+std::optional<safety::GrantScope> GrantFromAnswer(const json& content) {
+  const json answer = content.value("also_allow", json(""));
+  if (!answer.is_string()) return std::nullopt;
+  for (const GrantChoice& c : kGrantChoices) {
+    if (answer.get<std::string>() != c.answer || *c.spec == '\0') continue;
+    auto scope = safety::ParseGrantScope(c.spec);
+    if (scope.ok()) return *scope;
+  }
+  return std::nullopt;
+}
+
+// What a person types to approve `token`, with a grant where one is allowed.
+std::string ApproveCommand(const std::string& token, const Confirmation* held) {
+  std::string cmd = "`uiscope confirm " + token + " --approve`";
+  if (held != nullptr && safety::IsGrantableRule(held->rule)) {
+    cmd += " (with `--grant 30m` or `--grant 20` it also lets " +
+           (held->app.empty() ? std::string("this desktop") : held->app) +
+           " go ahead without asking for 30 minutes or 20 actions)";
+  }
+  return cmd;
 }
 
 }  // namespace
@@ -91,9 +138,10 @@ ToolResult Confirmer::Hold(const GateDecision& decision, const std::string& what
   const std::string& t = decision.token;
   std::string text = "confirmation_required: " + what + " was NOT done. " + decision.reason +
                      ".\nToken: " + t + " (expires in " + ExpiresIn(expires, now) +
-                     "). Ask the user to approve it: `uiscope confirm " + t +
-                     " --approve` (or --deny), then call confirm with {\"token\": \"" + t +
-                     "\"} (add \"wait_ms\" to wait for the decision).";
+                     "). A person must decide: ask the user to run " +
+                     ApproveCommand(t, c.ok() ? &*c : nullptr) + " or `uiscope confirm " + t +
+                     " --deny` in a terminal, then call confirm with {\"token\": \"" + t +
+                     "\", \"wait_ms\": 60000} to perform it once approved.";
   if (policy_->config().agent_may_confirm) {
     text += " If the user has told you to go ahead, call confirm with {\"token\": \"" + t +
             "\", \"decision\": \"approve\"}.";
@@ -105,10 +153,13 @@ ToolResult Confirmer::Hold(const GateDecision& decision, const std::string& what
                   {"rule", decision.rule},
                   {"reason", decision.reason},
                   {"expires_ms", expires}};
+  r.structured["approve_command"] = "uiscope confirm " + t + " --approve";
+  r.structured["agent_may_confirm"] = policy_->config().agent_may_confirm;
   if (c.ok()) {
     r.structured["tool"] = c->tool;
     r.structured["target"] = c->target;
     r.structured["candidates"] = c->candidates;
+    r.structured["grantable"] = safety::IsGrantableRule(c->rule);
   }
   return r;
 }
@@ -147,8 +198,9 @@ ToolResult Confirmer::Run(ToolContext& ctx, const std::string& what, const Attem
   std::string note;
   if (ctx.CanElicit()) {
     ElicitRequest ask;
+    auto pending = policy_->GetConfirmation(token);
     ask.message = "uiscope is about to " + what + ".\n" + held.reason + ".\nAllow it?";
-    ask.requested_schema = ApproveSchema(what);
+    ask.requested_schema = ApproveSchema(what, pending.ok() ? &*pending : nullptr);
     ask.timeout = policy_->config().elicitation_timeout;
     ask.answered_elsewhere = [this, &token] {
       auto c = policy_->GetConfirmation(token);
@@ -164,7 +216,8 @@ ToolResult Confirmer::Run(ToolContext& ctx, const std::string& what, const Attem
               : "the user, who " +
                     std::string(answer->action == "decline" ? "declined" : "dismissed") +
                     " the question (MCP elicitation)";
-      auto decided = policy_->Decide(token, approve, by);
+      auto decided =
+          policy_->Decide(token, approve, by, approve ? GrantFromAnswer(answer->content) : std::nullopt);
       if (decided.ok()) {
         if (approve) return RunApproved(ctx, token, attempt, what);
         return Denied(*decided, what);
@@ -215,8 +268,9 @@ ToolResult Confirmer::Confirm(ToolContext& ctx, const json& args) {
       r.content.push_back(Content::Text(
           "confirmation " + token + " is still waiting for a person (" + c->tool + ": " +
           c->reason + "); it expires in " + ExpiresIn(c->expires_ms, now) +
-          ". Ask the user to run `uiscope confirm " + token +
-          " --approve` (or --deny), then call confirm again (wait_ms waits for it)."));
+          ". A person must decide: ask the user to run " + ApproveCommand(token, &*c) +
+          " or `uiscope confirm " + token +
+          " --deny`, then call confirm again (wait_ms waits for it)."));
       r.structured = {{"status", "pending"}, {"token", token}, {"expires_ms", c->expires_ms}};
       return r;
     }
