@@ -133,14 +133,15 @@ class ConfirmToolTest : public ::testing::Test {
   }
   // A decision taken through another connection to the database, as
   // `uiscope confirm TOKEN --approve` in another process takes it.
-  void DecideElsewhere(const std::string& token, bool approve) {
+  void DecideElsewhere(const std::string& token, bool approve,
+                       std::optional<safety::GrantScope> grant = std::nullopt) {
     auto db = memory::OpenStateDatabase(config_.database);
     ASSERT_TRUE(db.ok());
     memory::SqliteConfirmationStore store(*db);
     memory::AuditLog audit(*db);
-    ASSERT_TRUE(
-        safety::DecideConfirmation(store, &audit, token, approve, "uiscope confirm", gate_->NowMs())
-            .ok());
+    auto decided = safety::DecideConfirmation(store, &audit, token, approve, "uiscope confirm",
+                                              gate_->NowMs(), grant);
+    ASSERT_TRUE(decided.ok()) << decided.error().message;
   }
 
   fs::path dir_;
@@ -208,6 +209,7 @@ TEST_F(ConfirmToolTest, ConfirmWaitsForADecisionTakenElsewhere) {
 }
 
 TEST_F(ConfirmToolTest, ADenialIsFinal) {
+  config_.agent_may_confirm = true;
   Start(false);
   Call("session_start", json::object());
   const std::string token = Call("session_stop", {{"id", "s90"}})["structuredContent"]["token"];
@@ -220,14 +222,20 @@ TEST_F(ConfirmToolTest, ADenialIsFinal) {
   EXPECT_TRUE(Alive("s90"));
 }
 
-TEST_F(ConfirmToolTest, TheAgentRelaysApprovalOnlyWhenAllowed) {
-  config_.agent_may_confirm = false;
-  Start(false);
+TEST_F(ConfirmToolTest, ByDefaultOnlyAPersonApproves) {
+  Start(false);  // agent_may_confirm is left at its default
   Call("session_start", json::object());
   json held = Call("session_stop", {{"id", "s90"}});
   const std::string token = held["structuredContent"]["token"];
   EXPECT_EQ(Text(held).find("\"decision\": \"approve\""), std::string::npos)
       << "the agent must not be told it may approve";
+  EXPECT_NE(Text(held).find("A person must decide: ask the user to run `uiscope confirm " + token +
+                            " --approve`"),
+            std::string::npos)
+      << Text(held);
+  EXPECT_NE(Text(held).find("--grant 30m"), std::string::npos) << "confirm_tools can be granted";
+  EXPECT_EQ(held["structuredContent"]["approve_command"], "uiscope confirm " + token + " --approve");
+  EXPECT_EQ(held["structuredContent"]["agent_may_confirm"], false);
   json refused = Call("confirm", {{"token", token}, {"decision", "approve"}});
   EXPECT_TRUE(refused["isError"].get<bool>());
   EXPECT_NE(Text(refused).find("agent_may_confirm is false"), std::string::npos);
@@ -235,6 +243,7 @@ TEST_F(ConfirmToolTest, TheAgentRelaysApprovalOnlyWhenAllowed) {
 }
 
 TEST_F(ConfirmToolTest, AgentRelayedApprovalPerforms) {
+  config_.agent_may_confirm = true;
   Start(false);
   Call("session_start", json::object());
   const std::string token = Call("session_stop", {{"id", "s90"}})["structuredContent"]["token"];
@@ -328,10 +337,62 @@ TEST_F(ConfirmToolTest, EleventhUnconfirmedActionIsHeld) {
   EXPECT_EQ(held["structuredContent"]["status"], "confirmation_required");
   EXPECT_EQ(held["structuredContent"]["rule"], "rate");
   EXPECT_EQ(sessions_.List()->size(), 3u);
-  json done =
-      Call("confirm", {{"token", held["structuredContent"]["token"]}, {"decision", "approve"}});
+  const std::string token = held["structuredContent"]["token"];
+  EXPECT_TRUE(Call("confirm", {{"token", token}, {"decision", "approve"}})["isError"].get<bool>())
+      << "the agent cannot approve its own rate-limited action";
+  EXPECT_EQ(sessions_.List()->size(), 3u);
+  // A person approves it and grants two more actions.
+  DecideElsewhere(token, true, *safety::ParseGrantScope("2"));
+  json done = Call("confirm", {{"token", token}});
   EXPECT_FALSE(done["isError"].get<bool>()) << Text(done);
   EXPECT_EQ(sessions_.List()->size(), 4u);
+  for (int i = 0; i < 2; ++i) {
+    json granted = Call("session_start", json::object());
+    EXPECT_FALSE(granted["isError"].get<bool>()) << i << ": " << Text(granted);
+  }
+  EXPECT_EQ(sessions_.List()->size(), 6u);
+  EXPECT_EQ(Call("session_start", json::object())["structuredContent"]["rule"], "rate")
+      << "the grant is spent";
+  EXPECT_TRUE(Audit().back().confirmed == false);
+}
+
+TEST_F(ConfirmToolTest, AnElicitationAnswerCanGrantTheApp) {
+  config_.confirm_tools = {"session_start"};
+  Start(true);
+  const int call = Send("session_start", json::object());
+  auto ask =
+      inbox_.Take([](const json& m) { return m.value("method", "") == "elicitation/create"; });
+  ASSERT_TRUE(ask);
+  const json& also = (*ask)["params"]["requestedSchema"]["properties"]["also_allow"];
+  ASSERT_EQ(also["type"], "string") << (*ask).dump();
+  EXPECT_NE(std::find(also["enum"].begin(), also["enum"].end(), "the next 10 actions"),
+            also["enum"].end());
+  session_->Handle({{"jsonrpc", "2.0"},
+                    {"id", (*ask)["id"]},
+                    {"result",
+                     {{"action", "accept"},
+                      {"content", {{"approve", true}, {"also_allow", "the next 10 actions"}}}}}},
+                   inbox_);
+  json done = Result(call);
+  EXPECT_FALSE(done["isError"].get<bool>()) << Text(done);
+  // The next ones go ahead without a question.
+  json next = Call("session_start", json::object());
+  EXPECT_FALSE(next["isError"].get<bool>()) << Text(next);
+  EXPECT_FALSE(inbox_.Take(
+      [](const json& m) { return m.value("method", "") == "elicitation/create"; },
+      milliseconds(200)));
+  auto grants = stores_.confirmations->LiveGrants(gate_->NowMs());
+  ASSERT_TRUE(grants.ok());
+  ASSERT_EQ(grants->size(), 1u);
+  EXPECT_EQ((*grants)[0].max_actions, 10);
+  EXPECT_EQ((*grants)[0].used, 1);
+  EXPECT_EQ((*grants)[0].tool, "session_start");
+  bool recorded = false;
+  for (const auto& e : Audit()) {
+    recorded |= e.decision == "approved" &&
+                e.reason.find("granted 10 actions") != std::string::npos;
+  }
+  EXPECT_TRUE(recorded);
 }
 
 TEST_F(ConfirmToolTest, NoDatabaseNoActions) {

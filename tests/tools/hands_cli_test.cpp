@@ -189,6 +189,9 @@ TEST_F(HandsCliDesktopTest, EveryPerformedClickHasAnAuditRowEvenWhenKilledMidway
     const std::string labels = Ask("rows");
     return labels.empty() ? 0 : 1 + static_cast<int>(std::count(labels.begin(), labels.end(), '|'));
   };
+  // One click to the end first: recorded "done" in this test's database.
+  CliRun whole = Run("click " + add_row + " --config " + config);
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
   const int rows_before = rows();
 
   constexpr int kTries = 16;
@@ -217,9 +220,11 @@ TEST_F(HandsCliDesktopTest, EveryPerformedClickHasAnAuditRowEvenWhenKilledMidway
   }
   CliRun audit = Run("audit --json --tool click --config " + config);
   ASSERT_EQ(audit.exit_code, 0) << audit.err;
-  int recorded = 0;
+  const json log = json::parse(audit.out);
+  ASSERT_FALSE(log["entries"].empty()) << audit.out << audit.err;
+  int recorded = -1;  // the whole click above
   int in_flight = 0;
-  for (const json& e : json::parse(audit.out)["entries"]) {
+  for (const json& e : log["entries"]) {
     if (e["decision"] == "done" || e["decision"] == "in_flight") ++recorded;
     if (e["decision"] == "in_flight") {
       ++in_flight;

@@ -29,10 +29,16 @@ Result<CliPolicy> PolicyFor(const GlobalFlags& g) {
 
 std::string HeldHint(const GateDecision& d, const std::string& rerun) {
   if (d.token.empty()) return "";
-  return "uiscope: held for a person's confirmation (token " + d.token +
-         "). Approve it with `uiscope confirm " + d.token + " --approve` (or --deny), then run " +
-         rerun + " again with --confirmation-token " + d.token +
-         " (or add --wait-confirm SECONDS to wait for the decision)\n";
+  std::string hint = "uiscope: held for a person's confirmation (token " + d.token +
+                     "). Approve it with `uiscope confirm " + d.token +
+                     " --approve` (or --deny), then run " + rerun +
+                     " again with --confirmation-token " + d.token +
+                     " (or add --wait-confirm SECONDS to wait for the decision)\n";
+  if (safety::IsGrantableRule(d.rule)) {
+    hint += "uiscope: `--approve --grant 30m` (or `--grant 20`) also lets this app go ahead "
+            "without asking for 30 minutes (or 20 actions)\n";
+  }
+  return hint;
 }
 
 bool WaitForApproval(safety::PolicyGate& gate, const std::string& token, int seconds) {

@@ -351,6 +351,7 @@ async function ambiguous(ask) {
 async function rateLimit() {
   const cfg = config('rate', {}); // the default: 10 per 60 s
   const { call, client } = await connect(cfg);
+  let token;
   await check('the 11th unconfirmed action in a minute is held (rule rate)', async () => {
     for (let i = 1; i <= 10; i += 1) {
       const res = await call('press_keys', { keys: 'shift', settle_ms: 20 });
@@ -359,14 +360,34 @@ async function rateLimit() {
     const res = await call('press_keys', { keys: 'shift', settle_ms: 20 });
     const s = res.structuredContent;
     if (!res.isError || s?.status !== 'confirmation_required' || s.rule !== 'rate') throw new Error(short(res));
+    token = s.token;
     return short(s.reason, 120);
+  });
+  if (!token) return client.close();
+  await check('the agent cannot approve it (the default); a person approves it with a grant of 3 more', async () => {
+    const self = await call('confirm', { token, decision: 'approve' });
+    if (!self.isError || !textOf(self).includes('agent_may_confirm is false')) throw new Error(short(self));
+    const r = await run(uiscope, ['confirm', token, '--approve', '--grant', '3', '--config', cfg], env);
+    if (r.code !== 0) throw new Error(`uiscope confirm: ${short(r.stderr)}`);
+    if (!r.stderr.includes('granted 3 actions')) throw new Error(short(r.stderr));
+    const res = await call('confirm', { token });
+    if (res.isError) throw new Error(short(res));
+    for (let i = 1; i <= 3; i += 1) {
+      const granted = await call('press_keys', { keys: 'shift', settle_ms: 20 });
+      if (granted.isError) throw new Error(`granted action ${i}: ${short(textOf(granted))}`);
+    }
+    const spent = await call('press_keys', { keys: 'shift', settle_ms: 20 });
+    if (spent.structuredContent?.rule !== 'rate') throw new Error(`after the grant: ${short(spent)}`);
+    const rows = JSON.parse(await audit(cfg, ['--decision', 'approved'])).entries;
+    if (!rows.some((e) => e.reason.includes('granted 3 actions'))) throw new Error(short(rows));
+    return 'held again after the 3 granted actions';
   });
   await client.close().catch(() => {});
 }
 
 async function killNine() {
   const cfg = config('kill', { rate_limit: { max_actions: 0 } });
-  await check('kill -9 of uiscope mcp mid-action loses no audit entry of a finished call', async () => {
+  await check('kill -9 of uiscope mcp mid-action loses no audit entry, and leaves the cut-off action in flight', async () => {
     const child = spawn(uiscope, ['mcp', '--config', cfg], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     cleanups.push(async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -403,6 +424,10 @@ async function killNine() {
     const rows = entries.flatMap((e) => (Array.isArray(e) ? e : e.entries ?? [e]));
     const done = rows.filter((e) => e.decision === 'done');
     if (done.length < finished) throw new Error(`${done.length} done entries of ${finished}: ${short(out)}`);
+    // The killed call had pressed its key: its row was written ahead and is
+    // left in flight, its writer gone (issue 14, defect 2).
+    const cut = rows.filter((e) => e.decision === 'in_flight');
+    if (cut.length !== 1 || cut[0].writer_alive !== false) throw new Error(`in flight: ${short(cut)}`);
     const integrity = await run(uiscope, ['audit', '--config', cfg, '--limit', '1'], env);
     if (integrity.code !== 0) throw new Error(`the database after kill -9: ${short(integrity.stderr)}`);
     return `${rows.length} press_keys rows, ${done.length} done (signal ${child.signalCode})`;
