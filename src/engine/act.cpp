@@ -389,6 +389,8 @@ Status Executor::Resolve() {
   if (!t.id.empty()) {
     const Node* node = FindById(roots, t.id);
     if (node == nullptr) {
+      // Its app not answering or gone is the cause, not the ID (issue 14).
+      if (auto why = lease_.observer->WhyMissing(t.id)) return *why;
       const int total = static_cast<int>(CountNodes(roots));
       if (known_before) {
         return MakeError(ErrorCode::kStale,

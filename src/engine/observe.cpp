@@ -1,5 +1,7 @@
 #include "engine/observe.h"
 
+#include <algorithm>
+
 #include "core/ids.h"
 
 namespace uiscope {
@@ -23,9 +25,17 @@ Result<Observation> Observer::Observe(const ObserveRequest& request) {
   tree.max_depth = request.max_depth;
   tree.max_nodes = request.max_fetch_nodes;
   tree.timeout = request.timeout;
+  tree.deadline = request.deadline;
   tree.skip_app = hide_app_;
   auto result = accessibility_.Tree(tree);
   if (!result.ok()) return result.error();
+  // Only an observation of everything says which apps are missing; one of
+  // a single app that answered clears that app's record.
+  if (request.app.empty() && request.pid == 0) {
+    NoteAbsent(result->unanswered, result->exited, 0);
+  } else {
+    for (const Node& app : result->apps) NoteAbsent({}, {}, app.pid);
+  }
   if (hide_app_) {
     // Also when a backend ignored skip_app: a denied app never leaves here.
     std::erase_if(result->apps, [&](const Node& app) { return hide_app_(app.name); });
@@ -36,6 +46,8 @@ Result<Observation> Observer::Observe(const ObserveRequest& request) {
   obs.snapshot.roots = std::move(result->apps);
   obs.warnings = std::move(result->warnings);
   obs.requests = result->requests;
+  obs.unanswered = std::move(result->unanswered);
+  obs.exited = std::move(result->exited);
 
   // Reconcile only against an observation of the same scope: IDs of another
   // app's tree say nothing about this one.
@@ -79,10 +91,23 @@ Result<Observation> Observer::RefreshApp(int pid, std::chrono::milliseconds time
     if (hide_app_) std::erase_if(fresh, [&](const Node& app) { return hide_app_(app.name); });
     obs.warnings = std::move(result->warnings);
     obs.requests = result->requests;
+    NoteAbsent(result->unanswered, result->exited, pid);
   } else if (result.error().code != ErrorCode::kNotFound &&
              result.error().code != ErrorCode::kStale) {
+    // Not answering: the app's last tree stays, so its IDs stay known (and
+    // an action on one is told the app is not answering, not that it is gone).
     return result.error();
-  }  // else: the app has gone (or is not there yet): it is removed below
+  } else {
+    // The app has gone (or is not there yet): it is removed below, and its
+    // elements are known to have gone with it.
+    obs.warnings.push_back(result.error().message);
+    std::vector<AppInfo> gone;
+    for (const Node& old : previous_roots_) {
+      if (old.pid == pid) gone.push_back(AppInfo{old.name, pid, "", "", ""});
+    }
+    NoteAbsent({}, gone, pid);
+    obs.exited = std::move(gone);
+  }
 
   // The new tree takes the place of the old one, so the roots keep their
   // order (and their duplicate ranks) as in a full observation.
@@ -126,6 +151,71 @@ std::vector<int> Observer::HiddenPids() {
     if (app.pid > 0 && hide_app_(app.name)) pids.push_back(app.pid);
   }
   return pids;
+}
+
+}  // namespace uiscope
+
+namespace uiscope {
+
+void Observer::NoteAbsent(const std::vector<AppInfo>& unanswered,
+                          const std::vector<AppInfo>& exited, int only_pid) {
+  std::vector<Absent> next;
+  auto record = [&](const AppInfo& app, bool has_exited) {
+    if (only_pid != 0 && app.pid != only_pid) return;
+    Absent a;
+    a.app = app;
+    a.exited = has_exited;
+    for (const Node& root : previous_roots_) {
+      if (app.pid <= 0 || root.pid != app.pid) continue;
+      if (a.app.name.empty()) a.app.name = root.name;
+      a.ids.insert(root.id);
+      ForEachNode(root.children, [&](const Node& n, int) { a.ids.insert(n.id); });
+    }
+    // Still missing since an earlier observation: its elements are the same.
+    for (const Absent& before : absent_) {
+      if (before.app.pid == app.pid) a.ids.insert(before.ids.begin(), before.ids.end());
+    }
+    next.push_back(std::move(a));
+  };
+  for (const AppInfo& app : unanswered) record(app, false);
+  for (const AppInfo& app : exited) record(app, true);
+  if (only_pid != 0) {
+    std::erase_if(absent_, [&](const Absent& a) { return a.app.pid == only_pid; });
+    for (Absent& a : next) absent_.push_back(std::move(a));
+  } else {
+    absent_ = std::move(next);
+  }
+}
+
+std::optional<Error> Observer::WhyMissing(std::string_view id) const {
+  auto label = [](const AppInfo& app) {
+    return (app.name.empty() ? std::string("(no name)") : app.name) + " (pid " +
+           std::to_string(app.pid) + ")";
+  };
+  const std::string element(id);
+  for (const Absent& a : absent_) {
+    if (!a.ids.count(element)) continue;
+    if (a.exited) {
+      return MakeError(ErrorCode::kStale, "element " + element + " belonged to application " +
+                                              label(a.app) +
+                                              ", which has exited: its elements are gone. "
+                                              "Launch it again (app_launch) or observe again");
+    }
+    return MakeError(ErrorCode::kTimeout, "element " + element + " belongs to application " +
+                                              label(a.app) +
+                                              ", which is not answering: it is busy or hung. "
+                                              "Wait and retry, or close it (app_close)");
+  }
+  std::string hung;
+  for (const Absent& a : absent_) {
+    if (a.exited) continue;
+    hung += (hung.empty() ? "" : ", ") + label(a.app);
+  }
+  if (hung.empty()) return std::nullopt;
+  return MakeError(ErrorCode::kTimeout,
+                   "no element " + element + " among the applications that answered; " + hung +
+                       " did not answer (busy or hung), so its elements could not be read. "
+                       "Wait and retry, or close it (app_close)");
 }
 
 }  // namespace uiscope

@@ -9,7 +9,10 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "core/node.h"
@@ -25,12 +28,18 @@ struct ObserveRequest {
   int max_depth = 64;
   int max_fetch_nodes = 20000;              // cap of the walk (the output budget is separate)
   std::chrono::milliseconds timeout{2000};  // per application
+  // The whole observation's deadline (no application is waited for past
+  // it), for callers with a deadline of their own (wait_for); unset = none.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 struct Observation {
   Snapshot snapshot;
   std::vector<std::string> warnings;
   int requests = 0;  // accessibility requests made
+  // Applications left out: not answering (busy or hung), or exited.
+  std::vector<AppInfo> unanswered;
+  std::vector<AppInfo> exited;
 };
 
 class Observer {
@@ -51,6 +60,15 @@ class Observer {
   // observation it observes everything.
   Result<Observation> RefreshApp(int pid, std::chrono::milliseconds timeout,
                                  bool include_hidden = false);
+
+  // Why the element `id` is missing from the last observation when its
+  // application is to blame: a Timeout naming the application (name, pid)
+  // that is not answering, or a Stale error naming one that exited. The
+  // element's application is known when it was in an earlier observation;
+  // an ID never seen is blamed on a non-answering application if there is
+  // one (its elements could not be read). nullopt otherwise: then the ID is
+  // simply not on screen.
+  std::optional<Error> WhyMissing(std::string_view id) const;
 
   // The roots of the last observation (with IDs), empty before the first.
   const std::vector<Node>& last_roots() const { return previous_roots_; }
@@ -79,8 +97,22 @@ class Observer {
   Accessibility& accessibility_;
   Frame frame_;
   std::function<bool(const std::string&)> hide_app_;
+  // An application missing from the last observation through no choice of
+  // the caller's, with the IDs its elements had when last seen.
+  struct Absent {
+    AppInfo app;
+    bool exited = false;
+    std::unordered_set<std::string> ids;
+  };
+  // Records the apps of `result` that did not answer or exited, taking their
+  // IDs from the previous roots (or an earlier record). With `only_pid`, only
+  // that app's record changes (RefreshApp); else all are replaced.
+  void NoteAbsent(const std::vector<AppInfo>& unanswered, const std::vector<AppInfo>& exited,
+                  int only_pid);
+
   std::string previous_scope_;
   std::vector<Node> previous_roots_;
+  std::vector<Absent> absent_;
 };
 
 }  // namespace uiscope

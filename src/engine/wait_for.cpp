@@ -18,6 +18,8 @@ using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
 constexpr auto kMinInterval = std::chrono::milliseconds(20);
+// Less time than this left is not worth a poll (see the loop).
+constexpr auto kMinPollTime = std::chrono::milliseconds(50);
 constexpr int kMaxMatches = 20;
 
 std::string Lower(std::string_view s) {
@@ -46,8 +48,13 @@ std::vector<Node> InScope(std::vector<Node> roots, const WaitForRequest& r) {
 }
 
 // Observes for one poll: only the scoped application when its process is
-// known and the observer's last observation covered everything.
-Result<Observation> ObserveFor(Observer& observer, const WaitForRequest& r) {
+// known and the observer's last observation covered everything. The poll
+// waits for no application past the wait's `deadline`: a hung app costs
+// what is left of the wait, never a whole tree_timeout more (issue 14).
+Result<Observation> ObserveFor(Observer& observer, const WaitForRequest& r,
+                               Clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  const auto timeout = std::clamp(left, std::chrono::milliseconds(1), r.tree_timeout);
   int pid = r.pid;
   if (pid == 0 && !r.condition.id.empty()) {
     if (const Node* known = FindById(observer.last_roots(), r.condition.id)) pid = known->pid;
@@ -58,9 +65,10 @@ Result<Observation> ObserveFor(Observer& observer, const WaitForRequest& r) {
       if (Lower(root.name) == app) pid = root.pid;
     }
   }
-  if (pid > 0 && observer.last_was_full()) return observer.RefreshApp(pid, r.tree_timeout);
+  if (pid > 0 && observer.last_was_full()) return observer.RefreshApp(pid, timeout);
   ObserveRequest all;
-  all.timeout = r.tree_timeout;
+  all.timeout = timeout;
+  all.deadline = deadline;
   return observer.Observe(all);
 }
 
@@ -139,6 +147,11 @@ Result<WaitForResult> WaitFor(Workspace& workspace, const WaitForRequest& r) {
   std::optional<Rect> region;
   std::optional<Clock::time_point> last_ocr;
   bool warned_ocr = false;
+  // An application not answering may answer later: such a poll is retried
+  // until the deadline, and its error is the result only when no poll saw
+  // the desktop at all.
+  std::optional<Error> unanswered_error;
+  bool observed = false;
 
   while (true) {
     const auto poll_start = Clock::now();
@@ -153,8 +166,14 @@ Result<WaitForResult> WaitFor(Workspace& workspace, const WaitForRequest& r) {
                                   " failed: " + lease.error().message);
       } else {
         result.display = lease->display;
-        auto obs = ObserveFor(*lease->observer, r);
-        if (!obs.ok()) {
+        auto obs = ObserveFor(*lease->observer, r, deadline);
+        if (!obs.ok() && obs.error().code == ErrorCode::kTimeout) {
+          unanswered_error = obs.error();
+          if (result.warnings.size() < 8) {
+            result.warnings.push_back("poll " + std::to_string(result.polls) + ": " +
+                                      obs.error().message);
+          }
+        } else if (!obs.ok()) {
           if (result.polls == 1 && c.kind != Kind::kGone) return obs.error();
           // An app that quit is gone, and so is every element of it.
           if (c.kind == Kind::kGone &&
@@ -165,8 +184,31 @@ Result<WaitForResult> WaitFor(Workspace& workspace, const WaitForRequest& r) {
             result.warnings.push_back("observing failed: " + obs.error().message);
           }
         } else {
+          // The scoped app left out for not answering: this poll saw nothing.
+          bool scope_unanswered = false;
+          for (const AppInfo& app : obs->unanswered) {
+            if ((r.pid != 0 && app.pid == r.pid) ||
+                (!r.app.empty() && Lower(app.name) == Lower(r.app))) {
+              scope_unanswered = true;
+              unanswered_error = MakeError(
+                  ErrorCode::kTimeout,
+                  "application " + app.name + " (pid " + std::to_string(app.pid) +
+                      ") is not answering: it is busy or hung. Wait and retry, or close it "
+                      "(app_close)");
+            }
+          }
+          observed |= !scope_unanswered;
           for (auto& w : obs->warnings) {
-            if (result.warnings.size() < 8) result.warnings.push_back(std::move(w));
+            if (result.warnings.size() < 8 &&
+                std::find(result.warnings.begin(), result.warnings.end(), w) ==
+                    result.warnings.end()) {
+              result.warnings.push_back(std::move(w));
+            }
+          }
+          result.not_answering.clear();
+          for (const AppInfo& app : obs->unanswered) {
+            result.not_answering.push_back((app.name.empty() ? "(no name)" : app.name) + " (pid " +
+                                           std::to_string(app.pid) + ")");
           }
           std::vector<Node> roots = InScope(std::move(obs->snapshot.roots), r);
           if (!region) region = ScopeRegion(roots, r, lease->frame);
@@ -302,8 +344,15 @@ Result<WaitForResult> WaitFor(Workspace& workspace, const WaitForRequest& r) {
     const auto next = poll_start + interval;
     const auto wake = std::min(next, deadline);
     if (wake > Clock::now()) std::this_thread::sleep_until(wake);
+    // A poll with almost no time left could only fail (and blame the apps
+    // it had no time to read): the wait runs out without one.
+    if (deadline - Clock::now() < kMinPollTime) {
+      std::this_thread::sleep_until(deadline);
+      break;
+    }
   }
   result.waited_ms = MsSince(start);
+  if (!result.satisfied && !observed && unanswered_error) return *unanswered_error;
   return result;
 }
 
@@ -330,6 +379,7 @@ json WaitForResultToJson(const WaitForResult& r) {
             {"change", DiffToJson(r.change, 200)},
             {"pixels", std::move(pixels)},
             {"warnings", r.warnings},
+            {"not_answering", r.not_answering},
             {"display", r.display}};
   if (r.last_seen) j["last_seen"] = NodeToJson(*r.last_seen, false);
   return j;

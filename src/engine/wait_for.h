@@ -30,8 +30,9 @@ namespace uiscope {
 struct WaitCondition {
   enum class Kind { kElement, kName, kText, kGone, kChange };
   Kind kind = Kind::kChange;
-  std::string id;            // kElement, kGone
-  std::string name;          // kName: substring of the name (case- and accent-insensitive) or, exact, the name
+  std::string id;  // kElement, kGone
+  std::string
+      name;  // kName: substring of the name (case- and accent-insensitive) or, exact, the name
   std::optional<Role> role;  // kName: only this role (also alone, without a name)
   bool exact = false;        // kName
   std::string text;          // kText: case-insensitive substring of a name, value or OCR line
@@ -76,17 +77,24 @@ struct WaitForResult {
   TreeDiff change;                      // kChange: what changed
   PixelChange pixels;                   // kChange: the pixel change
   std::vector<std::string> warnings;
+  // Applications the last poll could not read because they did not answer
+  // ("gedit (pid 42)"): what may hide the awaited element.
+  std::vector<std::string> not_answering;
   std::string display;
 };
 
-// Polls until the condition holds or the timeout passes. Not satisfied by
-// the deadline is a result (satisfied = false), not an error. Errors:
-// InvalidArgument (an empty condition), whatever acquiring the desktop or
-// observing reports on the first poll (later failed polls are warnings).
+// Polls until the condition holds or the timeout passes; no poll waits for
+// an application past the deadline, so the call ends within it (plus one
+// poll's own work). Not satisfied by the deadline is a result (satisfied =
+// false, with not_answering naming apps that did not answer), not an
+// error. Errors: InvalidArgument (an empty condition), whatever acquiring
+// the desktop or observing reports on the first poll (later failed polls
+// are warnings), and Timeout naming the application when it never answered
+// a poll (a scoped wait on a hung app).
 Result<WaitForResult> WaitFor(Workspace& workspace, const WaitForRequest& request);
 
 // {satisfied, condition, seen_in, waited_ms, polls, matches, text_matches,
-// last_seen, change, pixels, warnings, display}
+// last_seen, change, pixels, warnings, not_answering, display}
 nlohmann::json WaitForResultToJson(const WaitForResult& result);
 
 }  // namespace uiscope

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,9 @@ struct TreeRequest {
   int max_depth = 64;           // deeper nodes are not fetched
   int max_nodes = 20000;        // the walk stops adding nodes past this many
   std::chrono::milliseconds timeout{2000};  // per application
+  // The whole call's deadline (no application is waited for past it); unset
+  // = none beyond the per-application timeouts.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
   bool fetch_actions = true;
   bool fetch_values = true;  // text of fields, value of sliders (never of passwords)
   // Applications never to read (the safety policy's deny list): true for an
@@ -61,6 +65,10 @@ struct TreeResult {
   std::vector<Node> apps;             // role kApplication, children windows
   std::vector<std::string> warnings;  // an app that timed out, a capped walk, ...
   int requests = 0;                   // D-Bus requests sent (for benchmarks)
+  // Applications left out because they did not answer in time (busy or
+  // hung), and because they exited during the call: each also has a warning.
+  std::vector<AppInfo> unanswered;
+  std::vector<AppInfo> exited;
 };
 
 class Accessibility {
@@ -69,8 +77,11 @@ class Accessibility {
   // Applications registered on the accessibility bus.
   virtual Result<std::vector<AppInfo>> ListApps() = 0;
   // The trees of the requested applications. An unknown app name or pid is a
-  // NotFound error listing the applications present; an application that
-  // stops answering is dropped with a warning once its deadline passes.
+  // NotFound error listing the applications present (Stale, naming it, for
+  // one that exited); an application that stops answering is dropped with a
+  // warning once its deadline passes, and named in TreeResult::unanswered.
+  // A request for one application that does not answer is a Timeout naming
+  // it (name and pid).
   virtual Result<TreeResult> Tree(const TreeRequest& request) = 0;
 
   // --- Acting on elements (DESIGN §7) -------------------------------------

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <iostream>
+#include <thread>
 
 #include "platform/accessibility.h"
 #include "support/desktop_fixture.h"
@@ -172,7 +174,45 @@ TEST_F(AtspiTreeTest, AppThatStopsAnsweringTimesOutWithinTwoSeconds) {
   EXPECT_LT(elapsed, milliseconds(2000));
   ASSERT_FALSE(tree.ok());
   EXPECT_EQ(tree.error().code, ErrorCode::kTimeout) << tree.error().ToString();
-  EXPECT_NE(tree.error().message.find("did not answer"), std::string::npos);
+  // The cause and the remedy, naming the app: not a bus or "not found" story.
+  EXPECT_NE(tree.error().message.find("not answering"), std::string::npos) << tree.error().message;
+  EXPECT_NE(tree.error().message.find("(pid " + std::to_string(fixture_->pid()) + ")"),
+            std::string::npos)
+      << tree.error().message;
+  EXPECT_NE(tree.error().message.find("close it"), std::string::npos) << tree.error().message;
+}
+
+TEST_F(AtspiTreeTest, AppKilledDuringAWalkHasExitedNotTheBusLauncher) {
+  ASSERT_TRUE(WaitForTree(*ax_, ForFixture()).ok());
+  const int pid = fixture_->pid();
+  // Hung, the app leaves the walk waiting on its socket; it dies there.
+  ASSERT_TRUE(test::FixtureCommand(*fixture_, "hang 6000").ok());
+  TreeRequest r = ForFixture();
+  r.timeout = milliseconds(4000);
+  Result<TreeResult> tree = MakeError(ErrorCode::kInternal, "not run");
+  auto start = std::chrono::steady_clock::now();
+  std::thread walk([&] { tree = ax_->Tree(r); });
+  // Not a wait for an effect: the moment of the crash, well inside the walk.
+  std::this_thread::sleep_for(milliseconds(300));
+  ::kill(pid, SIGKILL);
+  walk.join();
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  std::cout << "[ measured ] walk of an app killed 300 ms in: "
+            << std::chrono::duration<double, std::milli>(elapsed).count() << " ms\n";
+  ASSERT_TRUE(fixture_->Wait(milliseconds(5000)).ok());
+  ASSERT_FALSE(tree.ok());
+  EXPECT_EQ(tree.error().code, ErrorCode::kStale) << tree.error().ToString();
+  EXPECT_NE(tree.error().message.find("exited"), std::string::npos) << tree.error().message;
+  EXPECT_NE(tree.error().message.find("(pid " + std::to_string(pid) + ")"), std::string::npos)
+      << tree.error().message;
+  EXPECT_EQ(tree.error().message.find("launcher"), std::string::npos) << tree.error().message;
+  EXPECT_LT(elapsed, milliseconds(4000));
+
+  // Asked again, between walks: still "exited", not "no such process".
+  auto again = ax_->Tree(ForFixture());
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().code, ErrorCode::kStale) << again.error().ToString();
+  EXPECT_NE(again.error().message.find("exited"), std::string::npos) << again.error().message;
 }
 
 TEST_F(AtspiTreeTest, AppThatQuitIsReportedNotHung) {
@@ -186,8 +226,8 @@ TEST_F(AtspiTreeTest, AppThatQuitIsReportedNotHung) {
   auto tree = ax_->Tree(r);
   EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(2500));
   ASSERT_FALSE(tree.ok());
-  EXPECT_TRUE(tree.error().code == ErrorCode::kNotFound || tree.error().code == ErrorCode::kStale)
-      << tree.error().ToString();
+  EXPECT_EQ(tree.error().code, ErrorCode::kStale) << tree.error().ToString();
+  EXPECT_NE(tree.error().message.find("exited"), std::string::npos) << tree.error().message;
 }
 
 TEST(AtspiConnectTest, NoSessionNamesSessionStart) {

@@ -96,6 +96,9 @@ json OutputSchema() {
             {"change", schema::Diff()},
             {"pixels", schema::PixelChange()},
             {"warnings", StringArray("polls that failed, OCR unavailable, ...")},
+            {"not_answering",
+             StringArray("applications (name and pid) the last poll could not read: busy or "
+                         "hung, they may hide what was awaited")},
             {"display", String("the X display watched")},
             {"notes", StringArray("things the server did on the way")}}}};
 }
@@ -170,6 +173,14 @@ ToolResult WaitForTool(WaitTools& tools, const json& args, ToolContext& ctx) {
                   result->waited_ms, result->condition.c_str(), result->polls);
   }
   std::string text = head;
+  if (!result->satisfied && !result->not_answering.empty()) {
+    // The likely cause of the wait's failure: say which app and what to do.
+    std::string apps;
+    for (const std::string& app : result->not_answering) apps += (apps.empty() ? "" : ", ") + app;
+    text += "not answering: " + apps +
+            " (busy or hung, so what it shows could not be read). Wait and retry, or close it "
+            "(app_close)\n";
+  }
   for (const Node& n : result->matches) text += FormatNodeLine(n) + "\n";
   for (const TextMatch& m : result->text_matches) {
     text += "[ocr \"" + SanitiseForDisplay(m.text, 200) + "\"]\n";

@@ -48,8 +48,16 @@ Error CallError(const Error& error, const Node& node, const char* what) {
                                             "current IDs");
   }
   if (error.code == ErrorCode::kTimeout) {
-    return MakeError(ErrorCode::kTimeout, "the application did not answer " + std::string(what) +
-                                              " on " + Describe(node) + ": " + error.message);
+    // Name the application: the agent's remedy (wait, or close it) is
+    // about the app, not the element.
+    std::string app =
+        (node.app.empty() ? std::string("the application") : "application " + node.app) +
+        (node.pid > 0 ? " (pid " + std::to_string(node.pid) + ")" : "");
+    return MakeError(ErrorCode::kTimeout, app + " is not answering: no reply to " +
+                                              std::string(what) + " on " + Describe(node) + " (" +
+                                              error.message +
+                                              "). It is busy or hung: wait and retry, or close "
+                                              "it (app_close)");
   }
   return MakeError(error.code,
                    std::string(what) + " on " + Describe(node) + " failed: " + error.message);
@@ -130,7 +138,8 @@ std::string JoinActions(const std::vector<std::string>& actions) {
 
 }  // namespace
 
-Result<DbusConnection*> AtspiAccessibility::ConnectionForNode(const Node& node) {
+Result<DbusConnection*> AtspiAccessibility::ConnectionForNode(const Node& node,
+                                                              Clock::time_point deadline) {
   if (node.ref.empty() || node.ref.owner.empty()) {
     return MakeError(ErrorCode::kStale, Describe(node) +
                                             " carries no accessibility reference (it did not "
@@ -139,14 +148,14 @@ Result<DbusConnection*> AtspiAccessibility::ConnectionForNode(const Node& node) 
   AppHandle app;
   app.info.bus_name = node.ref.owner;
   app.root = ObjectRef{node.ref.owner, kRootPath};
-  return &ConnectionFor(app);
+  return &ConnectionFor(app, deadline);
 }
 
 Result<ElementCapabilities> AtspiAccessibility::Capabilities(const Node& node,
                                                              std::chrono::milliseconds timeout) {
-  auto conn = ConnectionForNode(node);
-  if (!conn.ok()) return conn.error();
   const auto deadline = Clock::now() + timeout;
+  auto conn = ConnectionForNode(node, deadline);
+  if (!conn.ok()) return conn.error();
   const BackendRef& ref = node.ref;
   ElementCapabilities caps;
   std::vector<std::string> ifaces;
@@ -206,9 +215,9 @@ Result<ElementCapabilities> AtspiAccessibility::Capabilities(const Node& node,
 
 Status AtspiAccessibility::DoAction(const Node& node, std::string_view action,
                                     std::chrono::milliseconds timeout) {
-  auto conn = ConnectionForNode(node);
-  if (!conn.ok()) return conn.error();
   const auto deadline = Clock::now() + timeout;
+  auto conn = ConnectionForNode(node, deadline);
+  if (!conn.ok()) return conn.error();
   const BackendRef& ref = node.ref;
   auto left = [&] { return std::chrono::milliseconds(std::max(1, RemainingMs(deadline))); };
   auto ifaces_reply =
@@ -246,9 +255,9 @@ Status AtspiAccessibility::DoAction(const Node& node, std::string_view action,
 
 Status AtspiAccessibility::SetText(const Node& node, std::string_view text,
                                    std::chrono::milliseconds timeout) {
-  auto conn = ConnectionForNode(node);
-  if (!conn.ok()) return conn.error();
   const auto deadline = Clock::now() + timeout;
+  auto conn = ConnectionForNode(node, deadline);
+  if (!conn.ok()) return conn.error();
   const BackendRef& ref = node.ref;
   auto left = [&] { return std::chrono::milliseconds(std::max(1, RemainingMs(deadline))); };
   auto ifaces_reply =
@@ -278,7 +287,8 @@ Status AtspiAccessibility::SetValue(const Node& node, double value,
   if (!std::isfinite(value)) {
     return MakeError(ErrorCode::kInvalidArgument, "the value must be a finite number");
   }
-  auto conn = ConnectionForNode(node);
+  const auto deadline = Clock::now() + timeout;
+  auto conn = ConnectionForNode(node, deadline);
   if (!conn.ok()) return conn.error();
   const BackendRef& ref = node.ref;
   MessagePtr call = NewMethodCall(ref.owner, ref.path, kPropertiesIface, "Set");
@@ -293,17 +303,19 @@ Status AtspiAccessibility::SetValue(const Node& node, double value,
     dbus_message_iter_append_basic(&var, DBUS_TYPE_DOUBLE, &value);
     dbus_message_iter_close_container(&it, &var);
   }
-  auto reply = (*conn)->Call(std::move(call), timeout);
+  auto reply =
+      (*conn)->Call(std::move(call), std::chrono::milliseconds(std::max(1, RemainingMs(deadline))));
   if (!reply.ok()) return CallError(reply.error(), node, "setting the value");
   return OkStatus();
 }
 
 Status AtspiAccessibility::GrabFocus(const Node& node, std::chrono::milliseconds timeout) {
-  auto conn = ConnectionForNode(node);
+  const auto deadline = Clock::now() + timeout;
+  auto conn = ConnectionForNode(node, deadline);
   if (!conn.ok()) return conn.error();
   const BackendRef& ref = node.ref;
-  auto reply =
-      (*conn)->Call(NewMethodCall(ref.owner, ref.path, kComponentIface, "GrabFocus"), timeout);
+  auto reply = (*conn)->Call(NewMethodCall(ref.owner, ref.path, kComponentIface, "GrabFocus"),
+                             std::chrono::milliseconds(std::max(1, RemainingMs(deadline))));
   if (!reply.ok()) return CallError(reply.error(), node, "GrabFocus");
   if (!ReplyBool(reply->get())) {
     return MakeError(ErrorCode::kInternal,

@@ -176,19 +176,38 @@ struct RawNode {
   bool pruned = false;
 };
 
+// How long an application may answer nothing at the start of its walk
+// before the other applications are walked first (it then gets the rest of
+// its time). Toolkits answer from their main loop, within milliseconds when
+// it runs: silence this long means the loop is blocked.
+constexpr auto kFirstReplyProbe = std::chrono::milliseconds(250);
+
+// "gedit (pid 42)"; the bus name when the app has not told its name.
+std::string AppLabel(const AppInfo& app, const std::string& bus = "") {
+  std::string name = !app.name.empty() ? app.name : !bus.empty() ? bus : "(no name)";
+  return name + " (pid " + std::to_string(app.pid) + ")";
+}
+
 // A pipelined walk of one application's tree.
 class Walker {
  public:
   Walker(DbusConnection& conn, const TreeRequest& request, Rect screen, ToolkitQuirks quirks)
       : pipeline_(conn), request_(request), screen_(screen), quirks_(quirks) {}
 
-  Status Run(const ObjectRef& root, Clock::time_point deadline) {
+  // With `first_reply_by`, gives up then when the app has answered nothing
+  // (silent() is true): see Tree().
+  Status Run(const ObjectRef& root, Clock::time_point deadline,
+             Clock::time_point first_reply_by = Clock::time_point::max()) {
     Discover(root, -1, 0);
-    return pipeline_.Run(deadline);
+    return pipeline_.Run(deadline, first_reply_by);
   }
 
   bool root_answered() const { return !nodes_.empty() && nodes_[0].stage1_pending == 0; }
   bool root_dead() const { return !nodes_.empty() && nodes_[0].dead; }
+  // The app itself went away during the walk: the bus answered for it
+  // (NoReply, ServiceUnknown) or its private socket closed.
+  bool app_gone() const { return app_gone_ || pipeline_.disconnected(); }
+  bool silent() const { return pipeline_.replies() == 0; }
   bool capped() const { return capped_; }
   int revisits() const { return revisits_; }
   size_t requests() const { return pipeline_.sent(); }
@@ -272,6 +291,7 @@ class Walker {
 
   void MarkIfDead(int idx, DBusMessage* r) {
     if (IsDeadObjectError(r)) nodes_[idx].dead = true;
+    if (IsAppGoneError(r)) app_gone_ = true;
   }
 
   void ParseAccessibleProps(int idx, DBusMessage* r) {
@@ -821,6 +841,7 @@ class Walker {
   std::unordered_set<ObjectRef, ObjectRefHash> seen_;
   std::unordered_map<ObjectRef, int, ObjectRefHash> index_;  // node of each object
   bool capped_ = false;
+  bool app_gone_ = false;
   int revisits_ = 0;
 };
 
@@ -976,7 +997,11 @@ Result<std::vector<AtspiAccessibility::AppHandle>> AtspiAccessibility::ListAppHa
   // a repeated observation asks only the registry. Apps that left are forgotten.
   std::unordered_set<std::string> present;
   for (const AppHandle& h : apps) present.insert(h.root.bus);
+  for (const auto& [bus, info] : known_apps_) {
+    if (!present.count(bus)) NoteExited(info);
+  }
   std::erase_if(known_apps_, [&](const auto& kv) { return !present.count(kv.first); });
+  std::erase_if(unresponsive_, [&](const std::string& bus) { return !present.count(bus); });
   std::erase_if(peers_, [&](const auto& kv) { return !present.count(kv.first); });
 
   std::vector<size_t> unknown;
@@ -1024,6 +1049,8 @@ Result<std::vector<AtspiAccessibility::AppHandle>> AtspiAccessibility::ListAppHa
         named[i] = ReadVariantString(&it2, &apps[i].info.name);
       } else if (IsDeadObjectError(r)) {
         alive[i] = false;
+      } else if (r == nullptr) {
+        apps[i].answered = false;
       }
     });
     pipeline.Add(PropertyGet(ref, kApplicationIface, "ToolkitName"), [&, i](DBusMessage* r) {
@@ -1057,14 +1084,34 @@ Result<std::vector<AppInfo>> AtspiAccessibility::ListApps() {
   return out;
 }
 
-DbusConnection& AtspiAccessibility::ConnectionFor(const AppHandle& app) {
+void AtspiAccessibility::NoteExited(const AppInfo& app) {
+  if (app.pid <= 0) return;
+  std::erase_if(exited_, [&](const AppInfo& a) { return a.pid == app.pid; });
+  if (exited_.size() >= 32) exited_.erase(exited_.begin());
+  exited_.push_back(app);
+}
+
+const AppInfo* AtspiAccessibility::FindExited(const std::string& name_lower, int pid) const {
+  for (auto it = exited_.rbegin(); it != exited_.rend(); ++it) {
+    if ((pid != 0 && it->pid == pid) || (!name_lower.empty() && Lower(it->name) == name_lower)) {
+      return &*it;
+    }
+  }
+  return nullptr;
+}
+
+DbusConnection& AtspiAccessibility::ConnectionFor(const AppHandle& app,
+                                                  Clock::time_point deadline) {
   if (!options_.peer_to_peer) return *bus_;
   auto it = peers_.find(app.info.bus_name);
   if (it == peers_.end()) {
     std::unique_ptr<DbusConnection> peer;
+    // Within the caller's deadline: a hung app must not cost more than that.
     auto reply = bus_->Call(
         NewMethodCall(app.root.bus, app.root.path, kApplicationIface, "GetApplicationBusAddress"),
-        std::chrono::milliseconds(500));
+        std::chrono::milliseconds(std::clamp(RemainingMs(deadline), 1, 500)));
+    // No answer says nothing about the socket: ask again next time.
+    if (!reply.ok() && reply.error().code == ErrorCode::kTimeout) return *bus_;
     const char* addr = nullptr;
     if (reply.ok() &&
         dbus_message_get_args(reply->get(), nullptr, DBUS_TYPE_STRING, &addr, DBUS_TYPE_INVALID) &&
@@ -1080,8 +1127,11 @@ DbusConnection& AtspiAccessibility::ConnectionFor(const AppHandle& app) {
 
 Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
   // A request for one app shares one deadline between listing and walking:
-  // an app that stops answering costs `timeout`, not a multiple of it.
-  const auto deadline = Clock::now() + request.timeout;
+  // an app that stops answering costs `timeout`, not a multiple of it. No
+  // wait of any kind goes past the call's deadline.
+  const auto start = Clock::now();
+  const auto call_deadline = request.deadline.value_or(Clock::time_point::max());
+  const auto deadline = std::min(start + request.timeout, call_deadline);
   auto handles = ListAppHandles(deadline, request.pid);
   if (!handles.ok()) return handles.error();
 
@@ -1104,6 +1154,12 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     selected.push_back(&h);
   }
   if (selected.empty() && (request.pid != 0 || !wanted.empty())) {
+    // An app seen before and gone now has exited: say so, not "no such app".
+    if (const AppInfo* gone = FindExited(wanted, request.pid)) {
+      return MakeError(ErrorCode::kStale, "application " + AppLabel(*gone) +
+                                              " has exited: its elements are gone. Launch it "
+                                              "again (app_launch) or observe the desktop");
+    }
     std::string present;
     for (const auto& h : *handles) {
       if (skipped(h)) continue;
@@ -1135,34 +1191,78 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
   }
 
   const bool single = selected.size() == 1 && (request.pid != 0 || !wanted.empty());
+  // Apps that did not answer last time go last: a hung app must not use up
+  // the time of those that answer.
+  std::stable_partition(selected.begin(), selected.end(), [&](const AppHandle* h) {
+    return h->answered && !unresponsive_.count(h->info.bus_name);
+  });
   TreeResult result;
-  for (AppHandle* app : selected) {
-    DbusConnection& conn = ConnectionFor(*app);
-    Walker walker(conn, request, screen, Quirks(app->info));
-    Status status = walker.Run(app->root, single ? deadline : Clock::now() + request.timeout);
-    result.requests += static_cast<int>(walker.requests());
-    std::string label = (app->info.name.empty() ? app->root.bus : app->info.name) + " (pid " +
-                        std::to_string(app->info.pid) + ")";
-    if (walker.root_dead()) {
-      if (single) return MakeError(ErrorCode::kStale, "application " + label + " has quit");
-      result.warnings.push_back("skipped " + label + ": it has quit");
-      continue;
+  auto not_answering = [&](const AppHandle& app, Clock::time_point since) {
+    unresponsive_.insert(app.info.bus_name);
+    result.unanswered.push_back(app.info);
+    auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since);
+    return "is not answering (no reply in " + std::to_string(waited.count()) +
+           " ms): it is busy or hung. Wait and retry, or close it (app_close)";
+  };
+  // Walks one app; `probe`: give up early (true is returned) when the app
+  // answers nothing within kFirstReplyProbe, to walk it after the others.
+  // An error only for a single-app request.
+  auto walk = [&](AppHandle& app, Clock::time_point since, Clock::time_point app_deadline,
+                  bool probe) -> Result<bool> {
+    const std::string label = AppLabel(app.info, app.root.bus);
+    if (!app.answered || Clock::now() >= app_deadline) {
+      std::string why = not_answering(app, app.answered ? since : start);
+      if (single) return MakeError(ErrorCode::kTimeout, "application " + label + " " + why);
+      result.warnings.push_back("skipped " + label + ": it " + why);
+      return false;
     }
+    DbusConnection& conn = ConnectionFor(app, app_deadline);
+    Walker walker(conn, request, screen, Quirks(app.info));
+    const auto first_reply_by =
+        probe ? std::min(Clock::now() + kFirstReplyProbe, app_deadline) : Clock::time_point::max();
+    Status status = walker.Run(app.root, app_deadline, first_reply_by);
+    result.requests += static_cast<int>(walker.requests());
+    if (walker.root_dead() || walker.app_gone()) {
+      // Its socket closed or the bus answered for it: the process is gone
+      // (not the bus: that is only when the bus connection itself drops).
+      unresponsive_.erase(app.info.bus_name);
+      NoteExited(app.info);
+      result.exited.push_back(app.info);
+      if (single) {
+        return MakeError(ErrorCode::kStale, "application " + label +
+                                                " exited while it was being observed: its "
+                                                "elements are gone. Launch it again (app_launch) "
+                                                "or observe the desktop");
+      }
+      result.warnings.push_back("skipped " + label + ": it exited");
+      return false;
+    }
+    if (probe && walker.silent() && Clock::now() < app_deadline) return true;
     if (!status.ok() || !walker.root_answered()) {
       // A partial tree would silently miss elements: for one app that is an
       // error; among several, the app is left out and named in a warning.
-      std::string why = status.ok() ? "did not answer" : status.error().message;
-      if (status.ok() || status.error().code == ErrorCode::kTimeout) {
-        why = "did not answer within " + std::to_string(request.timeout.count()) +
-              " ms: it is busy or hung";
+      // An app that answered part of its walk is slow, not hung.
+      std::string why;
+      if (!status.ok() && status.error().code != ErrorCode::kTimeout) {
+        why = "could not be read: " + status.error().message;
+      } else if (walker.silent()) {
+        why = not_answering(app, since);
+      } else {
+        why = "was too slow: its tree was not read within " +
+              std::to_string(
+                  std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since)
+                      .count()) +
+              " ms (" + std::to_string(walker.requests()) +
+              " requests). Retry with a longer timeout_ms";
       }
       if (single) {
         return MakeError(status.ok() ? ErrorCode::kTimeout : status.error().code,
                          "application " + label + " " + why);
       }
-      result.warnings.push_back("skipped " + label + ": " + why);
-      continue;
+      result.warnings.push_back("skipped " + label + ": it " + why);
+      return false;
     }
+    unresponsive_.erase(app.info.bus_name);
     if (walker.revisits() > 0) {
       result.warnings.push_back(label + ": " + std::to_string(walker.revisits()) +
                                 " objects were reached twice (a cycle or a shared child) and "
@@ -1172,11 +1272,41 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
       result.warnings.push_back(label + ": tree capped at " + std::to_string(request.max_nodes) +
                                 " nodes / depth " + std::to_string(request.max_depth));
     }
-    Node node = walker.Build(app->info);
-    if (node.name.empty()) node.name = app->info.name;
-    if (IsGtk4(app->info)) FixWindowRelativeExtents(node, toplevels);
+    Node node = walker.Build(app.info);
+    if (node.name.empty()) node.name = app.info.name;
+    if (IsGtk4(app.info)) FixWindowRelativeExtents(node, toplevels);
     result.apps.push_back(std::move(node));
+    return false;
+  };
+
+  // Each app has `timeout` from the start of its walk, within the call's
+  // deadline; one set aside by the probe keeps its start.
+  struct Deferred {
+    AppHandle* app;
+    Clock::time_point since;
+    Clock::time_point deadline;
+  };
+  std::vector<Deferred> deferred;
+  const bool probe = !single && selected.size() > 1;
+  for (AppHandle* app : selected) {
+    const auto since = single ? start : Clock::now();
+    const auto app_deadline = single ? deadline : std::min(call_deadline, since + request.timeout);
+    auto walked = walk(*app, since, app_deadline, probe);
+    if (!walked.ok()) return walked.error();
+    if (*walked) deferred.push_back({app, since, app_deadline});
   }
+  for (const Deferred& d : deferred) {
+    auto walked = walk(*d.app, d.since, d.deadline, false);
+    if (!walked.ok()) return walked.error();
+  }
+  // The apps keep the registry's order, whatever order they were walked in.
+  std::unordered_map<std::string, size_t> rank;
+  for (size_t i = 0; i < handles->size(); ++i) rank[(*handles)[i].info.bus_name] = i;
+  std::stable_sort(result.apps.begin(), result.apps.end(), [&](const Node& a, const Node& b) {
+    auto ra = a.ref.owner.empty() ? 0 : rank[a.ref.owner];
+    auto rb = b.ref.owner.empty() ? 0 : rank[b.ref.owner];
+    return ra < rb;
+  });
   return result;
 }
 

@@ -13,12 +13,20 @@
 // (text fields, sliders — never password fields). Nodes that are not showing,
 // or lie outside their scrolled viewport or the screen, are pruned with their
 // subtrees unless TreeRequest::include_hidden is set. Each application has its
-// own deadline; cycles, self-parents and dead objects are skipped.
+// own deadline, all within the request's; cycles, self-parents and dead
+// objects are skipped.
+//
+// A hung application must not hide the others: an app that answers nothing
+// within a short probe (kFirstReplyProbe) is set aside, the others are
+// walked, and it gets what is left of its deadline last. An app whose
+// private socket closes mid-walk has exited (not a bus failure).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "platform/accessibility.h"
 #include "platform/atspi/dbus_connection.h"
@@ -47,6 +55,9 @@ class AtspiAccessibility final : public Accessibility {
   struct AppHandle {
     AppInfo info;
     ObjectRef root;
+    // False when the listing asked the app its name and got no reply by
+    // the deadline: it is not answering, and walking it would only wait again.
+    bool answered = true;
   };
   AtspiAccessibility(AtspiOptions options, std::unique_ptr<DbusConnection> bus)
       : options_(std::move(options)), bus_(std::move(bus)) {}
@@ -54,11 +65,16 @@ class AtspiAccessibility final : public Accessibility {
   // Apps on the registry with pid, name and toolkit. With `only_pid`, names
   // are asked of that app only.
   Result<std::vector<AppHandle>> ListAppHandles(Clock::time_point deadline, int only_pid);
-  // The connection to use for `app`: its private socket when offered, else the bus.
-  DbusConnection& ConnectionFor(const AppHandle& app);
+  // Remembers that `app` left the bus (see exited_).
+  void NoteExited(const AppInfo& app);
+  // The most recent exited app with that pid (or lower-case name).
+  const AppInfo* FindExited(const std::string& name_lower, int pid) const;
+  // The connection to use for `app`: its private socket when offered, else
+  // the bus. Asking for the socket's address waits until `deadline` at most.
+  DbusConnection& ConnectionFor(const AppHandle& app, Clock::time_point deadline);
   // The connection for the object `node` was read from; Stale when the node
   // carries no reference (not from this backend).
-  Result<DbusConnection*> ConnectionForNode(const Node& node);
+  Result<DbusConnection*> ConnectionForNode(const Node& node, Clock::time_point deadline);
 
   AtspiOptions options_;
   std::unique_ptr<DbusConnection> bus_;
@@ -66,6 +82,11 @@ class AtspiAccessibility final : public Accessibility {
   std::unordered_map<std::string, std::unique_ptr<DbusConnection>> peers_;
   // Pid, name and toolkit of the apps seen, by bus name (see ListAppHandles).
   std::unordered_map<std::string, AppInfo> known_apps_;
+  // Apps that left the bus, by pid: a later request for one says it exited
+  // rather than that no such app exists. Bounded (oldest dropped).
+  std::vector<AppInfo> exited_;
+  // Bus names of apps whose last walk got no answer: walked after the others.
+  std::unordered_set<std::string> unresponsive_;
   // Opened on the first Tree() and kept: one X connection, not one per call.
   std::unique_ptr<x11::X11Display> display_;
 };

@@ -45,6 +45,15 @@ bool IsDeadObjectError(DBusMessage* reply) {
   return IsGoneErrorName(name) || std::string_view(name) == DBUS_ERROR_NO_REPLY;
 }
 
+bool IsAppGoneError(DBusMessage* reply) {
+  if (reply == nullptr || dbus_message_get_type(reply) != DBUS_MESSAGE_TYPE_ERROR) return false;
+  const char* name = dbus_message_get_error_name(reply);
+  if (name == nullptr) return false;
+  std::string_view n(name);
+  return n == DBUS_ERROR_SERVICE_UNKNOWN || n == DBUS_ERROR_NAME_HAS_NO_OWNER ||
+         n == DBUS_ERROR_NO_REPLY;
+}
+
 Result<std::unique_ptr<DbusConnection>> DbusConnection::Open(const std::string& address,
                                                              std::chrono::milliseconds timeout) {
   static std::once_flag threads_once;
@@ -85,7 +94,9 @@ Result<std::unique_ptr<DbusConnection>> DbusConnection::OpenPeer(const std::stri
                      "cannot connect to " + address + " (" + e.Text() + ")");
   }
   dbus_connection_set_exit_on_disconnect(raw, FALSE);
-  return std::unique_ptr<DbusConnection>(new DbusConnection(raw));
+  std::unique_ptr<DbusConnection> conn(new DbusConnection(raw));
+  conn->peer_ = true;
+  return conn;
 }
 
 DbusConnection::~DbusConnection() {
@@ -104,6 +115,10 @@ Result<MessagePtr> DbusConnection::Call(MessagePtr call, std::chrono::millisecon
                                               " ms to " + dbus_message_get_member(call.get()));
   }
   if (name == DBUS_ERROR_DISCONNECTED || !dbus_connection_get_is_connected(conn_)) {
+    if (peer_) {
+      return MakeError(ErrorCode::kStale,
+                       "the application closed its accessibility connection (it exited)");
+    }
     return MakeError(ErrorCode::kUnavailable, "the D-Bus connection was closed");
   }
   if (IsGoneErrorName(name)) return MakeError(ErrorCode::kNotFound, e.Text());
@@ -134,9 +149,10 @@ void DbusConnection::Pipeline::SendQueued() {
   }
 }
 
-Status DbusConnection::Pipeline::Run(Clock::time_point deadline) {
+Status DbusConnection::Pipeline::Run(Clock::time_point deadline, Clock::time_point first_reply_by) {
   DBusConnection* raw = conn_.conn_;
   bool disconnected = false;
+  bool silent = false;  // gave up at first_reply_by
   while (true) {
     // Dispatch what has been read before blocking again: read_write() may
     // block even when parsed messages are waiting.
@@ -153,6 +169,7 @@ Status DbusConnection::Pipeline::Run(Clock::time_point deadline) {
       if (it == in_flight_.end()) continue;  // a late reply of an earlier, timed-out run
       Handler handler = std::move(it->second);
       in_flight_.erase(it);
+      ++replies_;
       handler(msg);  // may Add() more calls
     }
     if (disconnected) break;
@@ -160,6 +177,14 @@ Status DbusConnection::Pipeline::Run(Clock::time_point deadline) {
     if (in_flight_.empty() && queue_head_ == queue_.size()) return OkStatus();
     int ms = RemainingMs(deadline);
     if (ms <= 0) break;
+    if (replies_ == 0 && first_reply_by != Clock::time_point::max()) {
+      int first = RemainingMs(first_reply_by);
+      if (first <= 0) {
+        silent = true;
+        break;
+      }
+      ms = std::min(ms, first);
+    }
     if (!dbus_connection_read_write(raw, ms)) {
       disconnected = true;
       break;
@@ -174,13 +199,21 @@ Status DbusConnection::Pipeline::Run(Clock::time_point deadline) {
   queue_.clear();
   queue_head_ = 0;
   timed_out_ += missing;
+  disconnected_ = disconnected;
   if (disconnected) {
+    // A peer connection is the application's own socket: it closes when the
+    // application exits. Only the bus connection closing is a bus problem.
+    if (conn_.peer_) {
+      return MakeError(ErrorCode::kUnavailable,
+                       "the application closed its accessibility connection (it exited)");
+    }
     return MakeError(ErrorCode::kUnavailable,
                      "the accessibility bus connection was closed (is at-spi-bus-launcher "
                      "still running?)");
   }
-  return MakeError(ErrorCode::kTimeout,
-                   std::to_string(missing) + " accessibility requests unanswered at the deadline");
+  return MakeError(ErrorCode::kTimeout, std::to_string(missing) +
+                                            " accessibility requests unanswered " +
+                                            (silent ? "(no reply at all yet)" : "at the deadline"));
 }
 
 // --- Argument readers ------------------------------------------------------

@@ -44,6 +44,10 @@ MessagePtr NewMethodCall(const std::string& dest, const std::string& path, const
 
 // True for the errors that mean "this object or app is gone".
 bool IsDeadObjectError(DBusMessage* reply);
+// True for the errors that mean "the whole application is gone" (it left
+// the bus, or the bus daemon answered for it because it disconnected), as
+// opposed to one of its objects being destroyed.
+bool IsAppGoneError(DBusMessage* reply);
 
 class DbusConnection {
  public:
@@ -54,12 +58,16 @@ class DbusConnection {
   // Opens a peer-to-peer connection (no bus daemon, no Hello), as offered by
   // AT-SPI applications through GetApplicationBusAddress.
   static Result<std::unique_ptr<DbusConnection>> OpenPeer(const std::string& address);
+  // True for a connection from OpenPeer: when it closes, the application
+  // closed it (it exited or crashed), not the accessibility bus.
+  bool is_peer() const { return peer_; }
   ~DbusConnection();
   DbusConnection(const DbusConnection&) = delete;
   DbusConnection& operator=(const DbusConnection&) = delete;
 
-  // One blocking call. Errors: Timeout, Unavailable (disconnected), or the
-  // peer's error reply as NotFound (dead object) / Internal.
+  // One blocking call. Errors: Timeout, Unavailable (the bus connection
+  // closed), Stale (a peer connection closed: the application exited), or
+  // the peer's error reply as NotFound (dead object) / Internal.
   Result<MessagePtr> Call(MessagePtr call, std::chrono::milliseconds timeout);
 
   DBusConnection* raw() const { return conn_; }
@@ -77,12 +85,18 @@ class DbusConnection {
     void Add(MessagePtr call, Handler handler);
     // Runs until every queued call (including those added by handlers) is
     // answered or `deadline` passes. Unanswered calls get a null reply.
-    // Returns Timeout if any call was unanswered, Unavailable if the bus
-    // connection dropped.
-    Status Run(Clock::time_point deadline);
+    // With `first_reply_by`, it also gives up then if no reply at all has
+    // come: a peer that answers nothing is hung or busy, and the caller may
+    // serve others first. Returns Timeout if any call was unanswered;
+    // Unavailable if the connection dropped (on a peer connection: the
+    // application went away; see disconnected()).
+    Status Run(Clock::time_point deadline,
+               Clock::time_point first_reply_by = Clock::time_point::max());
 
     size_t sent() const { return sent_; }
     size_t timed_out() const { return timed_out_; }
+    size_t replies() const { return replies_; }
+    bool disconnected() const { return disconnected_; }
 
    private:
     void SendQueued();
@@ -94,6 +108,8 @@ class DbusConnection {
     std::unordered_map<uint32_t, Handler> in_flight_;  // by serial
     size_t sent_ = 0;
     size_t timed_out_ = 0;
+    size_t replies_ = 0;
+    bool disconnected_ = false;
   };
 
  private:
@@ -101,6 +117,7 @@ class DbusConnection {
 
   DBusConnection* conn_;
   std::string unique_name_;
+  bool peer_ = false;
 };
 
 // --- Reading message arguments -------------------------------------------
