@@ -250,6 +250,16 @@ bool IsModifierKeysym(Keysym sym) {
   return (sym >= 0xffe1 && sym <= 0xffee) || sym == keysym::kIsoLevel3Shift || sym == 0xff7e;
 }
 
+bool TypesACharacter(const KeyChord& chord) {
+  if (!chord.key) return false;
+  for (Keysym m : chord.modifiers) {
+    if (m != keysym::kShiftL && m != 0xffe2 && m != keysym::kIsoLevel3Shift) return false;
+  }
+  const Keysym k = *chord.key;
+  return (k >= 0x20 && k <= 0x7e) || (k >= 0xa0 && k <= 0xff) ||
+         (k >= 0x01000100 && k <= 0x0110ffff) || (k >= 0xffaa && k <= 0xffb9);
+}
+
 std::string KeysymName(Keysym sym) {
   switch (sym) {
     case keysym::kControlL:

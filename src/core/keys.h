@@ -63,6 +63,12 @@ Result<KeyChord> ParseKeyChord(std::string_view chord);
 std::optional<Keysym> KeysymFromName(std::string_view name);
 // True for Shift, Control, Alt, Super, Meta, Hyper, AltGr keysyms.
 bool IsModifierKeysym(Keysym sym);
+// True when the chord types a character into a text field: a printable key
+// (letters, digits, punctuation, space, any Unicode character, the keypad's
+// digits) with no modifier but Shift or AltGr. "g", "shift+p", "ü" do;
+// "ctrl+s", "Return", "alt+F4" do not. What is typed this way is as secret
+// as typed text when it goes to a password field.
+bool TypesACharacter(const KeyChord& chord);
 // A readable name for messages ("Return", "ctrl", "a", "U+6771").
 std::string KeysymName(Keysym sym);
 

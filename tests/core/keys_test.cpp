@@ -13,6 +13,20 @@ TEST(KeysTest, ParsesChordsWithModifiersFirst) {
   EXPECT_EQ(chord->text, "ctrl+shift+s");
 }
 
+TEST(KeysTest, ChordsThatTypeCharactersAreTellable) {
+  for (const char* typing : {"g", "shift+p", "ü", "space", "7", "U+20AC", "altgr+e"}) {
+    auto c = ParseKeyChord(typing);
+    ASSERT_TRUE(c.ok()) << typing;
+    EXPECT_TRUE(TypesACharacter(*c)) << typing;
+  }
+  for (const char* shortcut : {"ctrl+s", "Return", "alt+F4", "Tab", "super", "ctrl+shift+a",
+                               "BackSpace", "Escape"}) {
+    auto c = ParseKeyChord(shortcut);
+    ASSERT_TRUE(c.ok()) << shortcut;
+    EXPECT_FALSE(TypesACharacter(*c)) << shortcut;
+  }
+}
+
 TEST(KeysTest, NamesAreCaseInsensitiveAndAliased) {
   EXPECT_EQ(*ParseKeyChord("Return")->key, keysym::kReturn);
   EXPECT_EQ(*ParseKeyChord("enter")->key, keysym::kReturn);

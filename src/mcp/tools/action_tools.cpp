@@ -273,8 +273,17 @@ std::string Describe(const ActionRequest& r, const std::optional<NamedTarget>& n
     return what + (on.empty() ? " into the focused element" : " into " + on);
   }
   if (r.kind == ActionKind::kPressKeys) {
+    // The target is not resolved yet, so it may be a password field: keys
+    // that type characters ("g", "shift+p") are counted, not named, like
+    // typed text; shortcuts and named keys ("ctrl+s", "Return") are named.
     std::string keys;
-    for (const auto& k : r.keys) keys += (keys.empty() ? "" : " ") + k;
+    bool types = false;
+    for (const auto& k : r.keys) {
+      auto chord = ParseKeyChord(k);
+      types = types || !chord.ok() || TypesACharacter(*chord);
+      keys += (keys.empty() ? "" : " ") + k;
+    }
+    if (types) keys = std::to_string(r.keys.size()) + (r.keys.size() == 1 ? " key" : " keys");
     return "press " + keys + (on.empty() ? "" : " on " + on);
   }
   if (r.kind == ActionKind::kSetValue) return "set the value of " + on;
