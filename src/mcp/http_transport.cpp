@@ -1,17 +1,32 @@
 #include "mcp/http_transport.h"
 
-#include <httplib.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
-#include <cstdlib>
+#include <cstdio>
+#include <cstring>
 #include <deque>
-#include <limits>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <random>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace uiscope::mcp {
 namespace {
@@ -26,6 +41,8 @@ std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
 }
+
+std::string Lower(std::string_view s) { return Lower(std::string(s)); }
 
 // The host part of "host", "host:port", "[v6]" or "[v6]:port".
 std::string HostPart(std::string_view s) {
@@ -54,26 +71,27 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
-bool Accepts(const httplib::Request& req, std::string_view type) {
-  const std::string accept = Lower(req.get_header_value("Accept"));
+bool Accepts(const HttpRequest& req, std::string_view type) {
+  const std::string accept = Lower(req.Header("Accept"));
   return accept.find(type) != std::string::npos || accept.find("*/*") != std::string::npos;
 }
 
-void SendJson(httplib::Response& res, int status, const json& body) {
-  res.status = status;
-  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+std::string Dump(const json& message) {
+  return message.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+HttpReply JsonReply(int status, const json& body) {
+  HttpReply r;
+  r.status = status;
+  r.content_type = "application/json";
+  r.body = Dump(body);
+  return r;
 }
 
 // An HTTP-level refusal with a JSON-RPC error body (id null), as the MCP
 // reference servers send.
-void Refuse(httplib::Response& res, int status, const std::string& message,
-            int code = kServerErrorCode) {
-  SendJson(res, status, MakeError(nullptr, RpcError{code, message, nullptr}));
-}
-
-std::string SseEvent(const json& message) {
-  return "event: message\ndata: " + message.dump(-1, ' ', false, json::error_handler_t::replace) +
-         "\n\n";
+HttpReply Refuse(int status, const std::string& message, int code = kServerErrorCode) {
+  return JsonReply(status, MakeError(nullptr, RpcError{code, message, nullptr}));
 }
 
 // Collects the replies of one POST answered as application/json.
@@ -95,53 +113,6 @@ class ReplyCollector final : public Outbound {
   std::vector<json> replies_;
 };
 
-// Writes messages as SSE events to an httplib sink (the POST's stream).
-class SinkWriter final : public Outbound {
- public:
-  explicit SinkWriter(httplib::DataSink& sink) : sink_(sink) {}
-  bool Send(const json& message) override {
-    std::lock_guard lock(mutex_);
-    if (failed_) return false;
-    std::string event = SseEvent(message);
-    if (!sink_.write(event.data(), event.size())) failed_ = true;
-    last_write_ = std::chrono::steady_clock::now();
-    return !failed_;
-  }
-  // A tool call waiting for the client's answer (elicitation) notices a
-  // client that went away instead of waiting out its timeout. httplib
-  // 0.11's is_writable() only selects for writing, which a closed peer's
-  // socket still is; a comment line (ignored by SSE clients) once a second
-  // fails instead, by the second write after the peer left.
-  bool Alive() override {
-    std::lock_guard lock(mutex_);
-    if (failed_) return false;
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_write_ < std::chrono::seconds(1)) return true;
-    static constexpr char kComment[] = ": waiting for the client\n\n";
-    if (!sink_.write(kComment, sizeof(kComment) - 1)) failed_ = true;
-    last_write_ = now;
-    return !failed_;
-  }
-
- private:
-  std::mutex mutex_;
-  httplib::DataSink& sink_;
-  bool failed_ = false;
-  std::chrono::steady_clock::time_point last_write_ = std::chrono::steady_clock::now();
-};
-
-struct HttpSession {
-  std::string id;
-  std::unique_ptr<Session> session;
-  Clock::time_point last_used = Clock::now();
-  int active_requests = 0;  // guarded by the transport's mutex
-  // The GET stream, guarded by `mutex`.
-  std::mutex mutex;
-  std::condition_variable wake;
-  bool stream_open = false;
-  bool ended = false;
-};
-
 bool ContainsMethod(const json& frame, std::string_view method) {
   auto is = [&](const json& m) {
     return m.is_object() && m.contains("method") && m["method"].is_string() &&
@@ -157,6 +128,36 @@ bool ContainsRequest(const json& frame) {
   return is(frame);
 }
 
+// Who a session belongs to, for the per-client session limit.
+//
+// On loopback TCP there is no peer identity to trust: no SO_PEERCRED (that
+// is Unix sockets), every local process of the user shares one uid and the
+// one bearer token, and the peer port changes with every connection. So a
+// client is what it says it is: the token it presented and the
+// `clientInfo.name` of its initialize. That stops a runaway client (a loop
+// opening sessions) from crowding out the others, and it gets a clear 429;
+// a hostile local process can rotate names, and against it the rule that
+// matters is that eviction never ends a busy session (a request in flight —
+// which includes a tool call waiting for a person's confirmation — or an
+// open event stream) and takes from the client holding the most sessions.
+std::string ClientKey(const HttpRequest& req, const json& frame) {
+  std::string name = "(unnamed)";
+  auto from = [&](const json& m) {
+    if (!m.is_object() || !m.contains("params") || !m["params"].is_object()) return;
+    const json& params = m["params"];
+    if (params.contains("clientInfo") && params["clientInfo"].is_object() &&
+        params["clientInfo"].contains("name") && params["clientInfo"]["name"].is_string()) {
+      name = params["clientInfo"]["name"].get<std::string>().substr(0, 200);
+    }
+  };
+  if (frame.is_array()) {
+    for (const auto& m : frame) from(m);
+  } else {
+    from(frame);
+  }
+  return std::string(req.Header("Authorization")) + "\n" + name;
+}
+
 }  // namespace
 
 bool IsLoopbackHost(std::string_view host_and_port) {
@@ -165,176 +166,148 @@ bool IsLoopbackHost(std::string_view host_and_port) {
   return host.rfind("127.", 0) == 0 && host.find_first_not_of("0123456789.") == std::string::npos;
 }
 
-class HttpTransport::Impl {
+// --- EventStream -------------------------------------------------------------
+
+void HttpReply::EventStream::End() {
+  std::function<void()> wake;
+  {
+    std::lock_guard lock(mutex_);
+    if (ended_) return;
+    ended_ = true;
+    wake = wake_;
+  }
+  if (wake) wake();
+}
+
+bool HttpReply::EventStream::ended() {
+  std::lock_guard lock(mutex_);
+  return ended_;
+}
+
+void HttpReply::EventStream::SetWake(std::function<void()> wake) {
+  std::lock_guard lock(mutex_);
+  wake_ = std::move(wake);
+}
+
+void HttpReply::EventStream::SetOnClosed(std::function<void()> on_closed) {
+  std::lock_guard lock(mutex_);
+  on_closed_ = std::move(on_closed);
+}
+
+void HttpReply::EventStream::Closed() {
+  std::function<void()> on_closed;
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_) return;
+    closed_ = true;
+    on_closed = std::move(on_closed_);
+    wake_ = nullptr;
+  }
+  if (on_closed) on_closed();
+}
+
+// --- The endpoint ------------------------------------------------------------
+
+namespace {
+
+struct HttpSession {
+  std::string id;
+  std::string client;  // ClientKey
+  std::unique_ptr<Session> session;
+  // Guarded by the endpoint's mutex:
+  Clock::time_point last_used = Clock::now();
+  int active_requests = 0;
+  std::shared_ptr<HttpReply::EventStream> stream;  // the open GET stream, if any
+};
+
+}  // namespace
+
+class McpHttpEndpoint::Impl {
  public:
-  Impl(const Server& server, HttpOptions options) : server_(server), options_(std::move(options)) {}
+  Impl(const Server& server, HttpOptions options, bool loopback)
+      : server_(server), options_(std::move(options)), loopback_(loopback) {}
 
-  Status Bind() {
-    const int threads = std::max(4, options_.threads);
-    http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    // Our POST handler enforces max_message_bytes itself (below); httplib's
-    // own limit would turn an oversized body into a bare 400.
-    http_.set_payload_max_length(std::numeric_limits<size_t>::max());
-    // Without NODELAY every reply waits ~40 ms for the client's delayed ACK
-    // (httplib writes headers and body separately): bench_mcp measured 43 ms
-    // per ping before, 0.1 ms after.
-    http_.set_tcp_nodelay(true);
-    http_.set_keep_alive_max_count(1000000);
-    // httplib notices stop() only between requests, so an idle keep-alive
-    // connection delays shutdown by up to this long; reconnecting on loopback
-    // costs ~0.1 ms, so keep it short.
-    http_.set_keep_alive_timeout(2);
-    http_.set_read_timeout(30);
-    http_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-      return Screen(req, res) ? httplib::Server::HandlerResponse::Unhandled
-                              : httplib::Server::HandlerResponse::Handled;
-    });
-    // The body is read here rather than by httplib, which does not apply its
-    // payload limit to chunked bodies: a 40 MiB chunked POST was accepted.
-    http_.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res,
-                              const httplib::ContentReader& read) {
-      std::string body;
-      bool too_large = false;
-      if (req.has_header("Content-Length")) {
-        too_large = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) >
-                    options_.max_message_bytes;
-      }
-      if (!too_large)
-        read([&](const char* data, size_t length) {
-          if (body.size() + length > options_.max_message_bytes) {
-            too_large = true;
-            return false;
-          }
-          body.append(data, length);
-          return true;
-        });
-      if (too_large) {
-        res.set_header("Connection", "close");
-        Refuse(res, 413,
-               "message too large: the limit is " + std::to_string(options_.max_message_bytes) +
-                   " bytes; it was not read",
-               kInvalidRequest);
-        return;
-      }
-      Post(req, body, res);
-    });
-    http_.Get("/mcp",
-              [this](const httplib::Request& req, httplib::Response& res) { Get(req, res); });
-    http_.Delete("/mcp",
-                 [this](const httplib::Request& req, httplib::Response& res) { Delete(req, res); });
-    http_.Options("/mcp",
-                  [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
-    for (const char* method : {"/mcp"}) {
-      http_.Put(method, [](const httplib::Request&, httplib::Response& res) { NotAllowed(res); });
-      http_.Patch(method, [](const httplib::Request&, httplib::Response& res) { NotAllowed(res); });
-    }
-    http_.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-      if (!res.body.empty()) return;
-      if (res.status == 413) {
-        Refuse(res, 413, "message too large: the limit is set by --max-message-bytes",
-               kInvalidRequest);
-      } else if (res.status == 404) {
-        Refuse(res, 404, "not found: the MCP endpoint is /mcp");
-      }
-    });
-    http_.set_exception_handler(
-        [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-          std::string what = "unknown exception";
-          try {
-            if (ep) std::rethrow_exception(ep);
-          } catch (const std::exception& e) {
-            what = e.what();
-          } catch (...) {
-          }
-          Refuse(res, 500, "internal error: " + what, kInternalError);
-        });
-
-    if (options_.port == 0) {
-      port_ = http_.bind_to_any_port(options_.host);
-      if (port_ <= 0) port_ = -1;
+  HttpReply Handle(const HttpRequest& req) {
+    if (req.path != "/mcp") return Refuse(404, "not found: the MCP endpoint is /mcp");
+    if (auto refusal = Screen(req)) return std::move(*refusal);
+    HttpReply reply;
+    if (req.method == "POST") {
+      reply = Post(req);
+    } else if (req.method == "GET") {
+      reply = Get(req);
+    } else if (req.method == "DELETE") {
+      reply = Delete(req);
+    } else if (req.method == "OPTIONS") {
+      reply.status = 204;
     } else {
-      port_ = http_.bind_to_port(options_.host, options_.port) ? options_.port : -1;
+      reply = Refuse(405, "method not allowed: use POST, GET or DELETE on /mcp");
+      reply.headers.emplace_back("Allow", "GET, POST, DELETE");
     }
-    if (port_ < 0) {
-      return MakeError(ErrorCode::kUnavailable,
-                       "cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
-                           " (address in use, or not an address of this machine); pick another "
-                           "port or use port 0 for any free one");
-    }
-    loopback_ = IsLoopbackHost(options_.host);
-    listener_ = std::thread([this] { http_.listen_after_bind(); });
-    return OkStatus();
+    for (auto& h : cors_headers(req)) reply.headers.push_back(std::move(h));
+    return reply;
   }
 
-  int port() const { return port_; }
-  std::string url() const {
-    std::string host =
-        options_.host.find(':') != std::string::npos ? "[" + options_.host + "]" : options_.host;
-    return "http://" + host + ":" + std::to_string(port_) + "/mcp";
-  }
-
-  void Stop() {
-    std::unique_lock lock(mutex_);
-    if (stopped_) return;
-    stopped_ = true;
-    auto sessions = std::move(sessions_);
-    lock.unlock();
-    for (auto& [id, s] : sessions) EndStream(*s);
-    http_.stop();
-    if (listener_.joinable()) listener_.join();
+  void EndAll() {
+    std::map<std::string, std::shared_ptr<HttpSession>> sessions;
+    {
+      std::lock_guard lock(mutex_);
+      sessions = std::move(sessions_);
+      sessions_.clear();
+      per_client_.clear();
+      ended_all_ = true;
+    }
+    for (auto& [id, s] : sessions) {
+      if (s->stream) s->stream->End();
+    }
     for (auto& [id, s] : sessions) s->session->Close();
-    stop_cv_.notify_all();
   }
 
-  void Wait() {
-    std::unique_lock lock(mutex_);
-    stop_cv_.wait(lock, [&] { return stopped_; });
+  size_t session_count() {
+    std::lock_guard lock(mutex_);
+    return sessions_.size();
   }
 
  private:
-  static void NotAllowed(httplib::Response& res) {
-    res.set_header("Allow", "GET, POST, DELETE");
-    Refuse(res, 405, "method not allowed: use POST, GET or DELETE on /mcp");
+  HttpHeaders cors_headers(const HttpRequest& req) {
+    if (!req.HasHeader("Origin")) return {};
+    const std::string origin(req.Header("Origin"));
+    return {{"Access-Control-Allow-Origin", origin},
+            {"Vary", "Origin"},
+            {"Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS"},
+            {"Access-Control-Allow-Headers",
+             "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, "
+             "Last-Event-ID"},
+            {"Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version"}};
   }
 
-  // Origin, Host and token checks, before any routing. False = refused.
-  bool Screen(const httplib::Request& req, httplib::Response& res) {
-    if (req.has_header("Origin")) {
-      const std::string origin = req.get_header_value("Origin");
+  // Origin, Host and token checks, before anything else. A refusal, or none.
+  std::optional<HttpReply> Screen(const HttpRequest& req) {
+    if (req.HasHeader("Origin")) {
+      const std::string origin(req.Header("Origin"));
       if (!OriginAllowed(origin)) {
-        Refuse(res, 403,
-               "forbidden: Origin " + origin +
-                   " is not a local origin (DNS rebinding protection); allow it with "
-                   "--allow-origin");
-        return false;
+        return Refuse(403, "forbidden: Origin " + origin +
+                               " is not a local origin (DNS rebinding protection); allow it "
+                               "with --allow-origin");
       }
-      res.set_header("Access-Control-Allow-Origin", origin);
-      res.set_header("Vary", "Origin");
-      res.set_header("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
-      res.set_header("Access-Control-Allow-Headers",
-                     "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, "
-                     "Last-Event-ID");
-      res.set_header("Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version");
     }
-    if (loopback_ && !IsLoopbackHost(req.get_header_value("Host"))) {
-      Refuse(res, 403,
-             "forbidden: Host " + req.get_header_value("Host") +
-                 " is not a loopback name; this server answers only to localhost (DNS rebinding "
-                 "protection)");
-      return false;
+    if (loopback_ && !IsLoopbackHost(req.Header("Host"))) {
+      return Refuse(403, "forbidden: Host " + std::string(req.Header("Host")) +
+                             " is not a loopback name; this server answers only to localhost "
+                             "(DNS rebinding protection)");
     }
-    if (req.method == "OPTIONS") return true;  // CORS preflight carries no credentials
+    if (req.method == "OPTIONS") return std::nullopt;  // CORS preflight carries no credentials
     if (!options_.token.empty()) {
-      const std::string auth = req.get_header_value("Authorization");
+      const std::string auth(req.Header("Authorization"));
       const std::string prefix = "Bearer ";
       if (auth.size() <= prefix.size() || Lower(auth.substr(0, prefix.size())) != "bearer " ||
-          !ConstantTimeEquals(auth.substr(prefix.size()), options_.token)) {
-        res.set_header("WWW-Authenticate", "Bearer realm=\"uiscope\"");
-        Refuse(res, 401, "unauthorized: send the server's token as `Authorization: Bearer TOKEN`");
-        return false;
+          !ConstantTimeEquals(std::string_view(auth).substr(prefix.size()), options_.token)) {
+        HttpReply r =
+            Refuse(401, "unauthorized: send the server's token as `Authorization: Bearer TOKEN`");
+        r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"uiscope\"");
+        return r;
       }
     }
-    return true;
+    return std::nullopt;
   }
 
   bool OriginAllowed(const std::string& origin) const {
@@ -353,217 +326,962 @@ class HttpTransport::Impl {
   }
 
   // The session named by the request's header, or a refusal.
-  std::shared_ptr<HttpSession> FindSession(const httplib::Request& req, httplib::Response& res) {
-    if (!req.has_header(kSessionHeader)) {
-      Refuse(res, 400, "bad request: Mcp-Session-Id header is required (send initialize first)");
+  std::shared_ptr<HttpSession> FindSession(const HttpRequest& req, HttpReply* refusal) {
+    if (!req.HasHeader(kSessionHeader)) {
+      *refusal =
+          Refuse(400, "bad request: Mcp-Session-Id header is required (send initialize first)");
       return nullptr;
     }
-    const std::string id = req.get_header_value(kSessionHeader);
+    const std::string id(req.Header(kSessionHeader));
     std::lock_guard lock(mutex_);
     auto it = sessions_.find(id);
     if (it == sessions_.end()) {
-      Refuse(res, 404, "session not found: it ended or never existed; initialize a new one");
+      *refusal = Refuse(404, "session not found: it ended or never existed; initialize a new one");
       return nullptr;
     }
     it->second->last_used = Clock::now();
     return it->second;
   }
 
-  bool VersionHeaderOk(const httplib::Request& req, httplib::Response& res) {
-    if (!req.has_header(kVersionHeader)) return true;  // 2025-03-26 clients do not send it
-    const std::string v = req.get_header_value(kVersionHeader);
-    if (IsSupportedProtocolVersion(v)) return true;
-    Refuse(res, 400,
-           "bad request: unsupported MCP-Protocol-Version " + v +
-               " (supported: 2025-11-25, 2025-06-18, 2025-03-26)");
-    return false;
+  std::optional<HttpReply> VersionRefusal(const HttpRequest& req) {
+    if (!req.HasHeader(kVersionHeader)) return std::nullopt;  // 2025-03-26 clients do not send it
+    const std::string v(req.Header(kVersionHeader));
+    if (IsSupportedProtocolVersion(v)) return std::nullopt;
+    return Refuse(400, "bad request: unsupported MCP-Protocol-Version " + v +
+                           " (supported: 2025-11-25, 2025-06-18, 2025-03-26)");
   }
 
-  std::shared_ptr<HttpSession> OpenSession() {
+  static bool Busy(const HttpSession& s) { return s.active_requests > 0 || s.stream != nullptr; }
+
+  // A new session for `client`, or a refusal (429: this client is at its
+  // limit; 503: every session is busy). Called with mutex_ held.
+  std::shared_ptr<HttpSession> OpenSessionLocked(const std::string& client,
+                                                 std::unique_ptr<Session> session,
+                                                 HttpReply* refusal,
+                                                 std::shared_ptr<HttpSession>* evicted) {
+    if (ended_all_) {
+      *refusal = Refuse(503, "the server is stopping");
+      return nullptr;
+    }
+    if (per_client_[client] >= options_.max_sessions_per_client) {
+      *refusal = Refuse(429, "too many sessions for this client: it holds " +
+                                 std::to_string(per_client_[client]) + " (the limit is " +
+                                 std::to_string(options_.max_sessions_per_client) +
+                                 "); end sessions it no longer needs with DELETE /mcp");
+      refusal->headers.emplace_back("Retry-After", std::to_string(options_.retry_after_seconds));
+      return nullptr;
+    }
+    if (static_cast<int>(sessions_.size()) >= options_.max_sessions) {
+      // Take from the client holding the most sessions its least recently
+      // used idle one; a busy session is never ended.
+      auto victim = sessions_.end();
+      for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+        if (Busy(*it->second)) continue;
+        if (victim == sessions_.end()) {
+          victim = it;
+          continue;
+        }
+        const int mine = per_client_[it->second->client];
+        const int theirs = per_client_[victim->second->client];
+        if (mine > theirs || (mine == theirs && it->second->last_used < victim->second->last_used))
+          victim = it;
+      }
+      if (victim == sessions_.end()) {
+        *refusal = Refuse(503, "too many sessions: all " + std::to_string(sessions_.size()) +
+                                   " are busy; try again later");
+        refusal->headers.emplace_back("Retry-After", std::to_string(options_.retry_after_seconds));
+        return nullptr;
+      }
+      *evicted = victim->second;
+      RemoveLocked(victim);
+    }
     auto s = std::make_shared<HttpSession>();
     s->id = NewSessionId();
-    s->session = server_.NewSession();
-    std::shared_ptr<HttpSession> evicted;
-    {
-      std::lock_guard lock(mutex_);
-      if (static_cast<int>(sessions_.size()) >= options_.max_sessions) {
-        auto oldest = sessions_.end();
-        for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
-          if (it->second->active_requests > 0) continue;
-          if (oldest == sessions_.end() || it->second->last_used < oldest->second->last_used)
-            oldest = it;
-        }
-        if (oldest != sessions_.end()) {
-          evicted = oldest->second;
-          sessions_.erase(oldest);
-        }
-      }
-      sessions_[s->id] = s;
-    }
-    if (evicted) EndStream(*evicted);
+    s->client = client;
+    s->session = std::move(session);
+    sessions_[s->id] = s;
+    ++per_client_[client];
     return s;
   }
 
-  void Post(const httplib::Request& req, const std::string& body, httplib::Response& res) {
+  void RemoveLocked(std::map<std::string, std::shared_ptr<HttpSession>>::iterator it) {
+    if (--per_client_[it->second->client] <= 0) per_client_.erase(it->second->client);
+    sessions_.erase(it);
+  }
+
+  HttpReply Post(const HttpRequest& req) {
     if (!Accepts(req, "application/json") || !Accepts(req, "text/event-stream")) {
-      Refuse(res, 406,
-             "not acceptable: the client must accept both application/json and "
-             "text/event-stream");
-      return;
+      return Refuse(406,
+                    "not acceptable: the client must accept both application/json and "
+                    "text/event-stream");
     }
-    const std::string type = Lower(req.get_header_value("Content-Type"));
+    const std::string type = Lower(req.Header("Content-Type"));
     if (type.rfind("application/json", 0) != 0) {
-      Refuse(res, 415, "unsupported media type: the body must be application/json");
-      return;
+      return Refuse(415, "unsupported media type: the body must be application/json");
     }
-    Parsed parsed = ParseFrame(body);
-    if (!parsed.ok) {
-      SendJson(res, 400, MakeError(nullptr, parsed.error));
-      return;
+    Parsed parsed;
+    try {
+      parsed = ParseFrame(req.body);
+    } catch (const std::exception&) {
+      // nlohmann throws out_of_range (not parse_error) for a number such as
+      // 1e400; whatever the parser lets escape, the body was not usable JSON.
+      parsed.ok = false;
+      parsed.error = RpcError{kParseError,
+                              "parse error: the body is not valid JSON (a number out "
+                              "of range?)",
+                              nullptr};
     }
+    if (!parsed.ok) return JsonReply(400, MakeError(nullptr, parsed.error));
     const json& frame = parsed.value;
     std::shared_ptr<HttpSession> s;
     const bool initialize = ContainsMethod(frame, "initialize");
-    if (initialize && !req.has_header(kSessionHeader)) {
-      s = OpenSession();
+    HttpReply refusal;
+    if (initialize && !req.HasHeader(kSessionHeader)) {
+      std::shared_ptr<HttpSession> evicted;
+      auto session = server_.NewSession();
+      {
+        std::lock_guard lock(mutex_);
+        s = OpenSessionLocked(ClientKey(req, frame), std::move(session), &refusal, &evicted);
+        if (s) ++s->active_requests;  // not evictable before its first request is done
+      }
+      if (evicted) {
+        if (evicted->stream) evicted->stream->End();
+        // Close() waits for requests in flight; an evicted session has none.
+        evicted->session->Close();
+      }
+      if (!s) return refusal;
     } else {
-      s = FindSession(req, res);
-      if (!s) return;
-      if (!VersionHeaderOk(req, res)) return;
-    }
-    res.set_header(kSessionHeader, s->id);
-    {
+      s = FindSession(req, &refusal);
+      if (!s) return refusal;
+      if (auto bad = VersionRefusal(req)) return std::move(*bad);
       std::lock_guard lock(mutex_);
       ++s->active_requests;
     }
-    auto done = [this, s] {
-      std::lock_guard lock(mutex_);
-      --s->active_requests;
-      s->last_used = Clock::now();
+    // Ends the request's hold on the session, however the reply goes (a
+    // stream may be dropped before it runs: 503, the server stopping).
+    struct Done {
+      Impl* self;
+      std::shared_ptr<HttpSession> s;
+      ~Done() {
+        std::lock_guard lock(self->mutex_);
+        --s->active_requests;
+        s->last_used = Clock::now();
+      }
     };
+    // Not make_shared<Done>(Done{...}): the temporary's destructor would end
+    // the hold at once.
+    auto done = std::shared_ptr<Done>(new Done{this, s});
 
     if (ContainsMethod(frame, "tools/call") && !frame.is_array()) {
       // A stream: progress and log notifications, then the result.
-      res.status = 200;
-      res.set_header("Cache-Control", "no-cache");
-      res.set_chunked_content_provider(
-          "text/event-stream",
-          [s, frame](size_t, httplib::DataSink& sink) {
-            SinkWriter writer(sink);
-            s->session->Handle(frame, writer);
-            sink.done();
-            return true;
-          },
-          [done](bool) { done(); });
-      return;
+      HttpReply reply;
+      reply.status = 200;
+      reply.content_type = "text/event-stream";
+      reply.headers = {{kSessionHeader, s->id}, {"Cache-Control", "no-cache"}};
+      reply.stream = [s, frame, done](Outbound& out) { s->session->Handle(frame, out); };
+      return reply;
     }
 
     ReplyCollector collector;
     s->session->Handle(frame, collector);
     std::vector<json> replies = collector.Take();
-    done();
+    done.reset();
     if (initialize && !s->session->initialized()) {
       // A rejected initialize leaves no session behind.
       std::lock_guard lock(mutex_);
-      sessions_.erase(s->id);
+      if (auto it = sessions_.find(s->id); it != sessions_.end()) RemoveLocked(it);
     }
+    HttpReply reply;
     if (!ContainsRequest(frame)) {
-      if (replies.empty()) {
-        res.status = 202;
-      } else {
-        SendJson(res, 400, replies.front());
-      }
-      return;
+      reply = replies.empty() ? HttpReply{} : JsonReply(400, replies.front());
+      if (replies.empty()) reply.status = 202;
+    } else if (replies.empty()) {
+      reply.status = 202;  // the request was cancelled: no reply
+    } else {
+      reply = JsonReply(200, replies.front());
+      if (s->session->shutdown_requested()) EndSession(s->id);
     }
-    if (replies.empty()) {
-      res.status = 202;  // the request was cancelled: no reply
-      return;
-    }
-    SendJson(res, 200, replies.front());
-    if (s->session->shutdown_requested()) EndSession(s->id);
+    reply.headers.emplace_back(kSessionHeader, s->id);
+    return reply;
   }
 
-  void Get(const httplib::Request& req, httplib::Response& res) {
+  HttpReply Get(const HttpRequest& req) {
     if (!Accepts(req, "text/event-stream")) {
-      Refuse(res, 406, "not acceptable: the event stream needs Accept: text/event-stream");
-      return;
+      return Refuse(406, "not acceptable: the event stream needs Accept: text/event-stream");
     }
-    auto s = FindSession(req, res);
-    if (!s) return;
-    if (!VersionHeaderOk(req, res)) return;
+    HttpReply refusal;
+    auto s = FindSession(req, &refusal);
+    if (!s) return refusal;
+    if (auto bad = VersionRefusal(req)) return std::move(*bad);
+    auto stream = std::make_shared<HttpReply::EventStream>();
     {
-      std::lock_guard lock(s->mutex);
-      if (s->stream_open) {
-        Refuse(res, 409, "conflict: this session already has an open event stream");
-        return;
-      }
-      s->stream_open = true;
+      std::lock_guard lock(mutex_);
+      if (s->stream) return Refuse(409, "conflict: this session already has an open event stream");
+      s->stream = stream;
     }
-    res.status = 200;
-    res.set_header(kSessionHeader, s->id);
-    res.set_header("Cache-Control", "no-cache");
-    const auto keepalive = std::chrono::seconds(std::max(1, options_.keepalive_seconds));
-    res.set_chunked_content_provider(
-        "text/event-stream",
-        [s, keepalive](size_t, httplib::DataSink& sink) {
-          std::unique_lock lock(s->mutex);
-          if (s->ended) {
-            sink.done();
-            return true;
-          }
-          s->wake.wait_for(lock, keepalive, [&] { return s->ended; });
-          if (s->ended) {
-            sink.done();
-            return true;
-          }
-          lock.unlock();
-          static constexpr char kComment[] = ": keep-alive\n\n";
-          return sink.write(kComment, sizeof(kComment) - 1);
-        },
-        [s](bool) {
-          std::lock_guard lock(s->mutex);
-          s->stream_open = false;
-        });
+    std::weak_ptr<HttpSession> weak = s;
+    stream->SetOnClosed([this, weak, raw = stream.get()] {
+      auto session = weak.lock();
+      if (!session) return;
+      std::lock_guard lock(mutex_);
+      if (session->stream.get() == raw) {
+        session->stream = nullptr;
+        session->last_used = Clock::now();
+      }
+    });
+    HttpReply reply;
+    reply.status = 200;
+    reply.content_type = "text/event-stream";
+    reply.headers = {{kSessionHeader, s->id}, {"Cache-Control", "no-cache"}};
+    reply.events = std::move(stream);
+    return reply;
   }
 
-  void Delete(const httplib::Request& req, httplib::Response& res) {
-    auto s = FindSession(req, res);
-    if (!s) return;
+  HttpReply Delete(const HttpRequest& req) {
+    HttpReply refusal;
+    auto s = FindSession(req, &refusal);
+    if (!s) return refusal;
     EndSession(s->id);
-    res.status = 200;
+    HttpReply reply;
+    reply.status = 200;
+    return reply;
   }
 
   void EndSession(const std::string& id) {
     std::shared_ptr<HttpSession> s;
+    std::shared_ptr<HttpReply::EventStream> stream;
     {
       std::lock_guard lock(mutex_);
       auto it = sessions_.find(id);
       if (it == sessions_.end()) return;
       s = it->second;
-      sessions_.erase(it);
+      stream = s->stream;
+      RemoveLocked(it);
     }
-    EndStream(*s);
+    if (stream) stream->End();
     // Requests still running finish on their own threads; Close() would wait
     // for them, so leave it to the last reference.
   }
 
-  static void EndStream(HttpSession& s) {
-    std::lock_guard lock(s.mutex);
-    s.ended = true;
-    s.wake.notify_all();
-  }
-
   const Server& server_;
   HttpOptions options_;
-  httplib::Server http_;
-  int port_ = -1;
-  bool loopback_ = true;
-  std::thread listener_;
+  bool loopback_;
 
   std::mutex mutex_;
+  bool ended_all_ = false;
+  std::map<std::string, std::shared_ptr<HttpSession>> sessions_;
+  std::map<std::string, int> per_client_;  // sessions per ClientKey
+};
+
+McpHttpEndpoint::McpHttpEndpoint(const Server& server, HttpOptions options, bool loopback)
+    : impl_(std::make_unique<Impl>(server, std::move(options), loopback)) {}
+McpHttpEndpoint::~McpHttpEndpoint() { EndAll(); }
+
+HttpReply McpHttpEndpoint::Handle(const HttpRequest& request, const HttpPeer&) {
+  // The transport boundary: nothing thrown below may reach the connection
+  // loop, and no exception text reaches the client (issue 14, defect 1).
+  try {
+    return impl_->Handle(request);
+  } catch (const std::exception& e) {
+    std::cerr << "uiscope: internal error handling " << request.method << " " << request.path
+              << ": " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "uiscope: internal error handling " << request.method << " " << request.path
+              << "\n";
+  }
+  return Refuse(500, "internal error: the request could not be handled; the server serves on",
+                kInternalError);
+}
+
+HttpReply McpHttpEndpoint::Refusal(int status, const std::string& message) {
+  HttpReply r = Refuse(status, message, status == 413 ? kInvalidRequest : kServerErrorCode);
+  r.close = true;
+  return r;
+}
+
+void McpHttpEndpoint::EndAll() { impl_->EndAll(); }
+size_t McpHttpEndpoint::session_count() { return impl_->session_count(); }
+
+// --- The connection loop -----------------------------------------------------
+
+namespace {
+
+constexpr auto kWriteTimeout = std::chrono::seconds(10);
+constexpr auto kTick = std::chrono::milliseconds(100);
+constexpr auto kLinger = std::chrono::seconds(1);
+constexpr uint64_t kListenKey = 0;
+constexpr uint64_t kWakeKey = 1;
+
+// A thread pool that refuses work it cannot start soon, instead of queueing
+// it without bound: TryPost is false when `max_queue` jobs already wait
+// (max_queue 0: unless a thread is idle now).
+class WorkerPool {
+ public:
+  WorkerPool(int threads, int max_queue) : max_queue_(max_queue) {
+    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Work(); });
+  }
+  ~WorkerPool() { Shutdown(); }
+
+  bool TryPost(std::function<void()> job) {
+    {
+      std::lock_guard lock(mutex_);
+      if (shutdown_) return false;
+      if (static_cast<int>(jobs_.size()) >= idle_ + max_queue_) return false;
+      jobs_.push_back(std::move(job));
+    }
+    wake_.notify_one();
+    return true;
+  }
+
+  // Drops jobs not started and waits for those running.
+  void Shutdown() {
+    std::deque<std::function<void()>> dropped;
+    {
+      std::lock_guard lock(mutex_);
+      if (shutdown_) return;
+      shutdown_ = true;
+      dropped.swap(jobs_);
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+
+ private:
+  void Work() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      ++idle_;
+      wake_.wait(lock, [&] { return shutdown_ || !jobs_.empty(); });
+      --idle_;
+      if (shutdown_) return;
+      auto job = std::move(jobs_.front());
+      jobs_.pop_front();
+      lock.unlock();
+      job();
+      job = nullptr;  // what it holds (a connection, a session) goes now
+      lock.lock();
+    }
+  }
+
+  const int max_queue_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> jobs_;
+  int idle_ = 0;
+  bool shutdown_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// Writes all of `data` to a non-blocking socket, waiting up to kWriteTimeout
+// for a client that reads slowly. False when it failed or took too long.
+bool WriteAll(int fd, std::string_view data) {
+  const auto deadline = Clock::now() + kWriteTimeout;
+  while (!data.empty()) {
+    ssize_t n = send(fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      data.remove_prefix(static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) return false;
+      pollfd p{fd, POLLOUT, 0};
+      if (poll(&p, 1, static_cast<int>(left)) < 0 && errno != EINTR) return false;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+// Writes what fits now; false unless all of it did (the connection is then
+// not worth keeping: the client does not read).
+bool WriteNow(int fd, std::string_view data) {
+  ssize_t n = send(fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  return n == static_cast<ssize_t>(data.size());
+}
+
+std::string ResponseHead(const HttpReply& reply, bool keep_alive, bool streaming, bool chunked) {
+  std::string head = HttpStatusLine(reply.status);
+  if (!reply.content_type.empty()) head += "Content-Type: " + reply.content_type + "\r\n";
+  if (streaming) {
+    if (chunked) head += "Transfer-Encoding: chunked\r\n";
+  } else if (reply.status != 204 && reply.status >= 200) {
+    head += "Content-Length: " + std::to_string(reply.body.size()) + "\r\n";
+  }
+  head += keep_alive ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
+  for (const auto& [name, value] : reply.headers) head += name + ": " + value + "\r\n";
+  head += "\r\n";
+  return head;
+}
+
+std::string Chunk(std::string_view data) {
+  char size[20];
+  std::snprintf(size, sizeof(size), "%zx\r\n", data.size());
+  std::string out = size;
+  out.append(data);
+  out += "\r\n";
+  return out;
+}
+
+constexpr std::string_view kLastChunk = "0\r\n\r\n";
+
+std::string PeerName(const sockaddr_storage& addr) {
+  char host[INET6_ADDRSTRLEN] = "?";
+  int port = 0;
+  if (addr.ss_family == AF_INET) {
+    auto* a = reinterpret_cast<const sockaddr_in*>(&addr);
+    inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+    port = ntohs(a->sin_port);
+  } else if (addr.ss_family == AF_INET6) {
+    auto* a = reinterpret_cast<const sockaddr_in6*>(&addr);
+    inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+    port = ntohs(a->sin6_port);
+  }
+  return std::string(host) + ":" + std::to_string(port);
+}
+
+}  // namespace
+
+class HttpTransport::Impl {
+ public:
+  // One client connection. Owned by exactly one of: the reactor (reading a
+  // request, an open GET stream, lingering after a refusal) or a worker
+  // (handling a request); handed over through Return().
+  struct Conn {
+    Conn(Impl& impl, int fd, std::string peer)
+        : impl(impl), fd(fd), peer(std::move(peer)), parser(impl.parser_limits_) {
+      impl.open_connections_.fetch_add(1);
+    }
+    ~Conn() {
+      if (events) events->Closed();
+      close(fd);
+      impl.open_connections_.fetch_sub(1);
+    }
+    Impl& impl;
+    uint64_t id = 0;
+    int fd;
+    std::string peer;
+    HttpRequestParser parser;
+    std::string pending;  // bytes after the last request (pipelined), not yet parsed
+    Clock::time_point deadline;
+    bool continue_sent = false;
+    bool lingering = false;  // refused: drain what comes until the deadline, then close
+    bool chunked = true;     // the stream's framing (HTTP/1.0 clients get raw bytes)
+    std::shared_ptr<HttpReply::EventStream> events;  // an open GET stream
+    Clock::time_point last_write;
+  };
+  using ConnPtr = std::shared_ptr<Conn>;
+
+  Impl(const Server& server, HttpOptions options)
+      : options_(std::move(options)),
+        endpoint_(server, options_, IsLoopbackHost(options_.host)),
+        requests_(std::max(1, options_.request_threads), std::max(0, options_.max_queued_requests)),
+        calls_(std::max(1, options_.threads), 0) {
+    parser_limits_.max_body_bytes = options_.max_message_bytes;
+  }
+
+  ~Impl() {
+    Stop();
+    if (listen_fd_ >= 0) close(listen_fd_);
+    if (epoll_fd_ >= 0) close(epoll_fd_);
+    if (wake_fd_ >= 0) close(wake_fd_);
+    if (spare_fd_ >= 0) close(spare_fd_);
+  }
+
+  Status Bind() {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    const std::string port = std::to_string(options_.port);
+    if (getaddrinfo(options_.host.c_str(), port.c_str(), &hints, &found) != 0 || !found) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "cannot resolve listen host \"" + options_.host + "\" (e.g. 127.0.0.1)");
+    }
+    std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> addrs(found, freeaddrinfo);
+    for (addrinfo* a = found; a && listen_fd_ < 0; a = a->ai_next) {
+      int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+      if (fd < 0) continue;
+      int one = 1;
+      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+      // cpp-httplib listened with a backlog of 5: a burst of connections
+      // beyond it waited for SYN retransmits (1 s, 3 s, ...). The kernel caps
+      // this at net.core.somaxconn (4096 on Linux 5.4+).
+      if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, 4096) == 0) {
+        listen_fd_ = fd;
+      } else {
+        close(fd);
+      }
+    }
+    if (listen_fd_ < 0) {
+      return MakeError(ErrorCode::kUnavailable,
+                       "cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
+                           " (address in use, or not an address of this machine); pick another "
+                           "port or use port 0 for any free one");
+    }
+    sockaddr_storage bound{};
+    socklen_t len = sizeof(bound);
+    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &len);
+    port_ = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
+                                        : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+
+    // Connections beyond the descriptor limit would fail in accept() and
+    // wait in the backlog unanswered; keep 64 for everything else the
+    // process opens (the desktop, the database, the spare below).
+    rlimit nofile{};
+    max_connections_ = options_.max_connections;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY) {
+      max_connections_ = std::min<long>(max_connections_,
+                                        std::max<long>(1, static_cast<long>(nofile.rlim_cur) - 64));
+    }
+    spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+    epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+    wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (epoll_fd_ < 0 || wake_fd_ < 0) {
+      return MakeError(ErrorCode::kUnavailable,
+                       std::string("cannot set up the HTTP server: ") + std::strerror(errno));
+    }
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = kListenKey;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev);
+    ev.data.u64 = kWakeKey;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+    reactor_ = std::thread([this] { Run(); });
+    return OkStatus();
+  }
+
+  int port() const { return port_; }
+  std::string url() const {
+    std::string host =
+        options_.host.find(':') != std::string::npos ? "[" + options_.host + "]" : options_.host;
+    return "http://" + host + ":" + std::to_string(port_) + "/mcp";
+  }
+
+  void Stop() {
+    {
+      std::lock_guard lock(stop_mutex_);
+      if (stopped_) return;
+      stopped_ = true;
+    }
+    {
+      std::lock_guard lock(inbox_mutex_);
+      stopping_ = true;
+    }
+    Wake();
+    if (reactor_.joinable()) reactor_.join();
+    // Connections on workers: their reads and writes fail from now on.
+    {
+      std::lock_guard lock(busy_mutex_);
+      for (int fd : busy_fds_) shutdown(fd, SHUT_RDWR);
+    }
+    endpoint_.EndAll();
+    requests_.Shutdown();
+    calls_.Shutdown();
+    stop_cv_.notify_all();
+  }
+
+  void Wait() {
+    std::unique_lock lock(stop_mutex_);
+    stop_cv_.wait(lock, [&] { return stopped_; });
+  }
+
+ private:
+  // --- Reactor thread ---
+
+  void Run() {
+    std::vector<epoll_event> events(256);
+    auto next_tick = Clock::now() + kTick;
+    for (;;) {
+      const int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()),
+                               static_cast<int>(kTick.count()));
+      {
+        std::lock_guard lock(inbox_mutex_);
+        if (stopping_) break;
+      }
+      for (int i = 0; i < n; ++i) {
+        const uint64_t key = events[i].data.u64;
+        if (key == kListenKey) {
+          Accept();
+        } else if (key == kWakeKey) {
+          uint64_t count;
+          while (read(wake_fd_, &count, sizeof(count)) > 0) {
+          }
+          TakeInbox();
+        } else if (auto it = conns_.find(key); it != conns_.end()) {
+          OnReadable(it->second);
+        }
+      }
+      if (Clock::now() >= next_tick) {
+        Tick();
+        next_tick = Clock::now() + kTick;
+      }
+    }
+    // Stopping: open streams end properly, everything else just closes.
+    for (auto& [id, conn] : conns_) {
+      if (conn->events) WriteNow(conn->fd, conn->chunked ? kLastChunk : "");
+    }
+    conns_.clear();
+    std::lock_guard lock(inbox_mutex_);
+    returned_.clear();
+  }
+
+  void Accept() {
+    for (;;) {
+      sockaddr_storage addr{};
+      socklen_t len = sizeof(addr);
+      int fd = accept4(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len,
+                       SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        if ((errno == EMFILE || errno == ENFILE) && spare_fd_ >= 0) {
+          // Out of descriptors: the connection would wait in the backlog
+          // with no answer, and the listening socket would stay readable
+          // (a busy loop). Free the spare to take it, say so, close it.
+          close(spare_fd_);
+          fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+          if (fd >= 0) {
+            WriteNow(fd, Overloaded("the server is out of file descriptors"));
+            close(fd);
+          }
+          spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+          if (fd >= 0) continue;
+        }
+        return;  // EAGAIN, or an error the next readiness retries
+      }
+      int one = 1;
+      // Without NODELAY a reply written as head + body waits ~40 ms for the
+      // client's delayed ACK (bench_mcp: 43 ms per ping before, 0.1 ms after).
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      auto conn = std::make_shared<Conn>(*this, fd, PeerName(addr));
+      conn->id = next_id_++;
+      if (open_connections_.load() > max_connections_) {
+        WriteNow(fd, Overloaded("too many connections (" + std::to_string(max_connections_) +
+                                "); close idle ones"));
+        Linger(conn);
+        continue;
+      }
+      conn->deadline = Clock::now() + std::chrono::milliseconds(options_.header_timeout_ms);
+      Watch(conn);
+    }
+  }
+
+  // A complete 503 response with Retry-After, for refusals before a request
+  // was read.
+  std::string Overloaded(const std::string& why) {
+    HttpReply r = McpHttpEndpoint::Refusal(
+        503, why + "; try again after " + std::to_string(options_.retry_after_seconds) + " s");
+    r.headers.emplace_back("Retry-After", std::to_string(options_.retry_after_seconds));
+    return ResponseHead(r, false, false, false) + r.body;
+  }
+
+  // After a refusal: close the sending side, read and drop what the client
+  // still sends for a moment (closing with unread input would reset the
+  // connection, and the client might lose the refusal), then close.
+  void Linger(const ConnPtr& conn) {
+    shutdown(conn->fd, SHUT_WR);
+    conn->lingering = true;
+    conn->deadline = Clock::now() + kLinger;
+    if (conns_.size() > static_cast<size_t>(max_connections_) * 2) return;  // just close
+    Watch(conn);
+  }
+
+  void Watch(const ConnPtr& conn) {
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP;
+    ev.data.u64 = conn->id;
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, conn->fd, &ev) == 0) conns_[conn->id] = conn;
+  }
+
+  void Unwatch(const ConnPtr& conn) {
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, conn->fd, nullptr);
+    conns_.erase(conn->id);
+  }
+
+  void OnReadable(ConnPtr conn) {
+    char buf[16384];
+    for (;;) {
+      ssize_t n = recv(conn->fd, buf, sizeof(buf), 0);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+        Unwatch(conn);  // the client went (an open stream ends here too)
+        return;
+      }
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return;
+      }
+      if (conn->lingering || conn->events) continue;  // nothing expected: dropped
+      // A client with Nagle's algorithm on (httplib's default) sends a
+      // request's body only once its head is acknowledged, and Linux delays
+      // that ACK by 40 ms: every request on a reused connection took 40 ms.
+      // Quick ACKs while a request is coming in (the flag does not stick).
+      int one = 1;
+      setsockopt(conn->fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
+      conn->pending.append(buf, static_cast<size_t>(n));
+      if (!Parse(conn)) return;
+    }
+  }
+
+  // Feeds what is pending to the parser. False when the connection left the
+  // reactor (a request went to a worker, or it was refused).
+  bool Parse(const ConnPtr& conn) {
+    if (conn->pending.empty()) return true;
+    const bool fresh = conn->parser.bytes_seen() == 0;
+    const auto before = conn->parser.state();
+    const size_t used = conn->parser.Feed(conn->pending);
+    conn->pending.erase(0, used);
+    const auto now = Clock::now();
+    if (fresh && conn->parser.bytes_seen() > 0) {
+      conn->deadline = now + std::chrono::milliseconds(options_.header_timeout_ms);
+    }
+    switch (conn->parser.state()) {
+      case HttpRequestParser::State::kHead:
+        return true;
+      case HttpRequestParser::State::kBody:
+        if (before == HttpRequestParser::State::kHead) {
+          conn->deadline = now + std::chrono::milliseconds(options_.body_timeout_ms);
+        }
+        if (conn->parser.ExpectsContinue() && !conn->continue_sent) {
+          conn->continue_sent = true;
+          WriteNow(conn->fd, "HTTP/1.1 100 Continue\r\n\r\n");
+        }
+        return true;
+      case HttpRequestParser::State::kError: {
+        const HttpReply r =
+            McpHttpEndpoint::Refusal(conn->parser.error_status(), conn->parser.error_message());
+        WriteNow(conn->fd, ResponseHead(r, false, false, false) + r.body);
+        Unwatch(conn);
+        Linger(conn);
+        return false;
+      }
+      case HttpRequestParser::State::kDone:
+        break;
+    }
+    Unwatch(conn);
+    conn->continue_sent = false;
+    auto request = std::make_shared<HttpRequest>(conn->parser.TakeRequest());
+    conn->parser.Reset();
+    if (!requests_.TryPost([this, conn, request] { RunRequest(conn, *request); })) {
+      WriteNow(conn->fd, Overloaded("too many requests waiting (" +
+                                    std::to_string(options_.max_queued_requests) + ")"));
+      Linger(conn);
+    }
+    return false;
+  }
+
+  void Tick() {
+    const auto now = Clock::now();
+    const auto keepalive = std::chrono::seconds(std::max(1, options_.keepalive_seconds));
+    std::vector<ConnPtr> expired;
+    for (auto& [id, conn] : conns_) {
+      if (conn->events) {
+        if (conn->events->ended()) {
+          WriteNow(conn->fd, conn->chunked ? kLastChunk : "");
+          expired.push_back(conn);
+        } else if (now - conn->last_write >= keepalive) {
+          static constexpr std::string_view kComment = ": keep-alive\n\n";
+          if (!WriteNow(conn->fd, conn->chunked ? Chunk(kComment) : std::string(kComment))) {
+            expired.push_back(conn);
+          }
+          conn->last_write = now;
+        }
+      } else if (now >= conn->deadline) {
+        if (!conn->lingering && conn->parser.bytes_seen() > 0) {
+          const HttpReply r = McpHttpEndpoint::Refusal(
+              408, "request timeout: the request did not arrive in time (head within " +
+                       std::to_string(options_.header_timeout_ms) + " ms, body within " +
+                       std::to_string(options_.body_timeout_ms) + " ms)");
+          WriteNow(conn->fd, ResponseHead(r, false, false, false) + r.body);
+        }
+        expired.push_back(conn);
+      }
+    }
+    for (auto& conn : expired) Unwatch(conn);
+  }
+
+  void TakeInbox() {
+    std::vector<ConnPtr> returned;
+    {
+      std::lock_guard lock(inbox_mutex_);
+      returned.swap(returned_);
+    }
+    const auto now = Clock::now();
+    for (auto& conn : returned) {
+      if (conn->events) {
+        conn->last_write = now;
+        Watch(conn);
+        if (conn->events->ended()) Tick();
+        continue;
+      }
+      conn->deadline = now + std::chrono::milliseconds(options_.idle_timeout_ms);
+      Watch(conn);
+      Parse(conn);  // a pipelined request already read
+    }
+  }
+
+  void Wake() {
+    uint64_t one = 1;
+    (void)!write(wake_fd_, &one, sizeof(one));
+  }
+
+  // --- Worker threads ---
+
+  // Gives a connection back to the reactor (keep-alive, or an open stream).
+  void Return(ConnPtr conn) {
+    {
+      std::lock_guard lock(inbox_mutex_);
+      if (stopping_) return;  // dropped: closes
+      returned_.push_back(std::move(conn));
+    }
+    Wake();
+  }
+
+  // Marks a connection as on a worker, so Stop() can cut it short.
+  class BusyScope {
+   public:
+    BusyScope(Impl& impl, int fd) : impl_(impl), fd_(fd) {
+      std::lock_guard lock(impl_.busy_mutex_);
+      impl_.busy_fds_.insert(fd_);
+    }
+    ~BusyScope() {
+      std::lock_guard lock(impl_.busy_mutex_);
+      impl_.busy_fds_.erase(fd_);
+    }
+
+   private:
+    Impl& impl_;
+    int fd_;
+  };
+
+  void RunRequest(ConnPtr conn, const HttpRequest& request) {
+    BusyScope busy(*this, conn->fd);
+    HttpReply reply = endpoint_.Handle(request, HttpPeer{conn->peer});
+    const bool keep_alive = request.KeepAlive() && !reply.close;
+    if (reply.stream) {
+      auto shared = std::make_shared<HttpReply>(std::move(reply));
+      const bool chunked = request.minor_version >= 1;
+      if (calls_.TryPost([this, conn, shared, keep_alive, chunked] {
+            RunCall(conn, *shared, keep_alive && chunked, chunked);
+          })) {
+        return;
+      }
+      HttpReply r = McpHttpEndpoint::Refusal(
+          503, "too many tool calls in progress (" + std::to_string(options_.threads) +
+                   "); try again after " + std::to_string(options_.retry_after_seconds) + " s");
+      r.headers.emplace_back("Retry-After", std::to_string(options_.retry_after_seconds));
+      r.close = false;
+      shared.reset();  // the session's request ends now
+      Respond(conn, r, keep_alive);
+      return;
+    }
+    if (reply.events) {
+      conn->chunked = request.minor_version >= 1;
+      if (!WriteAll(conn->fd, ResponseHead(reply, conn->chunked, true, conn->chunked))) {
+        reply.events->Closed();
+        return;
+      }
+      conn->events = reply.events;
+      conn->events->SetWake([this] { Wake(); });
+      Return(std::move(conn));
+      return;
+    }
+    Respond(conn, reply, keep_alive);
+  }
+
+  void Respond(ConnPtr conn, const HttpReply& reply, bool keep_alive) {
+    if (WriteAll(conn->fd, ResponseHead(reply, keep_alive, false, false) + reply.body) &&
+        keep_alive) {
+      Return(std::move(conn));
+    }
+  }
+
+  // Writes a tools/call's messages as SSE events in the HTTP chunks of the
+  // POST's reply.
+  class SseWriter final : public Outbound {
+   public:
+    SseWriter(int fd, bool chunked) : fd_(fd), chunked_(chunked) {}
+    bool Send(const json& message) override {
+      std::lock_guard lock(mutex_);
+      if (failed_) return false;
+      Write("event: message\ndata: " + Dump(message) + "\n\n");
+      return !failed_;
+    }
+    // A tool call waiting for the client's answer (elicitation) notices a
+    // client that went away instead of waiting out its timeout: a comment
+    // line (ignored by SSE clients) once a second fails once the peer left.
+    bool Alive() override {
+      std::lock_guard lock(mutex_);
+      if (failed_) return false;
+      if (Clock::now() - last_write_ < std::chrono::seconds(1)) return true;
+      Write(": waiting for the client\n\n");
+      return !failed_;
+    }
+    bool Finish() {
+      std::lock_guard lock(mutex_);
+      if (!failed_ && chunked_) failed_ = !WriteAll(fd_, kLastChunk);
+      return !failed_;
+    }
+
+   private:
+    void Write(const std::string& text) {
+      if (!WriteAll(fd_, chunked_ ? Chunk(text) : text)) failed_ = true;
+      last_write_ = Clock::now();
+    }
+    std::mutex mutex_;
+    int fd_;
+    bool chunked_;
+    bool failed_ = false;
+    Clock::time_point last_write_ = Clock::now();
+  };
+
+  void RunCall(ConnPtr conn, HttpReply& reply, bool keep_alive, bool chunked) {
+    BusyScope busy(*this, conn->fd);
+    if (!WriteAll(conn->fd, ResponseHead(reply, keep_alive, true, chunked))) return;
+    SseWriter out(conn->fd, chunked);
+    try {
+      reply.stream(out);
+    } catch (const std::exception& e) {
+      std::cerr << "uiscope: internal error in a tool call: " << e.what() << "\n";
+      return;  // the stream is cut short: the client sees no result
+    }
+    reply.stream = nullptr;  // the session's request ends now
+    if (out.Finish() && keep_alive) Return(std::move(conn));
+  }
+
+  HttpOptions options_;
+  McpHttpEndpoint endpoint_;
+  HttpRequestParser::Limits parser_limits_;
+  int listen_fd_ = -1;
+  int epoll_fd_ = -1;
+  int wake_fd_ = -1;
+  int spare_fd_ = -1;  // released to accept (and refuse) when out of descriptors
+  int port_ = -1;
+  long max_connections_ = 0;
+  std::atomic<long> open_connections_{0};
+  uint64_t next_id_ = 2;  // 0 and 1 are the listening socket and the wake fd
+
+  // Reactor-only.
+  std::unordered_map<uint64_t, ConnPtr> conns_;
+  std::thread reactor_;
+
+  std::mutex inbox_mutex_;
+  bool stopping_ = false;          // guarded by inbox_mutex_
+  std::vector<ConnPtr> returned_;  // guarded by inbox_mutex_
+
+  std::mutex busy_mutex_;
+  std::unordered_set<int> busy_fds_;
+
+  WorkerPool requests_;
+  WorkerPool calls_;
+
+  std::mutex stop_mutex_;
   std::condition_variable stop_cv_;
   bool stopped_ = false;
-  std::map<std::string, std::shared_ptr<HttpSession>> sessions_;
 };
 
 Result<std::unique_ptr<HttpTransport>> HttpTransport::Start(const Server& server,

@@ -286,6 +286,43 @@ TEST_F(HttpTest, StopEndsOpenStreams) {
   reader.join();
 }
 
+// Issue 14, defect 1 over HTTP: a number beyond double (1e400) made
+// nlohmann throw out_of_range, which reached httplib's exception handler: a
+// 500 carrying the exception text. It is a parse error, and the server
+// serves on.
+TEST_F(HttpTest, HugeNumbersAreParseErrorsNotServerErrors) {
+  Start();
+  const std::string id = Open();
+  for (
+      const char* body :
+      {"1e400", R"({"jsonrpc":"2.0","id":1e400,"method":"ping"})",
+       R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{"ms":1e400}}})",
+       R"({"jsonrpc":"2.0","id":3,"method":"ping","params":{"n":-1e999999}})"}) {
+    auto r = Post(body, Headers(id));
+    ASSERT_TRUE(r) << body;
+    EXPECT_EQ(r->status, 400) << body << " -> " << r->body;
+    json reply = json::parse(r->body, nullptr, false);
+    ASSERT_TRUE(reply.is_object()) << r->body;
+    EXPECT_EQ(reply["error"]["code"], kParseError) << r->body;
+    EXPECT_EQ(r->body.find("out_of_range"), std::string::npos) << r->body;
+    EXPECT_EQ(r->body.find("overflow"), std::string::npos) << r->body;
+  }
+  // Before any session too.
+  auto before = Post("1e400", Headers());
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->status, 400);
+  // A large but representable number in an integer argument is the tool's
+  // invalid params, not a crash.
+  auto big = Post(
+      R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"wait","arguments":{"ms":1e300}}})",
+      Headers(id));
+  ASSERT_TRUE(big);
+  EXPECT_NE(big->status, 500) << big->body;
+  auto ping = Post(R"({"jsonrpc":"2.0","id":5,"method":"ping"})", Headers(id));
+  ASSERT_TRUE(ping);
+  EXPECT_EQ(ping->status, 200);
+}
+
 TEST(LoopbackTest, RecognisesLoopbackNames) {
   for (const char* h : {"localhost", "localhost:80", "127.0.0.1", "127.0.0.1:8765", "[::1]:9",
                         "LOCALHOST", "127.1.2.3"}) {
