@@ -106,8 +106,7 @@ Result<std::string> MakeRuntimeDir() {
 // The path comes from a registry file a user can edit: never write into or
 // remove anything that is not one of our runtime dirs.
 bool IsRuntimeDir(const std::string& path) {
-  return !path.empty() && fs::path(path).is_absolute() &&
-         fs::path(path).filename().string().starts_with(kRuntimeDirPrefix);
+  return !path.empty() && fs::path(path).filename().string().starts_with(kRuntimeDirPrefix);
 }
 
 void RemoveRuntimeDir(const std::string& path) {
