@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "core/clock.h"
@@ -128,27 +129,38 @@ Error Ambiguous(const std::string& text, const std::vector<AppEntry>& apps) {
                    "\"" + text + "\" names several apps (pids " + which + "): name one by its pid");
 }
 
-// The environment of an app launched into the lease's desktop.
-void ApplyLaunchEnvironment(const Workspace::Lease& lease, SpawnOptions* spawn,
-                            std::string* log_dir) {
-  if (!lease.session_id.empty()) {
-    if (auto info = FindSession(lease.session_id); info.ok()) {
-      ApplySessionEnvironment(*info, spawn);
-      *log_dir = info->runtime_dir;
-      return;
-    }
-  }
-  // A desktop uiscope did not start: its DISPLAY and the accessibility
-  // switches; the D-Bus session is the caller's when it is the same display.
+// The uiscope session of the lease's desktop; nullopt for a desktop uiscope
+// did not start (a user's display).
+std::optional<DesktopInfo> LeaseSession(const Workspace::Lease& lease) {
+  if (lease.session_id.empty()) return std::nullopt;
+  auto info = FindSession(lease.session_id);
+  if (!info.ok()) return std::nullopt;
+  return *info;
+}
+
+// Starts an app in the lease's desktop. In a uiscope session it is recorded
+// as the session's (SpawnInSession), so that `session stop` and app_close
+// find it and its children even when they rewrite their environment
+// (Chromium). Elsewhere: its DISPLAY and the accessibility switches; the
+// D-Bus session is the caller's when it is the same display.
+Result<std::unique_ptr<Process>> SpawnApp(const Workspace::Lease& lease,
+                                          const std::optional<DesktopInfo>& session,
+                                          SpawnOptions spawn) {
+  if (session.has_value()) return SpawnInSession(*session, std::move(spawn));
   DesktopInfo partial;
   partial.display_name = lease.display;
-  for (auto& name : SessionUnsetEnvironment()) spawn->unset_env.push_back(std::move(name));
+  for (auto& name : SessionUnsetEnvironment()) spawn.unset_env.push_back(std::move(name));
   for (auto& [name, value] : SessionEnvironment(partial)) {
-    if (!value.empty()) spawn->env.emplace_back(name, value);
+    if (!value.empty()) spawn.env.emplace_back(name, value);
   }
+  return Process::Spawn(spawn);
+}
+
+std::string LogDir(const std::optional<DesktopInfo>& session) {
+  if (session.has_value()) return session->runtime_dir;
   std::error_code ec;
-  *log_dir = std::filesystem::temp_directory_path(ec).string();
-  if (log_dir->empty()) *log_dir = "/tmp";
+  std::string dir = std::filesystem::temp_directory_path(ec).string();
+  return dir.empty() ? "/tmp" : dir;
 }
 
 std::string LogName(const std::string& dir, const std::string& program) {
@@ -178,11 +190,18 @@ std::string DisplayBase(std::string d) {
 }
 
 // Whether uiscope may signal `pid` for the lease's desktop: it launched it,
-// or the process was started on that display (its DISPLAY says so). A
-// window's _NET_WM_PID is whatever its app claims, so it alone never
-// decides which process gets a signal.
-bool RunsOnDesktop(Workspace::Lease& lease, int pid, std::string* why) {
+// the process belongs to the desktop's uiscope session (headless_desktop.h:
+// also when its environment was overwritten, as Chromium's is), or it was
+// started on that display (its DISPLAY says so). A window's _NET_WM_PID is
+// whatever its app claims, so it alone never decides which process gets a
+// signal.
+bool RunsOnDesktop(Workspace::Lease& lease, const std::optional<DesktopInfo>& session, int pid,
+                   std::string* why) {
   if (lease.hands && lease.hands->launched.count(pid) > 0) return true;
+  if (session.has_value()) {
+    const std::vector<int> members = ListSessionProcesses(*session);
+    if (std::binary_search(members.begin(), members.end(), pid)) return true;
+  }
   const std::vector<std::string> env = PidEnvironment(pid);
   if (env.empty()) {
     *why = "its environment cannot be read (another user's process?)";
@@ -195,7 +214,8 @@ bool RunsOnDesktop(Workspace::Lease& lease, int pid, std::string* why) {
       return false;
     }
   }
-  *why = "it has no DISPLAY";
+  *why = "it has no DISPLAY" +
+         std::string(session.has_value() ? " and was not started in session " + session->id : "");
   return false;
 }
 
@@ -327,11 +347,10 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
 
   SpawnOptions spawn;
   spawn.argv = r.argv;
-  std::string log_dir;
-  ApplyLaunchEnvironment(lease, &spawn, &log_dir);
-  spawn.log_file = LogName(log_dir, r.argv[0]);
+  const std::optional<DesktopInfo> session = LeaseSession(lease);
+  spawn.log_file = LogName(LogDir(session), r.argv[0]);
   result.log_file = spawn.log_file;
-  auto process = Process::Spawn(spawn);
+  auto process = SpawnApp(lease, session, std::move(spawn));
   if (!process.ok()) {
     outcome.error = process.error().message;
     gate.Record(planned, result.decision, outcome);
@@ -513,6 +532,7 @@ Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& r) {
     return result;
   }
   const int pid = entry->pid;
+  const std::optional<DesktopInfo> session = LeaseSession(lease);
   Error refusal = MakeError(ErrorCode::kInternal, "");
   if (candidates > 1) {
     refusal = Ambiguous(r.app, *apps);
@@ -520,7 +540,7 @@ Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& r) {
     refusal = MakeError(
         ErrorCode::kInvalidArgument,
         "app " + entry->name + " has no process uiscope may end (pid " + std::to_string(pid) + ")");
-  } else if (std::string why; !RunsOnDesktop(lease, pid, &why)) {
+  } else if (std::string why; !RunsOnDesktop(lease, session, pid, &why)) {
     refusal = MakeError(ErrorCode::kDenied, "uiscope will not signal pid " + std::to_string(pid) +
                                                 " for app " + entry->name + ": " + why);
   }
@@ -532,6 +552,9 @@ Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& r) {
   const auto start = Clock::now();
   outcome.performed = true;
   result.performed = true;
+  // Read before it exits: the process session it leads, if any.
+  const auto app_process = ReadProcess(pid);
+  const int app_session = app_process ? app_process->session : 0;
   // 1. What the window's close button does.
   bool asked = false;
   for (const WindowInfo& w : entry->windows) {
@@ -540,14 +563,27 @@ Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& r) {
   if (asked && WaitExit(lease, pid, r.polite_timeout)) {
     result.stage = "closed";
   } else {
-    // 2. SIGTERM: the app may still save and clean up.
+    // 2. SIGTERM: the app may still save and clean up. SIGCONT, so that a
+    // stopped app (state T) acts on it now rather than at SIGKILL.
     ::kill(pid, SIGTERM);
+    ::kill(pid, SIGCONT);
     if (WaitExit(lease, pid, r.term_timeout)) {
       result.stage = "terminated";
     } else {
       ::kill(pid, SIGKILL);
       if (WaitExit(lease, pid, kKillTimeout)) result.stage = "killed";
     }
+  }
+  if (!result.stage.empty() && session.has_value() && app_session == pid) {
+    // The app led its own process session in ours (app_launch starts it so):
+    // what it started there (Chromium's zygote, renderers and GPU process)
+    // goes with it, stopped ones included, instead of lingering as orphans.
+    std::vector<int> rest;
+    for (int member : ListSessionProcesses(*session)) {
+      auto process = ReadProcess(member);
+      if (member != pid && process && process->session == pid) rest.push_back(member);
+    }
+    if (!rest.empty()) (void)TerminatePids(rest, r.term_timeout);
   }
   if (auto it = lease.hands->launched.find(pid); it != lease.hands->launched.end()) {
     if (auto code = it->second->Wait(std::chrono::milliseconds(0)); code.ok() && *code >= 0) {

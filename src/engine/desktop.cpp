@@ -39,10 +39,10 @@ Result<DesktopTarget> ResolveDesktop(const std::string& display_flag) {
     for (const DesktopInfo& s : *sessions) {
       if (DisplayBase(s.display_name) == DisplayBase(t.display)) {
         if (!s.alive) {
-          return MakeError(ErrorCode::kUnavailable,
-                           "session " + s.id + " on " + s.display_name +
-                               " is dead (its Xvfb exited). Stop it with `uiscope session stop " +
-                               s.id + "` and start a new one");
+          return MakeError(ErrorCode::kUnavailable, "session " + s.id + " on " + s.display_name +
+                                                        " is dead (" + s.problem +
+                                                        "). Stop it with `uiscope session stop " +
+                                                        s.id + "` and start a new one");
         }
         t.session_id = s.id;
         if (t.dbus_address.empty()) t.dbus_address = s.dbus_address;

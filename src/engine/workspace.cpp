@@ -14,8 +14,8 @@ Workspace::Workspace(WorkspaceOptions options) : options_(std::move(options)) {
 }
 
 Workspace::Workspace(std::unique_ptr<Accessibility> accessibility, Frame frame)
-    : Workspace(FakeDesktopParts{std::move(accessibility), frame, nullptr, nullptr, nullptr,
-                                 false}) {}
+    : Workspace(
+          FakeDesktopParts{std::move(accessibility), frame, nullptr, nullptr, nullptr, false}) {}
 
 Workspace::Workspace(FakeDesktopParts parts) : fake_(true) {
   SetActionGate(nullptr);
@@ -142,9 +142,9 @@ Result<Workspace::Lease> Workspace::Acquire(const std::string& session_id, Need 
     auto info = FindSession(session_id);
     if (!info.ok()) return info.error();
     if (!info->alive) {
-      return MakeError(ErrorCode::kUnavailable, "session " + session_id +
-                                                    " is dead (its Xvfb exited); stop it with "
-                                                    "session_stop and start a new one");
+      return MakeError(ErrorCode::kUnavailable,
+                       "session " + session_id + " is dead (" + info->problem +
+                           "); stop it with session_stop and start a new one");
     }
     target = DesktopTarget{info->display_name, info->dbus_address, info->id};
   }

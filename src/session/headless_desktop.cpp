@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -19,6 +20,7 @@
 #include <thread>
 #include <tuple>
 
+#include "session/reaper.h"
 #include "session/x11_probe.h"
 
 namespace uiscope {
@@ -29,6 +31,9 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 constexpr std::string_view kRuntimeDirPrefix = "uiscope-";
+// In the runtime dir: one "PID START_TIME" line per recorded member.
+constexpr char kMembersFile[] = "members";
+constexpr int kMaxAncestry = 64;
 constexpr milliseconds kPollInterval{10};
 constexpr milliseconds kStopGrace{2000};
 
@@ -98,14 +103,42 @@ Result<std::string> MakeRuntimeDir() {
   return path;
 }
 
+// The path comes from a registry file a user can edit: never write into or
+// remove anything that is not one of our runtime dirs.
+bool IsRuntimeDir(const std::string& path) {
+  return !path.empty() && fs::path(path).filename().string().starts_with(kRuntimeDirPrefix);
+}
+
 void RemoveRuntimeDir(const std::string& path) {
-  // The path comes from a registry file a user can edit: never remove
-  // anything that is not one of our runtime dirs.
-  if (path.empty() || !fs::path(path).filename().string().starts_with(kRuntimeDirPrefix)) {
-    return;
-  }
+  if (!IsRuntimeDir(path)) return;
   std::error_code ignored;
   fs::remove_all(path, ignored);
+}
+
+struct Member {
+  int pid = 0;
+  uint64_t start_time = 0;
+};
+
+std::vector<Member> ReadMembers(const std::string& runtime_dir) {
+  std::vector<Member> members;
+  if (!IsRuntimeDir(runtime_dir)) return members;
+  std::ifstream in(runtime_dir + "/" + kMembersFile);
+  Member member;
+  while (in >> member.pid >> member.start_time) {
+    if (member.pid > 0) members.push_back(member);
+  }
+  return members;
+}
+
+// The value of XDG_RUNTIME_DIR in `pid`'s environment; nullopt when the
+// environment has none (or cannot be read, or was overwritten).
+std::optional<std::string> RuntimeDirOf(int pid) {
+  constexpr std::string_view kName = "XDG_RUNTIME_DIR=";
+  for (const std::string& entry : PidEnvironment(pid)) {
+    if (entry.starts_with(kName)) return entry.substr(kName.size());
+  }
+  return std::nullopt;
 }
 
 // True if `pid` still runs `program` inside this session. The program name
@@ -200,6 +233,35 @@ Status Register(DesktopInfo* info) {
                                              std::to_string(info->display) + " in " + dir.string());
 }
 
+// Rewrites the registry entry of a registered session (its owner changed),
+// if it still describes this session. rename() makes the update atomic.
+Status Reregister(const DesktopInfo& info) {
+  if (!ValidSessionId(info.id)) return OkStatus();
+  const fs::path path = RegistryPath(info.id);
+  {
+    std::ifstream in(path);
+    nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
+    if (json.is_discarded() || !json.is_object() ||
+        json.value("runtime_dir", "") != info.runtime_dir) {
+      return MakeError(ErrorCode::kNotFound, "no registry entry " + path.string() + " to update");
+    }
+  }
+  const fs::path temp = fs::path(SessionStateDir()) /
+                        (".update-" + std::to_string(getpid()) + "-" + info.id + ".json");
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << ToJson(info).dump(2) << "\n";
+    if (!out.flush()) return MakeError(ErrorCode::kUnavailable, "cannot write " + temp.string());
+  }
+  std::error_code error;
+  fs::rename(temp, path, error);
+  if (error) {
+    fs::remove(temp, error);
+    return MakeError(ErrorCode::kUnavailable, "cannot update " + path.string());
+  }
+  return OkStatus();
+}
+
 // Ends every process of the session; returns the pids that survived SIGKILL.
 std::vector<int> StopProcesses(const DesktopInfo& info) {
   // A recorded helper that died while it was our (released) child is a
@@ -207,12 +269,8 @@ std::vector<int> StopProcesses(const DesktopInfo& info) {
   for (int pid : {info.xvfb_pid, info.dbus_pid, info.wm_pid}) ReapIfExited(pid);
   const std::set<int> protected_pids = SelfAndAncestors();
   std::vector<int> clients;
-  if (!info.runtime_dir.empty()) {
-    for (int pid : PidsWithEnvironment("XDG_RUNTIME_DIR", info.runtime_dir)) {
-      if (!protected_pids.contains(pid) && pid != info.xvfb_pid) {
-        clients.push_back(pid);
-      }
-    }
+  for (int pid : ListSessionProcesses(info)) {
+    if (!protected_pids.contains(pid) && pid != info.xvfb_pid) clients.push_back(pid);
   }
   // Recorded pids are also checked by name, in case their environment is
   // unreadable.
@@ -235,20 +293,30 @@ std::vector<int> StopProcesses(const DesktopInfo& info) {
   return survivors;
 }
 
-Status StopAndCleanUp(const DesktopInfo& info) {
-  std::vector<int> survivors = StopProcesses(info);
-  RemoveStaleDisplayFiles(info);
-  RemoveRuntimeDir(info.runtime_dir);
-  Unregister(info);
-  if (!survivors.empty()) {
-    // Appended piecewise: GCC 12 at -O3 warns falsely (-Wrestrict, GCC bug
-    // 105329) on a chain of operator+ here.
-    std::string message = "session ";
-    message.append(info.id).append(": processes survived SIGKILL:");
-    for (int pid : survivors) message.append(" ").append(std::to_string(pid));
-    return MakeError(ErrorCode::kInternal, message);
+// Why the session is not usable, naming each part that is gone; "" if
+// every part runs.
+std::string SessionProblem(const DesktopInfo& info) {
+  std::string problem;
+  auto add = [&](std::string_view part, int pid) {
+    if (!problem.empty()) problem += "; ";
+    problem.append(part).append(" (pid ").append(std::to_string(pid)).append(") is not running");
+  };
+  if (!PidBelongsTo(info.xvfb_pid, "Xvfb", info.runtime_dir)) add("Xvfb", info.xvfb_pid);
+  if (!PidBelongsTo(info.dbus_pid, "dbus-daemon", info.runtime_dir)) {
+    add("dbus-daemon", info.dbus_pid);
   }
-  return OkStatus();
+  if (info.wm_pid != 0 && !PidBelongsTo(info.wm_pid, "openbox", info.runtime_dir)) {
+    add("openbox", info.wm_pid);
+  }
+  if (info.owner_pid > 0) {
+    auto owner = ReadProcess(info.owner_pid);
+    if (!owner.has_value() || !owner->live() || owner->start_time != info.owner_start_time) {
+      if (!problem.empty()) problem += "; ";
+      problem += "its owner (pid " + std::to_string(info.owner_pid) +
+                 ") exited, so the desktop is being stopped";
+    }
+  }
+  return problem;
 }
 
 // Turns a spawn failure of a required helper into an actionable message.
@@ -466,7 +534,10 @@ nlohmann::json ToJson(const DesktopInfo& info) {
       {"width", info.width},
       {"height", info.height},
       {"started_at_ms", info.started_at_ms},
+      {"owner_pid", info.owner_pid},
+      {"owner_start_time", info.owner_start_time},
       {"alive", info.alive},
+      {"problem", info.problem},
   };
 }
 
@@ -486,7 +557,11 @@ Result<DesktopInfo> DesktopInfoFromJson(const nlohmann::json& json) {
     json.at("width").get_to(info.width);
     json.at("height").get_to(info.height);
     json.at("started_at_ms").get_to(info.started_at_ms);
+    // Absent from entries written before owners were recorded.
+    info.owner_pid = json.value("owner_pid", 0);
+    info.owner_start_time = json.value("owner_start_time", uint64_t{0});
     info.alive = json.value("alive", false);
+    info.problem = json.value("problem", "");
     if (!ValidSessionId(info.id)) {
       return MakeError(ErrorCode::kInvalidArgument, "invalid session id '" + info.id + "'");
     }
@@ -545,41 +620,63 @@ Result<std::unique_ptr<HeadlessDesktop>> HeadlessDesktop::Start(const DesktopOpt
   info.runtime_dir = *runtime_dir;
   info.width = options.width;
   info.height = options.height;
+  info.owner_pid = getpid();
+  if (auto self = ReadProcess(info.owner_pid)) info.owner_start_time = self->start_time;
+  std::unique_ptr<SessionReaper> reaper;
   auto fail = [&](Error error) -> Result<std::unique_ptr<HeadlessDesktop>> {
     // The dbus daemon forked away from its Process; stop it by pid.
     processes.clear();
-    Status ignored = StopAndCleanUp(info);
+    Status ignored = StopDesktop(info);
     (void)ignored;
+    if (reaper) reaper->Dismiss();
     return error;
   };
+  // Started first, so that a desktop whose owner dies half-way through the
+  // start-up is stopped too; told about each part as it comes up.
+  auto started_reaper = SessionReaper::Start(info.runtime_dir);
+  if (!started_reaper.ok()) return fail(started_reaper.error());
+  reaper = std::move(started_reaper).value();
+  auto watch = [&](int member) -> Status {
+    if (member > 0) {
+      if (Status recorded = RecordSessionMember(info, member); !recorded.ok()) return recorded;
+    }
+    return reaper->Watch(info);
+  };
+  if (Status watched = watch(0); !watched.ok()) return fail(watched.error());
 
   auto display = StartXvfb(options, info.runtime_dir, deadline, &processes);
   if (!display.ok()) return fail(display.error());
   info.display = *display;
   info.display_name = ":" + std::to_string(*display);
   info.xvfb_pid = processes.back()->pid();
+  if (Status watched = watch(info.xvfb_pid); !watched.ok()) return fail(watched.error());
 
   auto bus = StartSessionBus(options, info.runtime_dir, info.display_name, deadline, &processes);
   if (!bus.ok()) return fail(bus.error());
   info.dbus_address = bus->address;
   info.dbus_pid = bus->pid;
+  if (Status watched = watch(info.dbus_pid); !watched.ok()) return fail(watched.error());
 
   if (options.window_manager) {
     auto wm = StartWindowManager(options, info.runtime_dir, info.display_name, info.dbus_address,
                                  deadline, &processes);
     if (!wm.ok()) return fail(wm.error());
     info.wm_pid = *wm;
+    if (Status watched = watch(info.wm_pid); !watched.ok()) return fail(watched.error());
   }
 
   info.started_at_ms = NowEpochMs();
   info.alive = true;
   Status registered = Register(&info);
   if (!registered.ok()) return fail(registered.error());
+  if (Status watched = watch(0); !watched.ok()) return fail(watched.error());
 
   auto desktop = std::unique_ptr<HeadlessDesktop>(new HeadlessDesktop(info));
   desktop->processes_ = std::move(processes);
-  spdlog::debug("session {} started on {} (Xvfb {}, dbus {}, openbox {})", info.id,
-                info.display_name, info.xvfb_pid, info.dbus_pid, info.wm_pid);
+  desktop->reaper_ = std::move(reaper);
+  spdlog::debug("session {} started on {} (Xvfb {}, dbus {}, openbox {}, reaper {})", info.id,
+                info.display_name, info.xvfb_pid, info.dbus_pid, info.wm_pid,
+                desktop->reaper_->pid());
   return desktop;
 }
 
@@ -596,8 +693,15 @@ HeadlessDesktop::~HeadlessDesktop() {
 }
 
 void HeadlessDesktop::Detach() {
+  if (detached_ || stopped_) return;
   detached_ = true;
   for (auto& process : processes_) process->Release();
+  // The registry first: from here on nobody's exit stops the desktop.
+  info_.owner_pid = 0;
+  info_.owner_start_time = 0;
+  Status updated = Reregister(info_);
+  if (!updated.ok()) spdlog::warn("session {}: {}", info_.id, updated.error().message);
+  if (reaper_) reaper_->Dismiss();
 }
 
 Status HeadlessDesktop::Stop() {
@@ -606,8 +710,9 @@ Status HeadlessDesktop::Stop() {
   // StopProcesses() signals and reaps our children by pid along with the
   // rest; the Process objects must not signal those pids again afterwards.
   for (auto& process : processes_) process->Release();
-  Status status = StopAndCleanUp(info_);
+  Status status = StopDesktop(info_);
   processes_.clear();
+  if (reaper_) reaper_->Dismiss();
   info_.alive = false;
   return status;
 }
@@ -649,7 +754,8 @@ Result<std::vector<DesktopInfo>> ListSessions() {
       spdlog::warn("skipping session record {}: {}", path.string(), info.error().message);
       continue;
     }
-    info->alive = PidBelongsTo(info->xvfb_pid, "Xvfb", info->runtime_dir);
+    info->problem = SessionProblem(*info);
+    info->alive = info->problem.empty();
     sessions.push_back(std::move(info.value()));
   }
   std::sort(sessions.begin(), sessions.end(), [](const DesktopInfo& a, const DesktopInfo& b) {
@@ -676,7 +782,115 @@ Result<DesktopInfo> FindSession(std::string_view id) {
 Status StopSession(std::string_view id) {
   auto session = FindSession(id);
   if (!session.ok()) return session.error();
-  return StopAndCleanUp(*session);
+  return StopDesktop(*session);
+}
+
+Status StopDesktop(const DesktopInfo& info) {
+  std::vector<int> survivors = StopProcesses(info);
+  RemoveStaleDisplayFiles(info);
+  RemoveRuntimeDir(info.runtime_dir);
+  Unregister(info);
+  if (!survivors.empty()) {
+    // Appended piecewise: GCC 12 at -O3 warns falsely (-Wrestrict, GCC bug
+    // 105329) on a chain of operator+ here.
+    std::string message = "session ";
+    message.append(info.id).append(": processes survived SIGKILL:");
+    for (int pid : survivors) message.append(" ").append(std::to_string(pid));
+    return MakeError(ErrorCode::kInternal, message);
+  }
+  return OkStatus();
+}
+
+Status RecordSessionMember(const DesktopInfo& info, int pid) {
+  if (!IsRuntimeDir(info.runtime_dir)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "session " + info.id + " has no runtime dir to record processes in");
+  }
+  auto process = ReadProcess(pid);
+  if (!process.has_value() || !process->live()) return OkStatus();
+  const std::string path = info.runtime_dir + "/" + kMembersFile;
+  const std::string line = std::to_string(pid) + " " + std::to_string(process->start_time) + "\n";
+  // O_APPEND: one write() of a short line is atomic, so processes recording
+  // into the same session at once never interleave.
+  int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return MakeError(ErrorCode::kUnavailable, "cannot record pid " + std::to_string(pid) + " in " +
+                                                  path + ": " + std::strerror(errno));
+  }
+  ssize_t written = write(fd, line.data(), line.size());
+  int saved = errno;
+  close(fd);
+  if (written != static_cast<ssize_t>(line.size())) {
+    return MakeError(ErrorCode::kUnavailable, "cannot record pid " + std::to_string(pid) + " in " +
+                                                  path + ": " + std::strerror(saved));
+  }
+  return OkStatus();
+}
+
+std::vector<int> ListSessionProcesses(const DesktopInfo& info) {
+  std::vector<int> result;
+  if (!IsRuntimeDir(info.runtime_dir)) return result;
+  const std::vector<ProcessEntry> processes = ListProcesses();
+  std::map<int, const ProcessEntry*> by_pid;
+  for (const ProcessEntry& entry : processes) by_pid[entry.pid] = &entry;
+
+  // Recorded leaders, by session id, with their start time. A leader whose
+  // pid now names another process (a later start time) has no members left:
+  // the kernel reuses no pid while a process still has it as session id.
+  std::map<int, uint64_t> leaders;
+  for (const Member& member : ReadMembers(info.runtime_dir)) {
+    auto it = by_pid.find(member.pid);
+    if (it != by_pid.end() && it->second->start_time != member.start_time) continue;
+    leaders[member.pid] = member.start_time;
+  }
+
+  // 0: undecided, 1: in the session, 2: not (another session's environment).
+  std::map<int, int> verdict;
+  for (const ProcessEntry& entry : processes) {
+    if (!entry.live()) continue;
+    const std::optional<std::string> runtime_dir = RuntimeDirOf(entry.pid);
+    if (runtime_dir.has_value()) {
+      verdict[entry.pid] = *runtime_dir == info.runtime_dir ? 1 : 2;
+      continue;
+    }
+    auto leader = leaders.find(entry.session);
+    const bool member = leader != leaders.end() && entry.start_time >= leader->second;
+    verdict[entry.pid] = member ? 1 : 0;
+  }
+  // Descendants of members (with no environment of their own to say).
+  for (const ProcessEntry& entry : processes) {
+    if (!entry.live() || verdict[entry.pid] != 0) continue;
+    int ancestor = entry.parent;
+    for (int depth = 0; depth < kMaxAncestry && ancestor > 1; ++depth) {
+      auto it = verdict.find(ancestor);
+      if (it != verdict.end() && it->second != 0) {
+        if (it->second == 1) verdict[entry.pid] = 1;
+        break;
+      }
+      auto parent = by_pid.find(ancestor);
+      if (parent == by_pid.end()) break;
+      ancestor = parent->second->parent;
+    }
+  }
+  for (const auto& [pid, in_session] : verdict) {
+    if (in_session == 1) result.push_back(pid);
+  }
+  return result;
+}
+
+Result<std::unique_ptr<Process>> SpawnInSession(const DesktopInfo& info, SpawnOptions options) {
+  ApplySessionEnvironment(info, &options);
+  // Its own process session: the id every descendant inherits is the
+  // marker that finds them when their environment cannot be read.
+  options.new_session = true;
+  auto process = Process::Spawn(options);
+  if (!process.ok()) return process.error();
+  if (Status recorded = RecordSessionMember(info, (*process)->pid()); !recorded.ok()) {
+    Status ignored = (*process)->Terminate();
+    (void)ignored;
+    return recorded.error();
+  }
+  return process;
 }
 
 }  // namespace uiscope

@@ -11,20 +11,39 @@
 //   against one deadline (DesktopOptions::start_timeout); on any failure
 //   everything already started is stopped again and the error says which part
 //   failed, with the tail of its log.
-// - Each helper runs in its own session (setsid), so a desktop survives the
-//   process that started it when Detach()ed (`uiscope session start`).
+// - A desktop lives as long as the process that started it (its owner),
+//   however that process ends, SIGKILL included: a reaper process stops it
+//   when the owner is gone (session/reaper.h). Detach() hands it over: it
+//   then runs until StopSession() (`uiscope session start`, the MCP
+//   session_start tool). Each helper runs in its own session (setsid), so
+//   signals aimed at the owner's terminal or process group never reach it.
 // - Every desktop is recorded in a registry directory, one JSON file per
 //   session: $UISCOPE_STATE_DIR, else $XDG_STATE_HOME/uiscope/sessions, else
 //   ~/.local/state/uiscope/sessions. ListSessions()/FindSession()/
-//   StopSession() work across processes. A session whose Xvfb died is
-//   reported with alive=false until StopSession() cleans it up; its id is
-//   never handed to a new session meanwhile.
-// - Stopping a session ends its recorded processes (each checked against
-//   /proc/PID/cmdline first, so a recycled pid is never signalled) and every
-//   other process started inside it, recognised by the session's private
-//   XDG_RUNTIME_DIR in its environment: the AT-SPI bus launcher, the
-//   accessibility bus, the registry daemon, and apps launched with
-//   SessionEnvironment(). Then the runtime dir and the registry entry go.
+//   StopSession() work across processes. A session with a part gone (Xvfb,
+//   dbus-daemon, the window manager, or the owner of an undetached desktop)
+//   is reported with alive=false and a `problem` naming the part until
+//   StopSession() cleans it up; its id is never handed to a new session
+//   meanwhile.
+// - The processes of a session (ListSessionProcesses()) are those started in
+//   it, recognised three ways, because none suffices alone:
+//   1. the session's private XDG_RUNTIME_DIR in /proc/PID/environ (the AT-SPI
+//      bus launcher, the accessibility bus, anything started with
+//      SessionEnvironment());
+//   2. membership of a process session (setsid) whose leader was recorded
+//      when it was started into the session (the helpers, and apps started
+//      with SpawnInSession(): `app launch`). Chromium rewrites its process
+//      title over its environment, so /proc/PID/environ of its browser and
+//      its children reads empty, but they all keep the session id of the
+//      process uiscope launched;
+//   3. descent from a process of the session (a child that called setsid()
+//      itself, e.g. a terminal's shell).
+//   A process whose environment names another runtime dir is never one of
+//   them, and a recorded leader's pid counts only while it names the same
+//   process (its start time), so a recycled pid is never signalled.
+// - Stopping a session ends all of them (SIGTERM and SIGCONT, then SIGKILL
+//   after a grace period, so stopped processes end too), X clients first and
+//   Xvfb last; then the runtime dir and the registry entry go.
 // - Not thread-safe per object; the registry functions are safe to call from
 //   several processes at once (entries are created atomically).
 #pragma once
@@ -42,6 +61,8 @@
 #include "session/process.h"
 
 namespace uiscope {
+
+class SessionReaper;
 
 struct DesktopOptions {
   int width = 1920;  // screen pixels
@@ -65,11 +86,20 @@ struct DesktopInfo {
   int width = 0;   // screen pixels
   int height = 0;
   int64_t started_at_ms = 0;  // Unix epoch, milliseconds
-  // The session's Xvfb is running (pid alive, still Xvfb, still this
-  // session's). Recomputed on every read, never trusted from the registry
-  // file. No X connection is made for it: a stopped (SIGSTOP) server would
-  // hang the caller.
+  // The process whose exit stops the desktop (see the contract); 0 once it
+  // was detached. With its start time (clock ticks after boot), so that a
+  // recycled pid is not taken for the owner.
+  int owner_pid = 0;
+  uint64_t owner_start_time = 0;
+  // Every part runs: Xvfb, dbus-daemon, the window manager (each pid alive,
+  // still that program, still this session's) and the owner, if any.
+  // Recomputed on every read, never trusted from the registry file. No X or
+  // D-Bus connection is made for it: a stopped (SIGSTOP) server would hang
+  // the caller.
   bool alive = false;
+  // Why it is not alive, naming the parts ("dbus-daemon (pid 812) is not
+  // running"); empty when alive.
+  std::string problem;
 };
 
 nlohmann::json ToJson(const DesktopInfo& info);
@@ -89,6 +119,19 @@ std::vector<std::string> SessionUnsetEnvironment();
 // Process::Spawn() launches the program into the session.
 void ApplySessionEnvironment(const DesktopInfo& info, SpawnOptions* options);
 
+// Spawns `options` into the session: its environment (as
+// ApplySessionEnvironment()), its own process session (setsid), and recorded
+// as a member, so stopping the session ends it and everything it starts, even
+// if it rewrites its environment. kUnavailable when it cannot be recorded
+// (the process is then ended again).
+Result<std::unique_ptr<Process>> SpawnInSession(const DesktopInfo& info, SpawnOptions options);
+// Records `pid` (a process started into the session as the leader of its own
+// process session) as a member; see the contract. OK if it already exited.
+Status RecordSessionMember(const DesktopInfo& info, int pid);
+// The live processes of the session (see the contract), Xvfb included,
+// sorted. Reads /proc once.
+std::vector<int> ListSessionProcesses(const DesktopInfo& info);
+
 // Owns the processes of one desktop.
 class HeadlessDesktop {
  public:
@@ -103,7 +146,8 @@ class HeadlessDesktop {
   // alive is as of the end of Start() (or false after Stop()).
   const DesktopInfo& info() const { return info_; }
   // Leaves the desktop running after this object (and its process) is gone;
-  // it stays in the registry for `uiscope session list` / `stop`.
+  // it stays in the registry for `uiscope session list` / `stop`. Dismisses
+  // the reaper and clears the owner in the registry.
   void Detach();
   // SIGTERM, then SIGKILL after a deadline, to every process of the session;
   // removes the runtime dir and the registry entry. Idempotent.
@@ -114,6 +158,7 @@ class HeadlessDesktop {
 
   DesktopInfo info_;
   std::vector<std::unique_ptr<Process>> processes_;  // our direct children
+  std::unique_ptr<SessionReaper> reaper_;            // stops it if we die
   bool detached_ = false;
   bool stopped_ = false;
 };
@@ -128,5 +173,9 @@ Result<DesktopInfo> FindSession(std::string_view id);
 // Stops every process of the session, as HeadlessDesktop::Stop() does; also
 // the clean-up for a session that already died. kNotFound if unknown.
 Status StopSession(std::string_view id);
+// The same for the session `info` describes, without looking it up (the
+// reaper's, and a desktop whose start failed half-way). kInternal naming
+// the pids that survived SIGKILL.
+Status StopDesktop(const DesktopInfo& info);
 
 }  // namespace uiscope

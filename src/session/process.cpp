@@ -14,9 +14,11 @@
 #include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <memory>
 #include <thread>
 
 namespace uiscope {
@@ -106,27 +108,41 @@ std::vector<std::string> SplitNul(const std::string& data) {
   return parts;
 }
 
-struct ProcStat {
-  char state = '?';
-  int parent = 0;
-  int group = 0;
-  bool live() const { return state != 'Z' && state != 'X' && state != 'x'; }
-};
-
-// /proc/PID/stat is "pid (comm) S ppid pgrp ...": comm may contain spaces
-// and parentheses, so fields are counted from the last ')'.
-std::optional<ProcStat> ReadStat(int pid) {
+// /proc/PID/stat is "pid (comm) S ppid pgrp session ... starttime ...": comm
+// may contain spaces and parentheses, so fields are counted from the last
+// ')'. proc(5) numbers them; starttime is field 22.
+std::optional<ProcessEntry> ReadStat(int pid) {
   if (pid <= 0) return std::nullopt;
   auto text = ReadSmallFile("/proc/" + std::to_string(pid) + "/stat");
   if (!text.has_value()) return std::nullopt;
   size_t paren = text->rfind(')');
   if (paren == std::string::npos) return std::nullopt;
-  ProcStat stat;
-  if (std::sscanf(text->c_str() + paren + 1, " %c %d %d", &stat.state, &stat.parent, &stat.group) !=
-      3) {
+  ProcessEntry entry;
+  entry.pid = pid;
+  unsigned long long start_time = 0;
+  if (std::sscanf(text->c_str() + paren + 1,
+                  " %c %d %d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+                  &entry.state, &entry.parent, &entry.group, &entry.session, &start_time) != 5) {
     return std::nullopt;
   }
-  return stat;
+  entry.start_time = start_time;
+  return entry;
+}
+
+// Calls `visit` with every numeric entry of /proc.
+template <typename Visit>
+void ForEachPid(Visit visit) {
+  struct DirCloser {
+    void operator()(DIR* dir) const { closedir(dir); }
+  };
+  std::unique_ptr<DIR, DirCloser> proc(opendir("/proc"));
+  if (!proc) return;
+  while (dirent* entry = readdir(proc.get())) {
+    char* end = nullptr;
+    long pid = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0' || pid <= 0 || pid > INT_MAX) continue;
+    visit(static_cast<int>(pid));
+  }
 }
 
 // The environment the child will get: ours, minus `unset`, with `overrides`
@@ -276,7 +292,8 @@ Result<std::unique_ptr<Process>> Process::Spawn(const SpawnOptions& options) {
   }
   const std::string& program = options.argv[0];
   std::vector<std::string> env = ChildEnvironment(options);
-  auto path = ResolveExecutable(program, LookupEnv(env, "PATH"));
+  auto path = ResolveExecutable(options.executable.empty() ? program : options.executable,
+                                LookupEnv(env, "PATH"));
   if (!path.ok()) return path.error();
 
   // Everything the child needs is prepared before fork(): after it, only
@@ -445,7 +462,10 @@ void Process::SignalChild(int signal_number) {
 
 Status Process::Terminate(milliseconds grace) {
   const auto deadline = Clock::now() + grace;
-  if (!Poll()) SignalChild(SIGTERM);
+  if (!Poll()) {
+    SignalChild(SIGTERM);
+    SignalChild(SIGCONT);  // a stopped child acts on SIGTERM only once continued
+  }
   auto waited = Wait(milliseconds(MillisLeft(deadline)));
   if (waited.ok() && own_group_) {
     // Give the rest of the group (children of a shell, say) the remaining
@@ -618,19 +638,23 @@ bool ProcessGroupAlive(int pgid) {
   // long as their (new) parent does not reap them; an init that reaps
   // lazily would then make a dead group look alive.
   if (kill(-pgid, 0) != 0 && errno != EPERM) return false;
-  struct DirCloser {
-    void operator()(DIR* dir) const { closedir(dir); }
-  };
-  std::unique_ptr<DIR, DirCloser> proc(opendir("/proc"));
-  if (!proc) return true;
-  while (dirent* entry = readdir(proc.get())) {
-    char* end = nullptr;
-    long pid = std::strtol(entry->d_name, &end, 10);
-    if (end == entry->d_name || *end != '\0' || pid <= 0) continue;
-    auto stat = ReadStat(static_cast<int>(pid));
-    if (stat.has_value() && stat->group == pgid && stat->live()) return true;
-  }
-  return false;
+  bool alive = false;
+  ForEachPid([&](int pid) {
+    if (alive) return;
+    auto stat = ReadStat(pid);
+    alive = stat.has_value() && stat->group == pgid && stat->live();
+  });
+  return alive;
+}
+
+std::optional<ProcessEntry> ReadProcess(int pid) { return ReadStat(pid); }
+
+std::vector<ProcessEntry> ListProcesses() {
+  std::vector<ProcessEntry> entries;
+  ForEachPid([&](int pid) {
+    if (auto stat = ReadStat(pid)) entries.push_back(*stat);
+  });
+  return entries;
 }
 
 std::vector<std::string> PidEnvironment(int pid) {
@@ -643,22 +667,14 @@ std::vector<std::string> PidEnvironment(int pid) {
 std::vector<int> PidsWithEnvironment(std::string_view name, std::string_view value) {
   std::string wanted = std::string(name) + "=" + std::string(value);
   std::vector<int> pids;
-  struct DirCloser {
-    void operator()(DIR* dir) const { closedir(dir); }
-  };
-  std::unique_ptr<DIR, DirCloser> proc(opendir("/proc"));
-  if (!proc) return pids;
-  while (dirent* entry = readdir(proc.get())) {
-    char* end = nullptr;
-    long pid = std::strtol(entry->d_name, &end, 10);
-    if (end == entry->d_name || *end != '\0' || pid <= 0) continue;
-    for (const auto& variable : PidEnvironment(static_cast<int>(pid))) {
+  ForEachPid([&](int pid) {
+    for (const auto& variable : PidEnvironment(pid)) {
       if (variable == wanted) {
-        if (PidAlive(static_cast<int>(pid))) pids.push_back(static_cast<int>(pid));
+        if (PidAlive(pid)) pids.push_back(pid);
         break;
       }
     }
-  }
+  });
   return pids;
 }
 
@@ -681,7 +697,13 @@ std::vector<int> TerminatePids(const std::vector<int>& pids, milliseconds grace)
     return remaining;
   };
   std::vector<int> remaining = still_alive(pids);
-  for (int pid : remaining) kill(pid, SIGTERM);
+  for (int pid : remaining) {
+    kill(pid, SIGTERM);
+    // A stopped process (state T: SIGSTOP, a debugger, Ctrl-Z) keeps SIGTERM
+    // pending until it is continued; SIGKILL alone would end it, but only
+    // after the whole grace period and without a chance to clean up.
+    kill(pid, SIGCONT);
+  }
   remaining = wait_all(std::move(remaining), grace);
   for (int pid : remaining) kill(pid, SIGKILL);
   return wait_all(std::move(remaining), milliseconds(1000));

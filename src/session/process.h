@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,10 @@ struct SpawnOptions {
   // argv[0] is looked up in PATH (of `env` if it overrides PATH) unless it
   // contains a '/'.
   std::vector<std::string> argv;
+  // The file to execute instead of argv[0], which then only names the
+  // process (its /proc/PID/cmdline): "/proc/self/exe" re-executes this
+  // program (session/reaper.h).
+  std::string executable;
   // Added to, or overriding, the current environment.
   std::vector<std::pair<std::string, std::string>> env;
   // Removed from the child's environment (e.g. NO_AT_BRIDGE, which would
@@ -110,11 +115,11 @@ class Process {
   bool stdout_eof_ = false;
 };
 
-// True if a process with this pid exists and is not a zombie.
 // The last `max_lines` lines of a text file, each on a new line indented by
 // two spaces ("" when the file is missing or empty): logs in error messages.
 std::string FileTail(const std::string& path, size_t max_lines);
 
+// True if a process with this pid exists and is not a zombie.
 bool PidAlive(int pid);
 // /proc/PID/cmdline with arguments joined by spaces; empty if unreadable.
 std::string PidCmdline(int pid);
@@ -132,13 +137,31 @@ std::vector<std::string> PidEnvironment(int pid);
 // exact entry `name=value`. Only processes this user may inspect are seen.
 std::vector<int> PidsWithEnvironment(std::string_view name, std::string_view value);
 
+// One process as /proc/PID/stat describes it.
+struct ProcessEntry {
+  int pid = 0;
+  int parent = 0;
+  int group = 0;     // process group id
+  int session = 0;   // session id (setsid()); inherited by every descendant
+  char state = '?';  // 'R', 'S', 'T' (stopped), 'Z' (zombie), ...
+  // Clock ticks after boot. With the pid it names one process for good: a
+  // recycled pid has a later start time.
+  uint64_t start_time = 0;
+  bool live() const { return state != 'Z' && state != 'X' && state != 'x'; }
+};
+// The process `pid`, zombies included; nullopt when there is none.
+std::optional<ProcessEntry> ReadProcess(int pid);
+// Every process this user can see in /proc, zombies included, in one pass.
+std::vector<ProcessEntry> ListProcesses();
+
 // Reaps `pid` if it is an exited child of this process (a zombie left by a
 // Release()d Process); does nothing otherwise.
 void ReapIfExited(int pid);
 
-// Sends SIGTERM to every pid, waits up to `grace` for them to exit (reaping
-// those that are our children), then SIGKILLs the rest and waits up to one
-// more second. Returns the pids still alive after that (normally none).
+// Sends SIGTERM (and SIGCONT, so that a stopped process can act on it) to
+// every pid, waits up to `grace` for them to exit (reaping those that are
+// our children), then SIGKILLs the rest and waits up to one more second.
+// Returns the pids still alive after that (normally none).
 std::vector<int> TerminatePids(const std::vector<int>& pids, std::chrono::milliseconds grace);
 
 }  // namespace uiscope

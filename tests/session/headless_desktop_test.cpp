@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -220,6 +222,142 @@ TEST_F(HeadlessDesktopTest, KilledXvfbIsListedDeadAndStopSessionCleansUp) {
   EXPECT_TRUE(FindSession(next->info().id)->alive);
   // Stopping the object afterwards is a harmless no-op.
   EXPECT_TRUE(desktop->Stop().ok());
+}
+
+// Issue 14, defect 6: a desktop whose owner is SIGKILLed (the MCP server's
+// own) must not outlive it.
+TEST_F(HeadlessDesktopTest, DesktopEndsWithItsOwnerKilledBySigkill) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t owner = fork();
+  ASSERT_GE(owner, 0);
+  if (owner == 0) {
+    close(fds[0]);
+    auto desktop = HeadlessDesktop::Start();
+    const std::string id = (desktop.ok() ? (*desktop)->info().id : "failed") + "\n";
+    ssize_t ignored = write(fds[1], id.data(), id.size());
+    (void)ignored;
+    while (true) pause();  // until SIGKILL: no destructor ever runs
+  }
+  close(fds[1]);
+  std::string id;
+  char c;
+  while (read(fds[0], &c, 1) == 1 && c != '\n') id += c;
+  close(fds[0]);
+  auto info = FindSession(id);
+  ASSERT_TRUE(info.ok()) << "the owner could not start a desktop: " << id;
+  EXPECT_TRUE(info->alive) << info->problem;
+  EXPECT_EQ(info->owner_pid, owner);
+  // The accessibility bus too: processes the desktop's owner never started.
+  auto a11y = RunInSession(*info, {"dbus-send", "--session", "--print-reply", "--dest=org.a11y.Bus",
+                                   "/org/a11y/bus", "org.a11y.Bus.GetAddress"});
+  ASSERT_TRUE(a11y.ok()) << a11y.error().ToString();
+  std::vector<int> pids = SessionProcesses(*info);
+  EXPECT_GE(pids.size(), 5u);
+
+  ASSERT_EQ(kill(owner, SIGKILL), 0);
+  ASSERT_EQ(waitpid(owner, nullptr, 0), owner);
+  EXPECT_TRUE(
+      WaitUntil([&] { return AllDead(pids) && AllDead(PidsOf(*info)); }, milliseconds(10000)))
+      << "the desktop outlived its owner";
+  EXPECT_TRUE(WaitUntil([&] { return !FindSession(id).ok(); }, milliseconds(10000)))
+      << "the dead owner's session is still registered";
+  EXPECT_FALSE(fs::exists(info->runtime_dir));
+}
+
+TEST_F(HeadlessDesktopTest, ListingNamesEveryDeadPart) {
+  auto desktop = StartDesktop();
+  ASSERT_NE(desktop, nullptr);
+  const DesktopInfo info = desktop->info();
+  ASSERT_EQ(kill(info.dbus_pid, SIGKILL), 0);
+  ASSERT_TRUE(WaitUntil([&] {
+    auto found = FindSession(info.id);
+    return found.ok() && !found->alive;
+  })) << "a session whose dbus-daemon died must not be called alive";
+  auto found = FindSession(info.id);
+  ASSERT_TRUE(found.ok());
+  EXPECT_NE(found->problem.find("dbus-daemon (pid " + std::to_string(info.dbus_pid) + ")"),
+            std::string::npos)
+      << found->problem;
+  EXPECT_EQ(found->problem.find("Xvfb"), std::string::npos) << found->problem;
+
+  ASSERT_EQ(kill(info.wm_pid, SIGKILL), 0);
+  EXPECT_TRUE(WaitUntil([&] {
+    auto again = FindSession(info.id);
+    return again.ok() && again->problem.find("openbox") != std::string::npos;
+  })) << FindSession(info.id)->problem;
+}
+
+// Chromium's /proc/PID/environ reads empty (its process title is written
+// over it); a stopped process (state T) ignores SIGTERM until continued.
+TEST_F(HeadlessDesktopTest, StopEndsStoppedAppsWhoseEnvironmentIsHidden) {
+  auto desktop = StartDesktop();
+  ASSERT_NE(desktop, nullptr);
+  const DesktopInfo info = desktop->info();
+  SpawnOptions options;
+  options.argv = {UISCOPE_HIDDEN_ENVIRON_APP, "--children", "2"};
+  options.capture_stdout = true;
+  auto app = SpawnInSession(info, options);
+  ASSERT_TRUE(app.ok()) << app.error().ToString();
+  auto ready = (*app)->ReadLine(milliseconds(10000));
+  ASSERT_TRUE(ready.ok() && ready->starts_with("ready")) << ready.error().ToString();
+  const int pid = (*app)->pid();
+  std::vector<int> group;
+  for (const ProcessEntry& p : ListProcesses()) {
+    if (p.session == pid && p.live()) group.push_back(p.pid);
+  }
+  ASSERT_EQ(group.size(), 3u);
+  for (int member : group) {
+    for (const std::string& entry : PidEnvironment(member)) {
+      ASSERT_FALSE(entry.starts_with("XDG_RUNTIME_DIR=")) << "the environment is not hidden";
+    }
+    ASSERT_EQ(kill(member, SIGSTOP), 0);
+  }
+  EXPECT_TRUE(WaitUntil([&] {
+    for (int member : group) {
+      if (ReadProcess(member)->state != 'T') return false;
+    }
+    return true;
+  }));
+  std::vector<int> listed = ListSessionProcesses(info);
+  for (int member : group) {
+    EXPECT_TRUE(std::binary_search(listed.begin(), listed.end(), member)) << member;
+  }
+  (*app)->Release();  // the desktop, not the Process object, must end it
+
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(desktop->Stop().ok());
+  EXPECT_TRUE(AllDead(group));
+  // SIGCONT with SIGTERM: they end at once, not after the SIGKILL grace.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(1900));
+}
+
+// A process is a member only while its pid names the recorded process, and
+// never when its environment names another session.
+TEST_F(HeadlessDesktopTest, OnlyRecordedProcessesOfThisSessionAreMembers) {
+  auto desktop = StartDesktop();
+  ASSERT_NE(desktop, nullptr);
+  const DesktopInfo info = desktop->info();
+  SpawnOptions outside;
+  outside.argv = {"sleep", "30"};
+  auto stranger = Process::Spawn(outside);  // not started in the session
+  ASSERT_TRUE(stranger.ok());
+  SpawnOptions elsewhere = outside;
+  elsewhere.env = {{"XDG_RUNTIME_DIR", "/tmp/uiscope-elsewhere"}};
+  auto other = Process::Spawn(elsewhere);  // another session's, even if recorded
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE(RecordSessionMember(info, (*other)->pid()).ok());
+  auto inside = SpawnInSession(info, outside);
+  ASSERT_TRUE(inside.ok());
+  std::vector<int> listed = ListSessionProcesses(info);
+  EXPECT_TRUE(std::binary_search(listed.begin(), listed.end(), (*inside)->pid()));
+  EXPECT_FALSE(std::binary_search(listed.begin(), listed.end(), (*stranger)->pid()));
+  EXPECT_FALSE(std::binary_search(listed.begin(), listed.end(), (*other)->pid()));
+  EXPECT_FALSE(std::binary_search(listed.begin(), listed.end(), static_cast<int>(getpid())));
+  // A recorded pid whose start time differs is some later process.
+  std::ofstream(info.runtime_dir + "/members", std::ios::app) << (*stranger)->pid() << " 1\n";
+  listed = ListSessionProcesses(info);
+  EXPECT_FALSE(std::binary_search(listed.begin(), listed.end(), (*stranger)->pid()));
 }
 
 TEST_F(HeadlessDesktopTest, FindSessionOfUnknownIdListsExistingIds) {

@@ -125,15 +125,17 @@ std::unique_ptr<Process> TestDesktop::Launch(SpawnOptions options) {
     ADD_FAILURE() << "Launch: empty argv";
     return nullptr;
   }
-  ApplySessionEnvironment(info(), &options);
   if (options.log_file.empty()) {
     options.log_file = info().runtime_dir + "/app-" + std::to_string(++launched_) + "-" +
                        Basename(options.argv[0]) + ".log";
   }
   last_log_ = options.log_file;
-  auto process = Process::Spawn(options);
+  const std::string program = options.argv[0];
+  // Recorded as the session's, so stopping the desktop ends it even when it
+  // hides its environment (Chromium).
+  auto process = SpawnInSession(info(), std::move(options));
   if (!process.ok()) {
-    ADD_FAILURE() << "cannot launch " << options.argv[0] << ": " << process.error().ToString();
+    ADD_FAILURE() << "cannot launch " << program << ": " << process.error().ToString();
     return nullptr;
   }
   return std::move(process.value());

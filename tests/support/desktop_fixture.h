@@ -72,8 +72,9 @@ class TestDesktop {
   // SessionEnvironment(info()).
   std::vector<std::pair<std::string, std::string>> Environment() const;
 
-  // Starts `options.argv` in the session (session environment added, stderr
-  // to a log in the session's runtime dir). nullptr and a gtest failure if
+  // Starts `options.argv` in the session (SpawnInSession(): session
+  // environment added, recorded as the session's; stderr to a log in the
+  // session's runtime dir). nullptr and a gtest failure if
   // it cannot be started.
   std::unique_ptr<Process> Launch(SpawnOptions options);
 

@@ -119,7 +119,12 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
 void PrintSession(const DesktopInfo& s) {
   std::cout << s.id << "  " << s.display_name << "  " << s.width << "x" << s.height << "  "
             << (s.alive ? "alive" : "DEAD") << "  xvfb=" << s.xvfb_pid << " dbus=" << s.dbus_pid
-            << " wm=" << s.wm_pid << "\n";
+            << " wm=" << s.wm_pid;
+  if (s.owner_pid > 0) std::cout << "  owner=" << s.owner_pid;
+  std::cout << "\n";
+  if (!s.alive) {
+    std::cout << "    " << s.problem << "; clean up with `uiscope session stop " << s.id << "`\n";
+  }
 }
 
 int RunSessionStart(const GlobalFlags& g, const std::string& size, bool no_wm) {

@@ -27,7 +27,10 @@ json SessionSchema() {
             {"width", {{"type", "integer"}}},
             {"height", {{"type", "integer"}}},
             {"started_at_ms", {{"type", "integer"}}},
+            {"owner_pid", Integer("the process whose exit stops it; 0: session_stop does", 0)},
+            {"owner_start_time", {{"type", "integer"}}},
             {"alive", {{"type", "boolean"}}},
+            {"problem", String("why it is not alive: the parts that are gone")},
             {"env",
              {{"type", "object"},
               {"description", "environment to launch apps into the session"},
@@ -69,7 +72,8 @@ ToolResult List(SessionControl& sessions) {
   for (const DesktopInfo& s : *list) {
     arr.push_back(SessionJson(s));
     text += s.id + "  " + s.display_name + "  " + std::to_string(s.width) + "x" +
-            std::to_string(s.height) + "  " + (s.alive ? "alive" : "DEAD (stop it)") + "\n";
+            std::to_string(s.height) + "  " +
+            (s.alive ? "alive" : "DEAD: " + s.problem + " (stop it)") + "\n";
   }
   if (list->empty()) text = "no sessions; start one with session_start\n";
   ToolResult result;
