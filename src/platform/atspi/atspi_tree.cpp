@@ -23,6 +23,7 @@ constexpr char kComponentIface[] = "org.a11y.atspi.Component";
 constexpr char kActionIface[] = "org.a11y.atspi.Action";
 constexpr char kTextIface[] = "org.a11y.atspi.Text";
 constexpr char kValueIface[] = "org.a11y.atspi.Value";
+constexpr char kTableIface[] = "org.a11y.atspi.Table";
 constexpr char kPropertiesIface[] = "org.freedesktop.DBus.Properties";
 
 // Text longer than this is cut: a terminal or document can hold megabytes,
@@ -34,6 +35,51 @@ constexpr int kMaxTextChars = 4000;
 // for its extents (one request) before the full set (four) saves most of the
 // walk. GTK3 reports every mapped row as SHOWING, scrolled out or not.
 constexpr size_t kLargeChildList = 48;
+
+// Never harm the app observed. A container that says it manages its
+// descendants creates an accessible for each child it is asked for:
+// LibreOffice Calc's sheet claims 2147483647 children (its 1048576 x 16384
+// cells, clamped) and, asked for all of them, stops answering for good and
+// grows by gigabytes. Such a container is read by what is in view (the
+// Table interface's cells, or children by index) once it claims more than
+// kManagedListing children; any container claiming more than
+// kMaxChildListing is read the same way. GTK 3 tree views manage their
+// descendants too, with a few hundred cells and their column headers among
+// the children: under the limit they are listed as before.
+constexpr int32_t kManagedListing = 1000;
+constexpr int32_t kMaxChildListing = 10000;
+// Cells read from one table's visible range, whole rows from the top; and
+// children read by index from a huge container that is not a table. Calc
+// (7.4) builds a new accessible for every cell it is asked for, once more
+// on every observation, and keeps ~6.5 KB of it: its 47 x 23 cells in view
+// on a 1920 x 1080 screen cost 7 MB per observe. 300 cells (13 rows of 23
+// columns there) keep ten observations within 20 MB, and an agent's
+// context free of hundreds of empty cells.
+constexpr int kMaxVisibleCells = 300;
+constexpr int kIndexWindow = 200;
+// The text a walk keeps (names, descriptions, values) and the share of the
+// app's deadline after which it adds no more nodes: past either, the walk
+// stops growing, finishes what is in flight and says what it cut.
+constexpr size_t kMaxTreeBytes = 4u << 20;
+constexpr double kWalkBudgetShare = 0.75;
+
+// "A", "Z", "AA", ... for a 0-based column; with the 1-based row: "B2".
+std::string CellAddress(int row, int col) {
+  std::string letters;
+  for (int64_t c = int64_t{col} + 1; c > 0; c = (c - 1) / 26) {
+    letters.insert(letters.begin(), static_cast<char>('A' + (c - 1) % 26));
+  }
+  return letters + std::to_string(int64_t{row} + 1);
+}
+
+// Cuts `s` to at most `max` bytes on a UTF-8 character boundary; true if cut.
+bool CutUtf8(std::string* s, size_t max) {
+  if (s->size() <= max) return false;
+  size_t end = max;
+  while (end > 0 && (static_cast<unsigned char>((*s)[end]) & 0xC0) == 0x80) --end;
+  s->resize(end);
+  return true;
+}
 
 MessagePtr PropertyGet(const ObjectRef& ref, const char* iface, const char* prop) {
   MessagePtr m = NewMethodCall(ref.bus, ref.path, kPropertiesIface, "Get");
@@ -170,6 +216,8 @@ struct RawNode {
   int ordinal = 0;           // position among the parent's children
   bool in_document = false;  // below a "document web" (Chromium's page content)
   ObjectRef hit;             // GTK 4 stacks: the object at the centre (ProbeStack)
+  int cell_row = -1;         // a cell read through its table's Table interface
+  int cell_col = -1;
   bool probe_sent = false;
   int stage1_pending = 0;
   bool dead = false;
@@ -198,6 +246,9 @@ class Walker {
   // (silent() is true): see Tree().
   Status Run(const ObjectRef& root, Clock::time_point deadline,
              Clock::time_point first_reply_by = Clock::time_point::max()) {
+    const auto now = Clock::now();
+    grow_until_ =
+        now + std::chrono::duration_cast<Clock::duration>((deadline - now) * kWalkBudgetShare);
     Discover(root, -1, 0);
     return pipeline_.Run(deadline, first_reply_by);
   }
@@ -209,6 +260,30 @@ class Walker {
   bool app_gone() const { return app_gone_ || pipeline_.disconnected(); }
   bool silent() const { return pipeline_.replies() == 0; }
   bool capped() const { return capped_; }
+  // Why the walk stopped growing, and what it read partially, in words.
+  std::vector<std::string> Cuts() const {
+    std::vector<std::string> cuts = notes_;
+    if (cut_nodes_) {
+      cuts.push_back("tree capped at " + std::to_string(request_.max_nodes) + " nodes");
+    }
+    if (cut_depth_) {
+      cuts.push_back("tree capped at depth " + std::to_string(request_.max_depth));
+    }
+    if (cut_bytes_) {
+      cuts.push_back("tree capped at " + std::to_string(kMaxTreeBytes >> 20) + " MiB of text");
+    }
+    if (cut_time_) {
+      cuts.push_back("walk cut short to keep within the " +
+                     std::to_string(request_.timeout.count()) +
+                     " ms deadline (a busy app or a very large tree): nodes after " +
+                     std::to_string(nodes_.size()) + " were not read");
+    }
+    if (cut_text_ > 0) {
+      cuts.push_back(std::to_string(cut_text_) + " names or descriptions cut at " +
+                     std::to_string(kMaxTextChars) + " bytes");
+    }
+    return cuts;
+  }
   int revisits() const { return revisits_; }
   size_t requests() const { return pipeline_.sent(); }
 
@@ -216,15 +291,25 @@ class Walker {
   Node Build(const AppInfo& app) const { return BuildNode(0, app); }
 
  private:
-  void Discover(const ObjectRef& ref, int parent, int depth, int ordinal = 0,
-                const Rect* known_extents = nullptr) {
+  // Adds the object as a node and asks for its stage-1 data; returns its
+  // index, or -1 when it was seen before or the walk has stopped growing.
+  int Discover(const ObjectRef& ref, int parent, int depth, int ordinal = 0,
+               const Rect* known_extents = nullptr) {
     if (!seen_.insert(ref).second) {
       ++revisits_;  // the same object reached twice: a cycle or a shared child
-      return;
+      return -1;
     }
     if (static_cast<int>(nodes_.size()) >= request_.max_nodes) {
-      capped_ = true;
-      return;
+      capped_ = cut_nodes_ = true;
+      return -1;
+    }
+    if (bytes_ > kMaxTreeBytes) {
+      capped_ = cut_bytes_ = true;
+      return -1;
+    }
+    if (parent >= 0 && Clock::now() > grow_until_) {
+      capped_ = cut_time_ = true;
+      return -1;
     }
     int idx = static_cast<int>(nodes_.size());
     nodes_.emplace_back();
@@ -277,6 +362,7 @@ class Walker {
         Stage1Done(idx);
       });
     }
+    return idx;
   }
 
   MessagePtr ExtentsCall(const ObjectRef& ref) const {
@@ -375,6 +461,8 @@ class Walker {
     if (--nodes_[idx].stage1_pending != 0) return;
     RawNode& n = nodes_[idx];
     if (n.dead) return;
+    cut_text_ += CutUtf8(&n.name, kMaxTextChars) + CutUtf8(&n.description, kMaxTextChars);
+    bytes_ += n.name.size() + n.description.size();
     std::string_view role = RoleName(n.role);
     const bool password = IsPasswordRole(n.role);
     n.states = MapStates(n.state_lo, n.state_hi, password);
@@ -412,15 +500,20 @@ class Walker {
       }
     }
     if (n.child_count > 0 && n.depth < request_.max_depth) {
-      pipeline_.Add(NewMethodCall(ref.bus, ref.path, kAccessibleIface, "GetChildren"),
-                    [this, idx](DBusMessage* r) { OnChildren(idx, r); });
+      const bool manages = HasState(n.state_lo, n.state_hi, StateBit::kManagesDescendants);
+      if (n.child_count > kMaxChildListing || (manages && n.child_count > kManagedListing)) {
+        ReadInView(idx, manages);
+      } else {
+        pipeline_.Add(NewMethodCall(ref.bus, ref.path, kAccessibleIface, "GetChildren"),
+                      [this, idx](DBusMessage* r) { OnChildren(idx, r); });
+      }
     } else if (n.child_count > 0) {
-      capped_ = true;
+      capped_ = cut_depth_ = true;
     }
     bool wants_actions = request_.fetch_actions && n.depth > 0 &&
                          (IsInteractiveRole(n.normalised) || n.normalised == Role::kLink);
-    bool wants_value =
-        request_.fetch_values && !password && (WantsNumericValue(role) || WantsText(role));
+    bool wants_value = request_.fetch_values && !password &&
+                       (WantsNumericValue(role) || WantsText(role) || n.cell_row >= 0);
     if (!wants_actions && !wants_value) return;
     // Ask which interfaces the object has before calling into one: GTK's
     // bridge answers a call on a missing interface with a CRITICAL on the
@@ -573,20 +666,43 @@ class Walker {
           nodes_[idx].value = FormatNumber(v);
         }
       });
-    } else if (WantsText(role) && has_text) {
-      MessagePtr m = NewMethodCall(ref.bus, ref.path, kTextIface, "GetText");
-      int32_t start = 0, end = kMaxTextChars;
-      dbus_message_append_args(m.get(), DBUS_TYPE_INT32, &start, DBUS_TYPE_INT32, &end,
-                               DBUS_TYPE_INVALID);
-      pipeline_.Add(std::move(m), [this, idx](DBusMessage* r) {
-        DBusMessageIter it;
-        std::string text;
-        if (IsReturn(r) && dbus_message_iter_init(r, &it) && ReadString(&it, &text)) {
-          // Labels and headings already carry their text as the name.
-          if (text != nodes_[idx].name) nodes_[idx].value = std::move(text);
-        }
-      });
+    } else if ((WantsText(role) || nodes_[idx].cell_row >= 0) && has_text) {
+      RequestText(idx, kMaxTextChars, true);
     }
+  }
+
+  // Text.GetText(0, end). LibreOffice (7.4) answers a range past the end of
+  // the text with "" (a cell holding "120" asked for 0..4000): an empty
+  // answer makes the walk ask the text's length and then for exactly that
+  // much, up to kMaxTextChars.
+  void RequestText(int idx, int32_t end, bool retry_with_length) {
+    const ObjectRef& ref = nodes_[idx].ref;
+    MessagePtr m = NewMethodCall(ref.bus, ref.path, kTextIface, "GetText");
+    int32_t start = 0;
+    dbus_message_append_args(m.get(), DBUS_TYPE_INT32, &start, DBUS_TYPE_INT32, &end,
+                             DBUS_TYPE_INVALID);
+    pipeline_.Add(std::move(m), [this, idx, retry_with_length](DBusMessage* r) {
+      DBusMessageIter it;
+      std::string text;
+      if (!IsReturn(r) || !dbus_message_iter_init(r, &it) || !ReadString(&it, &text)) return;
+      if (text.empty() && retry_with_length) {
+        pipeline_.Add(PropertyGet(nodes_[idx].ref, kTextIface, "CharacterCount"),
+                      [this, idx](DBusMessage* r2) {
+                        DBusMessageIter it2;
+                        int32_t count = 0;
+                        if (IsReturn(r2) && dbus_message_iter_init(r2, &it2) &&
+                            ReadVariantInt32(&it2, &count) && count > 0) {
+                          RequestText(idx, std::min(count, kMaxTextChars), false);
+                        }
+                      });
+        return;
+      }
+      // Labels and headings already carry their text as the name.
+      if (text != nodes_[idx].name) {
+        bytes_ += text.size();
+        nodes_[idx].value = std::move(text);
+      }
+    });
   }
 
   void OnChildren(int idx, DBusMessage* r) {
@@ -617,6 +733,211 @@ class Walker {
       ScreenByBisection(idx, std::move(children), area);
     } else {
       ScreenByExtents(idx, std::move(children));
+    }
+  }
+
+  // What ReadInView learns of a container, shared by its in-flight requests.
+  struct InView {
+    bool manages = false;
+    Rect area;          // visible part of the container; empty: unknown
+    int32_t rows = -1;  // Table.NRows / NColumns
+    int32_t cols = -1;
+    ObjectRef corner[2];  // the objects at the top-left and bottom-right of `area`
+    int32_t index[2] = {-1, -1};
+    int32_t row[2] = {-1, -1};
+    int32_t col[2] = {-1, -1};
+    int pending = 0;
+  };
+
+  // A container too large to list (kManagedListing, kMaxChildListing): the
+  // cells in view through its Table interface, else its children in view by
+  // index. Never GetChildren.
+  void ReadInView(int idx, bool manages) {
+    auto view = std::make_shared<InView>();
+    view->manages = manages;
+    const RawNode& n = nodes_[idx];
+    if (n.has_extents && Placed(n.extents)) view->area = Intersect(n.extents, n.clip);
+    const ObjectRef ref = n.ref;
+    pipeline_.Add(NewMethodCall(ref.bus, ref.path, kAccessibleIface, "GetInterfaces"),
+                  [this, idx, view](DBusMessage* r) {
+                    if (r == nullptr) return;
+                    std::vector<std::string> ifaces;
+                    DBusMessageIter it;
+                    if (IsReturn(r) && dbus_message_iter_init(r, &it)) {
+                      ReadStringArray(&it, &ifaces);
+                    }
+                    bool table =
+                        std::find(ifaces.begin(), ifaces.end(), kTableIface) != ifaces.end();
+                    ProbeCorners(idx, view, table);
+                  });
+  }
+
+  // Asks which objects lie at the inner top-left and bottom-right corners of
+  // the visible area, their indices and, for a table, their rows and
+  // columns (and the table's size); then reads the range between them.
+  void ProbeCorners(int idx, std::shared_ptr<InView> view, bool table) {
+    const ObjectRef ref = nodes_[idx].ref;
+    auto done = [this, idx, view, table] {
+      if (--view->pending != 0) return;
+      if (table) {
+        ReadTableRange(idx, *view);
+      } else {
+        ReadIndexRange(idx, *view);
+      }
+    };
+    view->pending = 1;  // released below, once everything is queued
+    if (table) {
+      for (const char* prop : {"NRows", "NColumns"}) {
+        ++view->pending;
+        pipeline_.Add(PropertyGet(ref, kTableIface, prop), [view, prop, done](DBusMessage* r) {
+          DBusMessageIter it;
+          int32_t v = -1;
+          if (IsReturn(r) && dbus_message_iter_init(r, &it)) ReadVariantInt32(&it, &v);
+          (std::string_view(prop) == "NRows" ? view->rows : view->cols) = v;
+          done();
+        });
+      }
+    }
+    const Rect& a = view->area;
+    const int corners = a.w > 2 && a.h > 2 ? (table ? 2 : 1) : 0;
+    for (int k = 0; k < corners; ++k) {
+      MessagePtr m = NewMethodCall(ref.bus, ref.path, kComponentIface, "GetAccessibleAtPoint");
+      int32_t x = k == 0 ? a.x + 1 : a.Right() - 2;
+      int32_t y = k == 0 ? a.y + 1 : a.Bottom() - 2;
+      uint32_t coord =
+          static_cast<uint32_t>(quirks_.gtk4 ? CoordType::kWindow : CoordType::kScreen);
+      dbus_message_append_args(m.get(), DBUS_TYPE_INT32, &x, DBUS_TYPE_INT32, &y, DBUS_TYPE_UINT32,
+                               &coord, DBUS_TYPE_INVALID);
+      ++view->pending;
+      pipeline_.Add(std::move(m), [this, idx, view, k, table, done](DBusMessage* r) {
+        DBusMessageIter it;
+        if (!IsReturn(r) || !dbus_message_iter_init(r, &it) ||
+            !ReadObjectRef(&it, &view->corner[k]) || view->corner[k].IsNull()) {
+          done();
+          return;
+        }
+        const ObjectRef& hit = view->corner[k];
+        pipeline_.Add(
+            NewMethodCall(hit.bus, hit.path, kAccessibleIface, "GetIndexInParent"),
+            [this, idx, view, k, table, done](DBusMessage* r2) {
+              DBusMessageIter it2;
+              if (!IsReturn(r2) || !dbus_message_iter_init(r2, &it2) ||
+                  !ReadInt32(&it2, &view->index[k]) || view->index[k] < 0 || !table) {
+                done();
+                return;
+              }
+              // Row and column of the index, asked of the table.
+              const ObjectRef& tref = nodes_[idx].ref;
+              for (const char* method : {"GetRowAtIndex", "GetColumnAtIndex"}) {
+                MessagePtr q = NewMethodCall(tref.bus, tref.path, kTableIface, method);
+                int32_t index = view->index[k];
+                dbus_message_append_args(q.get(), DBUS_TYPE_INT32, &index, DBUS_TYPE_INVALID);
+                ++view->pending;
+                pipeline_.Add(std::move(q), [view, k, method, done](DBusMessage* r3) {
+                  DBusMessageIter it3;
+                  int32_t v = -1;
+                  if (IsReturn(r3) && dbus_message_iter_init(r3, &it3)) ReadInt32(&it3, &v);
+                  (std::string_view(method) == "GetRowAtIndex" ? view->row[k] : view->col[k]) = v;
+                  done();
+                });
+              }
+              done();
+            });
+      });
+    }
+    done();
+  }
+
+  std::string Described(int idx, const InView& view) const {
+    const RawNode& n = nodes_[idx];
+    std::string what = std::string(RoleName(n.role));
+    if (!n.name.empty()) what += " \"" + n.name + "\"";
+    return what + " claims " + std::to_string(n.child_count) + " children" +
+           (view.manages ? " and manages its descendants" : "") + ": ";
+  }
+
+  // The cells of a table between its visible corners (each corner's row and
+  // column; a missing corner: the table's first cell, or a span of rows and
+  // columns that the visible area prunes), at most kMaxVisibleCells.
+  void ReadTableRange(int idx, const InView& view) {
+    if (view.rows <= 0 || view.cols <= 0) {
+      notes_.push_back(Described(idx, view) + "its cells were not read (it gives no row count)");
+      return;
+    }
+    auto valid = [&](int k) {
+      return view.row[k] >= 0 && view.row[k] < view.rows && view.col[k] >= 0 &&
+             view.col[k] < view.cols;
+    };
+    const bool found = valid(0) && valid(1);
+    int32_t r0 = valid(0) ? view.row[0] : 0;
+    int32_t c0 = valid(0) ? view.col[0] : 0;
+    int32_t r1 = valid(1) && view.row[1] >= r0 ? view.row[1] : std::min(view.rows - 1, r0 + 59);
+    int32_t c1 = valid(1) && view.col[1] >= c0 ? view.col[1] : std::min(view.cols - 1, c0 + 29);
+    const std::string range = CellAddress(r0, c0) + ":" + CellAddress(r1, c1);
+    // Whole rows from the top of the view, as many as the cap allows.
+    const int32_t ncols = std::min(c1 - c0 + 1, kMaxVisibleCells);
+    const bool cut = ncols < c1 - c0 + 1 || int64_t{r1 - r0 + 1} * ncols > kMaxVisibleCells;
+    c1 = c0 + ncols - 1;
+    if (int64_t{r1 - r0 + 1} * ncols > kMaxVisibleCells) r1 = r0 + kMaxVisibleCells / ncols - 1;
+    const std::string read = CellAddress(r0, c0) + ":" + CellAddress(r1, c1);
+    std::string note = Described(idx, view) + "read only the cells " + read;
+    if (cut) {
+      note += " of " + range + (found ? " in view" : "") + " (at most " +
+              std::to_string(kMaxVisibleCells) + " cells: scroll to read others)";
+    } else {
+      note += found ? " in view" : " from its first visible";
+    }
+    notes_.push_back(note + "; it has " + std::to_string(view.rows) + " rows x " +
+                     std::to_string(view.cols) + " columns");
+    const ObjectRef tref = nodes_[idx].ref;
+    const int depth = nodes_[idx].depth + 1;
+    for (int32_t r = r0; r <= r1; ++r) {
+      for (int32_t c = c0; c <= c1; ++c) {
+        MessagePtr m = NewMethodCall(tref.bus, tref.path, kTableIface, "GetAccessibleAt");
+        dbus_message_append_args(m.get(), DBUS_TYPE_INT32, &r, DBUS_TYPE_INT32, &c,
+                                 DBUS_TYPE_INVALID);
+        const int ordinal = (r - r0) * ncols + (c - c0);
+        pipeline_.Add(std::move(m), [this, idx, depth, ordinal, r, c](DBusMessage* reply) {
+          DBusMessageIter it;
+          ObjectRef cell;
+          if (capped_ || !IsReturn(reply) || !dbus_message_iter_init(reply, &it) ||
+              !ReadObjectRef(&it, &cell) || cell.IsNull()) {
+            return;
+          }
+          int child = Discover(cell, idx, depth, ordinal);
+          if (child < 0) return;
+          nodes_[child].cell_row = r;
+          nodes_[child].cell_col = c;
+        });
+      }
+    }
+  }
+
+  // Children by index from the one at the visible top-left corner (or the
+  // first), at most kIndexWindow; stage 1 prunes those out of view.
+  void ReadIndexRange(int idx, const InView& view) {
+    const int32_t count = nodes_[idx].child_count;
+    int32_t first =
+        view.index[0] >= 0 && view.index[0] < count ? std::max(0, view.index[0] - 1) : 0;
+    int32_t last =
+        static_cast<int32_t>(std::min<int64_t>(count, int64_t{first} + kIndexWindow)) - 1;
+    notes_.push_back(Described(idx, view) + "read only children " + std::to_string(first + 1) +
+                     " to " + std::to_string(last + 1) +
+                     (view.index[0] >= 0 ? ", from the first in view" : ""));
+    const ObjectRef ref = nodes_[idx].ref;
+    const int depth = nodes_[idx].depth + 1;
+    for (int32_t i = first; i <= last; ++i) {
+      MessagePtr m = NewMethodCall(ref.bus, ref.path, kAccessibleIface, "GetChildAtIndex");
+      dbus_message_append_args(m.get(), DBUS_TYPE_INT32, &i, DBUS_TYPE_INVALID);
+      pipeline_.Add(std::move(m), [this, idx, depth, i](DBusMessage* reply) {
+        DBusMessageIter it;
+        ObjectRef child;
+        if (capped_ || !IsReturn(reply) || !dbus_message_iter_init(reply, &it) ||
+            !ReadObjectRef(&it, &child) || child.IsNull() || child == nodes_[idx].ref) {
+          return;
+        }
+        Discover(child, idx, depth, i);
+      });
     }
   }
 
@@ -769,6 +1090,9 @@ class Walker {
     node.role = raw.normalised;
     node.toolkit_role = std::string(RoleName(raw.role));
     node.name = raw.name;
+    // A cell read through its table is named by its address when the app
+    // gives it no name (Calc names its cells so already: "B2").
+    if (node.name.empty() && raw.cell_row >= 0) node.name = CellAddress(raw.cell_row, raw.cell_col);
     node.description = raw.description;
     if (!raw.states.Has(State::kPassword)) node.value = raw.value;
     node.states = raw.states;
@@ -842,6 +1166,11 @@ class Walker {
   std::unordered_map<ObjectRef, int, ObjectRefHash> index_;  // node of each object
   bool capped_ = false;
   bool app_gone_ = false;
+  bool cut_nodes_ = false, cut_depth_ = false, cut_bytes_ = false, cut_time_ = false;
+  int cut_text_ = 0;
+  size_t bytes_ = 0;
+  Clock::time_point grow_until_ = Clock::time_point::max();
+  std::vector<std::string> notes_;  // containers read by what is in view
   int revisits_ = 0;
 };
 
@@ -1268,10 +1597,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
                                 " objects were reached twice (a cycle or a shared child) and "
                                 "listed once");
     }
-    if (walker.capped()) {
-      result.warnings.push_back(label + ": tree capped at " + std::to_string(request.max_nodes) +
-                                " nodes / depth " + std::to_string(request.max_depth));
-    }
+    for (const std::string& cut : walker.Cuts()) result.warnings.push_back(label + ": " + cut);
     Node node = walker.Build(app.info);
     if (node.name.empty()) node.name = app.info.name;
     if (IsGtk4(app.info)) FixWindowRelativeExtents(node, toplevels);
