@@ -202,6 +202,39 @@ double WordScore(std::string_view query, std::string_view word) {
   return 0.75 - 0.1 * static_cast<double>(d);
 }
 
+// FoldText of at most `limit` code points of output: it stops reading
+// `text` there, so the cost is bounded by `limit`, not by the text's size
+// (a run of combining marks or punctuation is still read through, linearly).
+std::string FoldPrefix(std::string_view text, size_t limit) {
+  std::string out;
+  out.reserve(std::min(text.size(), limit));
+  size_t code_points = 0;
+  bool space = false;
+  for (size_t i = 0; i < text.size() && code_points < limit;) {
+    const char32_t cp = Decode(text, i);
+    if (IsCombiningMark(cp)) continue;
+    if (!IsWordCodePoint(cp)) {
+      space = true;
+      continue;
+    }
+    const size_t before = out.size();
+    if (space && !out.empty()) out.push_back(' ');
+    space = false;
+    FoldCodePoint(cp, out);
+    for (size_t k = before; k < out.size(); ++k)
+      code_points += (static_cast<unsigned char>(out[k]) & 0xC0) != 0x80;
+  }
+  // A fold of two letters ("ae") may overshoot by one: cut at a code point.
+  while (code_points > limit) {
+    size_t end = out.size() - 1;
+    while (end > 0 && (static_cast<unsigned char>(out[end]) & 0xC0) == 0x80) --end;
+    out.resize(end);
+    --code_points;
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 }  // namespace
 
 std::string FoldText(std::string_view text) {
@@ -258,8 +291,8 @@ double Similarity(std::string_view a, std::string_view b) {
 int AllowedTypos(size_t length) { return length <= 4 ? 0 : length <= 8 ? 1 : 2; }
 
 double MatchScore(std::string_view query, std::string_view label) {
-  const std::string q = FoldText(query);
-  const std::string l = FoldText(label);
+  const std::string q = FoldPrefix(query, kMaxMatchedCodePoints);
+  const std::string l = FoldPrefix(label, kMaxMatchedCodePoints);
   if (q.empty() || l.empty()) return 0;
   if (q == l) return 1.0;
   if (WithoutSpaces(q) == WithoutSpaces(l)) return 0.95;
@@ -298,8 +331,8 @@ double MatchScore(std::string_view query, std::string_view label) {
 }
 
 double SuggestionScore(std::string_view query, std::string_view label) {
-  const std::string q = FoldText(query);
-  const std::string l = FoldText(label);
+  const std::string q = FoldPrefix(query, kMaxMatchedCodePoints);
+  const std::string l = FoldPrefix(label, kMaxMatchedCodePoints);
   if (q.empty() || l.empty()) return 0;
   double best = Similarity(q, l);
   for (std::string_view word : FoldedWords(l)) {

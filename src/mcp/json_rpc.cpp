@@ -1,6 +1,20 @@
 #include "mcp/json_rpc.h"
 
 namespace uiscope::mcp {
+namespace {
+
+// nlohmann's message without its "[json.exception.x.n] " prefix, cut short:
+// it quotes the offending token, which may be megabytes of digits.
+std::string Detail(const json::exception& e) {
+  std::string_view what = e.what();
+  if (auto end = what.find("] "); what.starts_with("[json.exception.") && end != what.npos)
+    what.remove_prefix(end + 2);
+  constexpr size_t kMax = 120;
+  if (what.size() <= kMax) return std::string(what);
+  return std::string(what.substr(0, kMax)) + "...";
+}
+
+}  // namespace
 
 bool IsValidId(const json& id) {
   return id.is_string() || id.is_number_integer() || id.is_number_unsigned();
@@ -92,15 +106,23 @@ Parsed ParseFrame(std::string_view bytes) {
   p.value = json::parse(bytes, nullptr, /*allow_exceptions=*/false);
   if (p.value.is_discarded()) {
     p.value = nullptr;
-    // Find where it broke, for the message; parsing again with exceptions
-    // on is cheap next to a human reading the error.
-    std::string where;
+    // Parse again with exceptions on to say why, for the message. Not only
+    // parse_error: a number beyond a double ("1e400") is an out_of_range,
+    // and letting that escape aborted the server (issue 14).
+    std::string why = "the message is not valid JSON";
     try {
       [[maybe_unused]] json again = json::parse(bytes);
     } catch (const json::parse_error& e) {
-      where = " at byte " + std::to_string(e.byte);
+      why += " at byte " + std::to_string(e.byte);
+    } catch (const json::out_of_range& e) {
+      why =
+          "a number in the message is out of range (JSON numbers must fit a double, about "
+          "1.8e308): " +
+          Detail(e);
+    } catch (const json::exception& e) {
+      why += ": " + Detail(e);
     }
-    p.error = RpcError{kParseError, "parse error: the message is not valid JSON" + where, nullptr};
+    p.error = RpcError{kParseError, "parse error: " + why, nullptr};
     return p;
   }
   p.ok = true;

@@ -287,6 +287,11 @@ ToolResult Find(DesktopTools& tools, const json& args, ToolContext& ctx) {
   std::string display;
   auto obs = ObserveOnce(tools, args, *sources, ctx, &display, &notes);
   if (!obs.ok()) return WithNotes(ToolResult::FromError(obs.error()), notes);
+  // Matching gets its own timeout_ms after the observation (which had one
+  // per application), and stops when the client cancels.
+  query.deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(args.value("timeout_ms", 2000));
+  query.cancelled = [&ctx] { return ctx.cancelled(); };
   auto found = FindNodes(obs->snapshot.roots, query, obs->snapshot.frame);
   if (!found.ok()) return ToolResult::FromError(found.error());
 
@@ -419,7 +424,9 @@ json FindInputSchema() {
               {"maximum", 1000},
               {"default", 20},
               {"description", "at most this many matches"}}},
-            {"timeout_ms", schema::TimeoutMs(2000, "deadline per application")},
+            {"timeout_ms", schema::TimeoutMs(2000,
+                                             "deadline per application, and then for matching "
+                                             "the labels (the first 256 characters of each)")},
             {"session", schema::SessionArgument()}}}};
 }
 
