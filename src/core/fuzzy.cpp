@@ -190,8 +190,11 @@ double WordScore(std::string_view query, std::string_view word) {
   const int allowed = AllowedTypos(length);
   if (allowed == 0) return 0;
   // A typo anywhere, or in a prefix of a longer word ("passwrd" / "password").
-  size_t d = EditDistance(query, word);
+  // The distance is at least the difference in length: past `allowed` it is
+  // not worth computing.
   const size_t word_length = Length(word);
+  const size_t apart = word_length > length ? word_length - length : length - word_length;
+  size_t d = apart > static_cast<size_t>(allowed) ? apart : EditDistance(query, word);
   if (word_length > length) {
     const std::u32string w = CodePoints(word);
     std::string prefix;
@@ -334,8 +337,18 @@ double SuggestionScore(std::string_view query, std::string_view label) {
   const std::string q = FoldPrefix(query, kMaxMatchedCodePoints);
   const std::string l = FoldPrefix(label, kMaxMatchedCodePoints);
   if (q.empty() || l.empty()) return 0;
+  // Similarity is at most 1 - (difference in length) / (longer length): a
+  // word that cannot beat the best so far is not compared (the answer is
+  // the same, and a long query against many short words costs little).
+  const size_t q_length = Length(q);
+  auto at_most = [q_length](size_t length) {
+    const size_t longest = std::max(q_length, length);
+    const size_t apart = longest - std::min(q_length, length);
+    return longest == 0 ? 1.0 : 1.0 - static_cast<double>(apart) / static_cast<double>(longest);
+  };
   double best = Similarity(q, l);
   for (std::string_view word : FoldedWords(l)) {
+    if (0.9 * at_most(Length(word)) <= best) continue;
     best = std::max(best, 0.9 * Similarity(q, word));
   }
   return best;

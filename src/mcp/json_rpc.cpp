@@ -14,6 +14,32 @@ std::string Detail(const json::exception& e) {
   return std::string(what.substr(0, kMax)) + "...";
 }
 
+// A SAX consumer that ignores the document and keeps the first error.
+struct ErrorOnly {
+  int id = 0;  // nlohmann's exception id: 101 syntax, 406 number out of range, ...
+  size_t position = 0;
+  std::string detail;
+
+  bool null() { return true; }
+  bool boolean(bool) { return true; }
+  bool number_integer(json::number_integer_t) { return true; }
+  bool number_unsigned(json::number_unsigned_t) { return true; }
+  bool number_float(json::number_float_t, const json::string_t&) { return true; }
+  bool string(json::string_t&) { return true; }
+  bool binary(json::binary_t&) { return true; }
+  bool start_object(size_t) { return true; }
+  bool key(json::string_t&) { return true; }
+  bool end_object() { return true; }
+  bool start_array(size_t) { return true; }
+  bool end_array() { return true; }
+  bool parse_error(size_t at, const std::string&, const json::exception& e) {
+    id = e.id;
+    position = at;
+    detail = Detail(e);
+    return false;
+  }
+};
+
 }  // namespace
 
 bool IsValidId(const json& id) {
@@ -106,21 +132,19 @@ Parsed ParseFrame(std::string_view bytes) {
   p.value = json::parse(bytes, nullptr, /*allow_exceptions=*/false);
   if (p.value.is_discarded()) {
     p.value = nullptr;
-    // Parse again with exceptions on to say why, for the message. Not only
-    // parse_error: a number beyond a double ("1e400") is an out_of_range,
-    // and letting that escape aborted the server (issue 14).
+    // Parse again, events ignored, to say why. Through SAX, which is handed
+    // the error instead of throwing it: a thrown out_of_range ("1e400") once
+    // escaped the parse_error handler here and aborted the server (issue 14).
+    ErrorOnly sax;
+    json::sax_parse(bytes, &sax);
     std::string why = "the message is not valid JSON";
-    try {
-      [[maybe_unused]] json again = json::parse(bytes);
-    } catch (const json::parse_error& e) {
-      why += " at byte " + std::to_string(e.byte);
-    } catch (const json::out_of_range& e) {
+    if (sax.id == 406) {
       why =
           "a number in the message is out of range (JSON numbers must fit a double, about "
           "1.8e308): " +
-          Detail(e);
-    } catch (const json::exception& e) {
-      why += ": " + Detail(e);
+          sax.detail;
+    } else if (sax.id != 0) {
+      why += " at byte " + std::to_string(sax.position) + ": " + sax.detail;
     }
     p.error = RpcError{kParseError, "parse error: " + why, nullptr};
     return p;
