@@ -9,7 +9,11 @@ std::string Detail(const json::exception& e) {
   std::string_view what = e.what();
   if (auto end = what.find("] "); what.starts_with("[json.exception.") && end != what.npos)
     what.remove_prefix(end + 2);
-  constexpr size_t kMax = 120;
+  // "parse error at line 1, column 42: syntax error ...": the caller says
+  // where, once.
+  if (auto colon = what.find(": "); what.starts_with("parse error at") && colon != what.npos)
+    what.remove_prefix(colon + 2);
+  constexpr size_t kMax = 160;
   if (what.size() <= kMax) return std::string(what);
   return std::string(what.substr(0, kMax)) + "...";
 }
