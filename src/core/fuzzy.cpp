@@ -190,8 +190,11 @@ double WordScore(std::string_view query, std::string_view word) {
   const int allowed = AllowedTypos(length);
   if (allowed == 0) return 0;
   // A typo anywhere, or in a prefix of a longer word ("passwrd" / "password").
-  size_t d = EditDistance(query, word);
+  // The distance is at least the difference in length: past `allowed` it is
+  // not worth computing.
   const size_t word_length = Length(word);
+  const size_t apart = word_length > length ? word_length - length : length - word_length;
+  size_t d = apart > static_cast<size_t>(allowed) ? apart : EditDistance(query, word);
   if (word_length > length) {
     const std::u32string w = CodePoints(word);
     std::string prefix;
@@ -200,6 +203,39 @@ double WordScore(std::string_view query, std::string_view word) {
   }
   if (d > static_cast<size_t>(allowed)) return 0;
   return 0.75 - 0.1 * static_cast<double>(d);
+}
+
+// FoldText of at most `limit` code points of output: it stops reading
+// `text` there, so the cost is bounded by `limit`, not by the text's size
+// (a run of combining marks or punctuation is still read through, linearly).
+std::string FoldPrefix(std::string_view text, size_t limit) {
+  std::string out;
+  out.reserve(std::min(text.size(), limit));
+  size_t code_points = 0;
+  bool space = false;
+  for (size_t i = 0; i < text.size() && code_points < limit;) {
+    const char32_t cp = Decode(text, i);
+    if (IsCombiningMark(cp)) continue;
+    if (!IsWordCodePoint(cp)) {
+      space = true;
+      continue;
+    }
+    const size_t before = out.size();
+    if (space && !out.empty()) out.push_back(' ');
+    space = false;
+    FoldCodePoint(cp, out);
+    for (size_t k = before; k < out.size(); ++k)
+      code_points += (static_cast<unsigned char>(out[k]) & 0xC0) != 0x80;
+  }
+  // A fold of two letters ("ae") may overshoot by one: cut at a code point.
+  while (code_points > limit) {
+    size_t end = out.size() - 1;
+    while (end > 0 && (static_cast<unsigned char>(out[end]) & 0xC0) == 0x80) --end;
+    out.resize(end);
+    --code_points;
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
 }
 
 }  // namespace
@@ -258,8 +294,8 @@ double Similarity(std::string_view a, std::string_view b) {
 int AllowedTypos(size_t length) { return length <= 4 ? 0 : length <= 8 ? 1 : 2; }
 
 double MatchScore(std::string_view query, std::string_view label) {
-  const std::string q = FoldText(query);
-  const std::string l = FoldText(label);
+  const std::string q = FoldPrefix(query, kMaxMatchedCodePoints);
+  const std::string l = FoldPrefix(label, kMaxMatchedCodePoints);
   if (q.empty() || l.empty()) return 0;
   if (q == l) return 1.0;
   if (WithoutSpaces(q) == WithoutSpaces(l)) return 0.95;
@@ -298,11 +334,21 @@ double MatchScore(std::string_view query, std::string_view label) {
 }
 
 double SuggestionScore(std::string_view query, std::string_view label) {
-  const std::string q = FoldText(query);
-  const std::string l = FoldText(label);
+  const std::string q = FoldPrefix(query, kMaxMatchedCodePoints);
+  const std::string l = FoldPrefix(label, kMaxMatchedCodePoints);
   if (q.empty() || l.empty()) return 0;
+  // Similarity is at most 1 - (difference in length) / (longer length): a
+  // word that cannot beat the best so far is not compared (the answer is
+  // the same, and a long query against many short words costs little).
+  const size_t q_length = Length(q);
+  auto at_most = [q_length](size_t length) {
+    const size_t longest = std::max(q_length, length);
+    const size_t apart = longest - std::min(q_length, length);
+    return longest == 0 ? 1.0 : 1.0 - static_cast<double>(apart) / static_cast<double>(longest);
+  };
   double best = Similarity(q, l);
   for (std::string_view word : FoldedWords(l)) {
+    if (0.9 * at_most(Length(word)) <= best) continue;
     best = std::max(best, 0.9 * Similarity(q, word));
   }
   return best;

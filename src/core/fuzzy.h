@@ -37,6 +37,14 @@ double Similarity(std::string_view a, std::string_view b);
 // a click should ask back (a suggestion) rather than guess.
 int AllowedTypos(size_t length);
 
+// MatchScore and SuggestionScore compare at most this many code points of
+// the folded query and of the folded label; what follows is ignored. Edit
+// distances cost query length x label length, and both come from outside
+// (a client's query, an app's label): a 100,000-character label once made one
+// `find` burn a minute of CPU. 256 is far above any name worth finding; two
+// texts that fold alike in their first 256 code points match as equal.
+inline constexpr size_t kMaxMatchedCodePoints = 256;
+
 // How well `query` matches `label`, in [0, 1]; 0 means no match.
 //   1      the same folded text;
 //   0.95   the same once spaces are ignored ("log in" / "Login");

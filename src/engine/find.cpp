@@ -11,6 +11,11 @@
 namespace uiscope {
 namespace {
 
+// How often the deadline and cancellation are looked at: a node costs at
+// most a few hundred microseconds (fuzzy.h's cap), so a check every 16 is
+// well inside the 100 ms a deadline may be overrun by.
+constexpr size_t kNodesBetweenChecks = 16;
+
 // Suggestions less alike than this are noise, not help.
 constexpr double kMinSuggestionScore = 0.5;
 
@@ -49,7 +54,26 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
   }
   FindResult result;
   std::vector<Ranked> found;
+  // Set once the deadline passed or the caller cancelled; the walks below
+  // then skip the rest of the nodes.
+  std::optional<Error> stopped;
+  size_t visited = 0;
+  auto should_stop = [&] {
+    if (stopped) return true;
+    if (++visited % kNodesBetweenChecks != 0) return false;
+    if (query.cancelled && query.cancelled()) {
+      stopped = Error{ErrorCode::kUnavailable, "find was cancelled"};
+    } else if (std::chrono::steady_clock::now() >= query.deadline) {
+      stopped =
+          Error{ErrorCode::kTimeout,
+                "find ran out of time after comparing the label with " +
+                    std::to_string(result.searched) + " of " + std::to_string(CountNodes(roots)) +
+                    " elements; give a role or a shorter name, or raise timeout_ms"};
+    }
+    return stopped.has_value();
+  };
   ForEachNode(roots, [&](const Node& n, int) {
+    if (should_stop()) return;
     const size_t order = static_cast<size_t>(result.searched++);
     if (query.role && n.role != *query.role) return;
     double score = 1;
@@ -64,6 +88,7 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
                      n.source == Source::kAx ? 1.0f : n.confidence,
                      order});
   });
+  if (stopped) return *stopped;
   std::stable_sort(found.begin(), found.end(), [](const Ranked& a, const Ranked& b) {
     // Scores closer than this are the same match quality.
     if (std::abs(a.match.score - b.match.score) > 1e-6) return a.match.score > b.match.score;
@@ -82,6 +107,7 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
     std::map<std::string, Suggestion> best;  // by folded name
     std::map<std::string, bool> best_interactive;
     ForEachNode(roots, [&](const Node& n, int) {
+      if (should_stop()) return;
       if (n.name.empty() || n.role == Role::kApplication) return;
       const double score = SuggestionScore(query.name, n.name);
       if (score < kMinSuggestionScore) return;
@@ -100,6 +126,7 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
       result.similar.resize(static_cast<size_t>(query.max_suggestions));
     }
   }
+  if (stopped) return *stopped;
   if (result.total == 0) {
     std::string what = query.role ? std::string(RoleName(*query.role)) : "elements";
     if (query.role && what.back() != 's') what += "s";

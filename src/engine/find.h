@@ -14,6 +14,8 @@
 // stale label asks again instead of giving up.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -30,6 +32,12 @@ struct FindQuery {
   bool exact = false;        // the whole name, exactly as written
   int limit = 20;            // at most this many matches (0 = all)
   int max_suggestions = 5;   // "Similar:" names when nothing matches
+  // When to give up: matching costs microseconds a node (fuzzy.h caps what
+  // it compares), but a tree has up to 20,000 of them and a caller has a
+  // deadline. Past it FindNodes returns Timeout; once `cancelled` (may be
+  // empty) says so, Unavailable. Both are checked every few nodes.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  std::function<bool()> cancelled;
 };
 
 struct FindMatch {
@@ -61,7 +69,8 @@ struct FindResult {
   std::string suggestion;
 };
 
-// InvalidArgument when the query has neither a name nor a role. The pointers
+// InvalidArgument when the query has neither a name nor a role; Timeout past
+// the query's deadline, Unavailable when it was cancelled. The pointers
 // point into `roots` and live as long as it. `frame` clips click points
 // (width 0: no clipping).
 Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& query,

@@ -243,7 +243,7 @@ Result<std::vector<PlanStep>> ParsePlan(const json& plan) {
   if (plan.is_string()) {
     try {
       steps = json::parse(plan.get<std::string>());
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, or out_of_range for "1e400"
       std::string what = e.what();
       if (auto close = what.find("] "); close != std::string::npos) what = what.substr(close + 2);
       return MakeError(ErrorCode::kInvalidArgument,

@@ -161,6 +161,15 @@ Result<Workspace::Lease> Workspace::Acquire(const std::string& session_id, Need 
   return lease;
 }
 
+void Workspace::ResetFake(std::unique_ptr<Accessibility> accessibility) {
+  std::lock_guard lock(mutex_);
+  if (!fake_) return;
+  Desktop& d = *desktops_.begin()->second;
+  d.observer = std::make_unique<Observer>(*accessibility, d.connection.frame);
+  d.connection.accessibility = std::move(accessibility);
+  generation_.fetch_add(1);
+}
+
 void Workspace::Invalidate(const std::string& display) {
   std::lock_guard lock(mutex_);
   if (!fake_) desktops_.erase(display);

@@ -19,6 +19,7 @@
 // the workspace lock, so desktop work is serialised.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -122,6 +123,15 @@ class Workspace {
   // gone), so the next Acquire reconnects. Call with the lease released.
   void Invalidate(const std::string& display);
 
+  // For fuzzing (fake workspaces only; a no-op otherwise): the fake desktop
+  // starts over as in a new Workspace, served by `accessibility`, with
+  // nothing observed, no IDs remembered and no deny list (set_hide_app), and
+  // generation() grows, so what callers cached under the previous generation
+  // no longer applies. Lets one registry of tools serve many independent
+  // inputs.
+  void ResetFake(std::unique_ptr<Accessibility> accessibility);
+  uint64_t generation() const { return generation_.load(); }
+
  private:
   struct Desktop {
     DesktopConnection connection;
@@ -140,6 +150,7 @@ class Workspace {
   std::map<std::string, std::unique_ptr<Desktop>> desktops_;  // by display
   std::unique_ptr<HeadlessDesktop> own_desktop_;              // started on first need
   bool fake_ = false;
+  std::atomic<uint64_t> generation_{0};
   std::shared_ptr<ActionGate> gate_;
 };
 

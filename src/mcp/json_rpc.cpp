@@ -1,6 +1,50 @@
 #include "mcp/json_rpc.h"
 
 namespace uiscope::mcp {
+namespace {
+
+// nlohmann's message without its "[json.exception.x.n] " prefix, cut short:
+// it quotes the offending token, which may be megabytes of digits.
+std::string Detail(const json::exception& e) {
+  std::string_view what = e.what();
+  if (auto end = what.find("] "); what.starts_with("[json.exception.") && end != what.npos)
+    what.remove_prefix(end + 2);
+  // "parse error at line 1, column 42: syntax error ...": the caller says
+  // where, once.
+  if (auto colon = what.find(": "); what.starts_with("parse error at") && colon != what.npos)
+    what.remove_prefix(colon + 2);
+  constexpr size_t kMax = 160;
+  if (what.size() <= kMax) return std::string(what);
+  return std::string(what.substr(0, kMax)) + "...";
+}
+
+// A SAX consumer that ignores the document and keeps the first error.
+struct ErrorOnly {
+  int id = 0;  // nlohmann's exception id: 101 syntax, 406 number out of range, ...
+  size_t position = 0;
+  std::string detail;
+
+  bool null() { return true; }
+  bool boolean(bool) { return true; }
+  bool number_integer(json::number_integer_t) { return true; }
+  bool number_unsigned(json::number_unsigned_t) { return true; }
+  bool number_float(json::number_float_t, const json::string_t&) { return true; }
+  bool string(json::string_t&) { return true; }
+  bool binary(json::binary_t&) { return true; }
+  bool start_object(size_t) { return true; }
+  bool key(json::string_t&) { return true; }
+  bool end_object() { return true; }
+  bool start_array(size_t) { return true; }
+  bool end_array() { return true; }
+  bool parse_error(size_t at, const std::string&, const json::exception& e) {
+    id = e.id;
+    position = at;
+    detail = Detail(e);
+    return false;
+  }
+};
+
+}  // namespace
 
 bool IsValidId(const json& id) {
   return id.is_string() || id.is_number_integer() || id.is_number_unsigned();
@@ -92,15 +136,21 @@ Parsed ParseFrame(std::string_view bytes) {
   p.value = json::parse(bytes, nullptr, /*allow_exceptions=*/false);
   if (p.value.is_discarded()) {
     p.value = nullptr;
-    // Find where it broke, for the message; parsing again with exceptions
-    // on is cheap next to a human reading the error.
-    std::string where;
-    try {
-      [[maybe_unused]] json again = json::parse(bytes);
-    } catch (const json::parse_error& e) {
-      where = " at byte " + std::to_string(e.byte);
+    // Parse again, events ignored, to say why. Through SAX, which is handed
+    // the error instead of throwing it: a thrown out_of_range ("1e400") once
+    // escaped the parse_error handler here and aborted the server (issue 14).
+    ErrorOnly sax;
+    json::sax_parse(bytes, &sax);
+    std::string why = "the message is not valid JSON";
+    if (sax.id == 406) {
+      why =
+          "a number in the message is out of range (JSON numbers must fit a double, about "
+          "1.8e308): " +
+          sax.detail;
+    } else if (sax.id != 0) {
+      why += " at byte " + std::to_string(sax.position) + ": " + sax.detail;
     }
-    p.error = RpcError{kParseError, "parse error: the message is not valid JSON" + where, nullptr};
+    p.error = RpcError{kParseError, "parse error: " + why, nullptr};
     return p;
   }
   p.ok = true;

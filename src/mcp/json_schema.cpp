@@ -1,5 +1,8 @@
 #include "mcp/json_schema.h"
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <set>
 #include <string_view>
 
@@ -34,10 +37,11 @@ bool HasType(const json& v, std::string_view type) {
   if (type == "number") return v.is_number();
   if (type == "integer") {
     if (v.is_number_integer() || v.is_number_unsigned()) return true;
-    // 3.0 is an integer in JSON Schema.
+    // 3.0 is an integer in JSON Schema. (Not through a cast to an integer
+    // type: 1e300 does not fit one, and that cast is undefined behaviour.)
     if (v.is_number_float()) {
-      double d = v.get<double>();
-      return d == static_cast<double>(static_cast<long long>(d));
+      const double d = v.get<double>();
+      return std::isfinite(d) && std::trunc(d) == d;
     }
     return false;
   }
@@ -60,7 +64,28 @@ std::string Short(const json& v) {
   return s;
 }
 
-std::optional<std::string> Validate(const json& schema, const json& v, const std::string& path) {
+// True when the integer `v` (integer-valued, see HasType) fits an int.
+bool FitsInt(const json& v) {
+  constexpr auto kMin = std::numeric_limits<int>::min();
+  constexpr auto kMax = std::numeric_limits<int>::max();
+  if (v.is_number_unsigned()) return v.get<uint64_t>() <= static_cast<uint64_t>(kMax);
+  if (v.is_number_integer()) return v.get<int64_t>() >= kMin && v.get<int64_t>() <= kMax;
+  const double d = v.get<double>();
+  return d >= kMin && d <= kMax;
+}
+
+bool TypeSays(const json& type, std::string_view name) {
+  if (type.is_string()) return type.get_ref<const std::string&>() == name;
+  if (type.is_array()) {
+    for (const auto& alt : type) {
+      if (alt.is_string() && alt.get_ref<const std::string&>() == name) return true;
+    }
+  }
+  return false;
+}
+
+std::optional<std::string> Validate(const json& schema, const json& v, const std::string& path,
+                                    bool int_integers) {
   auto fail = [&](const std::string& what) -> std::optional<std::string> {
     return (path.empty() ? std::string("value") : path) + ": " + what;
   };
@@ -97,10 +122,17 @@ std::optional<std::string> Validate(const json& schema, const json& v, const std
     const double d = v.get<double>();
     if (auto m = schema.find("minimum");
         m != schema.end() && m->is_number() && d < m->get<double>())
-      return fail("must be at least " + m->dump() + ", got " + v.dump());
+      return fail("must be at least " + m->dump() + ", got " + Short(v));
     if (auto m = schema.find("maximum");
         m != schema.end() && m->is_number() && d > m->get<double>())
-      return fail("must be at most " + m->dump() + ", got " + v.dump());
+      return fail("must be at most " + m->dump() + ", got " + Short(v));
+    // After minimum and maximum, whose message is the more useful one.
+    if (auto t = schema.find("type"); int_integers && t != schema.end() &&
+                                      TypeSays(*t, "integer") && !TypeSays(*t, "number") &&
+                                      HasType(v, "integer") && !FitsInt(v)) {
+      return fail("must be from " + std::to_string(std::numeric_limits<int>::min()) + " to " +
+                  std::to_string(std::numeric_limits<int>::max()) + ", got " + Short(v));
+    }
   }
   if (v.is_string()) {
     const size_t n = CodePoints(v.get_ref<const std::string&>());
@@ -120,7 +152,8 @@ std::optional<std::string> Validate(const json& schema, const json& v, const std
       return fail("takes at most " + m->dump() + " items");
     if (auto items = schema.find("items"); items != schema.end()) {
       for (size_t i = 0; i < v.size(); ++i) {
-        if (auto err = Validate(*items, v[i], path + "[" + std::to_string(i) + "]")) return err;
+        if (auto err = Validate(*items, v[i], path + "[" + std::to_string(i) + "]", int_integers))
+          return err;
       }
     }
   }
@@ -136,7 +169,7 @@ std::optional<std::string> Validate(const json& schema, const json& v, const std
     auto additional = schema.find("additionalProperties");
     for (const auto& [key, value] : v.items()) {
       if (props && props->contains(key)) {
-        if (auto err = Validate((*props)[key], value, Join(path, key))) return err;
+        if (auto err = Validate((*props)[key], value, Join(path, key), int_integers)) return err;
       } else if (additional != schema.end()) {
         if (additional->is_boolean() && !additional->get<bool>()) {
           std::string known;
@@ -147,14 +180,14 @@ std::optional<std::string> Validate(const json& schema, const json& v, const std
           return fail("unknown property \"" + key + "\"" +
                       (known.empty() ? std::string() : " (known: " + known + ")"));
         }
-        if (auto err = Validate(*additional, value, Join(path, key))) return err;
+        if (auto err = Validate(*additional, value, Join(path, key), int_integers)) return err;
       }
     }
   }
   if (auto any = schema.find("anyOf"); any != schema.end() && any->is_array()) {
     std::optional<std::string> first;
     for (const auto& alt : *any) {
-      auto err = Validate(alt, v, path);
+      auto err = Validate(alt, v, path, int_integers);
       if (!err) {
         first.reset();
         break;
@@ -167,7 +200,7 @@ std::optional<std::string> Validate(const json& schema, const json& v, const std
     int matches = 0;
     std::optional<std::string> first;
     for (const auto& alt : *one) {
-      auto err = Validate(alt, v, path);
+      auto err = Validate(alt, v, path, int_integers);
       if (!err) {
         ++matches;
       } else if (!first) {
@@ -233,7 +266,11 @@ std::optional<std::string> Check(const json& schema, const std::string& path) {
 }  // namespace
 
 std::optional<std::string> ValidateJson(const json& schema, const json& value) {
-  return Validate(schema, value, "");
+  return Validate(schema, value, "", /*int_integers=*/false);
+}
+
+std::optional<std::string> ValidateArguments(const json& schema, const json& arguments) {
+  return Validate(schema, arguments, "", /*int_integers=*/true);
 }
 
 std::optional<std::string> CheckSchema(const json& schema) { return Check(schema, ""); }

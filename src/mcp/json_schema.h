@@ -24,6 +24,13 @@ namespace uiscope::mcp {
 // "path: problem" (path "" is the value itself, "a.b[2]" below it).
 std::optional<std::string> ValidateJson(const nlohmann::json& schema, const nlohmann::json& value);
 
+// ValidateJson for a tool's arguments, with one rule more: a value a schema
+// types as "integer" must fit a C++ int (-2147483648 to 2147483647), because
+// handlers read integer arguments as int. Without it 4294967297 would reach a
+// handler as 1 and 1e300 as whatever the conversion makes of it.
+std::optional<std::string> ValidateArguments(const nlohmann::json& schema,
+                                             const nlohmann::json& arguments);
+
 // nullopt when `schema` uses only the supported keywords with well-formed
 // values; else what is wrong and where.
 std::optional<std::string> CheckSchema(const nlohmann::json& schema);

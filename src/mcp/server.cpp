@@ -165,7 +165,7 @@ Reply Server::CallTool(const CallToolParams& p, Call& call) const {
     for (const Tool& t : tools_.tools()) names += (names.empty() ? "" : ", ") + t.name;
     return Reply::Fail(kInvalidParams, "unknown tool \"" + p.name + "\" (tools: " + names + ")");
   }
-  if (auto err = ValidateJson(tool->input_schema, p.arguments)) {
+  if (auto err = ValidateArguments(tool->input_schema, p.arguments)) {
     return Reply::Result(ToolResultToJson(
         ToolResult::Error("invalid arguments for " + tool->name + ": " + *err +
                           ". The tool's inputSchema in tools/list describes every argument.")));
@@ -313,7 +313,9 @@ Result<json> Session::RequestClient(const std::string& method, json params, Outb
   const json& message = pending->message;
   if (message.contains("error")) {
     const json& e = message["error"];
-    std::string what = e.is_object() ? e.value("message", e.dump()) : e.dump();
+    std::string what = e.is_object() && e.contains("message") && e["message"].is_string()
+                           ? e["message"].get<std::string>()
+                           : e.dump();
     if (e.is_object() && e.contains("code")) what += " (code " + e["code"].dump() + ")";
     return MakeError(ErrorCode::kUnavailable,
                      "the client answered " + method + " with an error: " + what);
@@ -363,9 +365,11 @@ void Session::Handle(const json& frame, Outbound& out) {
   // notifications and progress go straight out.
   json replies = json::array();
   for (const json& message : frame) {
-    if (message.is_object() && message.value("method", "") == "initialize") {
+    // Not message.value("method", ""): that throws when "method" is not a
+    // string, and nothing above would catch it.
+    if (message.is_object() && message.contains("method") && message["method"] == "initialize") {
       replies.push_back(
-          MakeError(message.value("id", json()),
+          MakeError(message.contains("id") && IsValidId(message["id"]) ? message["id"] : json(),
                     RpcError{kInvalidRequest, "initialize must not be part of a batch", nullptr}));
       continue;
     }

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <string>
+
 namespace uiscope {
 namespace {
 
@@ -62,6 +65,36 @@ TEST(FuzzyTest, SuggestionsPreferTheClosestLabel) {
   EXPECT_GT(SuggestionScore("Logn", "Login"), 0.7);
   EXPECT_GT(SuggestionScore("Apply", "Apply changes"), 0.8);
   EXPECT_LT(SuggestionScore("Logn", "Volume"), 0.3);
+}
+
+// Matching compares at most kMaxMatchedCodePoints of each text, so its cost
+// does not grow with what an app or a client sends: a 100,000-character label
+// against a 10,000-character query once took seconds a node (issue 14).
+TEST(FuzzyTest, LongTextsCostNoMoreThanTheCap) {
+  const std::string label(100000, 'x');
+  const std::string query(10000, 'y');
+  std::string words;  // many long words: the typo-tolerant path, pair by pair
+  for (int i = 0; i < 2000; ++i) words += "abcdefghi" + std::to_string(i) + " ";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(MatchScore(query, label), 0);
+  EXPECT_EQ(MatchScore(words, words + "z"), 1.0) << "equal over the first 256 code points";
+  EXPECT_GE(SuggestionScore(query, label), 0);
+  EXPECT_GE(SuggestionScore(words, label), 0);
+  // Gross bound: with the cap this is well under a millisecond; without it,
+  // seconds.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(200));
+}
+
+TEST(FuzzyTest, OnlyTheStartOfALongLabelIsMatched) {
+  std::string label = "Save";
+  for (int i = 0; i < 300; ++i) label += " a";
+  EXPECT_GT(MatchScore("save", label + " zebra"), 0);
+  EXPECT_EQ(MatchScore("zebra", label + " zebra"), 0) << "past the first 256 code points";
+  // "Æ" folds to two letters: the cut may fall between them, and still the
+  // two texts fold to the same 256 code points.
+  std::string ae;
+  for (size_t i = 0; i < kMaxMatchedCodePoints; ++i) ae += "\xC3\x86";
+  EXPECT_EQ(MatchScore("b" + ae, "B" + ae + "zzz"), 1.0);
 }
 
 }  // namespace

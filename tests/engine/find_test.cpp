@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "core/ids.h"
 
 namespace uiscope {
@@ -167,6 +169,76 @@ TEST(FindTest, JsonCarriesScoreConfidenceClickPointAndSource) {
   EXPECT_EQ(
       FormatFindMatch(*FindNodes(roots, q)->matches.begin()),
       "[button \"Login\" id=" + roots[0].children[1].id + " bounds=100,10,80,30] click=140,25");
+}
+
+// A tree of `count` buttons whose labels are long words: the typo-tolerant
+// comparison, each query word against each label word, at its most costly.
+std::vector<Node> CostlyTree(int count, size_t label_length) {
+  std::vector<Node> children;
+  std::string label;
+  for (int w = 0; label.size() < label_length; ++w) label += "qwertyuio" + std::to_string(w) + " ";
+  for (int i = 0; i < count; ++i)
+    children.push_back(MakeNode(Role::kButton, label, Rect{0, 0, 10, 10}));
+  std::vector<Node> roots = {
+      MakeNode(Role::kWindow, "Costly", Rect{0, 0, 800, 600}, std::move(children))};
+  AssignIds(roots);
+  return roots;
+}
+
+std::string CostlyQuery() {
+  std::string query;
+  for (int w = 0; w < 1000; ++w) query += "asdfghjkl" + std::to_string(w) + " ";
+  return query;
+}
+
+// Issue 14: a 100,000-character label and a long query burned 57 s of CPU in
+// one find. What is compared is capped (fuzzy.h), so this is milliseconds.
+TEST(FindTest, HugeLabelAndQueryCostBoundedWork) {
+  const std::vector<Node> roots = CostlyTree(20, 100000);
+  FindQuery q;
+  q.name = CostlyQuery();
+  const auto start = std::chrono::steady_clock::now();
+  auto r = FindNodes(roots, q);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->total, 0);
+  // Gross bound (10x and more over what it takes).
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+}
+
+TEST(FindTest, StopsAtTheDeadline) {
+  const std::vector<Node> roots = CostlyTree(20000, 300);
+  FindQuery q;
+  q.name = CostlyQuery();
+  q.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = FindNodes(roots, q);
+  const auto took = std::chrono::steady_clock::now() - start;
+  // The whole tree takes seconds; the deadline ends it within a few ms.
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kTimeout);
+  EXPECT_NE(r.error().message.find("of 20001 elements"), std::string::npos) << r.error().message;
+  EXPECT_LT(took, std::chrono::milliseconds(500));
+}
+
+TEST(FindTest, StopsWhenCancelled) {
+  const std::vector<Node> roots = CostlyTree(20000, 300);
+  FindQuery q;
+  q.name = CostlyQuery();
+  int asked = 0;
+  q.cancelled = [&] { return ++asked == 3; };
+  auto r = FindNodes(roots, q);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kUnavailable);
+  EXPECT_EQ(asked, 3) << "not asked again once cancelled";
+  // Neither stops a search that has time: the usual tree, a passed-in deadline far ahead.
+  FindQuery login;
+  login.name = "Login";
+  login.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  login.cancelled = [] { return false; };
+  const std::vector<Node> tree = Tree();
+  auto found = FindNodes(tree, login);
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->total, 3);
 }
 
 }  // namespace

@@ -122,9 +122,13 @@ Result<Sources> SourcesFrom(const json& args) {
   return ParseSources(names);
 }
 
-std::string ScopeOf(const std::string& display, const ObserveRequest& r, const Sources& s) {
-  return display + "\x1f" + r.app + "\x1f" + std::to_string(r.pid) + "\x1f" +
-         (r.include_hidden ? "1" : "0") + (s.ocr ? "o" : "") + (s.vision ? "v" : "");
+// The cache key. With the workspace's generation: after Workspace::ResetFake
+// (fuzzing) nothing cached before applies.
+std::string ScopeOf(const Workspace& workspace, const std::string& display, const ObserveRequest& r,
+                    const Sources& s) {
+  return std::to_string(workspace.generation()) + "\x1f" + display + "\x1f" + r.app + "\x1f" +
+         std::to_string(r.pid) + "\x1f" + (r.include_hidden ? "1" : "0") + (s.ocr ? "o" : "") +
+         (s.vision ? "v" : "");
 }
 
 // Observes through the workspace; on a failure that means the desktop went
@@ -179,7 +183,7 @@ ToolResult ObserveDiff(DesktopTools& tools, const json& args, ToolContext& ctx,
   if (!obs.ok()) return WithNotes(ToolResult::FromError(obs.error()), notes);
   // The cache still holds the previous observation of the scope: observe
   // stores a new one only after formatting it.
-  const std::string scope = ScopeOf(display, ObserveRequestFrom(args), sources);
+  const std::string scope = ScopeOf(tools.workspace, display, ObserveRequestFrom(args), sources);
   std::optional<SnapshotCache::Entry> previous = tools.cache.Get(scope);
   FormatOptions baseline_page;
   baseline_page.max_nodes = args.value("max_nodes", 0);
@@ -226,7 +230,7 @@ ToolResult Observe(DesktopTools& tools, const json& args, ToolContext& ctx) {
     auto lease = tools.workspace.Acquire(args.value("session", ""));
     if (!lease.ok()) return ToolResult::FromError(lease.error());
     display = lease->display;
-    auto cached = tools.cache.Get(ScopeOf(display, request, *sources));
+    auto cached = tools.cache.Get(ScopeOf(tools.workspace, display, request, *sources));
     if (!cached) {
       return ToolResult::Error(
           "InvalidArgument: the cursor \"" + options.cursor +
@@ -264,7 +268,8 @@ ToolResult Observe(DesktopTools& tools, const json& args, ToolContext& ctx) {
   result.content.push_back(Content::Text(std::move(text)));
   result.structured = std::move(structured);
   if (options.cursor.empty())
-    tools.cache.Put({ScopeOf(display, request, *sources), std::move(snapshot), warnings});
+    tools.cache.Put(
+        {ScopeOf(tools.workspace, display, request, *sources), std::move(snapshot), warnings});
   return WithNotes(std::move(result), notes);
 }
 
@@ -287,6 +292,11 @@ ToolResult Find(DesktopTools& tools, const json& args, ToolContext& ctx) {
   std::string display;
   auto obs = ObserveOnce(tools, args, *sources, ctx, &display, &notes);
   if (!obs.ok()) return WithNotes(ToolResult::FromError(obs.error()), notes);
+  // Matching gets its own timeout_ms after the observation (which had one
+  // per application), and stops when the client cancels.
+  query.deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(args.value("timeout_ms", 2000));
+  query.cancelled = [&ctx] { return ctx.cancelled(); };
   auto found = FindNodes(obs->snapshot.roots, query, obs->snapshot.frame);
   if (!found.ok()) return ToolResult::FromError(found.error());
 
@@ -419,7 +429,9 @@ json FindInputSchema() {
               {"maximum", 1000},
               {"default", 20},
               {"description", "at most this many matches"}}},
-            {"timeout_ms", schema::TimeoutMs(2000, "deadline per application")},
+            {"timeout_ms", schema::TimeoutMs(2000,
+                                             "deadline per application, and then for matching "
+                                             "the labels (the first 256 characters of each)")},
             {"session", schema::SessionArgument()}}}};
 }
 
