@@ -224,6 +224,7 @@ class HttpServer::Impl {
   }
 
   int port() const { return port_; }
+  int max_connections() const { return static_cast<int>(max_connections_); }
   std::string url() const {
     std::string host =
         options_.host.find(':') != std::string::npos ? "[" + options_.host + "]" : options_.host;
@@ -662,6 +663,7 @@ HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 HttpServer::~HttpServer() { Stop(); }
 int HttpServer::port() const { return impl_->port(); }
 std::string HttpServer::url() const { return impl_->url(); }
+int HttpServer::max_connections() const { return impl_->max_connections(); }
 void HttpServer::Stop() { impl_->Stop(); }
 void HttpServer::Wait() { impl_->Wait(); }
 

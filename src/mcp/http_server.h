@@ -54,6 +54,8 @@ class HttpServer {
 
   int port() const;
   std::string url() const;  // "http://127.0.0.1:PORT/mcp"
+  // options.max_connections, lowered to fit the file descriptor limit.
+  int max_connections() const;
 
   // Stops listening, cuts connections short, ends every session of the
   // endpoint (EndAll) and returns when all threads are done.

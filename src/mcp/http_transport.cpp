@@ -26,6 +26,7 @@ HttpTransport::HttpTransport(std::unique_ptr<McpHttpEndpoint> endpoint,
 HttpTransport::~HttpTransport() { Stop(); }
 int HttpTransport::port() const { return http_->port(); }
 std::string HttpTransport::url() const { return http_->url(); }
+int HttpTransport::max_connections() const { return http_->max_connections(); }
 void HttpTransport::Stop() { http_->Stop(); }
 void HttpTransport::Wait() { http_->Wait(); }
 

@@ -38,7 +38,8 @@ class HttpTransport {
   ~HttpTransport();  // Stop()
 
   int port() const;
-  std::string url() const;  // "http://127.0.0.1:PORT/mcp"
+  std::string url() const;      // "http://127.0.0.1:PORT/mcp"
+  int max_connections() const;  // HttpServer::max_connections
 
   // Ends every session and stops listening; returns when all threads are done.
   void Stop();
