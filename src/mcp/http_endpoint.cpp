@@ -115,7 +115,8 @@ bool ContainsRequest(const json& frame) {
 // one bearer token, and the peer port changes with every connection. So a
 // client is what it says it is: the token it presented and the
 // `clientInfo.name` of its initialize. That stops a runaway client (a loop
-// opening sessions) from crowding out the others, and it gets a clear 429;
+// opening sessions) from crowding out the others: beyond its limit it ends
+// its own idle sessions, and gets a clear 429 when all of them are busy;
 // a hostile local process can rotate names, and against it the rule that
 // matters is that eviction never ends a busy session (a request in flight —
 // which includes a tool call waiting for a person's confirmation — or an
@@ -334,7 +335,8 @@ class McpHttpEndpoint::Impl {
   static bool Busy(const HttpSession& s) { return s.active_requests > 0 || s.stream != nullptr; }
 
   // A new session for `client`, or a refusal (429: this client is at its
-  // limit; 503: every session is busy). Called with mutex_ held.
+  // limit and all of its sessions are busy; 503: every session is busy).
+  // Called with mutex_ held.
   std::shared_ptr<HttpSession> OpenSessionLocked(const std::string& client,
                                                  std::unique_ptr<Session> session,
                                                  HttpReply* refusal,
@@ -344,14 +346,28 @@ class McpHttpEndpoint::Impl {
       return nullptr;
     }
     if (per_client_[client] >= options_.max_sessions_per_client) {
-      *refusal = Refuse(429, "too many sessions for this client: it holds " +
-                                 std::to_string(per_client_[client]) + " (the limit is " +
-                                 std::to_string(options_.max_sessions_per_client) +
-                                 "); end sessions it no longer needs with DELETE /mcp");
-      refusal->headers.emplace_back("Retry-After", std::to_string(options_.retry_after_seconds));
-      return nullptr;
-    }
-    if (static_cast<int>(sessions_.size()) >= options_.max_sessions) {
+      // At its limit, the client's new session takes the place of its own
+      // least recently used idle one. Refusing it instead locked out, for
+      // the server's lifetime, a client that opens a session per task and
+      // never ends them (the TypeScript SDK's close() sends no DELETE):
+      // nothing else ends an idle session below max_sessions.
+      auto own = sessions_.end();
+      for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+        if (it->second->client != client || Busy(*it->second)) continue;
+        if (own == sessions_.end() || it->second->last_used < own->second->last_used) own = it;
+      }
+      if (own == sessions_.end()) {
+        *refusal =
+            Refuse(429, "too many sessions for this client: it holds " +
+                            std::to_string(per_client_[client]) + ", all busy (the limit is " +
+                            std::to_string(options_.max_sessions_per_client) +
+                            "); end sessions it no longer needs with DELETE /mcp");
+        refusal->headers.emplace_back("Retry-After", std::to_string(options_.retry_after_seconds));
+        return nullptr;
+      }
+      *evicted = own->second;
+      RemoveLocked(own);
+    } else if (static_cast<int>(sessions_.size()) >= options_.max_sessions) {
       // Take from the client holding the most sessions its least recently
       // used idle one; a busy session is never ended.
       auto victim = sessions_.end();

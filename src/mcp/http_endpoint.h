@@ -16,11 +16,12 @@
 // every later request must carry it (400 without, 404 when unknown or
 // ended). `MCP-Protocol-Version`, when sent, must be a version this server
 // speaks (400 otherwise). Limits (issue 14, defect 8): a client already
-// holding `max_sessions_per_client` sessions is refused with 429; beyond
-// `max_sessions`, an idle session of the client holding the most is ended,
-// and a busy one (a request in flight, which includes a tool call waiting
-// for a person's confirmation, or an open event stream) never is: when
-// every session is busy, 503 with Retry-After.
+// holding `max_sessions_per_client` sessions ends its own least recently
+// used idle one to open another (429 when all of its sessions are busy);
+// beyond `max_sessions`, an idle session of the client holding the most is
+// ended. A busy session (a request in flight, which includes a tool call
+// waiting for a person's confirmation, or an open event stream) never is:
+// when every session is busy, 503 with Retry-After.
 //
 // Security (MCP "Security Warning"): rejects with 403 a request whose Origin
 // is not a local origin (or one allowed with `allowed_origins`), and, when

@@ -28,7 +28,8 @@ struct HttpOptions {
   int retry_after_seconds = 1;    // in every 503
   // Sessions. Beyond `max_sessions`, an idle session (no request in flight,
   // no open event stream) of the client holding the most sessions is ended;
-  // a client already at `max_sessions_per_client` is refused instead (429).
+  // a client already at `max_sessions_per_client` ends its own least
+  // recently used idle one instead (429 when all of them are busy).
   // What a "client" is: see ClientKey in http_endpoint.cpp.
   int max_sessions = 256;
   int max_sessions_per_client = 64;

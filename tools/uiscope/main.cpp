@@ -374,7 +374,7 @@ int main(int argc, char** argv) {
   mcp_cmd
       ->add_option("--max-sessions-per-client", mcp_options.max_sessions_per_client,
                    "HTTP: sessions one client (its token and clientInfo.name) may hold; one more "
-                   "is refused with 429 (default " +
+                   "ends its least recently used idle one (429 when all are busy) (default " +
                        std::to_string(http_defaults.max_sessions_per_client) + ")")
       ->check(CLI::Range(1, 1000000));
   mcp_cmd->add_option("--config", g.config,

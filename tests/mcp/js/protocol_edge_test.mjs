@@ -719,18 +719,43 @@ async function httpChecks(uiscope, env) {
 
   // The limits a client can meet (issue 14, defects 4 and 8), set by flags.
   const limited = await startHttp(uiscope, env, ['--max-sessions-per-client', '2', '--max-connections', '3']);
-  await check(T, 'MUST', 'a third session of one client with --max-sessions-per-client 2 -> 429 with Retry-After; another client is served', async () => {
-    for (const n of [1, 2]) {
-      const res = await new HttpSession(limited.url).open();
+  await check(T, 'MUST', 'at --max-sessions-per-client 2, a third session of one client ends its oldest idle one (404 after); another client is served', async () => {
+    const a = new HttpSession(limited.url);
+    const b = new HttpSession(limited.url);
+    const c = new HttpSession(limited.url);
+    for (const [n, s] of [['a', a], ['b', b], ['c', c]]) {
+      const res = await s.open();
       expect(res.status === 200, `session ${n}: ${statusLine(res)}`);
+      await s.initialized();
     }
-    const third = await new HttpSession(limited.url).open();
-    expect(third.status === 429 && third.headers['retry-after'], `${statusLine(third)} retry-after: ${third.headers['retry-after']}`);
+    const old = await a.post({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    expect(old.status === 404, `the oldest idle session: ${statusLine(old)}`);
     const other = await httpRequest(limited.url, {
       headers: JSON_HEADERS,
       body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: 'another-client', version: '1.0.0' } } },
     });
     expect(other.status === 200, `another client: ${statusLine(other)}`);
+  });
+  await check(T, 'MUST', 'at --max-sessions-per-client 2 with both sessions busy (open event streams), a third -> 429 with Retry-After', async () => {
+    const u = new URL(limited.url);
+    const held = [];
+    try {
+      for (let i = 0; i < 2; ++i) {
+        const s = new HttpSession(limited.url);
+        await s.open();
+        await s.initialized();
+        held.push(await new Promise((resolve, reject) => {
+          const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'GET', headers: s.headers({ accept: 'text/event-stream' }), agent: false }, (res) => resolve({ req, res }));
+          req.on('error', reject);
+          req.end();
+        }));
+        expect(held[i].res.statusCode === 200, `event stream ${i}: HTTP ${held[i].res.statusCode}`);
+      }
+      const third = await new HttpSession(limited.url).open();
+      expect(third.status === 429 && third.headers['retry-after'], `${statusLine(third)} retry-after: ${third.headers['retry-after']}`);
+    } finally {
+      for (const h of held) h.req.destroy();
+    }
   });
   await check(T, 'MUST', 'a connection beyond --max-connections 3 -> 503 with Retry-After at once; served again once one closes', async () => {
     const port = Number(new URL(limited.url).port);
