@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-#include "mcp/http_transport.h"
+#include "mcp/http_endpoint.h"
 
 namespace {
 

@@ -104,6 +104,10 @@ json MakeNotification(std::string_view method, json params) {
   return n;
 }
 
+std::string DumpMessage(const json& message) {
+  return message.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 Parsed ParseFrame(std::string_view bytes) {
   Parsed p;
   // Depth is bounded by nlohmann's recursive parser only by the stack; cap

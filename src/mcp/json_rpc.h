@@ -50,6 +50,10 @@ json MakeResult(const json& id, json result);
 json MakeError(const json& id, const RpcError& error);  // id null when unknown
 json MakeNotification(std::string_view method, json params);
 
+// A message as compact JSON text for the wire. Invalid UTF-8 in a string
+// (a tool's output may carry any bytes) becomes U+FFFD instead of throwing.
+std::string DumpMessage(const json& message);
+
 // Parses one frame. On failure returns an error with kParseError and the
 // parser's position, never throws.
 struct Parsed {

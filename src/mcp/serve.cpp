@@ -146,6 +146,11 @@ int Serve(const ServeOptions& options) {
   http.token = options.token;
   http.allowed_origins = options.allowed_origins;
   http.max_message_bytes = options.max_message_bytes;
+  if (options.max_connections > 0) http.max_connections = options.max_connections;
+  if (options.max_sessions > 0) http.max_sessions = options.max_sessions;
+  if (options.max_sessions_per_client > 0) {
+    http.max_sessions_per_client = options.max_sessions_per_client;
+  }
   auto transport = HttpTransport::Start(server, http);
   if (!transport.ok()) {
     std::cerr << "uiscope: " << transport.error().message << "\n";
@@ -157,6 +162,11 @@ int Serve(const ServeOptions& options) {
     std::cerr << "uiscope: warning: listening on " << options.http_host
               << ", which is reachable from other machines"
               << (options.token.empty() ? " WITHOUT a token (use --token)" : "") << "\n";
+  }
+  if (options.max_connections > 0 && t->max_connections() < options.max_connections) {
+    std::cerr << "uiscope: warning: --max-connections " << options.max_connections
+              << " is more than the file descriptor limit allows; serving at most "
+              << t->max_connections() << " connections (raise it with `ulimit -n`)\n";
   }
   std::cerr << "uiscope: MCP server listening on " << t->url() << "\n" << std::flush;
   t->Wait();

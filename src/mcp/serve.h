@@ -22,6 +22,11 @@ struct ServeOptions {
   std::string token;  // "" = none
   std::vector<std::string> allowed_origins;
   size_t max_message_bytes = kDefaultMaxMessageBytes;
+  // HTTP limits (--max-connections, --max-sessions, --max-sessions-per-client);
+  // 0 = the HttpOptions default.
+  int max_connections = 0;
+  int max_sessions = 0;
+  int max_sessions_per_client = 0;
 };
 
 // Parses "HOST:PORT", "[V6]:PORT" or ":PORT" (host 127.0.0.1). InvalidArgument

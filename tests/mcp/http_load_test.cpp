@@ -317,9 +317,11 @@ std::vector<json> Events(const std::string& text) {
 }
 
 // Defect 8: any local client could end others' idle sessions (LRU, cap
-// 256), one waiting on a person's confirmation included. Now a flood is
-// refused per client (429), and eviction never ends a busy session: one
-// waiting for the user's answer, or one with an open event stream.
+// 256), one waiting on a person's confirmation included. Now a flood from one
+// client ends only its own idle sessions (429 when all of them are busy: see
+// AClientAtItsSessionLimitReusesItsOwnIdleSessions), and eviction never ends
+// a busy session: one waiting for the user's answer, or one with an open
+// event stream.
 TEST_F(HttpLoadTest, AFloodOfSessionsEndsNobodyElses) {
   HttpOptions options;
   options.max_sessions = 8;
@@ -345,19 +347,20 @@ TEST_F(HttpLoadTest, AFloodOfSessionsEndsNobodyElses) {
   ASSERT_TRUE(stream.Send(StreamRequest(streaming)));
   ASSERT_TRUE(stream.WaitFor("\r\n\r\n", milliseconds(5000)));
 
-  // One client floods: it gets its share, then a clear 429.
+  // One client floods: beyond its share of 4 it takes only its own idle
+  // sessions.
   int status = 0;
-  int opened = 0;
-  for (int i = 0; i < 20; ++i) {
-    if (!Open(*c, "flooder", &status).empty()) ++opened;
-  }
-  EXPECT_EQ(opened, 4);
-  EXPECT_EQ(status, 429);
-  auto refused = c->Post("/mcp", Headers(), Init("flooder"), "application/json");
-  ASSERT_TRUE(refused);
-  EXPECT_NE(refused->body.find("too many sessions for this client"), std::string::npos)
-      << refused->body;
-  EXPECT_FALSE(refused->get_header_value("Retry-After").empty());
+  std::vector<std::string> flood;
+  for (int i = 0; i < 20; ++i) flood.push_back(Open(*c, "flooder", &status));
+  EXPECT_EQ(status, 200);
+  auto alive = [&](const std::string& id) {
+    auto r = NewClient()->Post("/mcp", Headers(id), R"({"jsonrpc":"2.0","id":8,"method":"ping"})",
+                               "application/json");
+    return r && r->status == 200;
+  };
+  int flood_alive = 0;
+  for (const auto& id : flood) flood_alive += alive(id);
+  EXPECT_EQ(flood_alive, 4);
 
   // One that rotates names fills the server: idle sessions go (the
   // flooder's own first), busy ones never; when all are busy, a clear 503.
@@ -385,6 +388,47 @@ TEST_F(HttpLoadTest, AFloodOfSessionsEndsNobodyElses) {
                                 R"({"jsonrpc":"2.0","id":6,"method":"ping"})", "application/json");
   ASSERT_TRUE(ping);
   EXPECT_EQ(ping->status, 200) << "the victim's streaming session was evicted";
+}
+
+// A client that never ends its sessions (the TypeScript SDK's close() sends
+// no DELETE) and opens one per task was refused for good, 429, once it held
+// max_sessions_per_client idle sessions: nothing else ends them. Now its new
+// session takes the place of its own least recently used idle one, and it is
+// refused only when all of its sessions are busy.
+TEST_F(HttpLoadTest, AClientAtItsSessionLimitReusesItsOwnIdleSessions) {
+  HttpOptions options;
+  options.max_sessions_per_client = 2;
+  Start(options);
+  auto c = NewClient();
+  std::vector<std::string> ids;
+  for (int task = 0; task < 5; ++task) {
+    int status = 0;
+    ids.push_back(Open(*c, "forgetful", &status));
+    ASSERT_FALSE(ids.back().empty()) << "task " << task << ": status " << status;
+  }
+  auto ping = [&](const std::string& id) {
+    auto r = c->Post("/mcp", Headers(id), R"({"jsonrpc":"2.0","id":7,"method":"ping"})",
+                     "application/json");
+    return r ? r->status : -1;
+  };
+  EXPECT_EQ(ping(ids[0]), 404) << "the oldest idle session should have made room";
+  EXPECT_EQ(ping(ids[4]), 200);
+
+  // Busy sessions are never taken: with both held by open event streams, a
+  // third is refused, and told so.
+  RawClient a(transport_->port());
+  RawClient b(transport_->port());
+  ASSERT_TRUE(a.Send(StreamRequest(ids[3])));
+  ASSERT_TRUE(b.Send(StreamRequest(ids[4])));
+  ASSERT_TRUE(a.WaitFor("\r\n\r\n", milliseconds(5000))) << a.received();
+  ASSERT_TRUE(b.WaitFor("\r\n\r\n", milliseconds(5000))) << b.received();
+  auto refused = c->Post("/mcp", Headers(), Init("forgetful"), "application/json");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 429) << refused->body;
+  EXPECT_NE(refused->body.find("too many sessions for this client"), std::string::npos)
+      << refused->body;
+  EXPECT_FALSE(refused->get_header_value("Retry-After").empty());
+  EXPECT_TRUE(a.ReadSome() && b.ReadSome()) << "an event stream was closed";
 }
 
 }  // namespace

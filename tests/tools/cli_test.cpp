@@ -77,6 +77,18 @@ TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(RunCli("no-such-verb", kNoDesktop).exit_code, 2);
   EXPECT_EQ(RunCli("", kNoDesktop).exit_code, 2);
   EXPECT_EQ(RunCli("session start --size 10x10", kNoDesktop).exit_code, 2);
+  // The HTTP limits: in range, with --http only, per client within the total.
+  // (A server that accepted them would serve on: `timeout` ends it, 124.)
+  const std::string bounded = std::string("timeout 10 ") + kNoDesktop;
+  EXPECT_EQ(RunCli("mcp --http 127.0.0.1:0 --max-connections 0", bounded).exit_code, 2);
+  EXPECT_EQ(RunCli("mcp --http 127.0.0.1:0 --max-sessions-per-client -1", bounded).exit_code, 2);
+  CliRun stdio = RunCli("mcp --max-sessions-per-client 4 </dev/null", bounded);
+  EXPECT_EQ(stdio.exit_code, 2);
+  EXPECT_NE(stdio.err.find("apply to --http only"), std::string::npos) << stdio.err;
+  CliRun over =
+      RunCli("mcp --http 127.0.0.1:0 --max-sessions 8 --max-sessions-per-client 9", bounded);
+  EXPECT_EQ(over.exit_code, 2);
+  EXPECT_NE(over.err.find("raise --max-sessions too"), std::string::npos) << over.err;
 }
 
 // --- Desktop -----------------------------------------------------------------

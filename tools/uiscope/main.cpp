@@ -24,6 +24,7 @@
 #include "engine/workspace.h"
 #include "find_command.h"
 #include "hands_commands.h"
+#include "mcp/http_options.h"
 #include "mcp/serve.h"
 #include "observe_diff_command.h"
 #include "policy_flags.h"
@@ -353,6 +354,29 @@ int main(int argc, char** argv) {
       ->add_option("--max-message-bytes", mcp_options.max_message_bytes,
                    "refuse larger messages (default 16 MiB)")
       ->check(CLI::Range(size_t{1024}, size_t{1} << 30));
+  // The HTTP limits a user may need to move: a machine running many agents
+  // at once, or one that must be kept small. The deadlines and thread counts
+  // keep their defaults (see mcp/http_options.h).
+  const mcp::HttpOptions http_defaults;
+  mcp_cmd
+      ->add_option("--max-connections", mcp_options.max_connections,
+                   "HTTP: connections open at once, event streams included; one more is "
+                   "answered 503 with Retry-After (default " +
+                       std::to_string(http_defaults.max_connections) +
+                       ", lowered to fit `ulimit -n`)")
+      ->check(CLI::Range(1, 1000000));
+  mcp_cmd
+      ->add_option("--max-sessions", mcp_options.max_sessions,
+                   "HTTP: sessions in all; beyond, a new one ends an idle session of the client "
+                   "holding the most (never a busy one: 503 when all are busy) (default " +
+                       std::to_string(http_defaults.max_sessions) + ")")
+      ->check(CLI::Range(1, 1000000));
+  mcp_cmd
+      ->add_option("--max-sessions-per-client", mcp_options.max_sessions_per_client,
+                   "HTTP: sessions one client (its token and clientInfo.name) may hold; one more "
+                   "ends its least recently used idle one (429 when all are busy) (default " +
+                       std::to_string(http_defaults.max_sessions_per_client) + ")")
+      ->check(CLI::Range(1, 1000000));
   mcp_cmd->add_option("--config", g.config,
                       "safety policy file (default: $UISCOPE_CONFIG, else "
                       "~/.config/uiscope/config.json)");
@@ -396,9 +420,21 @@ int main(int argc, char** argv) {
       mcp_options.http = true;
       auto st = mcp::ParseListenAddress(mcp_listen, &mcp_options.http_host, &mcp_options.http_port);
       if (!st.ok()) return Fail(g, st.error());
-    } else if (!mcp_options.token.empty() || !mcp_options.allowed_origins.empty()) {
+    } else if (!mcp_options.token.empty() || !mcp_options.allowed_origins.empty() ||
+               mcp_options.max_connections > 0 || mcp_options.max_sessions > 0 ||
+               mcp_options.max_sessions_per_client > 0) {
       return Fail(g, MakeError(ErrorCode::kInvalidArgument,
-                               "--token and --allow-origin apply to --http only"));
+                               "--token, --allow-origin, --max-connections, --max-sessions and "
+                               "--max-sessions-per-client apply to --http only"));
+    }
+    const int max_sessions =
+        mcp_options.max_sessions > 0 ? mcp_options.max_sessions : http_defaults.max_sessions;
+    if (mcp_options.max_sessions_per_client > max_sessions) {
+      return Fail(g, MakeError(ErrorCode::kInvalidArgument,
+                               "--max-sessions-per-client " +
+                                   std::to_string(mcp_options.max_sessions_per_client) +
+                                   " is more than the sessions in all (" +
+                                   std::to_string(max_sessions) + "); raise --max-sessions too"));
     }
     return mcp::Serve(mcp_options);
   }

@@ -17,6 +17,7 @@
 import { spawn, execFile } from 'node:child_process';
 import { accessSync, constants as fsc, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -715,6 +716,74 @@ async function httpChecks(uiscope, env) {
     expect(res.status === 413, `${statusLine(res)} (the limit is not applied to chunked bodies)`);
   });
   await kill(small.child);
+
+  // The limits a client can meet (issue 14, defects 4 and 8), set by flags.
+  const limited = await startHttp(uiscope, env, ['--max-sessions-per-client', '2', '--max-connections', '3']);
+  await check(T, 'MUST', 'at --max-sessions-per-client 2, a third session of one client ends its oldest idle one (404 after); another client is served', async () => {
+    const a = new HttpSession(limited.url);
+    const b = new HttpSession(limited.url);
+    const c = new HttpSession(limited.url);
+    for (const [n, s] of [['a', a], ['b', b], ['c', c]]) {
+      const res = await s.open();
+      expect(res.status === 200, `session ${n}: ${statusLine(res)}`);
+      await s.initialized();
+    }
+    const old = await a.post({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    expect(old.status === 404, `the oldest idle session: ${statusLine(old)}`);
+    const other = await httpRequest(limited.url, {
+      headers: JSON_HEADERS,
+      body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: 'another-client', version: '1.0.0' } } },
+    });
+    expect(other.status === 200, `another client: ${statusLine(other)}`);
+  });
+  await check(T, 'MUST', 'at --max-sessions-per-client 2 with both sessions busy (open event streams), a third -> 429 with Retry-After', async () => {
+    const u = new URL(limited.url);
+    const held = [];
+    try {
+      for (let i = 0; i < 2; ++i) {
+        const s = new HttpSession(limited.url);
+        await s.open();
+        await s.initialized();
+        held.push(await new Promise((resolve, reject) => {
+          const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'GET', headers: s.headers({ accept: 'text/event-stream' }), agent: false }, (res) => resolve({ req, res }));
+          req.on('error', reject);
+          req.end();
+        }));
+        expect(held[i].res.statusCode === 200, `event stream ${i}: HTTP ${held[i].res.statusCode}`);
+      }
+      const third = await new HttpSession(limited.url).open();
+      expect(third.status === 429 && third.headers['retry-after'], `${statusLine(third)} retry-after: ${third.headers['retry-after']}`);
+    } finally {
+      for (const h of held) h.req.destroy();
+    }
+  });
+  await check(T, 'MUST', 'a connection beyond --max-connections 3 -> 503 with Retry-After at once; served again once one closes', async () => {
+    const port = Number(new URL(limited.url).port);
+    const held = await Promise.all([1, 2, 3].map(() => new Promise((resolve, reject) => {
+      const sock = net.connect(port, '127.0.0.1', () => resolve(sock));
+      sock.on('error', reject);
+    })));
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    try {
+      const res = await httpRequest(limited.url, { headers: JSON_HEADERS, body: ping, timeout: 5000 });
+      expect(res.status === 503 && res.headers['retry-after'], `${statusLine(res)} retry-after: ${res.headers['retry-after']}`);
+    } finally {
+      for (const sock of held) sock.destroy();
+    }
+    // The server notices the closed connections on its own time: poll.
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const res = await httpRequest(limited.url, { headers: JSON_HEADERS, body: ping, timeout: 5000 });
+      if (res.status !== 503) {
+        // No session: the request itself is refused, but by the endpoint, not the limit.
+        expect(res.status === 400, statusLine(res));
+        break;
+      }
+      expect(Date.now() < deadline, 'still 503 five seconds after the held connections closed');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  });
+  await kill(limited.child);
 }
 
 // ---- main ---------------------------------------------------------------------------
