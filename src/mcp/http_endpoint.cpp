@@ -306,8 +306,11 @@ class McpHttpEndpoint::Impl {
     return false;
   }
 
-  // The session named by the request's header, or a refusal.
-  std::shared_ptr<HttpSession> FindSession(const HttpRequest& req, HttpReply* refusal) {
+  // The session named by the request's header, or a refusal. With `hold`,
+  // the request's hold on it (active_requests) is taken under the same lock
+  // as the lookup, so the session cannot be evicted in between.
+  std::shared_ptr<HttpSession> FindSession(const HttpRequest& req, HttpReply* refusal,
+                                           bool hold = false) {
     if (!req.HasHeader(kSessionHeader)) {
       *refusal =
           Refuse(400, "bad request: Mcp-Session-Id header is required (send initialize first)");
@@ -321,6 +324,7 @@ class McpHttpEndpoint::Impl {
       return nullptr;
     }
     it->second->last_used = Clock::now();
+    if (hold) ++it->second->active_requests;
     return it->second;
   }
 
@@ -447,11 +451,13 @@ class McpHttpEndpoint::Impl {
       }
       if (!s) return refusal;
     } else {
-      s = FindSession(req, &refusal);
+      s = FindSession(req, &refusal, /*hold=*/true);
       if (!s) return refusal;
-      if (auto bad = VersionRefusal(req)) return std::move(*bad);
-      std::lock_guard lock(mutex_);
-      ++s->active_requests;
+      if (auto bad = VersionRefusal(req)) {
+        std::lock_guard lock(mutex_);
+        --s->active_requests;
+        return std::move(*bad);
+      }
     }
     // Ends the request's hold on the session, however the reply goes (a
     // stream may be dropped before it runs: 503, the server stopping).
