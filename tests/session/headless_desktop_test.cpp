@@ -616,7 +616,9 @@ TEST(SessionAccessibilityTest, HintNamesToolkitAndFix) {
             std::string::npos);
   EXPECT_EQ(AccessibilityHintFor("/usr/bin/xterm", {"libXaw.so.7"}), "");
   for (const auto& [name, value] : AccessibilityEnvironment(true)) {
-    if (name == "GTK_MODULES") EXPECT_EQ(value, "gail:atk-bridge");
+    if (name == "GTK_MODULES") {
+      EXPECT_EQ(value, "gail:atk-bridge");
+    }
   }
 }
 
