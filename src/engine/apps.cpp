@@ -11,10 +11,12 @@
 #include <optional>
 #include <thread>
 
+#include "core/app_name.h"
 #include "core/clock.h"
 #include "core/format.h"
 #include "core/ids.h"
 #include "engine/act.h"
+#include "session/a11y_env.h"
 #include "session/headless_desktop.h"
 
 namespace uiscope {
@@ -28,12 +30,6 @@ constexpr auto kExitPoll = std::chrono::milliseconds(20);
 constexpr auto kKillTimeout = std::chrono::milliseconds(1000);
 constexpr auto kFocusTimeout = std::chrono::milliseconds(2000);
 constexpr int kMaxAncestry = 32;
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 json WindowJson(const WindowInfo& w) {
   return {{"id", WindowIdText(w.id)},
@@ -73,6 +69,12 @@ std::string AppList(const std::vector<AppEntry>& apps) {
   return out.empty() ? "none" : out;
 }
 
+// `text` names `a` by its name, the last part of a reverse-DNS name or its
+// executable (core/app_name.h).
+bool AppMatches(std::string_view text, const AppEntry& a) {
+  return AppNameMatches(text, a.name, std::string_view(a.command).substr(0, a.command.find(' ')));
+}
+
 // The app `text` names (see apps.h for the forms).
 Result<AppEntry> ResolveApp(Workspace::Lease& lease, const std::vector<AppEntry>& apps,
                             const std::string& text, int* candidates) {
@@ -102,11 +104,10 @@ Result<AppEntry> ResolveApp(Workspace::Lease& lease, const std::vector<AppEntry>
       if (a.pid == node->pid) found.push_back(&a);
     }
   } else {
-    const std::string want = Lower(text);
     for (const AppEntry& a : apps) {
-      bool match = Lower(a.name) == want;
+      bool match = AppMatches(text, a);
       for (const WindowInfo& w : a.windows) {
-        match = match || Lower(w.app_instance) == want || Lower(w.app_class) == want;
+        match = match || AppNameMatches(text, w.app_instance) || AppNameMatches(text, w.app_class);
       }
       if (match) found.push_back(&a);
     }
@@ -121,9 +122,8 @@ Result<AppEntry> ResolveApp(Workspace::Lease& lease, const std::vector<AppEntry>
 
 Error Ambiguous(const std::string& text, const std::vector<AppEntry>& apps) {
   std::string which;
-  const std::string want = Lower(text);
   for (const AppEntry& a : apps) {
-    if (Lower(a.name) == want) which += (which.empty() ? "" : ", ") + std::to_string(a.pid);
+    if (AppMatches(text, a)) which += (which.empty() ? "" : ", ") + std::to_string(a.pid);
   }
   return MakeError(ErrorCode::kInvalidArgument,
                    "\"" + text + "\" names several apps (pids " + which + "): name one by its pid");
@@ -427,9 +427,14 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
                                 std::to_string(result.pid) + "); its log: " + result.log_file));
   }
   if (!result.accessible) {
+    // Name what the app lacks: its toolkit, read from the libraries its
+    // window's process maps, and the variable, package or command that fixes it.
+    std::string hint = AccessibilityHint(result.window ? result.window->pid : result.pid);
+    if (hint.empty() && result.window) hint = AccessibilityHint(result.pid);
     result.warnings.push_back(
         "no accessibility app appeared within " + std::to_string(r.timeout.count()) +
-        " ms: the app may not support accessibility; act on it by points and read it with OCR");
+        " ms: " + (hint.empty() ? "the app may not support accessibility" : hint) +
+        "; meanwhile act on it by points and read it with OCR");
   } else if (!result.window) {
     result.warnings.push_back("the app registered for accessibility but mapped no window within " +
                               std::to_string(r.timeout.count()) + " ms");

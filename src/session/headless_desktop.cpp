@@ -20,6 +20,7 @@
 #include <thread>
 #include <tuple>
 
+#include "session/a11y_env.h"
 #include "session/reaper.h"
 #include "session/x11_probe.h"
 
@@ -573,23 +574,24 @@ Result<DesktopInfo> DesktopInfoFromJson(const nlohmann::json& json) {
 }
 
 std::vector<std::pair<std::string, std::string>> SessionEnvironment(const DesktopInfo& info) {
-  return {
+  std::vector<std::pair<std::string, std::string>> env = {
       {"DISPLAY", info.display_name},
       {"DBUS_SESSION_BUS_ADDRESS", info.dbus_address},
       {"XDG_RUNTIME_DIR", info.runtime_dir},
       {"UISCOPE_SESSION", info.id},
-      // Qt only talks AT-SPI when asked to, or when it sees a screen reader.
-      {"QT_ACCESSIBILITY", "1"},
-      {"QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1"},
-      // Chromium and Electron build their accessibility tree on this.
-      {"ACCESSIBILITY_ENABLED", "1"},
       {"GDK_BACKEND", "x11"},
       {"QT_QPA_PLATFORM", "xcb"},
   };
+  // What each toolkit needs to talk AT-SPI lives in one place (a11y_env.h).
+  static const bool libreoffice_gtk3 = LibreOfficeGtk3Installed();
+  for (auto& entry : AccessibilityEnvironment(libreoffice_gtk3)) env.push_back(std::move(entry));
+  return env;
 }
 
 std::vector<std::string> SessionUnsetEnvironment() {
-  return {"NO_AT_BRIDGE", "GTK_A11Y", "AT_SPI_BUS_ADDRESS", "WAYLAND_DISPLAY", "XAUTHORITY"};
+  std::vector<std::string> names = AccessibilityUnsetEnvironment();
+  names.insert(names.end(), {"WAYLAND_DISPLAY", "XAUTHORITY"});
+  return names;
 }
 
 void ApplySessionEnvironment(const DesktopInfo& info, SpawnOptions* options) {
@@ -656,6 +658,16 @@ Result<std::unique_ptr<HeadlessDesktop>> HeadlessDesktop::Start(const DesktopOpt
   info.dbus_address = bus->address;
   info.dbus_pid = bus->pid;
   if (Status watched = watch(info.dbus_pid); !watched.ok()) return fail(watched.error());
+  if (options.accessibility) {
+    // Apps started without the session's variables (from a terminal of the
+    // desktop, a launcher) still switch on: Qt, GTK 4 and Chromium watch
+    // org.a11y.Status. D-Bus activation starts the AT-SPI bus launcher here.
+    const auto left = std::max(Left(deadline), std::chrono::milliseconds(1));
+    if (Status enabled = EnableAccessibilityOnBus(info.dbus_address, left); !enabled.ok()) {
+      spdlog::warn("session {}: accessibility not switched on for running apps: {}", info.id,
+                   enabled.error().message);
+    }
+  }
 
   if (options.window_manager) {
     auto wm = StartWindowManager(options, info.runtime_dir, info.display_name, info.dbus_address,

@@ -71,6 +71,9 @@ struct DesktopOptions {
   bool window_manager = true;
   // For the whole start-up: Xvfb, dbus-daemon and the window manager.
   std::chrono::milliseconds start_timeout{10000};
+  // Sets org.a11y.Status IsEnabled/ScreenReaderEnabled on the session bus
+  // (a11y_env.h), so apps started without SessionEnvironment() switch on too.
+  bool accessibility = true;
 };
 
 // One session; also what `uiscope session list --json` prints (ToJson).

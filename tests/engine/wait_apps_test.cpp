@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include "core/app_name.h"
 #include "core/ids.h"
 #include "engine/apps.h"
 #include "engine/wait_for.h"
@@ -200,6 +201,32 @@ TEST_F(AppsTest, FocusByNamePidWindowOrElementId) {
   EXPECT_EQ(unknown.error().code, ErrorCode::kNotFound);
   EXPECT_NE(unknown.error().message.find("form-app (pid 4343)"), std::string::npos);
   EXPECT_TRUE(gate_->entries().back().recorded);
+}
+
+// Issue 15: `--app inkscape` failed where only `org.inkscape.Inkscape`
+// worked. An app is named by its whole name, the last part of a reverse-DNS
+// name or its executable, case-insensitively.
+TEST_F(AppsTest, AReverseDnsNameIsFoundByItsLastPart) {
+  windows_->windows()[0].app_instance = "org.example.Foo";
+  windows_->windows()[0].app_class = "org.example.Foo";
+  for (const std::string& app : std::vector<std::string>{"foo", "FOO", "org.example.foo"}) {
+    auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+    auto r = FocusApp(*lease, app);
+    ASSERT_TRUE(r.ok()) << app << ": " << r.error().message;
+    EXPECT_TRUE(r->performed);
+  }
+  auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+  EXPECT_EQ(FocusApp(*lease, "example").error().code, ErrorCode::kNotFound);
+}
+
+TEST(AppNameTest, WholeNameLastPartOrExecutable) {
+  EXPECT_TRUE(AppNameMatches("inkscape", "org.inkscape.Inkscape"));
+  EXPECT_TRUE(AppNameMatches("Gedit", "gedit"));
+  EXPECT_TRUE(AppNameMatches("gimp-2.10", "GNU Image Manipulation Program", "/usr/bin/gimp-2.10"));
+  EXPECT_FALSE(AppNameMatches("inkscape.Inkscape", "org.inkscape.Inkscape"));
+  EXPECT_FALSE(AppNameMatches("org", "org.inkscape.Inkscape"));
+  EXPECT_FALSE(AppNameMatches("", ""));
+  EXPECT_FALSE(AppNameMatches("scape", "org.inkscape.Inkscape", "/usr/bin/inkscape"));
 }
 
 TEST_F(AppsTest, CloseEscalatesFromTheCloseButtonToSignals) {

@@ -11,8 +11,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "session/a11y_env.h"
+#include "session/process.h"
 #include "session/x11_probe.h"
 #include "support/desktop_fixture.h"
+#include "support/fixture_app.h"
 
 namespace uiscope {
 namespace {
@@ -541,6 +544,79 @@ TEST(DesktopInfoTest, MissingXvfbIsAnActionableError) {
   EXPECT_EQ(desktop.error().code, ErrorCode::kUnavailable);
   EXPECT_NE(desktop.error().message.find("Xvfb not found: install xvfb"), std::string::npos)
       << desktop.error().message;
+}
+
+}  // namespace
+}  // namespace uiscope
+
+namespace uiscope {
+namespace {
+
+bool StatusIsOn(const std::string& bus, const std::string& property) {
+  auto value = ReadAccessibilityStatus(bus, property);
+  EXPECT_TRUE(value.ok()) << value.error().ToString();
+  return value.ok() && *value;
+}
+
+// Issue 15: a Qt 5 app started in a session WITHOUT the Qt variables (as a
+// terminal or launcher of the desktop would start it) still exposes its tree,
+// because the session sets org.a11y.Status ScreenReaderEnabled on its bus.
+// Before, only the variables switched Qt on: this app stayed invisible.
+TEST(SessionAccessibilityTest, QtAppWithoutItsVariablesExposesItsTree) {
+  test::TestDesktop desktop;
+  ASSERT_TRUE(desktop.ok()) << desktop.error();
+  SpawnOptions options;
+  options.argv = {UISCOPE_FIXTURE_QT5};
+  options.pipe_stdin = true;
+  options.log_file = desktop.info().runtime_dir + "/qt5-without-variables.log";
+  // Only what puts it on this desktop, nothing that switches accessibility on.
+  options.env = {{"DISPLAY", desktop.info().display_name},
+                 {"DBUS_SESSION_BUS_ADDRESS", desktop.info().dbus_address},
+                 {"XDG_RUNTIME_DIR", desktop.info().runtime_dir},
+                 {"QT_QPA_PLATFORM", "xcb"}};
+  options.unset_env = {"QT_ACCESSIBILITY",      "QT_LINUX_ACCESSIBILITY_ALWAYS_ON",
+                       "ACCESSIBILITY_ENABLED", "AT_SPI_BUS_ADDRESS",
+                       "GTK_MODULES",           "WAYLAND_DISPLAY"};
+  auto app = Process::Spawn(options);
+  ASSERT_TRUE(app.ok()) << app.error().ToString();
+  Status shown = test::WaitForAccessibleForm(desktop, (*app)->pid(), milliseconds(20000));
+  EXPECT_TRUE(shown.ok()) << shown.error().message << "; log:" << FileTail(options.log_file, 20);
+  EXPECT_TRUE(StatusIsOn(desktop.info().dbus_address, "IsEnabled"));
+}
+
+// The switch for a desktop started without it (what `session a11y-on` does),
+// read back from the bus.
+TEST(SessionAccessibilityTest, EnableAccessibilityOnBusSetsIsEnabled) {
+  DesktopOptions options;
+  options.accessibility = false;
+  test::TestDesktop desktop(options);
+  ASSERT_TRUE(desktop.ok()) << desktop.error();
+  const std::string& bus = desktop.info().dbus_address;
+  ASSERT_TRUE(EnableAccessibilityOnBus(bus).ok());
+  EXPECT_TRUE(StatusIsOn(bus, "IsEnabled"));
+  EXPECT_TRUE(StatusIsOn(bus, "ScreenReaderEnabled"));
+}
+
+// The hint `app launch` gives for an app that registered no accessibility
+// app, by the libraries it maps (unit: no desktop needed, but kept here with
+// the module it tests).
+TEST(SessionAccessibilityTest, HintNamesToolkitAndFix) {
+  EXPECT_NE(AccessibilityHintFor("/usr/bin/gimp-2.10", {"libgtk-x11-2.0.so.0.2400.33"})
+                .find("GTK_MODULES=gail:atk-bridge"),
+            std::string::npos);
+  EXPECT_NE(AccessibilityHintFor("/usr/bin/kcalc", {"libQt5Core.so.5"}).find("QT_ACCESSIBILITY=1"),
+            std::string::npos);
+  const std::string office = AccessibilityHintFor("/usr/lib/libreoffice/program/soffice.bin",
+                                                  {"libvclplug_genlo.so", "libgtk-3.so.0"});
+  EXPECT_NE(office.find("libreoffice-gtk3"), std::string::npos) << office;
+  EXPECT_NE(AccessibilityHintFor("/opt/app/electron", {"libgtk-3.so.0"}).find("session a11y-on"),
+            std::string::npos);
+  EXPECT_EQ(AccessibilityHintFor("/usr/bin/xterm", {"libXaw.so.7"}), "");
+  for (const auto& [name, value] : AccessibilityEnvironment(true)) {
+    if (name == "GTK_MODULES") {
+      EXPECT_EQ(value, "gail:atk-bridge");
+    }
+  }
 }
 
 }  // namespace

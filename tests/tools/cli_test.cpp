@@ -489,6 +489,46 @@ TEST(CliDesktopTest, AppCloseEndsAnAppWhoseEnvironmentIsHidden) {
   EXPECT_TRUE(test::WaitUntil([&] { return AllDead(group); }, milliseconds(3000)));
 }
 
+// Issue 15: `app launch` waits 15 s by default, as documented. Before,
+// `app close`'s --timeout-ms default (3000) was written into the variable
+// both share, so an app whose window took 4 s was reported as a timeout.
+TEST(CliDesktopTest, AppLaunchWaitsFifteenSecondsByDefault) {
+  CliSession session;
+  ASSERT_FALSE(session.id.empty());
+  CliRun launch =
+      RunCli("app launch --json sh -c 'sleep 4; exec " UISCOPE_FIXTURE_GTK3 "'", session.env);
+  ASSERT_EQ(launch.exit_code, 0) << launch.err << launch.out;
+  auto result = nlohmann::json::parse(launch.out);
+  EXPECT_TRUE(result.contains("window") && !result["window"].is_null()) << launch.out;
+  EXPECT_GE(result["waited_ms"].get<double>(), 3500) << launch.out;
+}
+
+// Issue 15: `session a11y-on` switches accessibility on for a desktop
+// started without it and prints the variables for later apps.
+TEST(CliDesktopTest, SessionA11yOnSetsIsEnabledOnTheBus) {
+  DesktopOptions options;
+  options.accessibility = false;
+  test::TestDesktop desktop(options);
+  ASSERT_TRUE(desktop.ok()) << desktop.error();
+  CliRun on = RunCli("session a11y-on " + desktop.info().id, kNoDesktop);
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_NE(on.out.find("export GTK_MODULES='gail:atk-bridge'"), std::string::npos) << on.out;
+  EXPECT_NE(on.out.find("export QT_ACCESSIBILITY='1'"), std::string::npos) << on.out;
+  // Read back with the stock tool, not uiscope's own reader.
+  CliRun read;
+  read.out.clear();
+  const std::string cmd = "gdbus call --address '" + desktop.info().dbus_address +
+                          "' -d org.a11y.Bus -o /org/a11y/bus -m "
+                          "org.freedesktop.DBus.Properties.Get org.a11y.Status IsEnabled";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::array<char, 256> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) read.out.append(buf.data(), n);
+  pclose(p);
+  EXPECT_NE(read.out.find("<true>"), std::string::npos) << read.out;
+}
+
 // `session stop` ends such an app also when it is stopped (state T): before,
 // it said "stopped" and left it running.
 TEST(CliDesktopTest, SessionStopEndsAStoppedAppWhoseEnvironmentIsHidden) {

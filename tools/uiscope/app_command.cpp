@@ -86,10 +86,9 @@ AppCommands AddAppCommand(CLI::App& app, GlobalFlags& g, AppFlags& f) {
       cmd->add_subcommand("close", "close an app: its close button, then SIGTERM, then SIGKILL");
   c.close->add_option("APP", f.app, "name, pid, window ID (0x...) or element ID")->required();
   c.close
-      ->add_option("--timeout-ms", f.timeout_ms,
+      ->add_option("--timeout-ms", f.close_timeout_ms,
                    "wait this long after the polite close and after SIGTERM (default 3000)")
-      ->check(CLI::Range(0, 600000))
-      ->default_val(3000);
+      ->check(CLI::Range(0, 600000));
   AddApproval(c.close, f);
   AddCommon(c.close, g);
   return c;
@@ -187,8 +186,8 @@ int RunAppFocusCommand(const GlobalFlags& g, const AppFlags& f) {
 int RunAppCloseCommand(const GlobalFlags& g, const AppFlags& f) {
   CloseRequest r;
   r.app = f.app;
-  r.polite_timeout = std::chrono::milliseconds(f.timeout_ms);
-  r.term_timeout = std::chrono::milliseconds(f.timeout_ms);
+  r.polite_timeout = std::chrono::milliseconds(f.close_timeout_ms);
+  r.term_timeout = std::chrono::milliseconds(f.close_timeout_ms);
   r.confirmation_token = f.confirmation_token;
   r.arguments = {{"app", f.app}};
   CliPolicy policy;

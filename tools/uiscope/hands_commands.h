@@ -139,8 +139,12 @@ int RunWaitForCommand(const GlobalFlags& g, const WaitForFlags& f);
 struct AppFlags {
   std::vector<std::string> command;  // launch
   std::string app;                   // focus, close
-  int timeout_ms = 15000;            // launch: window + accessibility; close: each stage
-  bool no_wait = false;              // launch: return once started
+  int timeout_ms = 15000;            // launch: window + accessibility
+  // close: each stage. Its own variable: CLI11's default_val() writes the
+  // default into the variable when the option is defined, so a shared one
+  // gave `app launch` close's 3000 ms.
+  int close_timeout_ms = 3000;
+  bool no_wait = false;  // launch: return once started
   std::string confirmation_token;
   int wait_confirm_s = 0;
 };

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -30,6 +31,7 @@
 #include "policy_flags.h"
 #include "read_text_command.h"
 #include "screenshot_command.h"
+#include "session/a11y_env.h"
 #include "session/headless_desktop.h"
 
 namespace uiscope {
@@ -192,6 +194,49 @@ int RunSessionStop(const GlobalFlags& g, const std::string& id) {
   return kExitOk;
 }
 
+// `session a11y-on [ID]`: switches accessibility on for the apps of a desktop
+// that is already running (a session, else the one $DBUS_SESSION_BUS_ADDRESS
+// names) and prints the variables for apps started later.
+int RunSessionA11yOn(const GlobalFlags& g, const std::string& id) {
+  std::string bus;
+  std::string where;
+  if (!id.empty()) {
+    auto info = FindSession(id);
+    if (!info.ok()) return Fail(g, info.error());
+    bus = info->dbus_address;
+    where = "session " + id;
+  } else {
+    const char* env = std::getenv("DBUS_SESSION_BUS_ADDRESS");
+    bus = env ? env : "";
+    where = "the session bus " + bus;
+  }
+  if (bus.empty()) {
+    return Fail(g, MakeError(ErrorCode::kInvalidArgument,
+                             "no desktop named: give a session ID (`uiscope session list`) or run "
+                             "it where DBUS_SESSION_BUS_ADDRESS is set"));
+  }
+  if (auto st = EnableAccessibilityOnBus(bus); !st.ok()) return Fail(g, st.error());
+  const auto env = AccessibilityEnvironment(LibreOfficeGtk3Installed());
+  if (g.json) {
+    nlohmann::json vars = nlohmann::json::object();
+    for (const auto& [k, v] : env) vars[k] = v;
+    std::cout << nlohmann::json{{"dbus_address", bus},
+                                {"is_enabled", true},
+                                {"screen_reader_enabled", true},
+                                {"env", vars},
+                                {"unset", AccessibilityUnsetEnvironment()}}
+                     .dump()
+              << "\n";
+    return kExitOk;
+  }
+  std::cerr << "uiscope: org.a11y.Status IsEnabled and ScreenReaderEnabled set on " << where
+            << " (Qt, GTK 4, Chromium and Electron apps switch on, running or not); apps "
+               "started later also need the variables below (GTK 2, LibreOffice): eval them\n";
+  for (const auto& [k, v] : env) std::cout << "export " << k << "='" << v << "'\n";
+  for (const auto& k : AccessibilityUnsetEnvironment()) std::cout << "unset " << k << "\n";
+  return kExitOk;
+}
+
 // --- demo --------------------------------------------------------------------
 
 std::string FixturePath() {
@@ -322,7 +367,7 @@ int main(int argc, char** argv) {
   auto* confirm = cli::AddConfirmCommand(app, g, cf);
   auto hands = cli::HandsCommands::Add(app, g);
 
-  auto* session = app.add_subcommand("session", "headless desktops: start | list | stop");
+  auto* session = app.add_subcommand("session", "headless desktops: start | list | stop | a11y-on");
   session->require_subcommand(1);
   std::string size;
   bool no_wm = false;
@@ -337,6 +382,14 @@ int main(int argc, char** argv) {
   auto* stop = session->add_subcommand("stop", "stop a session and everything in it");
   stop->add_option("ID", stop_id, "session ID as printed by `session list`")->required();
   stop->add_flag("--json", g.json, "machine-readable output");
+  std::string a11y_id;
+  auto* a11y_on = session->add_subcommand(
+      "a11y-on",
+      "switch accessibility on for a running desktop's apps (org.a11y.Status) and print the "
+      "variables for apps started later");
+  a11y_on->add_option("ID", a11y_id,
+                      "session ID (default: the desktop of $DBUS_SESSION_BUS_ADDRESS)");
+  a11y_on->add_flag("--json", g.json, "machine-readable output");
 
   mcp::ServeOptions mcp_options;
   mcp_options.version = UISCOPE_VERSION;
@@ -412,6 +465,7 @@ int main(int argc, char** argv) {
   if (start->parsed()) return RunSessionStart(g, size, no_wm);
   if (list->parsed()) return RunSessionList(g);
   if (stop->parsed()) return RunSessionStop(g, stop_id);
+  if (a11y_on->parsed()) return RunSessionA11yOn(g, a11y_id);
   if (demo->parsed()) return RunDemoCommand(g, rows);
   if (mcp_cmd->parsed()) {
     mcp_options.display = g.display;

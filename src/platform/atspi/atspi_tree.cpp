@@ -9,6 +9,7 @@
 #include <memory>
 #include <unordered_set>
 
+#include "core/app_name.h"
 #include "platform/atspi/atspi_constants.h"
 #include "platform/x11/x11_display.h"
 
@@ -1422,7 +1423,7 @@ void AtspiAccessibility::NoteExited(const AppInfo& app) {
 
 const AppInfo* AtspiAccessibility::FindExited(const std::string& name_lower, int pid) const {
   for (auto it = exited_.rbegin(); it != exited_.rend(); ++it) {
-    if ((pid != 0 && it->pid == pid) || (!name_lower.empty() && Lower(it->name) == name_lower)) {
+    if ((pid != 0 && it->pid == pid) || AppNameMatches(name_lower, it->name)) {
       return &*it;
     }
   }
@@ -1471,7 +1472,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
   };
   for (auto& h : *handles) {
     if (request.pid != 0 && h.info.pid != request.pid) continue;
-    if (!wanted.empty() && Lower(h.info.name) != wanted) continue;
+    if (!wanted.empty() && !AppNameMatches(wanted, h.info.name)) continue;
     if (skipped(h)) {
       if (request.pid != 0 || !wanted.empty()) {
         return MakeError(ErrorCode::kDenied,
