@@ -4,21 +4,11 @@
 // accessible names ("org.inkscape.Inkscape").
 #pragma once
 
-#include <cctype>
 #include <string_view>
 
-namespace uiscope {
+#include "core/ascii.h"
 
-inline bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
+namespace uiscope {
 
 // True when `wanted` names the app called `name` (its accessible name or
 // WM_CLASS) run from `executable` (a path or a bare name; may be empty):

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/app_name.h"
 #include "core/format.h"
 #include "core/fuzzy.h"
 #include "engine/find.h"
@@ -38,13 +39,6 @@ bool Usable(const Node& n, ActionKind kind) {
   return true;
 }
 
-bool SameApp(const std::string& a, const std::string& b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) ==
-           std::tolower(static_cast<unsigned char>(y));
-  });
-}
-
 Node Shallow(const Node& n) {
   Node c = n;
   c.children.clear();
@@ -72,7 +66,7 @@ Result<NamedTargetResolution> ChooseNamedTarget(const std::vector<Node>& roots,
   std::vector<const FindMatch*> matches;
   for (const FindMatch& m : found->matches) {
     if (m.node->role == Role::kApplication) continue;
-    if (!target.app.empty() && !SameApp(m.node->app, target.app)) continue;
+    if (!target.app.empty() && !AppNameMatches(target.app, m.node->app)) continue;
     matches.push_back(&m);
   }
   if (matches.empty()) {

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <thread>
 
+#include "core/app_name.h"
+#include "core/ascii.h"
 #include "core/clock.h"
 #include "core/format.h"
 #include "core/fuzzy.h"
@@ -22,12 +24,6 @@ constexpr auto kMinInterval = std::chrono::milliseconds(20);
 constexpr auto kMinPollTime = std::chrono::milliseconds(50);
 constexpr int kMaxMatches = 20;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 Node Shallow(const Node& n) {
   Node c = n;
   c.children.clear();
@@ -37,11 +33,10 @@ Node Shallow(const Node& n) {
 // The roots of the application the request is scoped to (all when none).
 std::vector<Node> InScope(std::vector<Node> roots, const WaitForRequest& r) {
   if (r.app.empty() && r.pid == 0) return roots;
-  const std::string app = Lower(r.app);
   std::vector<Node> out;
   for (Node& n : roots) {
     if (r.pid != 0 && n.pid != r.pid) continue;
-    if (!app.empty() && Lower(n.name) != app) continue;
+    if (!r.app.empty() && !AppNameMatches(r.app, n.name)) continue;
     out.push_back(std::move(n));
   }
   return out;
@@ -60,9 +55,8 @@ Result<Observation> ObserveFor(Observer& observer, const WaitForRequest& r,
     if (const Node* known = FindById(observer.last_roots(), r.condition.id)) pid = known->pid;
   }
   if (pid == 0 && !r.app.empty()) {
-    const std::string app = Lower(r.app);
     for (const Node& root : observer.last_roots()) {
-      if (Lower(root.name) == app) pid = root.pid;
+      if (AppNameMatches(r.app, root.name)) pid = root.pid;
     }
   }
   if (pid > 0 && observer.last_was_full()) return observer.RefreshApp(pid, timeout);
@@ -94,8 +88,8 @@ void TextInTree(const std::vector<Node>& roots, const std::string& needle,
   ForEachNode(roots, [&](const Node& n, int) {
     if (static_cast<int>(matches.size()) >= kMaxMatches) return;
     if (n.role == Role::kApplication) return;
-    if (Lower(n.name).find(needle) != std::string::npos ||
-        (!n.Has(State::kPassword) && Lower(n.value).find(needle) != std::string::npos)) {
+    if (AsciiLower(n.name).find(needle) != std::string::npos ||
+        (!n.Has(State::kPassword) && AsciiLower(n.value).find(needle) != std::string::npos)) {
       matches.push_back(Shallow(n));
     }
   });
@@ -140,7 +134,7 @@ Result<WaitForResult> WaitFor(Workspace& workspace, const WaitForRequest& r) {
   const auto deadline = start + r.timeout;
   const auto interval = std::max<std::chrono::milliseconds>(r.interval, kMinInterval);
   const bool wants_pixels = c.kind == Kind::kChange || (c.kind == Kind::kText && c.ocr);
-  const std::string needle = Lower(c.text);
+  const std::string needle = AsciiLower(c.text);
 
   std::optional<std::vector<Node>> baseline;  // kChange
   std::optional<Image> baseline_pixels;
@@ -188,7 +182,7 @@ Result<WaitForResult> WaitFor(Workspace& workspace, const WaitForRequest& r) {
           bool scope_unanswered = false;
           for (const AppInfo& app : obs->unanswered) {
             if ((r.pid != 0 && app.pid == r.pid) ||
-                (!r.app.empty() && Lower(app.name) == Lower(r.app))) {
+                (!r.app.empty() && AppNameMatches(r.app, app.name))) {
               scope_unanswered = true;
               unanswered_error = MakeError(
                   ErrorCode::kTimeout,
@@ -281,7 +275,7 @@ Result<WaitForResult> WaitFor(Workspace& workspace, const WaitForRequest& r) {
                 break;
               }
               for (const ocr::OcrLine& line : read->lines) {
-                if (Lower(line.text).find(needle) != std::string::npos) {
+                if (AsciiLower(line.text).find(needle) != std::string::npos) {
                   result.text_matches.push_back({line.text, line.bounds, line.confidence});
                 }
               }

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/ascii.h"
+
 namespace uiscope::mcp {
 namespace {
 
@@ -20,13 +22,6 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kSessionHeader = "Mcp-Session-Id";
 constexpr const char* kVersionHeader = "MCP-Protocol-Version";
 constexpr int kServerErrorCode = -32000;  // transport-level errors in a JSON-RPC body
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-std::string Lower(std::string_view s) { return Lower(std::string(s)); }
 
 // The host part of "host", "host:port", "[v6]" or "[v6]:port".
 std::string HostPart(std::string_view s) {
@@ -56,7 +51,7 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
 }
 
 bool Accepts(const HttpRequest& req, std::string_view type) {
-  const std::string accept = Lower(req.Header("Accept"));
+  const std::string accept = AsciiLower(req.Header("Accept"));
   return accept.find(type) != std::string::npos || accept.find("*/*") != std::string::npos;
 }
 
@@ -142,7 +137,7 @@ std::string ClientKey(const HttpRequest& req, const json& frame) {
 }  // namespace
 
 bool IsLoopbackHost(std::string_view host_and_port) {
-  const std::string host = Lower(HostPart(host_and_port));
+  const std::string host = AsciiLower(HostPart(host_and_port));
   if (host == "localhost" || host == "[::1]" || host == "::1") return true;
   return host.rfind("127.", 0) == 0 && host.find_first_not_of("0123456789.") == std::string::npos;
 }
@@ -280,7 +275,7 @@ class McpHttpEndpoint::Impl {
     if (!options_.token.empty()) {
       const std::string auth(req.Header("Authorization"));
       const std::string prefix = "Bearer ";
-      if (auth.size() <= prefix.size() || Lower(auth.substr(0, prefix.size())) != "bearer " ||
+      if (auth.size() <= prefix.size() || AsciiLower(auth.substr(0, prefix.size())) != "bearer " ||
           !ConstantTimeEquals(std::string_view(auth).substr(prefix.size()), options_.token)) {
         HttpReply r =
             Refuse(401, "unauthorized: send the server's token as `Authorization: Bearer TOKEN`");
@@ -293,9 +288,9 @@ class McpHttpEndpoint::Impl {
 
   bool OriginAllowed(const std::string& origin) const {
     for (const auto& allowed : options_.allowed_origins) {
-      if (Lower(allowed) == Lower(origin)) return true;
+      if (AsciiLower(allowed) == AsciiLower(origin)) return true;
     }
-    const std::string lower = Lower(origin);
+    const std::string lower = AsciiLower(origin);
     for (const char* scheme : {"http://", "https://"}) {
       if (lower.rfind(scheme, 0) == 0) {
         std::string rest = lower.substr(std::string_view(scheme).size());
@@ -415,7 +410,7 @@ class McpHttpEndpoint::Impl {
                     "not acceptable: the client must accept both application/json and "
                     "text/event-stream");
     }
-    const std::string type = Lower(req.Header("Content-Type"));
+    const std::string type = AsciiLower(req.Header("Content-Type"));
     if (type.rfind("application/json", 0) != 0) {
       return Refuse(415, "unsupported media type: the body must be application/json");
     }

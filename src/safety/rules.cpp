@@ -46,16 +46,19 @@ GateDecision Decide(GateVerdict verdict, std::string rule, std::string reason) {
 
 }  // namespace
 
-bool AppNameMatches(std::string_view pattern, std::string_view name) {
+bool AppPatternMatches(std::string_view pattern, std::string_view name) {
   if (pattern.empty()) return false;
-  return Glob(pattern, name);
+  if (Glob(pattern, name)) return true;
+  const size_t dot = name.rfind('.');
+  return dot != std::string_view::npos && pattern.find('.') == std::string_view::npos &&
+         Glob(pattern, name.substr(dot + 1));
 }
 
 std::optional<std::string> MatchingPattern(const std::vector<std::string>& patterns,
                                            std::string_view name) {
   if (name.empty()) return std::nullopt;
   for (const std::string& p : patterns) {
-    if (AppNameMatches(p, name)) return p;
+    if (AppPatternMatches(p, name)) return p;
   }
   return std::nullopt;
 }

@@ -22,8 +22,12 @@ namespace uiscope::safety {
 // --- names and commands -------------------------------------------------------
 
 // True when `name` matches `pattern`: case-insensitive, "*" any run of
-// characters, "?" one character; otherwise the whole name must match.
-bool AppNameMatches(std::string_view pattern, std::string_view name);
+// characters, "?" one character; otherwise the whole name must match. Like
+// the names people give apps (core/app_name.h: `--app inkscape` names
+// "org.inkscape.Inkscape"), a pattern without a dot also matches the last
+// part of a reverse-DNS name, so a deny list never misses an app that the
+// same word would select.
+bool AppPatternMatches(std::string_view pattern, std::string_view name);
 // The first pattern of `patterns` that `name` matches, or nullopt.
 std::optional<std::string> MatchingPattern(const std::vector<std::string>& patterns,
                                            std::string_view name);

@@ -254,16 +254,21 @@ TEST(DenyList, LaunchFocusCloseAndCandidates) {
 }
 
 TEST(DenyList, Wildcards) {
-  EXPECT_TRUE(AppNameMatches("*pass*", "KeePassXC"));
-  EXPECT_TRUE(AppNameMatches("org.gnome.*", "org.gnome.Seahorse"));
-  EXPECT_TRUE(AppNameMatches("gedi?", "gedit"));
-  EXPECT_FALSE(AppNameMatches("gedi?", "gedits"));
-  EXPECT_FALSE(AppNameMatches("gedit", "gedit2"));
-  EXPECT_FALSE(AppNameMatches("", "gedit"));
-  EXPECT_TRUE(AppNameMatches("*", "anything"));
+  EXPECT_TRUE(AppPatternMatches("*pass*", "KeePassXC"));
+  EXPECT_TRUE(AppPatternMatches("org.gnome.*", "org.gnome.Seahorse"));
+  EXPECT_TRUE(AppPatternMatches("gedi?", "gedit"));
+  EXPECT_FALSE(AppPatternMatches("gedi?", "gedits"));
+  EXPECT_FALSE(AppPatternMatches("gedit", "gedit2"));
+  EXPECT_FALSE(AppPatternMatches("", "gedit"));
+  // The word that selects an app (`--app keepassxc`) denies it too.
+  EXPECT_TRUE(AppPatternMatches("keepassxc", "org.keepassxc.KeePassXC"));
+  EXPECT_TRUE(AppPatternMatches("*pass*", "org.keepassxc.KeePassXC"));
+  EXPECT_FALSE(AppPatternMatches("keepassxc.KeePassXC", "org.keepassxc.KeePassXC"));
+  EXPECT_FALSE(AppPatternMatches("gnome", "org.gnome.Seahorse"));
+  EXPECT_TRUE(AppPatternMatches("*", "anything"));
   EXPECT_FALSE(MatchingPattern({"*"}, ""));  // an unnamed app is not "anything"
   // Backtracking patterns stay fast.
-  EXPECT_FALSE(AppNameMatches("*a*a*a*a*a*a*a*b", std::string(200, 'a')));
+  EXPECT_FALSE(AppPatternMatches("*a*a*a*a*a*a*a*b", std::string(200, 'a')));
 }
 
 // --- confirm_tools, sensitivity, redaction ------------------------------------------

@@ -558,32 +558,6 @@ bool StatusIsOn(const std::string& bus, const std::string& property) {
   return value.ok() && *value;
 }
 
-// Issue 15: a Qt 5 app started in a session WITHOUT the Qt variables (as a
-// terminal or launcher of the desktop would start it) still exposes its tree,
-// because the session sets org.a11y.Status ScreenReaderEnabled on its bus.
-// Before, only the variables switched Qt on: this app stayed invisible.
-TEST(SessionAccessibilityTest, QtAppWithoutItsVariablesExposesItsTree) {
-  test::TestDesktop desktop;
-  ASSERT_TRUE(desktop.ok()) << desktop.error();
-  SpawnOptions options;
-  options.argv = {UISCOPE_FIXTURE_QT5};
-  options.pipe_stdin = true;
-  options.log_file = desktop.info().runtime_dir + "/qt5-without-variables.log";
-  // Only what puts it on this desktop, nothing that switches accessibility on.
-  options.env = {{"DISPLAY", desktop.info().display_name},
-                 {"DBUS_SESSION_BUS_ADDRESS", desktop.info().dbus_address},
-                 {"XDG_RUNTIME_DIR", desktop.info().runtime_dir},
-                 {"QT_QPA_PLATFORM", "xcb"}};
-  options.unset_env = {"QT_ACCESSIBILITY",      "QT_LINUX_ACCESSIBILITY_ALWAYS_ON",
-                       "ACCESSIBILITY_ENABLED", "AT_SPI_BUS_ADDRESS",
-                       "GTK_MODULES",           "WAYLAND_DISPLAY"};
-  auto app = Process::Spawn(options);
-  ASSERT_TRUE(app.ok()) << app.error().ToString();
-  Status shown = test::WaitForAccessibleForm(desktop, (*app)->pid(), milliseconds(20000));
-  EXPECT_TRUE(shown.ok()) << shown.error().message << "; log:" << FileTail(options.log_file, 20);
-  EXPECT_TRUE(StatusIsOn(desktop.info().dbus_address, "IsEnabled"));
-}
-
 // The switch for a desktop started without it (what `session a11y-on` does),
 // read back from the bus.
 TEST(SessionAccessibilityTest, EnableAccessibilityOnBusSetsIsEnabled) {

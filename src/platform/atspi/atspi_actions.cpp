@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "core/ascii.h"
 #include "platform/atspi/atspi_tree.h"
 
 namespace uiscope::atspi {
@@ -26,11 +27,6 @@ constexpr char kPropertiesIface[] = "org.freedesktop.DBus.Properties";
 
 bool IsReturn(DBusMessage* reply) {
   return reply != nullptr && dbus_message_get_type(reply) == DBUS_MESSAGE_TYPE_METHOD_RETURN;
-}
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 std::string Describe(const Node& node) {
@@ -85,7 +81,7 @@ std::vector<std::string> ParseActionNames(DBusMessage* r) {
     dbus_message_iter_recurse(&arr, &st);
     std::string name;
     ReadString(&st, &name);
-    names.push_back(Lower(name));  // keep the index even for an unnamed action
+    names.push_back(AsciiLower(name));  // keep the index even for an unnamed action
     dbus_message_iter_next(&arr);
   }
   return names;
@@ -108,7 +104,7 @@ void NameUnnamedActions(DbusConnection& conn, const BackendRef& ref,
       DBusMessageIter it;
       std::string name;
       if (IsReturn(r) && dbus_message_iter_init(r, &it) && ReadString(&it, &name)) {
-        (*names)[i] = Lower(name);
+        (*names)[i] = AsciiLower(name);
       }
     });
   }
@@ -234,7 +230,7 @@ Status AtspiAccessibility::DoAction(const Node& node, std::string_view action,
   if (!actions_reply.ok()) return CallError(actions_reply.error(), node, "GetActions");
   std::vector<std::string> names = ParseActionNames(actions_reply->get());
   NameUnnamedActions(**conn, ref, &names, deadline);
-  const std::string wanted = Lower(std::string(action));
+  const std::string wanted = AsciiLower(std::string(action));
   auto it = std::find(names.begin(), names.end(), wanted);
   if (it == names.end()) {
     return MakeError(ErrorCode::kNotFound, Describe(node) + " has no action \"" +

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "core/app_name.h"
+#include "core/ascii.h"
 #include "platform/atspi/atspi_constants.h"
 #include "platform/x11/x11_display.h"
 
@@ -97,11 +98,6 @@ MessagePtr PropertyGetAll(const ObjectRef& ref, const char* iface) {
 
 bool IsReturn(DBusMessage* reply) {
   return reply != nullptr && dbus_message_get_type(reply) == DBUS_MESSAGE_TYPE_METHOD_RETURN;
-}
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // Number formatting for Value.CurrentValue: "25", "0.75", not "25.000000".
@@ -1066,7 +1062,7 @@ class Walker {
       dbus_message_iter_recurse(&arr, &st);
       std::string name;
       ReadString(&st, &name);
-      actions.push_back(Lower(name));
+      actions.push_back(AsciiLower(name));
       dbus_message_iter_next(&arr);
     }
     const ObjectRef& ref = nodes_[idx].ref;
@@ -1079,7 +1075,7 @@ class Walker {
         DBusMessageIter rit;
         std::string name;
         if (IsReturn(reply) && dbus_message_iter_init(reply, &rit) && ReadString(&rit, &name)) {
-          nodes_[idx].actions[i] = Lower(name);
+          nodes_[idx].actions[i] = AsciiLower(name);
         }
       });
     }
@@ -1197,12 +1193,12 @@ void FixWindowRelativeExtents(Node& app, const std::vector<x11::TopLevel>& tople
 }
 
 bool IsGtk4(const AppInfo& app) {
-  return Lower(app.toolkit) == "gtk" && !app.toolkit_version.empty() &&
+  return AsciiLower(app.toolkit) == "gtk" && !app.toolkit_version.empty() &&
          app.toolkit_version[0] == '4';
 }
 
 ToolkitQuirks Quirks(const AppInfo& app) {
-  const std::string toolkit = Lower(app.toolkit);
+  const std::string toolkit = AsciiLower(app.toolkit);
   ToolkitQuirks q;
   q.qt = toolkit == "qt";
   // Qt 5's bridge must not be asked Properties.GetAll: its
@@ -1466,7 +1462,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
   if (!handles.ok()) return handles.error();
 
   std::vector<AppHandle*> selected;
-  std::string wanted = Lower(request.app_name);
+  std::string wanted = AsciiLower(request.app_name);
   auto skipped = [&](const AppHandle& h) {
     return request.skip_app && request.skip_app(h.info.name);
   };
