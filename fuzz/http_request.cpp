@@ -22,22 +22,12 @@
 #include <string_view>
 
 #include "mcp/http_endpoint.h"
+#include "serialiser.h"
 
 namespace {
 
 using namespace uiscope;
 using namespace uiscope::mcp;
-
-class Serialiser final : public Outbound {
- public:
-  bool Send(const json& message) override {
-    bytes_ += message.dump(-1, ' ', false, json::error_handler_t::replace).size();
-    return true;
-  }
-
- private:
-  size_t bytes_ = 0;
-};
 
 ToolRegistry MakeTools() {
   ToolRegistry r;

@@ -15,6 +15,7 @@
 #include "mcp/server.h"
 #include "mcp/stdio_transport.h"
 #include "mcp/tools/tools.h"
+#include "serialiser.h"
 #include "support/fake_accessibility.h"
 #include "support/fake_sessions.h"
 
@@ -24,17 +25,6 @@ using namespace uiscope;
 using namespace uiscope::mcp;
 
 constexpr size_t kMaxLine = 64 * 1024;
-
-class Serialiser final : public Outbound {
- public:
-  bool Send(const json& message) override {
-    bytes_ += message.dump(-1, ' ', false, json::error_handler_t::replace).size();
-    return true;
-  }
-
- private:
-  size_t bytes_ = 0;
-};
 
 // Built once: registering the tools (their schemas built and checked, the
 // installed OCR languages looked up) cost ~25 ms a run and held the fuzzer at
@@ -74,8 +64,8 @@ struct World {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static World* world = new World(
-      test::LoadFixtureTree(std::string(UISCOPE_TREE_FIXTURES) + "/login.json"));
+  static World* world =
+      new World(test::LoadFixtureTree(std::string(UISCOPE_TREE_FIXTURES) + "/login.json"));
   auto session = world->server->NewSession();
   Serialiser out;
   LineSplitter splitter(kMaxLine);

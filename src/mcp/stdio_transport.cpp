@@ -71,7 +71,7 @@ void HandleLine(Session& session, const LineSplitter::Line& line, size_t max_mes
 }
 
 bool FdLineWriter::Send(const json& message) {
-  std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string line = DumpMessage(message);
   line += '\n';
   std::lock_guard lock(mutex_);
   if (failed_) return false;
