@@ -83,7 +83,8 @@ TEST_F(ToolsTest, RegistersTheFirstTools) {
                 "observe",   "find",          "screenshot",   "read_text",    "click",
                 "type_text", "press_keys",    "scroll",       "drag",         "set_value",
                 "wait_for",  "windows",       "app_launch",   "app_list",     "app_focus",
-                "app_close", "session_start", "session_list", "session_stop", "execute_plan"}));
+                "app_close", "session_start", "session_list", "session_stop", "execute_plan",
+                "clipboard_get", "clipboard_set"}));
   EXPECT_TRUE(registry_.Find("observe")->annotations.read_only);
   EXPECT_TRUE(registry_.Find("session_stop")->annotations.destructive);
 }
