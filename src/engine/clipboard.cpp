@@ -15,6 +15,14 @@ std::string OwnerApp(const ClipboardOwner& owner) {
   return name.empty() ? owner.app_instance : name;
 }
 
+// A fake desktop (tests, the fuzzer) has no selections, and no holder
+// process may be started for one.
+Status NeedsDisplay(const Workspace::Lease& lease) {
+  if (lease.display_connection != nullptr) return OkStatus();
+  return MakeError(ErrorCode::kUnavailable,
+                   "desktop " + lease.display + " has no X display, so no clipboard");
+}
+
 std::string SelectionUpper(Selection s) {
   return s == Selection::kPrimary ? "PRIMARY" : "CLIPBOARD";
 }
@@ -22,6 +30,7 @@ std::string SelectionUpper(Selection s) {
 }  // namespace
 
 Result<ClipboardGetResult> GetClipboard(Workspace::Lease& lease, const ClipboardGetRequest& r) {
+  if (Status st = NeedsDisplay(lease); !st.ok()) return st.error();
   auto clipboard = OpenX11Clipboard(lease.display);
   if (!clipboard.ok()) return clipboard.error();
   auto owner = (*clipboard)->Owner(r.selection);
@@ -48,6 +57,7 @@ Result<ClipboardGetResult> GetClipboard(Workspace::Lease& lease, const Clipboard
 }
 
 Result<ClipboardSetResult> SetClipboard(Workspace::Lease& lease, const ClipboardSetRequest& r) {
+  if (Status st = NeedsDisplay(lease); !st.ok()) return st.error();
   if (r.data.mime.empty()) {
     return MakeError(ErrorCode::kInvalidArgument, "clipboard set needs a MIME type");
   }

@@ -19,6 +19,7 @@
 #include <random>
 #include <string>
 
+#include "session/headless_desktop.h"
 #include "session/process.h"
 #include "support/desktop_fixture.h"
 
@@ -313,6 +314,35 @@ TEST_F(ClipboardCliDesktopTest, AuditRecordsTypeAndSizeNeverTheText) {
   for (const auto& entry : fs::directory_iterator(dir_)) {
     EXPECT_EQ(ReadAll(entry.path().string()).find(secret), std::string::npos) << entry.path();
   }
+}
+
+// The holder is a member of the session (session/clipboard_holder.h): the
+// session lists it among its processes, and stopping the session ends it.
+TEST(ClipboardHolderDesktopTest, IsAMemberOfTheSessionAndEndsWithIt) {
+  auto desktop = std::make_unique<test::TestDesktop>();
+  ASSERT_TRUE(desktop->ok()) << desktop->error();
+  std::string env = "env -u AT_SPI_BUS_ADDRESS -u UISCOPE_CONFIG";
+  for (const auto& [k, v] : desktop->Environment()) env += " " + k + "='" + v + "'";
+  const std::string config = test::TestStateDir() + "/clipboard-holder-config.json";
+  std::ofstream(config) << "{\"database\": \"" << test::TestStateDir() << "/clipboard-holder.db\"}";
+  FILE* p = popen(
+      (env + " " UISCOPE_CLI " clipboard set 'held' --json --config " + config + " 2>/dev/null")
+          .c_str(),
+      "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  ASSERT_EQ(pclose(p), 0) << out;
+  const int holder = json::parse(out).value("holder_pid", 0);
+  ASSERT_GT(holder, 0) << out;
+  EXPECT_TRUE(PidAlive(holder));
+  const std::vector<int> members = ListSessionProcesses(desktop->info());
+  EXPECT_NE(std::find(members.begin(), members.end(), holder), members.end());
+  EXPECT_NE(PidCmdline(holder).find("uiscope-clipboard-holder"), std::string::npos);
+  desktop.reset();
+  EXPECT_TRUE(test::WaitUntil([&] { return !PidAlive(holder); }, milliseconds(5000)));
 }
 
 }  // namespace
