@@ -69,7 +69,7 @@ Result<ClipboardSetResult> SetClipboard(Workspace::Lease& lease, const Clipboard
   }
   // Apps trust what a selection says it is: text that is no UTF-8 or a PNG
   // that is none would reach them as garbage.
-  if (r.data.mime == kTextMime && !DecodeUtf8(r.data.bytes).ok()) {
+  if (IsTextMime(r.data.mime) && !DecodeUtf8(r.data.bytes).ok()) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "the text is not valid UTF-8; give another --mime for other bytes");
   }

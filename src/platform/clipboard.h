@@ -41,6 +41,9 @@ Result<Selection> ParseSelection(std::string_view name);
 
 // The MIME type of UTF-8 text.
 inline constexpr std::string_view kTextMime = "text/plain";
+// True for the names UTF-8 text goes by: kTextMime, "text/plain;charset=utf-8",
+// "UTF8_STRING", "text". Get() returns such content as kTextMime.
+bool IsTextMime(std::string_view mime);
 // Content larger than this is refused by Get() unless the caller asks for
 // less (and by the holder): 64 MiB, far above what apps copy as text and
 // above a 4K screenshot as PNG, far below what would hurt a client.

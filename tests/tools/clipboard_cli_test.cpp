@@ -157,6 +157,8 @@ TEST_F(ClipboardCliDesktopTest, SetThenGetAcrossProcesses) {
   EXPECT_TRUE(test::WaitUntil([&] { return !PidAlive(holder); }, milliseconds(3000)));
   EXPECT_TRUE(PidAlive(next));
   EXPECT_EQ(Run("clipboard get").out, "second");
+  // Text by any of its names is printed, not taken for binary.
+  EXPECT_EQ(Run("clipboard get --mime 'text/plain;charset=utf-8'").out, "second");
 }
 
 TEST_F(ClipboardCliDesktopTest, LargeTextGoesByIncrBothWays) {

@@ -102,7 +102,7 @@ int RunClipboardGetCommand(const GlobalFlags& g, const ClipboardFlags& f) {
   r.selection = *selection;
   r.mime = f.mime;
   r.timeout = std::chrono::milliseconds(f.timeout_ms);
-  const bool text = r.mime == kTextMime;
+  const bool text = IsTextMime(r.mime);
   if (!text && f.out.empty() && (g.json || isatty(STDOUT_FILENO))) {
     return Fail(g, MakeError(ErrorCode::kInvalidArgument,
                              r.mime + " is binary: write it to a file with --out FILE"));

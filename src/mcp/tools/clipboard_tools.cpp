@@ -73,7 +73,7 @@ ToolResult Get(const ClipboardToolsPtr& tools, const json& args, ToolContext& ct
   r.mime = args.value("mime", std::string(kTextMime));
   r.timeout = std::chrono::milliseconds(args.value("timeout_ms", 5000));
   r.max_bytes = kMcpClipboardMaxBytes;
-  const bool text = r.mime == kTextMime;
+  const bool text = IsTextMime(r.mime);
   if (!text && !r.mime.starts_with("image/")) {
     return ToolResult::Error("clipboard_get returns text/plain or an image/* type; " + r.mime +
                              " is neither (use `uiscope clipboard get --mime " + r.mime +

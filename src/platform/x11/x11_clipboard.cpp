@@ -38,6 +38,11 @@ std::string_view ServeEndName(ServeEnd end) {
   return "?";
 }
 
+bool IsTextMime(std::string_view mime) {
+  return mime == kTextMime || mime == "text/plain;charset=utf-8" || mime == "UTF8_STRING" ||
+         mime == "text";
+}
+
 Result<std::unique_ptr<Clipboard>> OpenX11Clipboard(const std::string& display) {
   auto clipboard = x11::X11Clipboard::Open(display);
   if (!clipboard.ok()) return clipboard.error();
@@ -58,10 +63,6 @@ struct XFreeDeleter {
     if (p) XFree(p);
   }
 };
-
-bool IsTextMime(std::string_view mime) {
-  return mime == kTextMime || mime == kTextUtf8Mime || mime == "UTF8_STRING" || mime == "text";
-}
 
 // STRING is ISO Latin-1 (ICCCM §2.6.2): code points above U+00FF become '?'.
 std::string ToLatin1(const std::string& utf8) {
@@ -447,8 +448,20 @@ Result<std::optional<std::string>> X11Clipboard::Convert(Selection selection, un
                                                          Deadline deadline, size_t max_bytes,
                                                          const std::string& who) {
   Display* d = display_->raw();
-  const Atom property = Intern(kProperty);
+  const std::string property_name =
+      property_generation_ == 0
+          ? std::string(kProperty)
+          : std::string(kProperty) + "_" + std::to_string(property_generation_);
+  const Atom property = Intern(property_name.c_str());
   const Atom selection_atom = SelectionAtom(selection);
+  // Every way out but a complete transfer gives the property up.
+  struct GiveUp {
+    int* generation;
+    bool done = false;
+    ~GiveUp() {
+      if (!done) ++*generation;
+    }
+  } give_up{&property_generation_};
   auto gone = [&] {
     return MakeError(ErrorCode::kUnavailable, "the X display " + display_->name() + " went away");
   };
@@ -472,7 +485,10 @@ Result<std::optional<std::string>> X11Clipboard::Convert(Selection selection, un
                                               " in time (the app may be busy "
                                               "or hung); try again or copy again");
   }
-  if (event.xselection.property == None) return std::optional<std::string>{};
+  if (event.xselection.property == None) {
+    give_up.done = true;
+    return std::optional<std::string>{};
+  }
   Property head = ReadProperty(d, window_, property, false);
   if (head.type == Intern("INCR")) {
     // Deleting the INCR property asks for the first piece; an empty piece ends it.
@@ -503,6 +519,7 @@ Result<std::optional<std::string>> X11Clipboard::Convert(Selection selection, un
       }
       out += piece.bytes;
     }
+    give_up.done = true;
     return std::optional<std::string>(std::move(out));
   }
   if (head.bytes.size() > max_bytes) {
@@ -515,6 +532,7 @@ Result<std::optional<std::string>> X11Clipboard::Convert(Selection selection, un
   }
   XDeleteProperty(d, window_, property);
   XFlush(d);
+  give_up.done = true;
   return std::optional<std::string>(std::move(head.bytes));
 }
 

@@ -85,6 +85,10 @@ class X11Clipboard final : public Clipboard {
   bool lost_ = false;
   std::vector<std::unique_ptr<Transfer>> transfers_;
   size_t max_piece_ = kIncrThreshold;  // what one property write may carry
+  // Bumped when a transfer into our property is given up (over the limit,
+  // out of time): its owner may still write a piece there whenever the
+  // property is deleted, so later requests use a property of another name.
+  int property_generation_ = 0;
 };
 
 }  // namespace uiscope::x11
