@@ -80,12 +80,24 @@ TEST_F(ToolsTest, RegistersTheFirstTools) {
   for (const Tool& t : registry_.tools()) names.push_back(t.name);
   EXPECT_EQ(names,
             (std::vector<std::string>{
-                "observe",   "find",          "screenshot",   "read_text",    "click",
-                "type_text", "press_keys",    "scroll",       "drag",         "set_value",
-                "wait_for",  "windows",       "app_launch",   "app_list",     "app_focus",
-                "app_close", "session_start", "session_list", "session_stop", "execute_plan"}));
+                "observe",       "find",          "screenshot",   "read_text",    "click",
+                "type_text",     "press_keys",    "scroll",       "drag",         "set_value",
+                "wait_for",      "windows",       "app_launch",   "app_list",     "app_focus",
+                "app_close",     "session_start", "session_list", "session_stop", "execute_plan",
+                "clipboard_get", "clipboard_set"}));
   EXPECT_TRUE(registry_.Find("observe")->annotations.read_only);
   EXPECT_TRUE(registry_.Find("session_stop")->annotations.destructive);
+}
+
+// A fake desktop has no selections: the clipboard tools say so, and no
+// holder process is started (the fuzzer runs on such a desktop).
+TEST_F(ToolsTest, ClipboardNeedsAnXDisplay) {
+  for (const auto& [tool, args] : {std::pair<std::string, json>{"clipboard_set", {{"text", "x"}}},
+                                   {"clipboard_get", json::object()}}) {
+    json r = Call(tool, args);
+    EXPECT_TRUE(r["isError"].get<bool>()) << r.dump();
+    EXPECT_NE(Text(r).find("has no X display"), std::string::npos) << r.dump();
+  }
 }
 
 TEST_F(ToolsTest, ObserveInEveryFormat) {

@@ -16,6 +16,7 @@
 
 #include "audit_command.h"
 #include "cli.h"
+#include "clipboard_command.h"
 #include "confirm_command.h"
 #include "core/format.h"
 #include "engine/demo.h"
@@ -366,6 +367,8 @@ int main(int argc, char** argv) {
   cli::ConfirmFlags cf;
   auto* confirm = cli::AddConfirmCommand(app, g, cf);
   auto hands = cli::HandsCommands::Add(app, g);
+  cli::ClipboardFlags clip;
+  auto clipboard = cli::AddClipboardCommand(app, g, clip);
 
   auto* session = app.add_subcommand("session", "headless desktops: start | list | stop | a11y-on");
   session->require_subcommand(1);
@@ -462,6 +465,8 @@ int main(int argc, char** argv) {
   if (audit->parsed()) return cli::RunAuditCommand(g, af);
   if (confirm->parsed()) return cli::RunConfirmCommand(g, cf);
   if (auto code = hands->RunParsed()) return *code;
+  if (clipboard.get->parsed()) return cli::RunClipboardGetCommand(g, clip);
+  if (clipboard.set->parsed()) return cli::RunClipboardSetCommand(g, clip);
   if (start->parsed()) return RunSessionStart(g, size, no_wm);
   if (list->parsed()) return RunSessionList(g);
   if (stop->parsed()) return RunSessionStop(g, stop_id);

@@ -536,6 +536,7 @@ Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionCon
   if (auto st = RegisterHandsTools(registry, workspace, reader, confirmer); !st.ok()) return st;
   if (auto st = RegisterSessionTools(registry, sessions, workspace, confirmer); !st.ok()) return st;
   if (auto st = RegisterPlanTools(registry, workspace, confirmer); !st.ok()) return st;
+  if (auto st = RegisterClipboardTools(registry, workspace, confirmer); !st.ok()) return st;
   if (policy) return RegisterConfirmTools(registry, confirmer);
   return OkStatus();
 }

@@ -10,6 +10,7 @@
 #include "engine/sessions.h"
 #include "engine/workspace.h"
 #include "mcp/tool_registry.h"
+#include "mcp/tools/clipboard_tools.h"
 #include "mcp/tools/confirm_tools.h"
 #include "mcp/tools/screenshot_tool.h"
 
@@ -28,7 +29,8 @@ Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Wo
                             std::shared_ptr<Confirmer> confirmer);
 
 // Every tool above, `screenshot` (screenshot_tool.h), `read_text`
-// (ocr_tools.h) and the hands (action_tools.h), sharing one OCR engine. The
+// (ocr_tools.h), the hands (action_tools.h) and the clipboard
+// (clipboard_tools.h), sharing one OCR engine. The
 // second form puts the tools that act behind `confirmer`'s safety policy and
 // adds `confirm` (confirm_tools.h); the first has no policy (tests,
 // embedders).
