@@ -215,6 +215,28 @@ TEST_F(AtspiTreeTest, AppKilledDuringAWalkHasExitedNotTheBusLauncher) {
   EXPECT_NE(again.error().message.find("exited"), std::string::npos) << again.error().message;
 }
 
+// Mousepad pads its menu items' names for the accelerator column
+// ("Save      "); the fixture's "Save" item is padded alike.
+TEST_F(AtspiTreeTest, NamesAreTrimmedOfPadding) {
+  TreeRequest r = ForFixture();
+  r.include_hidden = true;  // the menu is closed
+  Result<TreeResult> tree = MakeError(ErrorCode::kNotFound, "not yet");
+  test::WaitUntil(
+      [&] {
+        tree = ax_->Tree(r);
+        return tree.ok() && FindNode(tree->apps, Role::kMenuItem, "New") != nullptr;
+      },
+      milliseconds(10000));
+  ASSERT_TRUE(tree.ok()) << tree.error().ToString();
+  EXPECT_NE(FindNode(tree->apps, Role::kMenuItem, "Save"), nullptr);
+  ForEachNode(tree->apps, [](const Node& n, int) {
+    EXPECT_EQ(n.name.find("  "), std::string::npos) << '"' << n.name << '"';
+    if (!n.name.empty()) {
+      EXPECT_NE(n.name.back(), ' ') << '"' << n.name << '"';
+    }
+  });
+}
+
 TEST_F(AtspiTreeTest, AppThatQuitIsReportedNotHung) {
   ASSERT_TRUE(WaitForTree(*ax_, ForFixture()).ok());
   int pid = fixture_->pid();
