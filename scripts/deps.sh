@@ -25,6 +25,7 @@ UISCOPE_TEST_PACKAGES=(
   xterm tesseract-ocr
   x11-apps gtk-3-examples xclip
   qtbase5-dev libgtk-4-dev chromium
+  libgtk2.0-dev
 )
 
 uiscope_missing_packages() {

@@ -272,6 +272,14 @@ std::string CompactLine(const Node& n, int depth) {
   if (!n.name.empty()) {
     line += ' ';
     AppendQuoted(line, n.name);
+  } else if (!n.description.empty()) {
+    // An element with no name but a description (an icon button's tooltip:
+    // kcalc's "Clear Display [Escape]") is known by it, and `find` finds it
+    // by it. It is printed as desc=, not as the name: a name is what the
+    // element shows, and an agent that looks for "Clear Display" on screen
+    // or in a later OCR reading would not see it.
+    line += " desc=";
+    AppendQuoted(line, n.description);
   }
   if (!n.id.empty()) line += " id=" + n.id;
   if (n.role == Role::kApplication && n.pid > 0) line += " pid=" + std::to_string(n.pid);
@@ -457,6 +465,10 @@ json SemanticEntry(const Node& n, SemanticKind kind) {
     case SemanticKind::kText:
     case SemanticKind::kNone:
       break;
+  }
+  // As in the compact format: an unnamed control is known by its description.
+  if (kind != SemanticKind::kWindow && n.name.empty() && !n.description.empty()) {
+    e["description"] = Utf8(n.description);
   }
   if (n.bounds) e["bounds"] = SemanticBounds(*n.bounds);
   return e;

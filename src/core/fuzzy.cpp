@@ -273,13 +273,18 @@ std::vector<std::string_view> FoldedWords(std::string_view folded) {
 size_t EditDistance(std::string_view a, std::string_view b) {
   const std::u32string x = CodePoints(a);
   const std::u32string y = CodePoints(b);
-  std::vector<size_t> prev(y.size() + 1), cur(y.size() + 1);
+  // Three rows: the one two back holds what a transposition starts from.
+  std::vector<size_t> before(y.size() + 1), prev(y.size() + 1), cur(y.size() + 1);
   for (size_t j = 0; j <= y.size(); ++j) prev[j] = j;
   for (size_t i = 1; i <= x.size(); ++i) {
     cur[0] = i;
     for (size_t j = 1; j <= y.size(); ++j) {
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] != y[j - 1])});
+      if (i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1]) {
+        cur[j] = std::min(cur[j], before[j - 2] + 1);
+      }
     }
+    std::swap(before, prev);
     std::swap(prev, cur);
   }
   return prev[y.size()];

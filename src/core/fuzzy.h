@@ -23,8 +23,12 @@ std::string FoldText(std::string_view text);
 // The words of folded text (split on spaces).
 std::vector<std::string_view> FoldedWords(std::string_view folded);
 
-// Levenshtein distance in Unicode code points (invalid UTF-8 bytes count as
-// one code point each).
+// Edit distance in Unicode code points (invalid UTF-8 bytes count as one
+// code point each): insertions, deletions, substitutions and transpositions
+// of two neighbours ("Sumbit" / "Submit") cost one each, the optimal string
+// alignment distance. Swapped neighbours are the commonest typo of a fast
+// typist; Levenshtein counts them as two edits, more than a word of up to
+// eight letters is allowed, so "Sumbit" found nothing.
 size_t EditDistance(std::string_view a, std::string_view b);
 
 // 1 - EditDistance / the longer length in code points: 1 for equal texts, 0

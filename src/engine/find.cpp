@@ -29,6 +29,26 @@ std::optional<Point> ClickPoint(const Node& n, const Frame& frame) {
   return r.Center();
 }
 
+// What an element is called: its name, or, when it has none, its
+// description. Icon buttons are often named only by their tooltip (kcalc's
+// "Clear Display [Escape]", gnome-calculator's "Primary menu"), and the
+// compact format prints that description in the name's place.
+const std::string& Label(const Node& n) { return n.name.empty() ? n.description : n.name; }
+
+// A description of a named element ("Undo [Ctrl+Z]" on "Undo") matches too,
+// but below what the same words in a name would score: the name is what the
+// element shows.
+constexpr double kDescriptionWeight = 0.9;
+
+double LabelScore(std::string_view query, const Node& n) {
+  if (n.name.empty()) return MatchScore(query, n.description);
+  double score = MatchScore(query, n.name);
+  if (score < 1 && !n.description.empty()) {
+    score = std::max(score, kDescriptionWeight * MatchScore(query, n.description));
+  }
+  return score;
+}
+
 struct Ranked {
   FindMatch match;
   bool interactive = false;
@@ -78,9 +98,9 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
     if (query.role && n.role != *query.role) return;
     double score = 1;
     if (query.exact) {
-      if (n.name != query.name) return;
+      if (Label(n) != query.name) return;
     } else if (!query.name.empty()) {
-      score = MatchScore(query.name, n.name);
+      score = LabelScore(query.name, n);
       if (score <= 0) return;
     }
     found.push_back({{&n, score, ClickPoint(n, frame)},
@@ -108,14 +128,15 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
     std::map<std::string, bool> best_interactive;
     ForEachNode(roots, [&](const Node& n, int) {
       if (should_stop()) return;
-      if (n.name.empty() || n.role == Role::kApplication) return;
-      const double score = SuggestionScore(query.name, n.name);
+      const std::string& label = Label(n);
+      if (label.empty() || n.role == Role::kApplication) return;
+      const double score = SuggestionScore(query.name, label);
       if (score < kMinSuggestionScore) return;
-      const std::string key = FoldText(n.name);
+      const std::string key = FoldText(label);
       auto it = best.find(key);
       const bool interactive = IsInteractiveRole(n.role);
       if (it == best.end() || (interactive && !best_interactive[key])) {
-        best[key] = {n.name, n.role, n.id, score};
+        best[key] = {label, n.role, n.id, score};
         best_interactive[key] = interactive;
       }
     });

@@ -3,8 +3,11 @@
 //
 // Labels match fuzzily (core/fuzzy.h): case- and accent-insensitive, by
 // words in any order, a word matching a whole word, a prefix or a part of
-// one, long words with a typo or two. `exact` asks for the whole name,
-// character for character. Any node can match — accessible, merged, or
+// one, long words with a typo or two (a swap of two neighbours is one).
+// `exact` asks for the whole name, character for character. An element
+// without a name is known by its description (an icon button's tooltip,
+// "Clear Display [Escape]"); a named element's description matches too, a
+// little below the same words in a name. Any node can match — accessible, merged, or
 // found in the pixels (OCR text, vision elements) when the snapshot was
 // perceived with those sources — and each match says which, with its
 // confidence, so a caller can prefer what it trusts.

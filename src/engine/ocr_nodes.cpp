@@ -41,7 +41,13 @@ void CollectTargets(const Node& n, std::vector<size_t>& path, std::vector<OcrTar
   const bool empty_window = IsWindowRole(n.role) && !HasContent(n);
   const bool blind_widget =
       (n.role == Role::kCanvas || n.role == Role::kTerminal) && n.children.empty();
-  if ((empty_window || blind_widget) && BigEnough(n.bounds)) {
+  // A text leaf that shows text but exposes none: gedit's status bar shows
+  // "Ln 2, Col 9" in a label without name, value or Text.
+  const bool blind_text = (n.role == Role::kLabel || n.role == Role::kText ||
+                           n.role == Role::kStatusBar) &&
+                          n.children.empty() && n.name.empty() && n.value.empty() &&
+                          n.description.empty() && n.source == Source::kAx;
+  if ((empty_window || blind_widget || blind_text) && BigEnough(n.bounds)) {
     out.push_back(TargetOf(n, path));
     return;
   }

@@ -1,7 +1,8 @@
 // OCR text in the tree: `observe --sources ax,ocr` (DESIGN §3, §5.5).
 //
 // Where accessibility is blind — a window whose tree holds no content, a
-// canvas or terminal widget with nothing inside, an application with no
+// canvas or terminal widget with nothing inside, a label, text or status bar
+// leaf that exposes no text (gedit's "Ln 2, Col 9"), an application with no
 // accessibility at all (xterm) — the window is read by OCR and its lines
 // become `text` nodes with source=ocr and the OCR confidence, under the node
 // that holds them. A window missing from the tree altogether gets an

@@ -166,6 +166,25 @@ TEST(FormatTest, CompactSourcesOtherThanVisionUseExactValues) {
             "[button \"OK\" id=btn_1 value=\"v\" disabled source=merged conf=0.90]\n");
 }
 
+TEST(FormatTest, AnUnnamedElementIsPrintedWithItsDescription) {
+  Snapshot s;
+  Node clear = WithId(MakeNode(Role::kButton, ""), "btn_ac");
+  clear.description = "Clear Display [Escape]";
+  Node undo = WithId(MakeNode(Role::kButton, "Undo"), "btn_undo");
+  undo.description = "Undo [Ctrl+Z]";  // named: the description costs tokens only
+  Node bare = WithId(MakeNode(Role::kButton, ""), "btn_bare");
+  s.roots = {clear, undo, bare};
+  EXPECT_EQ(MustFormat(s, Options(Format::kCompact)).text,
+            "[button desc=\"Clear Display [Escape]\" id=btn_ac]\n"
+            "[button \"Undo\" id=btn_undo]\n"
+            "[button id=btn_bare]\n");
+  const json semantic = MustFormat(s, Options(Format::kSemantic)).json;
+  ASSERT_EQ(semantic["buttons"].size(), 3u);
+  EXPECT_EQ(semantic["buttons"][0]["label"], "");
+  EXPECT_EQ(semantic["buttons"][0]["description"], "Clear Display [Escape]");
+  EXPECT_FALSE(semantic["buttons"][1].contains("description"));
+}
+
 TEST(FormatTest, CompactControlCharactersAreEscaped) {
   Snapshot s;
   s.roots = {WithId(MakeNode(Role::kLabel, "a\tb\rc\x1b"), "lbl_1")};

@@ -29,6 +29,34 @@ TEST(FuzzyTest, EditDistanceCountsCodePoints) {
   EXPECT_DOUBLE_EQ(Similarity("", ""), 1.0);
 }
 
+TEST(FuzzyTest, SwappedNeighboursAreOneEdit) {
+  EXPECT_EQ(EditDistance("sumbit", "submit"), 1u);
+  EXPECT_EQ(EditDistance("ab", "ba"), 1u);
+  EXPECT_EQ(EditDistance("sumbti", "submit"), 2u) << "two swaps are two edits";
+  EXPECT_EQ(EditDistance("ca", "abc"), 3u) << "a swapped pair is not edited again (OSA)";
+  EXPECT_EQ(EditDistance("éta", "éat"), 1u) << "code points, not bytes";
+  EXPECT_DOUBLE_EQ(Similarity("sumbit", "submit"), 1.0 - 1.0 / 6.0);
+}
+
+TEST(FuzzyTest, SwappedLettersAreForgivenInLongWordsOnly) {
+  const double exact = MatchScore("Submit", "Submit");
+  const double swapped = MatchScore("Sumbit", "Submit");
+  EXPECT_GT(swapped, 0.5) << "\"Sumbit\" finds \"Submit\"";
+  EXPECT_LT(swapped, exact) << "below the exact match";
+  EXPECT_DOUBLE_EQ(swapped, MatchScore("Sibmit", "Submit")) << "a swap costs what a typo costs";
+  EXPECT_GT(MatchScore("Sumbit form", "Submit form"), 0.5);
+  EXPECT_GT(MatchScore("Pasword", "Password"), 0.5);
+  // Swaps in short words stay unforgiven: each spells another word.
+  EXPECT_EQ(MatchScore("form", "From"), 0.0);
+  EXPECT_EQ(MatchScore("Slat", "Salt"), 0.0);
+  EXPECT_EQ(MatchScore("two", "Tow"), 0.0);
+  EXPECT_EQ(MatchScore("fiel", "File"), 0.0);
+  // Two swaps in six letters are two typos, one more than allowed.
+  EXPECT_EQ(MatchScore("Sumbti", "Submit"), 0.0);
+  EXPECT_EQ(MatchScore("Sumbit", "Subject"), 0.0);
+  EXPECT_EQ(MatchScore("Sumbit", "Summary"), 0.0);
+}
+
 TEST(FuzzyTest, TyposAllowedGrowWithWordLength) {
   EXPECT_EQ(AllowedTypos(4), 0);
   EXPECT_EQ(AllowedTypos(5), 1);

@@ -100,6 +100,86 @@ TEST(FindTest, AccentsWordOrderPrefixesAndLongTypos) {
             FindNodes(roots, partial)->matches[0].score);
 }
 
+// kcalc names its "AC" key nothing and describes it "Clear Display
+// [Escape]"; gnome-calculator's "Undo" button is described "Undo [Ctrl+Z]".
+std::vector<Node> DescribedTree() {
+  Node clear = MakeNode(Role::kButton, "", Rect{10, 10, 40, 30});
+  clear.description = "Clear Display [Escape]";
+  Node undo = MakeNode(Role::kButton, "Undo", Rect{60, 10, 40, 30});
+  undo.description = "Undo [Ctrl+Z]";
+  Node display = MakeNode(Role::kLabel, "Display", Rect{10, 50, 200, 30});
+  Node submit = MakeNode(Role::kButton, "Submit", Rect{10, 90, 80, 30});
+  std::vector<Node> roots = {MakeNode(Role::kWindow, "KCalc", Rect{0, 0, 300, 200},
+                                      {clear, undo, display, submit})};
+  AssignIds(roots);
+  return roots;
+}
+
+TEST(FindTest, AnUnnamedElementIsFoundByItsDescription) {
+  const std::vector<Node> roots = DescribedTree();
+  FindQuery q;
+  q.name = "Clear Display";
+  auto r = FindNodes(roots, q);
+  ASSERT_TRUE(r.ok());
+  ASSERT_GE(r->total, 1);
+  EXPECT_EQ(r->matches[0].node->description, "Clear Display [Escape]");
+
+  FindQuery exact;
+  exact.name = "Clear Display [Escape]";
+  exact.exact = true;
+  auto e = FindNodes(roots, exact);
+  ASSERT_EQ(e->total, 1) << "the description is the unnamed element's whole label";
+  EXPECT_EQ(e->matches[0].node->role, Role::kButton);
+
+  FindQuery typo;
+  typo.name = "Claer Dispaly";
+  auto t = FindNodes(roots, typo);
+  ASSERT_GE(t->total, 1);
+  EXPECT_EQ(t->matches[0].node->description, "Clear Display [Escape]");
+
+  FindQuery miss;
+  miss.name = "Clear Dsplay Now";
+  auto m = FindNodes(roots, miss);
+  EXPECT_EQ(m->total, 0);
+  ASSERT_FALSE(m->similar.empty());
+  EXPECT_EQ(m->similar[0].name, "Clear Display [Escape]") << "suggested by its description";
+}
+
+TEST(FindTest, ANamedElementsDescriptionRanksBelowNames) {
+  const std::vector<Node> roots = DescribedTree();
+  FindQuery q;
+  q.name = "ctrl z";
+  auto r = FindNodes(roots, q);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->total, 1);
+  EXPECT_EQ(r->matches[0].node->name, "Undo");
+  EXPECT_LT(r->matches[0].score, 0.95);
+
+  FindQuery display;
+  display.name = "display";
+  auto d = FindNodes(roots, display);
+  ASSERT_EQ(d->total, 2);
+  EXPECT_EQ(d->matches[0].node->name, "Display") << "a name before a description";
+  EXPECT_GT(d->matches[0].score, d->matches[1].score);
+}
+
+TEST(FindTest, SwappedLettersFindTheElementBelowAnExactMatch) {
+  std::vector<Node> roots = DescribedTree();
+  FindQuery q;
+  q.name = "Sumbit";
+  auto r = FindNodes(roots, q);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->total, 1);
+  EXPECT_EQ(r->matches[0].node->name, "Submit");
+  EXPECT_LT(r->matches[0].score, 1.0);
+  roots[0].children.push_back(MakeNode(Role::kButton, "Sumbit", Rect{100, 90, 80, 30}));
+  AssignIds(roots);
+  auto both = FindNodes(roots, q);
+  ASSERT_EQ(both->total, 2);
+  EXPECT_EQ(both->matches[0].node->name, "Sumbit") << "the exact name first";
+  EXPECT_EQ(both->matches[1].node->name, "Submit");
+}
+
 TEST(FindTest, ClickPointIsTheCentreOfTheVisiblePart) {
   const std::vector<Node> roots = Tree();
   FindQuery q;

@@ -13,8 +13,10 @@
 #include <functional>
 #include <map>
 
+#include "core/format.h"
 #include "core/ids.h"
 #include "engine/desktop.h"
+#include "engine/find.h"
 #include "engine/observe.h"
 #include "support/desktop_fixture.h"
 #include "support/fixture_app.h"
@@ -198,7 +200,8 @@ TEST_P(ToolkitObserveTest, FormHasNormalisedRolesNamesAndRealBounds) {
   for (int i = 1; i <= 5; ++i) {
     EXPECT_NE(FindNode(roots, Role::kLabel, "Row " + std::to_string(i)), nullptr) << i;
   }
-  EXPECT_EQ(CountRole(roots, Role::kButton), 2 + 5);  // Login, Add row, five Open
+  // Login, Add row, five Open; on GTK 4 also Clear and the Undo icon.
+  EXPECT_EQ(CountRole(roots, Role::kButton), 2 + 5 + (toolkit() == Toolkit::kGtk4 ? 2 : 0));
   // Each row reads as it shows: its label, then its Open button.
   ForEachNode(roots, [](const Node& n, int) {
     if (n.role != Role::kListItem) return;
@@ -447,6 +450,66 @@ TEST_P(FixtureControlTest, ReadsTheAppStateBack) {
   EXPECT_TRUE(ToRect(*window).Contains(ToRect(*login)));
   EXPECT_TRUE(app_->Quit().ok());
 }
+
+// Reading what a toolkit exposes in odd places (issue 15, part 7).
+using Gtk4ReadingTest = ToolkitObserveTest;
+using WebReadingTest = ToolkitObserveTest;
+
+// GTK 4.8 names a button whose label has a mnemonic "_Clear Clear" and shows
+// the label again as its child (gnome-calculator's "7 7"); an icon button
+// has only a description, from its tooltip.
+TEST_P(Gtk4ReadingTest, AButtonIsNamedOnceAndAnIconButtonByItsDescription) {
+  Launch();
+  auto obs = ObserveFresh([](const std::vector<Node>& roots) {
+    return FindNode(roots, Role::kButton, "Clear") != nullptr ||
+           FindNode(roots, Role::kButton, "_Clear Clear") != nullptr;
+  });
+  ASSERT_TRUE(obs.ok()) << obs.error().ToString();
+  const std::vector<Node>& roots = obs->snapshot.roots;
+  EXPECT_EQ(FindNode(roots, Role::kButton, "Clear Clear"), nullptr);
+  EXPECT_EQ(FindNode(roots, Role::kButton, "_Clear Clear"), nullptr);
+  const Node* clear = FindNode(roots, Role::kButton, "Clear");
+  ASSERT_NE(clear, nullptr);
+  EXPECT_EQ(FindNode(clear->children, Role::kLabel, "Clear"), nullptr)
+      << "the label that repeats the button's name is dropped";
+
+  FindQuery query;
+  query.name = "Undo last change";
+  auto found = FindNodes(roots, query);
+  ASSERT_TRUE(found.ok()) << found.error().ToString();
+  ASSERT_GE(found->total, 1);
+  const Node& undo = *found->matches[0].node;
+  EXPECT_EQ(undo.role, Role::kButton);
+  EXPECT_EQ(undo.description, "Undo last change [Ctrl+Z]");
+  EXPECT_NE(FormatNodeLine(undo).find("desc=\"Undo last change [Ctrl+Z]\""), std::string::npos)
+      << FormatNodeLine(undo);
+}
+
+// Chromium's <select> is a combo box whose text is one U+FFFC (its list of
+// options, an embedded object): its value is the chosen option.
+TEST_P(WebReadingTest, ASelectShowsItsChosenOption) {
+  Launch();
+  auto obs = ObserveFresh([](const std::vector<Node>& roots) {
+    const Node* fruit = FindNode(roots, Role::kComboBox, "Fruit");
+    return fruit != nullptr && !fruit->value.empty();
+  });
+  ASSERT_TRUE(obs.ok()) << obs.error().ToString();
+  const Node* fruit = FindNode(obs->snapshot.roots, Role::kComboBox, "Fruit");
+  ASSERT_NE(fruit, nullptr);
+  EXPECT_EQ(fruit->value, "Banana");
+  ForEachNode(obs->snapshot.roots, [](const Node& n, int) {
+    EXPECT_EQ(n.value.find("\xEF\xBF\xBC"), std::string::npos) << n.name << " holds U+FFFC";
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Gtk4, Gtk4ReadingTest, ::testing::Values(Toolkit::kGtk4),
+                         [](const ::testing::TestParamInfo<Toolkit>& info) {
+                           return std::string(test::ToolkitName(info.param));
+                         });
+INSTANTIATE_TEST_SUITE_P(Web, WebReadingTest, ::testing::Values(Toolkit::kChromium),
+                         [](const ::testing::TestParamInfo<Toolkit>& info) {
+                           return std::string(test::ToolkitName(info.param));
+                         });
 
 INSTANTIATE_TEST_SUITE_P(NewFixtures, FixtureControlTest,
                          ::testing::Values(Toolkit::kGtk3, Toolkit::kQt5, Toolkit::kGtk4,

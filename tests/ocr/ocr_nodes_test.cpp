@@ -87,6 +87,34 @@ TEST(OcrNodesTest, TargetsAreBlindWindowsWidgetsAndMissingWindows) {
   EXPECT_EQ(targets.size(), 2u) << "the xterm belongs to another process";
 }
 
+// gedit's status bar shows "Ln 2, Col 9" in a label that exposes no text.
+TEST(OcrNodesTest, ATextLeafThatExposesNoTextIsRead) {
+  Snapshot s;
+  Node status = MakeNode(Role::kLabel, "", Rect{300, 280, 100, 20});
+  Node named = MakeNode(Role::kLabel, "Ready", Rect{10, 280, 100, 20});
+  Node filled = MakeNode(Role::kText, "", Rect{120, 280, 100, 20});
+  filled.value = "typed";
+  Node tiny = MakeNode(Role::kLabel, "", Rect{230, 280, 4, 4});
+  s.roots.push_back(MakeNode(Role::kApplication, "demo", Rect{},
+                             {MakeNode(Role::kWindow, "Editor", Rect{0, 0, 400, 300},
+                                       {MakeNode(Role::kButton, "Save", Rect{10, 10, 80, 30}),
+                                        named, filled, tiny, status})}));
+  s.roots[0].bounds.reset();
+  AssignIds(s.roots);
+  const std::vector<OcrTarget> targets = FindOcrTargets(s, {}, ObserveRequest{});
+  ASSERT_EQ(targets.size(), 1u) << "only the unnamed, empty, readable label";
+  EXPECT_EQ(targets[0].path, (std::vector<size_t>{0, 0, 4}));
+  const std::string id = s.roots[0].children[0].children[4].id;
+  MergeOcrText(s, {{targets[0], Text({Line("Ln 2, Col 9", Rect{304, 282, 80, 16})})}});
+  // The line is a part of the label with text it does not show (core/merge.h
+  // rule 3): it becomes the label's child.
+  const Node& label = s.roots[0].children[0].children[4];
+  ASSERT_EQ(label.children.size(), 1u);
+  EXPECT_EQ(label.children[0].name, "Ln 2, Col 9");
+  EXPECT_EQ(label.children[0].source, Source::kOcr);
+  EXPECT_EQ(label.id, id);
+}
+
 TEST(OcrNodesTest, TextGoesUnderItsHolderAndExistingIdsStay) {
   Snapshot s = Demo();
   const std::string quit_id = test::FindNode(s.roots, Role::kButton, "Quit")->id;

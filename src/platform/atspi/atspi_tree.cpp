@@ -26,6 +26,7 @@ constexpr char kActionIface[] = "org.a11y.atspi.Action";
 constexpr char kTextIface[] = "org.a11y.atspi.Text";
 constexpr char kValueIface[] = "org.a11y.atspi.Value";
 constexpr char kTableIface[] = "org.a11y.atspi.Table";
+constexpr char kSelectionIface[] = "org.a11y.atspi.Selection";
 constexpr char kPropertiesIface[] = "org.freedesktop.DBus.Properties";
 
 // Text longer than this is cut: a terminal or document can hold megabytes,
@@ -74,6 +75,31 @@ std::string CellAddress(int row, int col) {
   return letters + std::to_string(int64_t{row} + 1);
 }
 
+// U+FFFC, OBJECT REPLACEMENT CHARACTER: where a Text holds an embedded
+// object (a child: a link in a paragraph, a <select>'s list).
+constexpr std::string_view kEmbeddedObject = "\xEF\xBF\xBC";
+
+// `text` without embedded-object characters; "" if nothing else is left but
+// white space. An agent cannot read U+FFFC, and a value of only that says
+// nothing.
+std::string WithoutEmbeddedObjects(std::string text) {
+  for (size_t at = text.find(kEmbeddedObject); at != std::string::npos;
+       at = text.find(kEmbeddedObject, at)) {
+    text.erase(at, kEmbeddedObject.size());
+  }
+  const bool blank = std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isspace(static_cast<unsigned char>(c)) != 0;
+  });
+  if (blank) text.clear();
+  return text;
+}
+
+// Code points in UTF-8 `s` (bytes that do not continue a character).
+size_t CodePoints(std::string_view s) {
+  return static_cast<size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 // Cuts `s` to at most `max` bytes on a UTF-8 character boundary; true if cut.
 bool CutUtf8(std::string* s, size_t max) {
   if (s->size() <= max) return false;
@@ -117,6 +143,18 @@ bool WantsText(std::string_view role) {
   return role == "entry" || role == "text" || role == "terminal" || role == "spin button" ||
          role == "paragraph" || role == "combo box" || role == "editbar" || role == "static" ||
          role == "heading" || role == "caption";
+}
+// Roles whose text is read when they have no name and no children: some
+// engines expose a label's, a document's, a list item's or a status bar's
+// text only through the Text interface, and an agent must read the result
+// of its action from the tree. Named ones carry their text as the name
+// already; a container's text is its children's (Chromium's is one U+FFFC
+// per child), read from them.
+bool MayHoldText(std::string_view role) {
+  return role == "label" || role == "document text" || role == "document frame" ||
+         role == "document email" || role == "article" || role == "block quote" ||
+         role == "list item" || role == "table cell" || role == "status bar" ||
+         role == "tool tip" || role == "notification" || role == "description value";
 }
 bool WantsNumericValue(std::string_view role) {
   return role == "slider" || role == "spin button" || role == "scroll bar" ||
@@ -171,6 +209,101 @@ bool Placed(const Rect& r) {
   return r.x != std::numeric_limits<int32_t>::min() && r.y != std::numeric_limits<int32_t>::min();
 }
 
+// Names and descriptions are labels, read on one line: leading and trailing
+// white space is dropped and a run of spaces and tabs inside becomes one
+// space. Mousepad (0.5) pads its menu items' names for the accelerator
+// column ("Save      "; the shortcut itself is the Action's key binding,
+// not in the name). Line breaks inside are kept: a label may have lines.
+void NormaliseSpace(std::string* s) {
+  std::string out;
+  out.reserve(s->size());
+  bool pending_space = false;
+  for (char c : *s) {
+    if (c == ' ' || c == '\t') {
+      pending_space = !out.empty();
+      continue;
+    }
+    if (c == '\n' || c == '\r') {
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      pending_space = false;
+    } else if (pending_space && out.back() != '\n') {
+      out += ' ';
+    }
+    pending_space = false;
+    out += c;
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  size_t start = 0;
+  while (start < out.size() && (out[start] == '\n' || out[start] == '\r')) ++start;
+  *s = out.substr(start);
+}
+
+bool IsLabelledControl(Role r) {
+  return r == Role::kButton || r == Role::kToggleButton || r == Role::kCheckBox ||
+         r == Role::kRadioButton || r == Role::kMenuItem || r == Role::kCheckMenuItem ||
+         r == Role::kRadioMenuItem || r == Role::kTab || r == Role::kLink;
+}
+
+// The label leaves inside a control, through unnamed boxes (GTK 4 puts a
+// menu button's label in a box beside its arrow).
+void CollectLabels(std::vector<Node>& nodes, std::vector<Node*>& out) {
+  for (Node& n : nodes) {
+    if ((n.role == Role::kLabel || n.role == Role::kText) && n.children.empty() &&
+        !n.name.empty()) {
+      out.push_back(&n);
+    } else if (n.role == Role::kPanel && n.name.empty() && n.actions.empty()) {
+      CollectLabels(n.children, out);
+    }
+  }
+}
+
+// Drops the label leaves named `name` and the unnamed boxes that held
+// nothing else.
+void DropLabelsNamed(std::vector<Node>& nodes, const std::string& name) {
+  std::erase_if(nodes, [&](Node& n) {
+    if ((n.role == Role::kLabel || n.role == Role::kText) && n.children.empty()) {
+      return n.name == name;
+    }
+    if (n.role != Role::kPanel || !n.name.empty() || !n.actions.empty() || n.children.empty()) {
+      return false;
+    }
+    DropLabelsNamed(n.children, name);
+    return n.children.empty();
+  });
+}
+
+// `label` without its mnemonic marks: "_Clear" -> "Clear", "a__b" -> "a_b".
+std::string WithoutMnemonic(std::string_view label) {
+  std::string out;
+  for (size_t i = 0; i < label.size(); ++i) {
+    if (label[i] == '_' && i + 1 < label.size()) ++i;
+    out += label[i];
+  }
+  return out;
+}
+
+// A control shows its name a second time in the label inside it; GTK 4
+// (4.8, gtkatcontext.c) even names a button with use-underline by its label
+// twice, the label property as written and then its label child's text:
+// gnome-calculator's keys are "7 7", "mod mod", a "_Clear" button is
+// "_Clear Clear".
+// The control is named by its label once, an unnamed one by its only label
+// (gnome-calculator's "π", whose markup label gives the button no name),
+// and the label that repeats the name is dropped: it is the same thing.
+void FoldRepeatedLabel(Node& control) {
+  if (!IsLabelledControl(control.role)) return;
+  std::vector<Node*> labels;
+  CollectLabels(control.children, labels);
+  if (labels.size() != 1) return;
+  const std::string text = labels[0]->name;
+  const std::string_view name = control.name;
+  const bool doubled = name.size() > text.size() + 1 && name.ends_with(text) &&
+                       name[name.size() - text.size() - 1] == ' ' &&
+                       WithoutMnemonic(name.substr(0, name.size() - text.size() - 1)) == text;
+  if (control.name.empty() || doubled) control.name = text;
+  if (control.name == text) DropLabelsNamed(control.children, text);
+}
+
 // What the walk does differently for a toolkit's bridge (see Quirks()).
 struct ToolkitQuirks {
   // Ask for the Accessible properties with one Properties.GetAll per node;
@@ -189,6 +322,10 @@ struct ToolkitQuirks {
   // reading order; tab panels are "scroll pane"s; <label> text is a child
   // text leaf; the browser's own views leave empty, unnamed panels.
   bool chromium = false;
+  // GTK 2 (GAIL): the items of an open menu, a popup window of its own, are
+  // never "showing" (only "visible"), and keep their state and extents when
+  // the menu closes; the X server says which popups are open.
+  bool gtk2 = false;
 };
 
 // One object of the walk, filled as replies arrive.
@@ -236,8 +373,15 @@ std::string AppLabel(const AppInfo& app, const std::string& bus = "") {
 // A pipelined walk of one application's tree.
 class Walker {
  public:
-  Walker(DbusConnection& conn, const TreeRequest& request, Rect screen, ToolkitQuirks quirks)
-      : pipeline_(conn), request_(request), screen_(screen), quirks_(quirks) {}
+  // `popups`: the open popup windows' boxes (X11Display::MappedPopups), for
+  // GTK 2's menus.
+  Walker(DbusConnection& conn, const TreeRequest& request, Rect screen, ToolkitQuirks quirks,
+         std::vector<Rect> popups = {})
+      : pipeline_(conn),
+        request_(request),
+        screen_(screen),
+        quirks_(quirks),
+        popups_(std::move(popups)) {}
 
   // With `first_reply_by`, gives up then when the app has answered nothing
   // (silent() is true): see Tree().
@@ -278,6 +422,10 @@ class Walker {
     if (cut_text_ > 0) {
       cuts.push_back(std::to_string(cut_text_) + " names or descriptions cut at " +
                      std::to_string(kMaxTextChars) + " bytes");
+    }
+    if (cut_values_ > 0) {
+      cuts.push_back(std::to_string(cut_values_) + " texts (values) cut at " +
+                     std::to_string(kMaxTextChars) + " characters");
     }
     return cuts;
   }
@@ -458,6 +606,8 @@ class Walker {
     if (--nodes_[idx].stage1_pending != 0) return;
     RawNode& n = nodes_[idx];
     if (n.dead) return;
+    NormaliseSpace(&n.name);
+    NormaliseSpace(&n.description);
     cut_text_ += CutUtf8(&n.name, kMaxTextChars) + CutUtf8(&n.description, kMaxTextChars);
     bytes_ += n.name.size() + n.description.size();
     std::string_view role = RoleName(n.role);
@@ -475,6 +625,7 @@ class Walker {
       n.pruned = true;
       return;
     }
+    if (quirks_.gtk2 && InOpenPopup(n)) n.states.Set(State::kShowing);
     if (n.depth > 0 && !request_.include_hidden) {
       bool showing = n.states.Has(State::kShowing);
       // A zero-sized or unplaced node cannot be judged by geometry; keep it
@@ -509,8 +660,8 @@ class Walker {
     }
     bool wants_actions = request_.fetch_actions && n.depth > 0 &&
                          (IsInteractiveRole(n.normalised) || n.normalised == Role::kLink);
-    bool wants_value = request_.fetch_values && !password &&
-                       (WantsNumericValue(role) || WantsText(role) || n.cell_row >= 0);
+    bool wants_value =
+        request_.fetch_values && !password && (WantsNumericValue(role) || ReadsText(n));
     if (!wants_actions && !wants_value) return;
     // Ask which interfaces the object has before calling into one: GTK's
     // bridge answers a call on a missing interface with a CRITICAL on the
@@ -530,6 +681,20 @@ class Walker {
           if (wants_actions && has(kActionIface)) RequestActions(idx);
           if (wants_value) RequestValue(idx, has(kValueIface), has(kTextIface));
         });
+  }
+
+  // GTK 2 (gailwidget.c, 2.24) marks the items of an open menu "visible"
+  // and never "showing", and they keep that state and their extents once
+  // the menu closes: GIMP 2.10's open menus were pruned whole. A menu is an
+  // override-redirect popup window; an item that lies inside an open one is
+  // showing.
+  bool InOpenPopup(const RawNode& n) const {
+    if (n.states.Has(State::kShowing) || !n.states.Has(State::kVisible) || !n.has_extents ||
+        n.extents.Empty() || !Placed(n.extents)) {
+      return false;
+    }
+    return std::any_of(popups_.begin(), popups_.end(),
+                       [&](const Rect& popup) { return popup.Contains(n.extents); });
   }
 
   // Qt 5 Widgets (qaccessiblewidgets / complexwidgets, 5.15):
@@ -646,6 +811,14 @@ class Walker {
     return -1;
   }
 
+  // Whether the node's value is its Text (cut at kMaxTextChars; the walk
+  // stops growing past kMaxTreeBytes of text in all).
+  static bool ReadsText(const RawNode& n) {
+    const std::string_view role = RoleName(n.role);
+    return WantsText(role) || n.cell_row >= 0 ||
+           (n.name.empty() && n.child_count == 0 && MayHoldText(role));
+  }
+
   void RequestActions(int idx) {
     const ObjectRef& ref = nodes_[idx].ref;
     pipeline_.Add(NewMethodCall(ref.bus, ref.path, kActionIface, "GetActions"),
@@ -663,7 +836,7 @@ class Walker {
           nodes_[idx].value = FormatNumber(v);
         }
       });
-    } else if ((WantsText(role) || nodes_[idx].cell_row >= 0) && has_text) {
+    } else if (ReadsText(nodes_[idx]) && has_text) {
       RequestText(idx, kMaxTextChars, true);
     }
   }
@@ -678,10 +851,15 @@ class Walker {
     int32_t start = 0;
     dbus_message_append_args(m.get(), DBUS_TYPE_INT32, &start, DBUS_TYPE_INT32, &end,
                              DBUS_TYPE_INVALID);
-    pipeline_.Add(std::move(m), [this, idx, retry_with_length](DBusMessage* r) {
+    pipeline_.Add(std::move(m), [this, idx, end, retry_with_length](DBusMessage* r) {
       DBusMessageIter it;
       std::string text;
       if (!IsReturn(r) || !dbus_message_iter_init(r, &it) || !ReadString(&it, &text)) return;
+      // A text as long as the range asked for is longer, most likely: the
+      // walk says how many it cut.
+      if (end == kMaxTextChars && CodePoints(text) >= static_cast<size_t>(kMaxTextChars)) {
+        ++cut_values_;
+      }
       if (text.empty() && retry_with_length) {
         pipeline_.Add(PropertyGet(nodes_[idx].ref, kTextIface, "CharacterCount"),
                       [this, idx](DBusMessage* r2) {
@@ -694,11 +872,61 @@ class Walker {
                       });
         return;
       }
+      // Chromium's <select> (a "combo box") holds one embedded object, its
+      // list of options: the value is the option chosen in that list.
+      const bool embedded = text.find(kEmbeddedObject) != std::string::npos;
+      if (embedded) text = WithoutEmbeddedObjects(std::move(text));
+      if (embedded && text.empty() && RoleName(nodes_[idx].role) == "combo box") {
+        RequestChosenOption(idx);
+        return;
+      }
       // Labels and headings already carry their text as the name.
       if (text != nodes_[idx].name) {
         bytes_ += text.size();
         nodes_[idx].value = std::move(text);
       }
+    });
+  }
+
+  // The name of the option selected in a combo box's list (its first child,
+  // through the list's Selection): Chromium's collapsed <select> keeps its
+  // list and all options but the chosen one unshown, so the walk never
+  // reaches it.
+  void RequestChosenOption(int idx) {
+    const ObjectRef& ref = nodes_[idx].ref;
+    MessagePtr m = NewMethodCall(ref.bus, ref.path, kAccessibleIface, "GetChildAtIndex");
+    int32_t first = 0;
+    dbus_message_append_args(m.get(), DBUS_TYPE_INT32, &first, DBUS_TYPE_INVALID);
+    pipeline_.Add(std::move(m), [this, idx](DBusMessage* r) {
+      DBusMessageIter it;
+      ObjectRef list;
+      if (!IsReturn(r) || !dbus_message_iter_init(r, &it) || !ReadObjectRef(&it, &list) ||
+          list.IsNull()) {
+        return;
+      }
+      MessagePtr m2 = NewMethodCall(list.bus, list.path, kSelectionIface, "GetSelectedChild");
+      int32_t index = 0;
+      dbus_message_append_args(m2.get(), DBUS_TYPE_INT32, &index, DBUS_TYPE_INVALID);
+      pipeline_.Add(std::move(m2), [this, idx](DBusMessage* r2) {
+        DBusMessageIter it2;
+        ObjectRef option;
+        if (!IsReturn(r2) || !dbus_message_iter_init(r2, &it2) || !ReadObjectRef(&it2, &option) ||
+            option.IsNull()) {
+          return;
+        }
+        MessagePtr get_name = PropertyGet(option, kAccessibleIface, "Name");
+        pipeline_.Add(std::move(get_name), [this, idx](DBusMessage* r3) {
+          DBusMessageIter it3;
+          std::string name;
+          if (!IsReturn(r3) || !dbus_message_iter_init(r3, &it3) ||
+              !ReadVariantString(&it3, &name)) {
+            return;
+          }
+          CutUtf8(&name, kMaxTextChars);
+          bytes_ += name.size();
+          nodes_[idx].value = std::move(name);
+        });
+      });
     });
   }
 
@@ -1136,6 +1364,7 @@ class Walker {
       node.name = std::move(node.children[0].name);
       node.children.clear();
     }
+    FoldRepeatedLabel(node);
     // Reading order: GTK 3 grids list their children last-attached first,
     // so a form would read bottom-up. When every sibling is placed, order
     // them top to bottom, then left to right (stable: stacked pages keep
@@ -1158,6 +1387,7 @@ class Walker {
   const TreeRequest& request_;
   Rect screen_;
   ToolkitQuirks quirks_;
+  std::vector<Rect> popups_;
   std::vector<RawNode> nodes_;
   std::unordered_set<ObjectRef, ObjectRefHash> seen_;
   std::unordered_map<ObjectRef, int, ObjectRefHash> index_;  // node of each object
@@ -1165,6 +1395,7 @@ class Walker {
   bool app_gone_ = false;
   bool cut_nodes_ = false, cut_depth_ = false, cut_bytes_ = false, cut_time_ = false;
   int cut_text_ = 0;
+  int cut_values_ = 0;  // Text values that filled the kMaxTextChars asked for
   size_t bytes_ = 0;
   Clock::time_point grow_until_ = Clock::time_point::max();
   std::vector<std::string> notes_;  // containers read by what is in view
@@ -1197,6 +1428,10 @@ bool IsGtk4(const AppInfo& app) {
          app.toolkit_version[0] == '4';
 }
 
+// GTK 2's accessibility is GAIL's: its apps name their toolkit "GAIL"
+// (GIMP 2.10); GTK 3's name "GTK" or "gtk".
+bool IsGtk2(const AppInfo& app) { return AsciiLower(app.toolkit) == "gail"; }
+
 ToolkitQuirks Quirks(const AppInfo& app) {
   const std::string toolkit = AsciiLower(app.toolkit);
   ToolkitQuirks q;
@@ -1209,6 +1444,7 @@ ToolkitQuirks Quirks(const AppInfo& app) {
   q.get_all = !toolkit.empty() && !q.qt;
   q.gtk4 = IsGtk4(app);
   q.chromium = toolkit == "chromium";
+  q.gtk2 = IsGtk2(app);
   return q;
 }
 
@@ -1503,6 +1739,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
   // through AT_SPI_BUS_ADDRESS alone) nothing is clipped by it.
   Rect screen{0, 0, 1 << 20, 1 << 20};
   std::vector<x11::TopLevel> toplevels;
+  std::vector<Rect> popups;
   if (!display_ || display_->broken()) {
     display_.reset();
     if (auto display = x11::X11Display::Open(options_.display); display.ok()) {
@@ -1514,6 +1751,10 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     bool need_toplevels = std::any_of(selected.begin(), selected.end(),
                                       [](const AppHandle* h) { return IsGtk4(h->info); });
     if (need_toplevels) toplevels = display_->TopLevels();
+    if (std::any_of(selected.begin(), selected.end(),
+                    [](const AppHandle* h) { return IsGtk2(h->info); })) {
+      popups = display_->MappedPopups();
+    }
   }
 
   const bool single = selected.size() == 1 && (request.pid != 0 || !wanted.empty());
@@ -1543,7 +1784,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
       return false;
     }
     DbusConnection& conn = ConnectionFor(app, app_deadline);
-    Walker walker(conn, request, screen, Quirks(app.info));
+    Walker walker(conn, request, screen, Quirks(app.info), popups);
     const auto first_reply_by =
         probe ? std::min(Clock::now() + kFirstReplyProbe, app_deadline) : Clock::time_point::max();
     Status status = walker.Run(app.root, app_deadline, first_reply_by);

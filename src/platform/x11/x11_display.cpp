@@ -189,4 +189,24 @@ std::vector<unsigned long> X11Display::StackingOrder() const {
   return std::vector<unsigned long>(windows.begin(), windows.end());
 }
 
+std::vector<Rect> X11Display::MappedPopups() const {
+  Display* d = display_;
+  Window root = DefaultRootWindow(d);
+  std::vector<Rect> popups;
+  Window root_ret = 0, parent = 0;
+  Window* children = nullptr;
+  unsigned int n = 0;
+  if (XQueryTree(d, root, &root_ret, &parent, &children, &n) && children != nullptr) {
+    XPtr<Window> owned(children);
+    for (unsigned int i = 0; i < n; ++i) {
+      XWindowAttributes attrs;
+      if (XGetWindowAttributes(d, children[i], &attrs) && attrs.map_state == IsViewable &&
+          attrs.override_redirect) {
+        popups.push_back(Rect{attrs.x, attrs.y, attrs.width, attrs.height});
+      }
+    }
+  }
+  return popups;
+}
+
 }  // namespace uiscope::x11

@@ -55,6 +55,10 @@ class X11Display {
   // their stacking order. For what covers what (vision ignores the parts of
   // a window that another one hides).
   std::vector<unsigned long> StackingOrder() const;
+  // The boxes (root coordinates) of the mapped override-redirect children of
+  // the root window: open menus, combo popups, tooltips. GTK 2 never marks
+  // the items of an open menu "showing"; being inside one of these says so.
+  std::vector<Rect> MappedPopups() const;
 
  private:
   X11Display(_XDisplay* display, std::string name) : display_(display), name_(std::move(name)) {}
