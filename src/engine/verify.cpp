@@ -557,7 +557,8 @@ std::string FormatPixelChange(const Verification& v) {
   if (v.pixels.captured) {
     if (v.pixels.bounds) {
       const Rect& b = *v.pixels.bounds;
-      std::snprintf(line, sizeof(line), "pixels: %.2f%% of %lld compared changed, in %d,%d,%d,%d",
+      std::snprintf(line, sizeof(line),
+                    "pixels: %.2f%% of %lld px compared changed, in %d,%d,%d,%d",
                     v.pixels.score * 100, static_cast<long long>(v.pixels.compared_pixels), b.x,
                     b.y, b.w, b.h);
       out += line;
