@@ -1,6 +1,7 @@
 #include "core/geometry.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 
@@ -77,6 +78,33 @@ std::vector<Rect> Subtract(const Rect& a, const std::vector<Rect>& holes) {
     parts = std::move(next);
   }
   return parts;
+}
+
+Rect BoundingBox(const std::vector<Rect>& rects) {
+  Rect box;
+  for (const Rect& r : rects) box = Union(box, r);
+  return box;
+}
+
+std::vector<Rect> DisjointUnion(const std::vector<Rect>& rects) {
+  std::vector<Rect> out;
+  for (const Rect& r : rects) {
+    std::vector<Rect> fresh = Subtract(r, out);
+    out.insert(out.end(), fresh.begin(), fresh.end());
+  }
+  return out;
+}
+
+int64_t TotalArea(const std::vector<Rect>& disjoint) {
+  int64_t area = 0;
+  for (const Rect& r : disjoint) area += r.Area();
+  return area;
+}
+
+std::vector<Rect> UncoveredParts(const Rect& r, const std::vector<Rect>& stack, size_t layer) {
+  if (layer >= stack.size()) return r.Empty() ? std::vector<Rect>{} : std::vector<Rect>{r};
+  return Subtract(
+      r, std::vector<Rect>(stack.begin() + static_cast<std::ptrdiff_t>(layer) + 1, stack.end()));
 }
 
 }  // namespace uiscope

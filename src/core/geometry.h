@@ -48,5 +48,16 @@ Rect ClampToFrame(const Rect& r, int width, int height);
 // The parts of `a` that none of `holes` covers, as disjoint rectangles
 // (empty when the holes cover all of it).
 std::vector<Rect> Subtract(const Rect& a, const std::vector<Rect>& holes);
+// Smallest rectangle holding every non-empty one of `rects`; empty when none.
+Rect BoundingBox(const std::vector<Rect>& rects);
+// The area `rects` cover together as disjoint rectangles: each one less
+// what the ones before it cover, so an overlap counts once. Its total area
+// is the union's.
+std::vector<Rect> DisjointUnion(const std::vector<Rect>& rects);
+int64_t TotalArea(const std::vector<Rect>& disjoint);
+// What of `r`, drawn on layer `layer` of `stack` (what each window covers
+// on screen, bottom to top: the stacking order), no layer above covers: the
+// parts of an element that are seen. All of `r` for a layer out of range.
+std::vector<Rect> UncoveredParts(const Rect& r, const std::vector<Rect>& stack, size_t layer);
 
 }  // namespace uiscope

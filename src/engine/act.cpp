@@ -962,8 +962,8 @@ Result<ActionResult> Executor::Run() {
     scope.expect_id = plan_.target->id;
     scope.expect_value = plan_.expect_value;
   }
-  Verifier verifier(*lease_.observer, lease_.hands->capture.get(), plan_.snapshot, scope,
-                    request_.verify);
+  Verifier verifier(*lease_.observer, lease_.hands->capture.get(), lease_.hands->windows.get(),
+                    plan_.snapshot, scope, request_.verify);
   result_.resolve_ms = MsSince(start);
 
   PlannedAction planned = Planned();
@@ -1146,17 +1146,7 @@ std::string FormatActionResult(const ActionResult& r) {
     const Verification& v = *r.verification;
     out += "effect: " + v.effect + " — " + v.reason + "\n";
     out += FormatDiff(v.tree, 20);
-    if (v.pixels.captured) {
-      char line[160];
-      if (v.pixels.bounds) {
-        const Rect& b = *v.pixels.bounds;
-        std::snprintf(line, sizeof(line), "pixels: %.2f%% changed in %d,%d,%d,%d\n",
-                      v.pixels.score * 100, b.x, b.y, b.w, b.h);
-      } else {
-        std::snprintf(line, sizeof(line), "pixels: unchanged\n");
-      }
-      out += line;
-    }
+    out += FormatPixelChange(v);
     for (const auto& w : v.warnings) out += "warning: " + w + "\n";
   }
   return out;

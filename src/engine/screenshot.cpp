@@ -11,6 +11,7 @@
 #include "core/merge.h"
 #include "engine/privacy.h"
 #include "image/resize.h"
+#include "platform/x11/x11_display.h"
 
 namespace uiscope {
 namespace {
@@ -43,6 +44,38 @@ std::string RectText(const Rect& r) {
          std::to_string(r.h);
 }
 
+// The layer (index into `windows`, bottom to top) showing window node `w`:
+// same process, then same title, then the largest overlap. nullopt when no
+// window overlaps it.
+std::optional<size_t> LayerOf(const Node& w, const std::vector<StackedWindow>& windows) {
+  std::optional<size_t> best;
+  int64_t best_score = 0;
+  for (size_t i = 0; i < windows.size(); ++i) {
+    const StackedWindow& s = windows[i];
+    if (w.pid != 0 && s.pid != 0 && s.pid != w.pid) continue;
+    const int64_t overlap = w.bounds ? Intersect(s.bounds, *w.bounds).Area() : 0;
+    if (overlap == 0) continue;
+    int64_t score = overlap;
+    if (w.pid != 0 && s.pid == w.pid) score += int64_t{1} << 40;
+    if (!w.name.empty() && s.title == w.name) score += int64_t{1} << 39;
+    if (score > best_score) {
+      best = i;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+// What of `box` (screen pixels) is seen: its largest part that no window
+// above layer `layer` covers; empty when they cover all of it.
+Rect SeenPart(const Rect& box, const std::vector<Rect>& frames, size_t layer) {
+  Rect best;
+  for (const Rect& part : UncoveredParts(box, frames, layer)) {
+    if (part.Area() > best.Area()) best = part;
+  }
+  return best;
+}
+
 Status Validate(const ScreenshotRequest& request) {
   if (request.region && !request.window.empty()) {
     return MakeError(ErrorCode::kInvalidArgument,
@@ -66,13 +99,26 @@ Status Validate(const ScreenshotRequest& request) {
 
 }  // namespace
 
+std::vector<StackedWindow> StackedWindows(const x11::X11Display& display) {
+  const std::vector<x11::TopLevel> tops = display.TopLevels();
+  std::vector<StackedWindow> out;
+  for (unsigned long id : display.StackingOrder()) {
+    for (const x11::TopLevel& t : tops) {
+      if (t.window != id) continue;
+      out.push_back({t.window, t.pid, t.title, t.bounds, t.frame});
+    }
+  }
+  return out;
+}
+
 Result<ScreenshotResult> TakeScreenshot(ScreenCapture& capture, Observer* observer,
-                                        const ScreenshotRequest& request) {
+                                        const ScreenshotRequest& request,
+                                        const Observation* perceived) {
   if (auto st = Validate(request); !st.ok()) return st.error();
   const std::optional<uint64_t> x_window =
       request.window.empty() ? std::nullopt : ParseXWindowId(request.window);
   const bool window_node = !request.window.empty() && !x_window;
-  if ((request.marks || window_node) && observer == nullptr) {
+  if ((request.marks || window_node) && observer == nullptr && perceived == nullptr) {
     return MakeError(ErrorCode::kUnsupported,
                      request.marks ? "marks need the accessibility tree, which this desktop does "
                                      "not offer; take the screenshot without marks"
@@ -86,7 +132,10 @@ Result<ScreenshotResult> TakeScreenshot(ScreenCapture& capture, Observer* observ
   // The tree first: a window given by element ID needs its bounds, and the
   // marks should describe the screen as captured just after.
   std::optional<Observation> observation;
-  if (request.marks || window_node) {
+  if (perceived != nullptr) {
+    observation = *perceived;
+    result.warnings = observation->warnings;
+  } else if (request.marks || window_node) {
     const auto start = Clock::now();
     auto obs = observer->Observe(request.observe);
     result.observe_ms = MsSince(start);
@@ -156,20 +205,47 @@ Result<ScreenshotResult> TakeScreenshot(ScreenCapture& capture, Observer* observ
   result.frame = Frame{frame->screen_width, frame->screen_height, result.scale};
 
   if (request.marks && observation) {
+    std::vector<Rect> frames;
+    for (const StackedWindow& w : request.windows) frames.push_back(w.frame);
+    // Per window node ID: its layer in the stacking order.
+    std::map<std::string, std::optional<size_t>> layers;
+    auto layer_of = [&](const Node& n) -> std::optional<size_t> {
+      const std::string& window_id = n.role == Role::kWindow ? n.id : n.window;
+      auto it = layers.find(window_id);
+      if (it != layers.end()) return it->second;
+      const Node* w = FindById(observation->snapshot.roots, window_id);
+      std::optional<size_t> layer = w ? LayerOf(*w, request.windows) : std::nullopt;
+      layers[window_id] = layer;
+      return layer;
+    };
     std::vector<const Node*> nodes;
+    std::vector<Rect> seen_boxes;  // screen pixels
     std::vector<MarkToDraw> to_draw;
     int skipped = 0;
+    int covered = 0;
     ForEachNode(observation->snapshot.roots, [&](const Node& n, int) {
       if (!IsMarkable(n)) return;
-      const Rect clipped = Intersect(*n.bounds, result.region);
-      if (clipped.Empty()) return;
+      Rect seen = Intersect(*n.bounds, result.region);
+      if (seen.Empty()) return;
+      if (const auto layer = layer_of(n)) {
+        seen = SeenPart(seen, frames, *layer);
+        if (seen.Empty()) {
+          ++covered;
+          return;
+        }
+      }
       if (static_cast<int>(nodes.size()) >= request.max_marks) {
         ++skipped;
         return;
       }
       nodes.push_back(&n);
-      to_draw.push_back({ToImage(clipped, result.region, result.scale), n.id});
+      seen_boxes.push_back(seen);
+      to_draw.push_back({ToImage(seen, result.region, result.scale), n.id});
     });
+    if (covered > 0) {
+      result.warnings.push_back(std::to_string(covered) +
+                                " elements left unmarked: other windows cover them");
+    }
     if (skipped > 0) {
       result.warnings.push_back(std::to_string(skipped) +
                                 " more elements left unmarked (max_marks " +
@@ -183,7 +259,7 @@ Result<ScreenshotResult> TakeScreenshot(ScreenCapture& capture, Observer* observ
       m.role = nodes[i]->role;
       m.name = nodes[i]->name;
       m.bounds = drawn[i].box;
-      m.screen_bounds = Intersect(*nodes[i]->bounds, result.region);
+      m.screen_bounds = seen_boxes[i];
       m.color = drawn[i].color.Hex();
       result.marks.push_back(std::move(m));
     }
@@ -219,6 +295,8 @@ Result<ScreenshotResult> ScreenshotService::Take(Workspace::Lease& lease,
   auto capture = CaptureFor(lease.display);
   if (!capture.ok()) return capture.error();
   ScreenshotRequest masked_request = request;
+  if (masked_request.windows.empty())
+    masked_request.windows = StackedWindows(*lease.display_connection);
   if (lease.observer != nullptr && lease.observer->hides_anything()) {
     // Deny-listed apps: their windows are blacked out, and one of them is
     // no window to capture (engine/privacy.h).
@@ -237,7 +315,33 @@ Result<ScreenshotResult> ScreenshotService::Take(Workspace::Lease& lease,
     std::vector<Rect> areas = hidden.Regions(windows, lease.display_connection->StackingOrder());
     masked_request.masked.insert(masked_request.masked.end(), areas.begin(), areas.end());
   }
-  auto result = TakeScreenshot(**capture, lease.observer, masked_request);
+  // The marks (and a window named by element ID) come from the same
+  // perception as `observe --sources`.
+  std::optional<Perception> perception;
+  const bool window_node = !request.window.empty() && !ParseXWindowId(request.window);
+  if ((request.marks || window_node) && lease.observer != nullptr) {
+    std::unique_lock reader_lock(reader_mutex_, std::defer_lock);
+    TextReader* reader = nullptr;
+    if (request.sources.ocr || request.sources.vision) {
+      reader_lock.lock();
+      if (!reader_) reader_ = std::make_unique<TextReader>();
+      reader = reader_.get();
+    }
+    auto perceived = Perceive(lease, request.observe, request.sources, reader);
+    if (perceived.ok()) {
+      perception = std::move(perceived).value();
+    } else if (window_node || request.sources.ocr || request.sources.vision ||
+               perceived.error().code == ErrorCode::kNotFound ||
+               perceived.error().code == ErrorCode::kInvalidArgument) {
+      return perceived.error();
+    }
+    // Otherwise TakeScreenshot observes again, and leaves the marks out
+    // with a warning if that fails too.
+  }
+  auto result = TakeScreenshot(**capture, lease.observer, masked_request,
+                               perception ? &perception->observation : nullptr);
+  if (result.ok() && perception)
+    result->observe_ms = perception->observation.snapshot.stats.latency_ms;
   if (!result.ok()) {
     if (result.error().code == ErrorCode::kUnavailable) {
       // The X server (or the bus) went away: reconnect next time.

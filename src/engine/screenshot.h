@@ -3,6 +3,12 @@
 // set-of-marks (each element's box and ID from the current tree), encoded
 // as PNG, WebP or JPEG.
 //
+// Marks show what is seen: an element of a window that another window
+// covers is marked only where it shows (its largest uncovered part), or not
+// at all, by the windows' stacking order. The tree is perceived with the
+// sources asked for (engine/perceive.h), so vision and OCR nodes are marked
+// like accessible ones.
+//
 // Coordinates: the image's pixel (ix, iy) shows screen pixel
 //   (region.x + ix / scale, region.y + iy / scale),
 // where region is the screen rectangle captured and scale = image width /
@@ -28,12 +34,25 @@
 #include "core/node.h"
 #include "core/result.h"
 #include "engine/observe.h"
+#include "engine/perceive.h"
 #include "engine/workspace.h"
 #include "image/draw.h"
 #include "image/image.h"
 #include "platform/capture.h"
 
 namespace uiscope {
+
+// A top-level window as stacking sees it (for what covers what).
+struct StackedWindow {
+  uint64_t id = 0;  // X window ID
+  int pid = 0;      // 0 when unknown
+  std::string title;
+  Rect bounds;  // client area, screen pixels (what window nodes report)
+  Rect frame;   // with the window manager's decorations: what it covers
+};
+
+// The client windows of `display`, bottom to top (X11Display::StackingOrder).
+std::vector<StackedWindow> StackedWindows(const x11::X11Display& display);
 
 struct ScreenshotRequest {
   std::optional<Rect> region;  // screen pixels; clipped to the screen
@@ -46,6 +65,13 @@ struct ScreenshotRequest {
   bool marks = false;      // draw set-of-marks from the current tree
   int max_marks = 500;     // at most this many marks, in tree order
   ObserveRequest observe;  // scope of the tree the marks come from (app, pid, timeout)
+  // What perceives the marked elements (ScreenshotService::Take): the
+  // accessibility tree, and with vision / ocr their nodes too.
+  Sources sources;
+  // The top-level windows, bottom to top: a mark is drawn only where its
+  // window is not covered. Empty = no stacking known, boxes drawn whole
+  // (ScreenshotService::Take fills it in).
+  std::vector<StackedWindow> windows;
   // Screen areas painted black right after the capture, before anything
   // is hashed, scaled or encoded: the windows of deny-listed apps
   // (engine/privacy.h; ScreenshotService::Take fills it in).
@@ -83,13 +109,16 @@ struct ScreenshotResult {
   std::string method;    // capture path: "xshm" or "xgetimage"
 };
 
-// Takes a screenshot through `capture`. `observer` is needed for marks and
-// for window node IDs; null otherwise. Errors: InvalidArgument for a bad
-// request (region outside the screen, region and window together), NotFound
-// for an unknown window, Unsupported for marks without an observer, and
-// whatever capture and observation report.
+// Takes a screenshot through `capture`. The marks and a window given by
+// element ID come from `perceived` when the caller perceived the tree
+// already (with other sources), else from `observer`, which observes the
+// accessibility tree now (null: neither is possible). Errors:
+// InvalidArgument for a bad request (region outside the screen, region and
+// window together), NotFound for an unknown window, Unsupported for marks
+// without an observer, and whatever capture and observation report.
 Result<ScreenshotResult> TakeScreenshot(ScreenCapture& capture, Observer* observer,
-                                        const ScreenshotRequest& request);
+                                        const ScreenshotRequest& request,
+                                        const Observation* perceived = nullptr);
 
 // One ScreenCapture per desktop, kept between calls so the shared memory
 // segment and the damage tracking persist. Each capture has its own X
@@ -100,14 +129,17 @@ class ScreenshotService {
  public:
   explicit ScreenshotService(CaptureOptions options = {}) : options_(options) {}
 
-  // A screenshot of the lease's desktop. Unsupported when the desktop has
-  // no screen to capture (a fake desktop).
+  // A screenshot of the lease's desktop: marks perceived with
+  // `request.sources`, drawn only where they are seen. Unsupported when the
+  // desktop has no screen to capture (a fake desktop).
   Result<ScreenshotResult> Take(Workspace::Lease& lease, const ScreenshotRequest& request);
 
  private:
   Result<ScreenCapture*> CaptureFor(const std::string& display);
 
   CaptureOptions options_;
+  std::mutex reader_mutex_;             // held while reader_ perceives
+  std::unique_ptr<TextReader> reader_;  // OCR for ocr / vision marks, made on first use
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<ScreenCapture>> captures_;  // by display
 };

@@ -8,6 +8,7 @@
 #include "core/format.h"
 #include "core/ids.h"
 #include "image/image_diff.h"
+#include "platform/windows.h"
 
 namespace uiscope {
 namespace {
@@ -28,16 +29,47 @@ constexpr auto kPressMax = std::chrono::milliseconds(400);
 // How long the tree of a moving effect (VerifyScope::moving) must stay the
 // same, from the first evidence or its last change, before the verdict.
 constexpr auto kMovingQuiet = std::chrono::milliseconds(200);
+// How long pixels must stay the same, after the first evidence or their
+// last change, before the verdict: a few frames at 60 Hz, so that a window
+// mapped and then painted, or a repaint spread over two frames, is reported
+// whole.
+constexpr auto kPixelQuiet = std::chrono::milliseconds(60);
+// How long a tree change waits for its repaint. GTK 4 repaints at its next
+// frame clock tick; gnome-calculator's display was repainted more than the
+// old 80 ms lag after its tree changed, and the verdict said "pixels:
+// unchanged". A tree change that repaints nothing (an action list) costs
+// this much.
+constexpr auto kRepaintMax = std::chrono::milliseconds(300);
+// The longest the verdict waits after the first evidence for pixels to stop
+// changing (an animation, a spinner, a blinking caret never do).
+constexpr auto kSettleMax = std::chrono::milliseconds(1000);
+// Tile size of the change areas reported.
+constexpr int kAreaTile = 16;
 
 Rect Inflate(const Rect& r, int m) { return Rect{r.x - m, r.y - m, r.w + 2 * m, r.h + 2 * m}; }
 
 bool CaretLike(const Rect& r) { return r.w <= kCaretMaxWidth; }
 
+// Whether a change of a node is one that is drawn: a name, value, bounds or
+// state such as checked — not only its action list or description, nor the
+// focus alone (a focus ring is not always drawn).
+bool Drawn(const NodeChange& c) {
+  for (const FieldChange& f : c.fields) {
+    if (f.field == "name" || f.field == "value" || f.field == "bounds") return true;
+  }
+  for (const auto* states : {&c.states_added, &c.states_removed}) {
+    for (const std::string& s : *states) {
+      if (s != "focused" && s != "active") return true;
+    }
+  }
+  return false;
+}
+
 // Where the nodes a diff mentions are (after the change for added and
 // changed nodes, before it for removed ones): the repaint an effect causes
-// lands there.
-std::vector<Rect> ChangedAreas(const TreeDiff& diff, const std::vector<Node>& before,
-                               const std::vector<Node>& after) {
+// lands there. With `drawn_only`, only changes that are drawn (Drawn).
+std::vector<Rect> TreeChangeAreas(const TreeDiff& diff, const std::vector<Node>& before,
+                                  const std::vector<Node>& after, bool drawn_only) {
   std::vector<Rect> out;
   for (const AddedNode& a : diff.added) {
     if (a.node.bounds) out.push_back(*a.node.bounds);
@@ -46,6 +78,7 @@ std::vector<Rect> ChangedAreas(const TreeDiff& diff, const std::vector<Node>& be
     if (const Node* n = FindById(before, r.id); n && n->bounds) out.push_back(*n->bounds);
   }
   for (const NodeChange& c : diff.changed) {
+    if (drawn_only && !Drawn(c)) continue;
     if (const Node* n = FindById(after, c.id); n && n->bounds) out.push_back(*n->bounds);
     if (const Node* n = FindById(before, c.id); n && n->bounds) out.push_back(*n->bounds);
   }
@@ -113,10 +146,66 @@ std::string HexHash(uint64_t hash) {
   return buf;
 }
 
-Verifier::Verifier(Observer& observer, ScreenCapture* capture, Snapshot before, VerifyScope scope,
-                   VerifyOptions options)
+std::pair<std::vector<WindowChange>, std::vector<WindowChange>> CompareWindows(
+    const std::vector<WindowInfo>& before, const std::vector<WindowInfo>& after) {
+  auto shown = [](const std::vector<WindowInfo>& list, uint64_t id) {
+    return std::any_of(list.begin(), list.end(),
+                       [&](const WindowInfo& w) { return w.id == id && w.visible; });
+  };
+  std::pair<std::vector<WindowChange>, std::vector<WindowChange>> out;
+  for (const WindowInfo& w : after) {
+    if (w.visible && !shown(before, w.id)) out.first.push_back({w.id, w.title, w.bounds, 0});
+  }
+  for (const WindowInfo& w : before) {
+    if (w.visible && !shown(after, w.id)) out.second.push_back({w.id, w.title, w.bounds, 0});
+  }
+  return out;
+}
+
+namespace {
+
+// One poll's view of the pixels: what was compared, the before pixels of
+// that box (cut from the screen captured before) and the after pixels, in
+// which everything outside the compared windows is the before's.
+struct PixelPoll {
+  Rect region;                 // screen pixels of both images
+  std::vector<Rect> compared;  // screen pixels, clipped to the screen
+  Image before;
+  Image after;
+};
+
+// `after` with everything outside `keep` (image coordinates) taken from
+// `before`: a change on the desktop between two windows is not theirs.
+void KeepOnly(Image& after, const Image& before, const std::vector<Rect>& keep) {
+  if (keep.size() == 1 && keep[0] == Rect{0, 0, after.width, after.height}) return;
+  Image out = before;
+  for (const Rect& k : keep) {
+    const Rect r = ClampToFrame(k, after.width, after.height);
+    for (int y = r.y; y < r.Bottom(); ++y) {
+      std::copy_n(after.Pixel(r.x, y), static_cast<size_t>(r.w) * 3, out.Pixel(r.x, y));
+    }
+  }
+  after = std::move(out);
+}
+
+std::vector<Rect> Localised(const std::vector<Rect>& rects, const Rect& region) {
+  std::vector<Rect> out;
+  for (const Rect& r : rects) out.push_back(r.Translated(-region.x, -region.y));
+  return out;
+}
+
+WindowChange Clipped(WindowChange w, int width, int height) {
+  w.bounds = ClampToFrame(w.bounds, width, height);
+  return w;
+}
+
+}  // namespace
+
+Verifier::Verifier(Observer& observer, ScreenCapture* capture, WindowSystem* windows,
+                   Snapshot before, VerifyScope scope, VerifyOptions options)
     : observer_(observer),
       capture_(capture),
+      windows_(windows),
       before_(std::move(before)),
       scope_(scope),
       options_(options) {
@@ -124,17 +213,34 @@ Verifier::Verifier(Observer& observer, ScreenCapture* capture, Snapshot before, 
 }
 
 void Verifier::CaptureBefore() {
-  before_pixels_.reset();
+  before_screen_.reset();
   hash_before_.clear();
+  before_windows_.clear();
+  windows_listed_ = false;
   if (!options_.pixels || capture_ == nullptr || !scope_.region) return;
-  auto frame = capture_->CaptureRegion(*scope_.region);
+  if (windows_ != nullptr) {
+    auto listed = windows_->ListWindows();
+    if (listed.ok()) {
+      before_windows_ = std::move(listed).value();
+      windows_listed_ = true;
+    } else {
+      warnings_.push_back("windows opened or closed are not compared: " + listed.error().message);
+    }
+  }
+  // The whole screen: a window the action opens may appear anywhere, and
+  // its before pixels are what it covers.
+  auto frame = capture_->CaptureScreen();
   if (!frame.ok()) {
     warnings_.push_back("no pixel diff: " + frame.error().message);
     return;
   }
-  scope_.region = frame->region;  // as clipped to the screen
+  scope_.region = Intersect(*scope_.region, frame->region);  // as clipped to the screen
+  if (scope_.region->Empty()) {
+    warnings_.push_back("no pixel diff: the target's window is off screen");
+    return;
+  }
   if (frame->frame_hash != 0) hash_before_ = HexHash(frame->frame_hash);
-  before_pixels_ = std::move(frame->image);
+  before_screen_ = std::move(frame->image);
 }
 
 Status Verifier::Retake() {
@@ -153,13 +259,19 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
   const auto start = Clock::now();
   const auto deadline = start + options_.settle;
   std::optional<Clock::time_point> first_evidence;
+  // When the pixels last differed from the poll before (or the area
+  // compared changed).
+  std::optional<Clock::time_point> last_pixel_change;
   bool tree_changed = false;
   bool pixel_evidence = false;
   bool tree_warned = false;
+  bool windows_warned = false;
   std::vector<Node> after_roots;
-  std::optional<Image> last_pixels;
+  std::optional<PixelPoll> poll;  // the latest capture
   // For a moving effect: when the tree last read differently.
   std::optional<Clock::time_point> last_tree_change;
+  const int screen_w = before_screen_ ? before_screen_->width : 0;
+  const int screen_h = before_screen_ ? before_screen_->height : 0;
   auto refresh_tree = [&]() -> bool {
     auto obs = observer_.RefreshApp(scope_.pid, options_.tree_timeout);
     if (!obs.ok()) {
@@ -179,30 +291,81 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
     tree_changed = !v.tree.empty();
     return true;
   };
-  // Captures the region and diffs it against the before pixels into `out`;
-  // false when no capture could be taken.
-  auto capture_after = [&](Verification* out, std::optional<Image>* pixels) -> bool {
-    auto frame = capture_->CaptureRegion(*scope_.region);
+  // The windows now against those before: opened and closed ones into `v`,
+  // and the screen areas to compare.
+  auto areas_to_compare = [&]() -> std::vector<Rect> {
+    std::vector<Rect> areas{*scope_.region};
+    if (!windows_listed_) return areas;
+    auto listed = windows_->ListWindows();
+    if (!listed.ok()) {
+      if (!windows_warned) {
+        v.warnings.push_back("listing the windows failed: " + listed.error().message);
+        windows_warned = true;
+      }
+      return areas;
+    }
+    auto [opened, closed] = CompareWindows(before_windows_, *listed);
+    v.windows_opened.clear();
+    v.windows_closed.clear();
+    for (WindowChange& w : opened) v.windows_opened.push_back(Clipped(w, screen_w, screen_h));
+    for (WindowChange& w : closed) v.windows_closed.push_back(Clipped(w, screen_w, screen_h));
+    for (const auto* list : {&v.windows_opened, &v.windows_closed}) {
+      for (const WindowChange& w : *list) {
+        if (!w.bounds.Empty()) areas.push_back(w.bounds);
+      }
+    }
+    // A window moved or resized: where it was and where it is.
+    for (const WindowInfo& after : *listed) {
+      for (const WindowInfo& before : before_windows_) {
+        if (after.id != before.id || !after.visible || !before.visible ||
+            after.bounds == before.bounds) {
+          continue;
+        }
+        for (const Rect& r : {before.bounds, after.bounds}) {
+          const Rect c = ClampToFrame(r, screen_w, screen_h);
+          if (!c.Empty()) areas.push_back(c);
+        }
+      }
+    }
+    return areas;
+  };
+  // Captures the areas to compare and diffs them against the screen before
+  // into `v.pixels`; false when no capture could be taken.
+  auto capture_after = [&]() -> bool {
+    std::vector<Rect> compared = areas_to_compare();
+    auto frame = capture_->CaptureRegion(BoundingBox(compared));
     if (!frame.ok()) {
-      if (out->warnings.size() < 4)
-        out->warnings.push_back("capture failed: " + frame.error().message);
+      if (v.warnings.size() < 4) v.warnings.push_back("capture failed: " + frame.error().message);
       return false;
     }
-    if (frame->image.width != before_pixels_->width ||
-        frame->image.height != before_pixels_->height) {
+    PixelPoll next;
+    next.region = frame->region;
+    next.compared = std::move(compared);
+    next.before = CropImage(*before_screen_, next.region);
+    if (next.before.width != frame->image.width || next.before.height != frame->image.height) {
       return false;
     }
-    auto diff = DiffImages(*before_pixels_, frame->image);
+    next.after = std::move(frame->image);
+    const std::vector<Rect> local = Localised(DisjointUnion(next.compared), next.region);
+    KeepOnly(next.after, next.before, local);
+    auto diff = DiffImages(next.before, next.after);
     if (!diff.ok()) return false;
-    out->pixels.captured = true;
-    out->pixels.region = *scope_.region;
-    out->pixels.score = diff->score;
-    out->pixels.changed_pixels = diff->changed_pixels;
-    out->pixels.bounds.reset();
-    if (diff->bounds)
-      out->pixels.bounds = diff->bounds->Translated(scope_.region->x, scope_.region->y);
-    if (frame->frame_hash != 0) out->screen_hash_after = HexHash(frame->frame_hash);
-    *pixels = std::move(frame->image);
+    if (!poll || poll->region != next.region || poll->after.rgb != next.after.rgb) {
+      last_pixel_change = Clock::now();
+    }
+    v.pixels.captured = true;
+    v.pixels.region = next.region;
+    v.pixels.compared = next.compared;
+    v.pixels.compared_pixels = TotalArea(local);
+    v.pixels.changed_pixels = diff->changed_pixels;
+    v.pixels.score = v.pixels.compared_pixels > 0
+                         ? static_cast<double>(diff->changed_pixels) /
+                               static_cast<double>(v.pixels.compared_pixels)
+                         : 0.0;
+    v.pixels.bounds.reset();
+    if (diff->bounds) v.pixels.bounds = diff->bounds->Translated(next.region.x, next.region.y);
+    if (frame->frame_hash != 0) v.screen_hash_after = HexHash(frame->frame_hash);
+    poll = std::move(next);
     return true;
   };
   auto expectation_met = [&] {
@@ -220,7 +383,7 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
   while (true) {
     ++v.polls;
     bool pixels_settled = true;  // the repaint of what changed has landed
-    const bool captured = before_pixels_ && capture_after(&v, &last_pixels);
+    const bool captured = before_screen_ && capture_after();
     // A moving effect is quiet once its tree has not changed for a while
     // since the first evidence (or its last change).
     auto moving = [&] {
@@ -232,34 +395,62 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
         options_.tree && (!tree_changed || !expectation_met() || pressing || moving());
     if (read_tree) refresh_tree();
     tree_after_capture = read_tree || (tree_after_capture && !captured);
-    if (v.pixels.captured && last_pixels) {
+    if (v.pixels.captured && poll) {
       const std::vector<Rect> evidence_areas{scope_.evidence ? *scope_.evidence : *scope_.region};
       pixel_evidence = v.pixels.bounds.has_value() &&
-                       ChangedWithin(*before_pixels_, *last_pixels, *scope_.region, evidence_areas,
+                       ChangedWithin(poll->before, poll->after, poll->region, evidence_areas,
                                      /*ignore_caret=*/true);
       if (tree_changed) {
-        std::vector<Rect> areas = ChangedAreas(v.tree, before_.roots, after_roots);
-        areas.insert(areas.end(), evidence_areas.begin(), evidence_areas.end());
+        // The repaint of what the tree says changed; when nothing it says
+        // is drawn, any change there or at the target. Not the target
+        // alone: a button's pressed look is drawn before the display it
+        // changes (gnome-calculator's "=").
+        std::vector<Rect> areas = TreeChangeAreas(v.tree, before_.roots, after_roots, true);
+        if (areas.empty()) {
+          areas = TreeChangeAreas(v.tree, before_.roots, after_roots, false);
+          areas.insert(areas.end(), evidence_areas.begin(), evidence_areas.end());
+        }
         pixels_settled = v.pixels.bounds.has_value() &&
-                         ChangedWithin(*before_pixels_, *last_pixels, *scope_.region, areas,
+                         ChangedWithin(poll->before, poll->after, poll->region, areas,
                                        /*ignore_caret=*/false);
       }
     }
-    const bool evidence = tree_changed || pixel_evidence;
-    if (evidence && !first_evidence) first_evidence = Clock::now();
+    const bool windows_changed = !v.windows_opened.empty() || !v.windows_closed.empty();
+    const bool evidence = tree_changed || pixel_evidence || windows_changed;
+    const auto now = Clock::now();
+    if (evidence && !first_evidence) first_evidence = now;
     pressing =
         (tree_changed ? MidPress(v.tree) ||
                             ((scope_.button_press || scope_.pointer_on_button) && FocusOnly(v.tree))
                       : scope_.button_press && pixel_evidence) &&
-        Clock::now() - *first_evidence < kPressMax;
-    const bool past_deadline = Clock::now() >= deadline;
-    const bool complete = (tree_changed || !options_.tree) && (pixels_settled || !before_pixels_);
-    if (evidence && expectation_met() && !pressing && !moving() &&
-        (complete || Clock::now() - *first_evidence >= options_.lag)) {
+        now - *first_evidence < kPressMax;
+    const bool complete = (tree_changed || !options_.tree) && (pixels_settled || !before_screen_);
+    // Pixels are quiet when no capture since the first evidence differed
+    // from the one before it for kPixelQuiet.
+    const bool quiet =
+        !first_evidence || !poll ||
+        now - std::max(*first_evidence, last_pixel_change.value_or(*first_evidence)) >= kPixelQuiet;
+    const auto since_evidence = first_evidence ? now - *first_evidence : Clock::duration::zero();
+    // The other half of the effect: the tree after pixel evidence (lag),
+    // the repaint after a tree change (kRepaintMax).
+    const bool other_half_due =
+        complete ||
+        since_evidence >= (tree_changed && !pixels_settled
+                               ? std::chrono::duration_cast<Clock::duration>(kRepaintMax)
+                               : std::chrono::duration_cast<Clock::duration>(options_.lag));
+    if (evidence && expectation_met() && !pressing && !moving() && other_half_due && quiet) {
       if (options_.tree && !tree_after_capture) refresh_tree();
       break;
     }
-    if (past_deadline) {
+    // Past the deadline, an effect still landing (pixels changing, a
+    // repaint due) is waited for up to kSettleMax from its start.
+    const bool landing = evidence && (!quiet || !other_half_due) && since_evidence < kSettleMax;
+    if (now >= deadline && !landing) {
+      if (evidence && !quiet) {
+        v.warnings.push_back("the pixels were still changing " +
+                             std::to_string(kSettleMax.count()) +
+                             " ms after the first effect (an animation?); reported as they were");
+      }
       if (options_.tree && !tree_after_capture) refresh_tree();
       break;
     }
@@ -269,6 +460,18 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
     }
     std::this_thread::sleep_for(kPollPause);
   }
+  if (poll && v.pixels.bounds) {
+    for (const Rect& a : ChangedAreas(poll->before, poll->after, kAreaTile)) {
+      v.pixels.areas.push_back(a.Translated(poll->region.x, poll->region.y));
+    }
+    for (auto* list : {&v.windows_opened, &v.windows_closed}) {
+      for (WindowChange& w : *list) {
+        auto d = DiffImagesWithin(poll->before, poll->after,
+                                  w.bounds.Translated(-poll->region.x, -poll->region.y));
+        if (d.ok()) w.changed = d->score;
+      }
+    }
+  }
   if (!expectation_met()) {
     const Node* n = FindById(after_roots, scope_.expect_id);
     v.warnings.push_back("element " + scope_.expect_id +
@@ -277,31 +480,112 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
                          "\" after " + std::to_string(options_.settle.count()) + " ms");
   }
   v.waited_ms = MsSince(start);
+  auto titles = [](const std::vector<WindowChange>& list) {
+    std::string out;
+    for (const WindowChange& w : list) {
+      out += (out.empty() ? "\"" : ", \"") + SanitiseForDisplay(w.title, 60) + "\"";
+    }
+    return out;
+  };
   if (tree_changed) {
     v.effect = "observed";
     v.reason = "the tree changed (" + Counts(v.tree) + ")";
+  } else if (!v.windows_opened.empty()) {
+    v.effect = "observed";
+    v.reason = "a window opened (" + titles(v.windows_opened) + ")";
+  } else if (!v.windows_closed.empty()) {
+    v.effect = "observed";
+    v.reason = "a window closed (" + titles(v.windows_closed) + ")";
   } else if (pixel_evidence) {
     v.effect = "observed";
     v.reason = "pixels changed at the target; the accessibility tree shows no change";
   } else {
     v.effect = "none";
     v.reason = "nothing changed in the tree" +
-               std::string(before_pixels_ ? " or at the target's pixels" : "") + " within " +
-               std::to_string(options_.settle.count()) + " ms";
+               std::string(before_screen_ ? ", the windows or at the target's pixels" : "") +
+               " within " + std::to_string(options_.settle.count()) + " ms";
   }
   return v;
 }
 
 json VerificationToJson(const Verification& v) {
+  auto rects = [](const std::vector<Rect>& list) {
+    json out = json::array();
+    for (const Rect& r : list) out.push_back(RectToJson(r));
+    return out;
+  };
+  auto windows = [](const std::vector<WindowChange>& list) {
+    json out = json::array();
+    for (const WindowChange& w : list) {
+      out.push_back({{"id", XWindowText(w.id)},
+                     {"title", w.title},
+                     {"bounds", RectToJson(w.bounds)},
+                     {"changed", w.changed}});
+    }
+    return out;
+  };
   json pixels = {{"captured", v.pixels.captured},
                  {"score", v.pixels.score},
-                 {"changed_pixels", v.pixels.changed_pixels}};
-  if (v.pixels.captured) pixels["region"] = RectToJson(v.pixels.region);
+                 {"changed_pixels", v.pixels.changed_pixels},
+                 {"compared_pixels", v.pixels.compared_pixels}};
+  if (v.pixels.captured) {
+    pixels["region"] = RectToJson(v.pixels.region);
+    pixels["compared"] = rects(v.pixels.compared);
+    pixels["areas"] = rects(v.pixels.areas);
+  }
   if (v.pixels.bounds) pixels["bounds"] = RectToJson(*v.pixels.bounds);
-  return {
-      {"effect", v.effect},          {"reason", v.reason},       {"tree", DiffToJson(v.tree, 200)},
-      {"pixels", std::move(pixels)}, {"waited_ms", v.waited_ms}, {"polls", v.polls},
-      {"warnings", v.warnings}};
+  return {{"effect", v.effect},
+          {"reason", v.reason},
+          {"tree", DiffToJson(v.tree, 200)},
+          {"pixels", std::move(pixels)},
+          {"windows_opened", windows(v.windows_opened)},
+          {"windows_closed", windows(v.windows_closed)},
+          {"waited_ms", v.waited_ms},
+          {"polls", v.polls},
+          {"warnings", v.warnings}};
+}
+
+std::string XWindowText(uint64_t id) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(id));
+  return buf;
+}
+
+std::string FormatPixelChange(const Verification& v) {
+  std::string out;
+  char line[200];
+  if (v.pixels.captured) {
+    if (v.pixels.bounds) {
+      const Rect& b = *v.pixels.bounds;
+      std::snprintf(line, sizeof(line),
+                    "pixels: %.2f%% of %lld px compared changed, in %d,%d,%d,%d",
+                    v.pixels.score * 100, static_cast<long long>(v.pixels.compared_pixels), b.x,
+                    b.y, b.w, b.h);
+      out += line;
+      if (v.pixels.areas.size() > 1) {
+        out += " (" + std::to_string(v.pixels.areas.size()) + " areas:";
+        for (const Rect& a : v.pixels.areas) {
+          std::snprintf(line, sizeof(line), " %d,%d,%d,%d", a.x, a.y, a.w, a.h);
+          out += line;
+        }
+        out += ")";
+      }
+      out += "\n";
+    } else {
+      out += "pixels: unchanged in the " + std::to_string(v.pixels.compared.size()) +
+             (v.pixels.compared.size() == 1 ? " window" : " windows") + " compared\n";
+    }
+  }
+  for (const auto& [what, list] :
+       {std::pair{"opened", &v.windows_opened}, std::pair{"closed", &v.windows_closed}}) {
+    for (const WindowChange& w : *list) {
+      std::snprintf(line, sizeof(line), " %s at %d,%d,%d,%d (%.0f%% of it changed)\n",
+                    XWindowText(w.id).c_str(), w.bounds.x, w.bounds.y, w.bounds.w, w.bounds.h,
+                    w.changed * 100);
+      out += std::string("window ") + what + ": \"" + SanitiseForDisplay(w.title, 60) + "\"" + line;
+    }
+  }
+  return out;
 }
 
 }  // namespace uiscope

@@ -1,33 +1,44 @@
 // Verification (DESIGN §7): did an action do anything? Every action takes a
-// "before" state — the tree it was resolved in and the pixels of its window
-// — then, after the input, polls the tree of the target's application and
-// the same pixels until an effect shows or a settle deadline passes. Effects
-// are asynchronous (the app handles the event, updates its accessibility
-// objects, repaints at its next frame), so the answer is "observed" as soon
-// as the evidence is in, and "none" only after the deadline.
+// "before" state — the tree it was resolved in, the top-level windows and
+// the pixels of the screen — then, after the input, polls the tree of the
+// target's application, the windows and the pixels until an effect shows
+// and has settled, or a deadline passes. Effects are asynchronous (the app
+// handles the event, updates its accessibility objects, repaints at its
+// next frame, maps a dialog), so the answer is "observed" once the evidence
+// is in and the pixels have stopped changing, and "none" only after the
+// deadline.
+//
+// Where pixels are compared: the target's window, and every window the
+// action opened, closed, moved or resized (the window lists before and
+// after), each clipped to the screen. A dialog a click opens, or the main
+// window a Return uncovers when it closes a dialog, is part of the report.
 //
 // What counts as evidence:
 // - any change of the tree (core/diff.h: added, removed or changed nodes);
+// - a window opened or closed;
 // - a pixel change that touches the action's evidence area (the target's
 //   bounds, or where a point action landed), so a caret blinking in another
 //   field or a hover highlight elsewhere is reported but does not count.
 //   A change no larger than a text caret (at most 3 px wide) never counts
 //   on its own.
-// Once evidence appears, polling goes on briefly (`lag`) so that the other
-// half can land too — the repaint after a tree change, the tree after a
-// repaint — and the tree is read once more after the pixels settled (a row
-// a click added is mapped in the same frame that repaints the button), so
-// the report shows the whole effect. An expected value (VerifyScope) is
-// waited for until the deadline.
+// Once evidence appears, polling goes on until the rest of the effect has
+// landed: the tree after a repaint (`lag`), the repaint after a tree change
+// (up to kRepaintMax: GTK 4 repaints at its next frame, which on a loaded
+// machine came more than 80 ms after the tree), and the pixels quiet for a
+// few frames (kPixelQuiet) — a dialog is mapped, then painted. Then the tree
+// is read once more, so the report shows the whole effect. An expected value
+// (VerifyScope) is waited for until the deadline.
 //
 // Not thread-safe: use under the workspace lease it was made with.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/diff.h"
@@ -36,6 +47,7 @@
 #include "engine/observe.h"
 #include "image/image.h"
 #include "platform/capture.h"
+#include "platform/windows.h"
 
 namespace uiscope {
 
@@ -82,12 +94,28 @@ struct VerifyScope {
   bool moving = false;
 };
 
+// A top-level window the action opened or closed.
+struct WindowChange {
+  uint64_t id = 0;  // X window ID
+  std::string title;
+  Rect bounds;  // screen pixels, clipped to the screen: after for an opened window, before for a
+                // closed one
+  double changed = 0;  // fraction of `bounds` whose pixels changed, 0..1
+};
+
 struct PixelChange {
   bool captured = false;  // both captures were taken
-  Rect region;            // screen pixels compared
-  double score = 0;       // changed pixels / pixels compared
+  // Screen pixels compared: the target's window and the windows opened,
+  // closed, moved or resized, each clipped to the screen (may overlap).
+  std::vector<Rect> compared;
+  Rect region;                  // the box holding `compared`
+  int64_t compared_pixels = 0;  // area of the union of `compared`
+  double score = 0;             // changed pixels / compared_pixels
   int changed_pixels = 0;
   std::optional<Rect> bounds;  // screen pixels of the changed area
+  // Where it changed, as separate boxes (screen pixels, largest first):
+  // changed 16-px tiles that touch form one box (image_diff.h ChangedAreas).
+  std::vector<Rect> areas;
 };
 
 struct Verification {
@@ -97,6 +125,8 @@ struct Verification {
   std::string reason;
   TreeDiff tree;
   PixelChange pixels;
+  std::vector<WindowChange> windows_opened;
+  std::vector<WindowChange> windows_closed;
   double waited_ms = 0;  // from the end of the action to the verdict
   int polls = 0;
   std::vector<std::string> warnings;  // a poll that failed, a capture that could not be taken
@@ -107,16 +137,18 @@ struct Verification {
 class Verifier {
  public:
   // `before` is the observation the action was resolved in (IDs assigned by
-  // `observer`); the pixels of `scope.region` are captured now through
-  // `capture` (may be null: no pixel diff).
-  Verifier(Observer& observer, ScreenCapture* capture, Snapshot before, VerifyScope scope,
-           VerifyOptions options);
+  // `observer`); the screen is captured now through `capture` (may be null:
+  // no pixel diff) and the windows listed through `windows` (may be null:
+  // only the target's window is compared).
+  Verifier(Observer& observer, ScreenCapture* capture, WindowSystem* windows, Snapshot before,
+           VerifyScope scope, VerifyOptions options);
 
   // Takes the before state again (after the window was raised, say): the
   // tree of the scope and the pixels.
   Status Retake();
 
-  // Hex frame hash of the before capture ("" when none), for the gate.
+  // Hex frame hash of the before capture of the whole screen ("" when
+  // none), for the gate.
   const std::string& screen_hash_before() const { return hash_before_; }
   const Snapshot& before() const { return before_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -130,17 +162,35 @@ class Verifier {
 
   Observer& observer_;
   ScreenCapture* capture_;
+  WindowSystem* windows_;
   Snapshot before_;
   VerifyScope scope_;
   VerifyOptions options_;
-  std::optional<Image> before_pixels_;
+  std::optional<Image> before_screen_;  // the whole screen
+  std::vector<WindowInfo> before_windows_;
+  bool windows_listed_ = false;  // before_windows_ is a real listing
   std::string hash_before_;
   std::vector<std::string> warnings_;
 };
 
 // {"effect", "reason", "tree": DiffToJson, "pixels": {"captured", "score",
-// "changed_pixels", "region", "bounds"}, "waited_ms", "polls"}
+// "changed_pixels", "compared_pixels", "region", "compared", "bounds",
+// "areas"}, "windows_opened", "windows_closed": [{"id", "title", "bounds",
+// "changed"}], "waited_ms", "polls"}
 nlohmann::json VerificationToJson(const Verification& v);
+
+// The windows in `after` that are not in `before` (by ID, visible ones
+// only), and those in `before` no longer in `after`: {opened, closed}.
+// Bounds are left unclipped, `changed` 0.
+std::pair<std::vector<WindowChange>, std::vector<WindowChange>> CompareWindows(
+    const std::vector<WindowInfo>& before, const std::vector<WindowInfo>& after);
+
+// The pixel lines of a human-readable action result: how much of what was
+// compared changed and where, then each window opened or closed.
+std::string FormatPixelChange(const Verification& v);
+
+// "0x1e00007".
+std::string XWindowText(uint64_t id);
 
 // Hex of a 64-bit hash, 16 digits.
 std::string HexHash(uint64_t hash);

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace uiscope {
 
@@ -47,6 +48,75 @@ Result<PixelDiff> DiffImagesWithin(const Image& before, const Image& after, cons
   if (out.changed_pixels > 0) {
     out.bounds = Rect{min_x, min_y, max_x - min_x + 1, max_y - min_y + 1};
     out.score = static_cast<double>(out.changed_pixels) / static_cast<double>(area.Area());
+  }
+  return out;
+}
+
+std::vector<Rect> ChangedAreas(const Image& before, const Image& after, int tile,
+                               size_t max_areas) {
+  std::vector<Rect> areas;
+  if (!before.Valid() || !after.Valid() || before.width != after.width ||
+      before.height != after.height || tile <= 0 || max_areas == 0) {
+    return areas;
+  }
+  const int cols = (before.width + tile - 1) / tile;
+  const int rows = (before.height + tile - 1) / tile;
+  // Per tile: the tight box of its changed pixels (empty: unchanged).
+  std::vector<Rect> boxes(static_cast<size_t>(cols) * rows);
+  for (int y = 0; y < before.height; ++y) {
+    const uint8_t* a = before.Pixel(0, y);
+    const uint8_t* b = after.Pixel(0, y);
+    if (std::memcmp(a, b, static_cast<size_t>(before.width) * 3) == 0) continue;
+    for (int x = 0; x < before.width; ++x) {
+      if (std::memcmp(a + static_cast<size_t>(x) * 3, b + static_cast<size_t>(x) * 3, 3) == 0)
+        continue;
+      Rect& box = boxes[static_cast<size_t>(y / tile) * cols + x / tile];
+      box = Union(box, Rect{x, y, 1, 1});
+    }
+  }
+  // Connected groups of changed tiles, by flood fill.
+  std::vector<bool> seen(boxes.size(), false);
+  std::vector<size_t> stack;
+  for (size_t start = 0; start < boxes.size(); ++start) {
+    if (seen[start] || boxes[start].Empty()) continue;
+    Rect area;
+    stack.push_back(start);
+    seen[start] = true;
+    while (!stack.empty()) {
+      const size_t i = stack.back();
+      stack.pop_back();
+      area = Union(area, boxes[i]);
+      const int cx = static_cast<int>(i % cols), cy = static_cast<int>(i / cols);
+      for (int dy = -1; dy <= 1; ++dy) {
+        for (int dx = -1; dx <= 1; ++dx) {
+          const int nx = cx + dx, ny = cy + dy;
+          if (nx < 0 || ny < 0 || nx >= cols || ny >= rows) continue;
+          const size_t j = static_cast<size_t>(ny) * cols + nx;
+          if (seen[j] || boxes[j].Empty()) continue;
+          seen[j] = true;
+          stack.push_back(j);
+        }
+      }
+    }
+    areas.push_back(area);
+  }
+  std::stable_sort(areas.begin(), areas.end(),
+                   [](const Rect& a, const Rect& b) { return a.Area() > b.Area(); });
+  if (areas.size() > max_areas) {
+    Rect rest;
+    for (size_t i = max_areas - 1; i < areas.size(); ++i) rest = Union(rest, areas[i]);
+    areas.resize(max_areas - 1);
+    areas.push_back(rest);
+  }
+  return areas;
+}
+
+Image CropImage(const Image& image, const Rect& area) {
+  const Rect r = ClampToFrame(area, image.width, image.height);
+  if (r.Empty() || !image.Valid()) return Image{};
+  Image out = MakeImage(r.w, r.h);
+  for (int y = 0; y < r.h; ++y) {
+    std::memcpy(out.Pixel(0, y), image.Pixel(r.x, r.y + y), static_cast<size_t>(r.w) * 3);
   }
   return out;
 }

@@ -3,7 +3,9 @@
 // change it caused). Pure; thread-compatible.
 #pragma once
 
+#include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "core/geometry.h"
 #include "core/result.h"
@@ -31,5 +33,19 @@ Result<PixelDiff> DiffImages(const Image& before, const Image& after, int thresh
 // coordinates. An area outside the images changes nothing.
 Result<PixelDiff> DiffImagesWithin(const Image& before, const Image& after, const Rect& area,
                                    int threshold = 0);
+
+// Where two images of one size differ, as a few boxes rather than one:
+// the image is cut into `tile`-pixel squares, changed squares that touch
+// (8-neighbours) form one area, and each area's box is the tight box of its
+// changed pixels (image coordinates). A button's pressed look and a result
+// shown elsewhere come out as two boxes. Largest first; beyond `max_areas`
+// the smallest are merged into the last one. Empty when nothing changed or
+// the images do not match.
+std::vector<Rect> ChangedAreas(const Image& before, const Image& after, int tile = 16,
+                               size_t max_areas = 8);
+
+// The pixels of `area` (image coordinates, clipped to the image); an empty
+// image when nothing of it lies inside.
+Image CropImage(const Image& image, const Rect& area);
 
 }  // namespace uiscope

@@ -64,5 +64,41 @@ TEST(GeometryTest, HugeBoundsFromUntrustedDataDoNotOverflow) {
   EXPECT_TRUE(ClampToFrame(huge, 1920, 1080).Empty());
 }
 
+// The area verification compares: windows that overlap count once, and the
+// box that holds them is what is captured.
+TEST(GeometryTest, DisjointUnionCountsAnOverlapOnce) {
+  const std::vector<Rect> windows{{100, 80, 600, 400}, {300, 200, 600, 400}, {0, 0, 0, 0}};
+  const std::vector<Rect> parts = DisjointUnion(windows);
+  EXPECT_EQ(TotalArea(parts), 600 * 400 * 2 - 400 * 280);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    for (size_t j = i + 1; j < parts.size(); ++j)
+      EXPECT_TRUE(Intersect(parts[i], parts[j]).Empty());
+  }
+  EXPECT_EQ(BoundingBox(windows), (Rect{100, 80, 800, 520}));
+  EXPECT_TRUE(BoundingBox({}).Empty());
+  EXPECT_EQ(TotalArea(DisjointUnion({{0, 0, 10, 10}, {2, 2, 3, 3}})), 100) << "nested";
+  EXPECT_TRUE(DisjointUnion({}).empty());
+}
+
+// Marks of a covered window: what the windows stacked above it leave seen.
+TEST(GeometryTest, UncoveredPartsAreWhatTheLayersAboveLeave) {
+  // Bottom to top: a main window, a dialog over its middle, a menu over the
+  // dialog's corner.
+  const std::vector<Rect> stack{{0, 0, 1000, 800}, {300, 200, 400, 300}, {650, 450, 200, 200}};
+  // A button of the main window under the dialog: nothing shows.
+  EXPECT_TRUE(UncoveredParts({350, 250, 80, 30}, stack, 0).empty());
+  // Half under the dialog's left edge: the left half shows.
+  EXPECT_EQ(UncoveredParts({260, 250, 80, 30}, stack, 0), (std::vector<Rect>{{260, 250, 40, 30}}));
+  // The same box on the dialog itself shows whole.
+  EXPECT_EQ(UncoveredParts({350, 250, 80, 30}, stack, 1), (std::vector<Rect>{{350, 250, 80, 30}}));
+  // The dialog's button under the menu's corner: an L of two parts.
+  const std::vector<Rect> l = UncoveredParts({600, 400, 100, 100}, stack, 1);
+  EXPECT_EQ(TotalArea(l), 100 * 100 - 50 * 50);
+  // The top layer, or a layer unknown, is never covered.
+  EXPECT_EQ(UncoveredParts({700, 500, 10, 10}, stack, 2), (std::vector<Rect>{{700, 500, 10, 10}}));
+  EXPECT_EQ(UncoveredParts({700, 500, 10, 10}, stack, 7), (std::vector<Rect>{{700, 500, 10, 10}}));
+  EXPECT_TRUE(UncoveredParts({}, stack, 7).empty());
+}
+
 }  // namespace
 }  // namespace uiscope

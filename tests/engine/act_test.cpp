@@ -153,6 +153,106 @@ TEST_F(ActTest, PixelsChangingElsewhereOrLikeACaretAreNotTheEffect) {
   EXPECT_TRUE(r->verification->pixels.bounds.has_value()) << "still reported";
 }
 
+// The tree changes at once, the repaint comes later (GTK 4 repaints at its
+// next frame; gnome-calculator's "=" was reported "pixels: unchanged"): the
+// verdict waits for the repaint, and reports a change outside the clicked
+// element's box (a display, a status line) too.
+TEST_F(ActTest, ARepaintAfterTheTreeChangeIsReportedWithWhereItLanded) {
+  std::optional<std::chrono::steady_clock::time_point> acted;
+  ax_->on_call = [&](test::FakeAccessibility&, const std::string&, const Node&) {
+    acted = std::chrono::steady_clock::now();
+  };
+  capture_->before_capture = [&](test::FakeCapture& screen) {
+    if (acted && std::chrono::steady_clock::now() - *acted > std::chrono::milliseconds(150)) {
+      screen.Fill(Rect{182, 162, 16, 16}, 250, 250, 250);  // the box, ticked
+      screen.Fill(Rect{110, 230, 200, 20}, 200, 10, 10);   // a status line far from it
+    }
+  };
+  ActionRequest r = Click(Id(Role::kCheckBox, "Remember me"));
+  r.verify.settle = std::chrono::milliseconds(500);
+  auto result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  const Verification& v = *result->verification;
+  EXPECT_EQ(v.effect, "observed");
+  ASSERT_TRUE(v.pixels.bounds.has_value()) << FormatActionResult(*result);
+  EXPECT_EQ(*v.pixels.bounds, (Rect{110, 162, 200, 88}));
+  EXPECT_EQ(v.pixels.areas, (std::vector<Rect>{{110, 230, 200, 20}, {182, 162, 16, 16}}));
+  EXPECT_EQ(v.pixels.compared_pixels, 600 * 400);
+  EXPECT_NEAR(v.pixels.score, (200.0 * 20 + 16 * 16) / (600 * 400), 1e-9);
+  EXPECT_NE(FormatActionResult(*result).find("2 areas: 110,230,200,20 182,162,16,16"),
+            std::string::npos)
+      << FormatActionResult(*result);
+}
+
+// A click opens a dialog outside its window: the dialog is compared too,
+// named, and its share of changed pixels given.
+TEST_F(ActTest, AWindowTheActionOpensIsComparedAndNamed) {
+  input_->on_event = [&](const std::string& e) {
+    if (!e.starts_with("click")) return;
+    WindowInfo dialog;
+    dialog.id = 0x500001;
+    dialog.title = "Preferences";
+    dialog.pid = 4343;
+    dialog.bounds = Rect{800, 500, 300, 200};
+    windows_->windows().push_back(dialog);
+    capture_->Fill(Rect{800, 500, 300, 150}, 240, 240, 240);  // its top three quarters differ
+    capture_->Fill(Rect{750, 100, 20, 20}, 9, 9, 9);          // the desktop between the windows
+  };
+  auto r = Act(Click(Id(Role::kLabel, "Email")));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const Verification& v = *r->verification;
+  EXPECT_EQ(v.effect, "observed");
+  EXPECT_EQ(v.reason, "a window opened (\"Preferences\")");
+  ASSERT_EQ(v.windows_opened.size(), 1u);
+  EXPECT_EQ(v.windows_opened[0].title, "Preferences");
+  EXPECT_EQ(v.windows_opened[0].bounds, (Rect{800, 500, 300, 200}));
+  EXPECT_NEAR(v.windows_opened[0].changed, 0.75, 1e-9);
+  EXPECT_TRUE(v.windows_closed.empty());
+  EXPECT_EQ(v.pixels.compared, (std::vector<Rect>{{100, 80, 600, 400}, {800, 500, 300, 200}}));
+  EXPECT_EQ(v.pixels.region, (Rect{100, 80, 1000, 620}));
+  EXPECT_EQ(v.pixels.compared_pixels, 600 * 400 + 300 * 200);
+  ASSERT_TRUE(v.pixels.bounds.has_value());
+  EXPECT_EQ(*v.pixels.bounds, (Rect{800, 500, 300, 150}));
+  EXPECT_NE(FormatActionResult(*r).find("window opened: \"Preferences\" 0x500001 at "
+                                        "800,500,300,200 (75% of it changed)"),
+            std::string::npos)
+      << FormatActionResult(*r);
+}
+
+// Return closes the dialog that has the focus: what it uncovered is the
+// change, over the dialog's whole area, and a desktop change between the
+// windows is not counted.
+TEST_F(ActTest, AWindowTheActionClosesIsComparedAndNamed) {
+  windows_->windows()[0].focused = false;
+  WindowInfo dialog;
+  dialog.id = 0x500001;
+  dialog.title = "Save changes?";
+  dialog.pid = 4343;
+  dialog.bounds = Rect{300, 200, 200, 100};
+  dialog.focused = true;
+  windows_->windows().push_back(dialog);
+  capture_->Fill(dialog.bounds, 90, 90, 200);
+  input_->on_event = [&](const std::string& e) {
+    if (e != "chord Return") return;
+    windows_->windows().pop_back();
+    capture_->Fill(Rect{300, 200, 200, 100}, 0, 0, 0);  // the main window shows again
+    capture_->Fill(Rect{1500, 900, 50, 50}, 1, 2, 3);   // the desktop, elsewhere
+  };
+  ActionRequest r;
+  r.kind = ActionKind::kPressKeys;
+  r.keys = {"Return"};
+  auto result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  const Verification& v = *result->verification;
+  EXPECT_EQ(v.effect, "observed");
+  ASSERT_EQ(v.windows_closed.size(), 1u) << FormatActionResult(*result);
+  EXPECT_EQ(v.windows_closed[0].title, "Save changes?");
+  EXPECT_NEAR(v.windows_closed[0].changed, 1.0, 1e-9);
+  ASSERT_TRUE(v.pixels.bounds.has_value());
+  EXPECT_EQ(*v.pixels.bounds, (Rect{300, 200, 200, 100}));
+  EXPECT_NEAR(v.pixels.score, 1.0, 1e-9);
+}
+
 TEST_F(ActTest, AnUnknownIdIsNotFoundAndThePolicyHearsOfIt) {
   auto r = Act(Click("btn_ffff"));
   ASSERT_FALSE(r.ok());

@@ -209,6 +209,53 @@ TEST_F(ScreenshotTest, MarksOutlineElementsInScaledCoordinates) {
   EXPECT_EQ(HexAt(*image, b.Right() - 4, b.Bottom() - 3), "#dcdcdc");
 }
 
+// Another window stacked over the form covers the Login button and half
+// of "Remember me": the button gets no mark, the check box is marked where
+// it shows, and a vision node of the perceived tree is marked like the rest.
+TEST_F(ScreenshotTest, MarksShowOnlyWhatIsSeenVisionNodesIncluded) {
+  auto obs = observer_.Observe(ObserveRequest{});
+  ASSERT_TRUE(obs.ok());
+  Observation perceived = *obs;
+  Node* window = nullptr;
+  ForEachNodeMutable(perceived.snapshot.roots, [&](Node& n, int) {
+    if (n.role == Role::kWindow && !window) window = &n;
+  });
+  ASSERT_NE(window, nullptr);
+  Node painted;
+  painted.role = Role::kButton;
+  painted.name = "Sync";
+  painted.source = Source::kVision;
+  painted.confidence = 0.8f;
+  painted.bounds = Rect{400, 300, 60, 24};
+  painted.pid = window->pid;
+  painted.id = "btn_v001";
+  painted.window = window->id;
+  window->children.push_back(painted);
+
+  ScreenshotRequest request;
+  request.marks = true;
+  request.windows = {{1, 4242, "Sign in", {100, 80, 400, 300}, {100, 60, 400, 320}},
+                     {2, 999, "Other", {170, 190, 270, 70}, {170, 170, 270, 90}}};
+  auto shot = TakeScreenshot(screen_, &observer_, request, &perceived);
+  ASSERT_TRUE(shot.ok()) << shot.error().ToString();
+  EXPECT_EQ(MarkOf(*shot, Role::kButton, "Login"), nullptr) << "covered whole";
+  const ScreenshotMark* remember = MarkOf(*shot, Role::kCheckBox, "Remember me");
+  ASSERT_NE(remember, nullptr);
+  EXPECT_EQ(remember->screen_bounds, (Rect{180, 160, 120, 10})) << "its seen half";
+  const ScreenshotMark* sync = MarkOf(*shot, Role::kButton, "Sync");
+  ASSERT_NE(sync, nullptr) << "vision nodes are marked";
+  EXPECT_EQ(sync->id, "btn_v001");
+  EXPECT_EQ(sync->screen_bounds, (Rect{400, 300, 60, 24}));
+  ASSERT_FALSE(shot->warnings.empty());
+  EXPECT_NE(shot->warnings.back().find("other windows cover them"), std::string::npos);
+
+  // Without the stacking, every box is drawn whole (as before).
+  request.windows.clear();
+  auto whole = TakeScreenshot(screen_, &observer_, request, &perceived);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_NE(MarkOf(*whole, Role::kButton, "Login"), nullptr);
+}
+
 TEST_F(ScreenshotTest, RegionCropsAndOffsetsMarks) {
   ScreenshotRequest request;
   request.region = Rect{170, 180, 200, 100};

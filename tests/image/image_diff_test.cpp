@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace uiscope {
 namespace {
 
@@ -52,6 +54,33 @@ TEST(ImageDiffTest, DifferentSizesAreAnError) {
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.error().code, ErrorCode::kInvalidArgument);
   EXPECT_FALSE(DiffImages(Image{}, Image{}).ok());
+}
+
+// A button's pressed look and a display far from it are two areas, each
+// with its tight box; touching tiles are one.
+TEST(ImageDiffTest, ChangedAreasSeparateDistantChanges) {
+  const Image a = MakeImage(200, 120);
+  Image b = a;
+  Paint(b, {10, 10, 30, 12}, 255);   // a display
+  Paint(b, {150, 90, 20, 20}, 128);  // a button
+  Paint(b, {41, 10, 5, 5}, 7);       // next to the display: the same area
+  EXPECT_EQ(ChangedAreas(a, b, 16), (std::vector<Rect>{{10, 10, 36, 12}, {150, 90, 20, 20}}));
+  EXPECT_TRUE(ChangedAreas(a, a, 16).empty());
+  EXPECT_TRUE(ChangedAreas(a, MakeImage(10, 10), 16).empty()) << "sizes differ";
+  // Beyond max_areas the smallest are merged into the last box.
+  Paint(b, {100, 10, 2, 2}, 9);
+  EXPECT_EQ(ChangedAreas(a, b, 16, 2), (std::vector<Rect>{{10, 10, 36, 12}, {100, 10, 70, 100}}));
+}
+
+TEST(ImageDiffTest, CropImageClipsToTheImage) {
+  Image a = MakeImage(20, 10);
+  Paint(a, {5, 5, 1, 1}, 200);
+  const Image c = CropImage(a, {4, 4, 30, 30});
+  EXPECT_EQ(c.width, 16);
+  EXPECT_EQ(c.height, 6);
+  EXPECT_EQ(c.Pixel(1, 1)[0], 200);
+  EXPECT_EQ(c.Pixel(0, 0)[0], 0);
+  EXPECT_FALSE(CropImage(a, {30, 30, 5, 5}).Valid());
 }
 
 }  // namespace

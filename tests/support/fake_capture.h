@@ -2,6 +2,7 @@
 // paints on (screen()), so pixel verification is tested without X.
 #pragma once
 
+#include <functional>
 #include <string_view>
 
 #include "image/image.h"
@@ -27,6 +28,9 @@ class FakeCapture final : public ScreenCapture {
     }
   }
   int captures() const { return captures_; }
+  // Runs at the start of every capture, before the pixels are copied: an
+  // app that repaints some time after an action.
+  std::function<void(FakeCapture&)> before_capture;
 
   int screen_width() const override { return screen_.width; }
   int screen_height() const override { return screen_.height; }
@@ -37,6 +41,7 @@ class FakeCapture final : public ScreenCapture {
   Result<CapturedFrame> CaptureRegion(const Rect& region) override {
     Rect r = ClampToFrame(region, screen_.width, screen_.height);
     if (r.Empty()) return MakeError(ErrorCode::kInvalidArgument, "region outside the screen");
+    if (before_capture) before_capture(*this);
     ++captures_;
     CapturedFrame f;
     f.region = r;

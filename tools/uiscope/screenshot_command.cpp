@@ -8,7 +8,9 @@
 #include <iostream>
 
 #include "engine/desktop.h"
+#include "engine/perceive.h"
 #include "engine/screenshot.h"
+#include "engine/workspace.h"
 #include "policy_flags.h"
 
 namespace uiscope::cli {
@@ -58,6 +60,9 @@ CLI::App* AddScreenshotCommand(CLI::App& app, GlobalFlags& g, ScreenshotFlags& f
   cmd->add_option("--quality", f.quality, "JPEG quality 1-100")->check(CLI::Range(1, 100));
   cmd->add_flag("--marks", f.marks, "draw each element's box and ID (set-of-marks)");
   cmd->add_option("--app", f.app, "marks: only this application's elements");
+  cmd->add_option("--sources", f.sources,
+                  "marks: what perceives the elements, comma-separated: ax (default), ocr, "
+                  "vision (as observe --sources)");
   cmd->add_option("--timeout-ms", f.timeout_ms, "marks: deadline per application")
       ->check(CLI::Range(10, 600000));
   cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
@@ -97,6 +102,10 @@ int RunScreenshotCommand(const GlobalFlags& g, const ScreenshotFlags& f) {
   request.observe.app = f.app;
   request.observe.timeout = std::chrono::milliseconds(f.timeout_ms);
 
+  auto sources = ParseSources(CLI::detail::split(f.sources, ','));
+  if (!sources.ok()) return Fail(g, sources.error());
+  request.sources = *sources;
+
   auto policy = LoadPolicy(g);
   if (!policy.ok()) return Fail(g, policy.error());
   auto target = ResolveDesktop(g.display);
@@ -105,20 +114,26 @@ int RunScreenshotCommand(const GlobalFlags& g, const ScreenshotFlags& f) {
   // given by element ID. Plain pixels need only the X display.
   const bool needs_tree =
       request.marks || (!request.window.empty() && !ParseXWindowId(request.window));
-  std::optional<DesktopConnection> conn;
-  std::optional<Observer> observer;
+  Result<ScreenshotResult> shot = MakeError(ErrorCode::kInternal, "not taken");
   if (needs_tree) {
-    auto c = ConnectDesktop(*target);
-    if (!c.ok()) return Fail(g, c.error());
-    conn = std::move(c).value();
-    observer.emplace(*conn->accessibility, conn->frame);
-    observer->set_hide_app(HiddenApps(*policy));
+    // The same path as the MCP tool: marks perceived as `observe --sources`
+    // perceives, drawn only where they are seen, deny-listed windows masked.
+    WorkspaceOptions where;
+    where.display = g.display;
+    where.start_headless = false;  // the CLI names the desktop; it never starts one
+    where.hide_app = HiddenApps(*policy);
+    Workspace workspace(where);
+    auto lease = workspace.Acquire();
+    if (!lease.ok()) return Fail(g, lease.error());
+    ScreenshotService service;
+    shot = service.Take(*lease, request);
+  } else {
+    auto capture = OpenScreenCapture(target->display);
+    if (!capture.ok()) return Fail(g, capture.error());
+    shot = TakeScreenshot(**capture, nullptr, request);
+    if (shot.ok()) shot->display = target->display;
   }
-  auto capture = OpenScreenCapture(target->display);
-  if (!capture.ok()) return Fail(g, capture.error());
-  auto shot = TakeScreenshot(**capture, observer ? &*observer : nullptr, request);
   if (!shot.ok()) return Fail(g, shot.error());
-  shot->display = target->display;
 
   const std::string path =
       f.output.empty() ? "screenshot." + std::string(FileExtension(shot->encoding)) : f.output;

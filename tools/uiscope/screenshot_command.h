@@ -21,7 +21,8 @@ struct ScreenshotFlags {
   int max_width = 0;
   int quality = 80;
   bool marks = false;
-  std::string app;  // marks: only this application
+  std::string app;             // marks: only this application
+  std::string sources = "ax";  // marks: ax, ocr, vision
   int timeout_ms = 2000;
 };
 

@@ -80,14 +80,26 @@ json Diff() {
 }
 
 json PixelChange() {
-  return {{"type", "object"},
-          {"required", {"captured", "score", "changed_pixels"}},
-          {"properties",
-           {{"captured", Boolean("both captures were taken")},
-            {"score", {{"type", "number"}, {"description", "changed pixels / pixels compared"}}},
-            {"changed_pixels", {{"type", "integer"}}},
-            {"region", Bounds()},
-            {"bounds", Bounds()}}}};
+  return {
+      {"type", "object"},
+      {"required", {"captured", "score", "changed_pixels"}},
+      {"properties",
+       {{"captured", Boolean("both captures were taken")},
+        {"score", {{"type", "number"}, {"description", "changed pixels / pixels compared"}}},
+        {"changed_pixels", {{"type", "integer"}}},
+        {"compared_pixels",
+         {{"type", "integer"}, {"description", "area of the windows compared (screen pixels)"}}},
+        {"region", Bounds()},
+        {"compared",
+         {{"type", "array"},
+          {"items", Bounds()},
+          {"description",
+           "the target's window and every window the action opened, closed or moved"}}},
+        {"bounds", Bounds()},
+        {"areas",
+         {{"type", "array"},
+          {"items", Bounds()},
+          {"description", "where it changed, as separate boxes, largest first"}}}}}};
 }
 
 json Decision() {
@@ -129,6 +141,20 @@ Result<ActionTarget> TargetFrom(const json& value) {
   return ParseActionTarget(value.get<std::string>());
 }
 
+json WindowChanges(const std::string& what) {
+  return {
+      {"type", "array"},
+      {"description", what},
+      {"items",
+       {{"type", "object"},
+        {"required", {"id", "title", "bounds", "changed"}},
+        {"properties",
+         {{"id", String("X window ID, 0x...")},
+          {"title", String("its title")},
+          {"bounds", schema::Bounds()},
+          {"changed", {{"type", "number"}, {"description", "share of it that changed, 0..1"}}}}}}}};
+}
+
 json VerificationOutputSchema() {
   return {{"type", "object"},
           {"required", {"effect", "reason", "tree", "pixels", "waited_ms", "polls", "warnings"}},
@@ -137,6 +163,8 @@ json VerificationOutputSchema() {
             {"reason", String("why: the tree changed, pixels changed at the target, or nothing")},
             {"tree", schema::Diff()},
             {"pixels", schema::PixelChange()},
+            {"windows_opened", WindowChanges("top-level windows the action opened")},
+            {"windows_closed", WindowChanges("top-level windows the action closed")},
             {"waited_ms", {{"type", "number"}, {"description", "from the action to the verdict"}}},
             {"polls", {{"type", "integer"}}},
             {"warnings", StringArray("a poll or a capture that failed")}}}};

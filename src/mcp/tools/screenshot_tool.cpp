@@ -41,6 +41,13 @@ Result<ScreenshotRequest> RequestFrom(const json& args) {
   r.observe.app = args.value("app", "");
   r.observe.pid = args.value("pid", 0);
   r.observe.timeout = std::chrono::milliseconds(args.value("timeout_ms", 2000));
+  std::vector<std::string> sources;
+  for (const auto& name : args.value("sources", json::array())) {
+    sources.push_back(name.get<std::string>());
+  }
+  auto parsed = ParseSources(sources);
+  if (!parsed.ok()) return parsed.error();
+  r.sources = *parsed;
   return r;
 }
 
@@ -107,6 +114,13 @@ json InputSchema() {
               {"default", 500},
               {"description", "at most this many marks"}}},
             {"app", String("marks: only this application's elements")},
+            {"sources",
+             {{"type", "array"},
+              {"items", {{"type", "string"}, {"enum", {"ax", "ocr", "vision"}}}},
+              {"description",
+               "marks: what perceives the elements, as observe's sources (default [\"ax\"]); "
+               "with vision, detected elements are marked too. Elements of windows covered "
+               "by others are marked only where they show"}}},
             {"pid", Integer("marks: only this process's elements", 1)},
             {"timeout_ms",
              schema::TimeoutMs(2000, "deadline per application when reading the tree for marks")},
