@@ -25,6 +25,8 @@ UISCOPE_TEST_PACKAGES=(
   xterm tesseract-ocr
   x11-apps gtk-3-examples
   qtbase5-dev libgtk-4-dev chromium
+  # tests/realapp (label realapp): the seed's workflows on real apps.
+  libreoffice-calc libreoffice-gtk3 gimp inkscape gedit unzip
 )
 
 uiscope_missing_packages() {
