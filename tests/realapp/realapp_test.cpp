@@ -12,9 +12,11 @@
 // - GIMP: File > New…, OK; Filters > Render > Pattern > Checkerboard (edges
 //   to blur); Filters > Blur > Gaussian Blur…, OK; exported as PNG through
 //   the export dialog; the PNG's pixels show the blur.
-// - Inkscape: the rectangle tool (by its description), a drag across the
-//   canvas by the canvas's ID, File > Save As… with the path typed: the SVG
-//   has a <rect>.
+// - Inkscape: the rectangle tool (by its description), a drag between two
+//   points of the canvas element's bounds (from observe), File > Save As…
+//   with the path typed: the SVG has a <rect>.
+// - LibreOffice: File > Save As… by ID, the dialog waited for by title,
+//   Cancel by ID.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -343,7 +345,6 @@ TEST_F(RealAppCalcTest, SalesSheetWithSumSavedAsOdsThroughTheSaveDialog) {
   std::string content;
   ASSERT_TRUE(test::WaitUntil(
       [&] {
-        CliRun unzip;
         FILE* p = popen(("unzip -p " + Quote(path) + " content.xml 2>/dev/null").c_str(), "r");
         if (p == nullptr) return false;
         std::array<char, 4096> buf;
