@@ -26,6 +26,8 @@ UISCOPE_TEST_PACKAGES=(
   x11-apps gtk-3-examples xclip
   qtbase5-dev libgtk-4-dev chromium
   libgtk2.0-dev
+  # tests/realapp (label realapp): the seed's workflows on real apps.
+  libreoffice-calc libreoffice-gtk3 gimp inkscape gedit unzip
 )
 
 uiscope_missing_packages() {

@@ -482,7 +482,15 @@ Status Executor::ChoosePath() {
                                "(actions: " + JoinActions(target->actions) + "); use via xtest");
         }
       }
-      if (target && plain && action && r.via != Via::kXTest) {
+      // A menu item on screen is clicked with the pointer unless the
+      // accessibility path is asked for: its action runs inside the app's
+      // AT-SPI call, and one that opens a modal dialog (Inkscape 1.2's
+      // File > Save As…) left the app deaf to input and accessibility until
+      // the dialog closed.
+      const bool menu_by_pointer = r.via == Via::kAuto && target &&
+                                   target->role == Role::kMenuItem &&
+                                   ClickPoint(*target, window_bounds, frame).has_value();
+      if (target && plain && action && r.via != Via::kXTest && !menu_by_pointer) {
         plan_.path = Path::kAction;
         plan_.action = *action;
         return OkStatus();

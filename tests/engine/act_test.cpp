@@ -332,6 +332,26 @@ TEST_F(ActTest, ViaForcesEitherPath) {
   EXPECT_EQ(Act(right).error().code, ErrorCode::kUnsupported);
 }
 
+// Issue 15: Inkscape's File > Save As… activated through its accessibility
+// action opened the dialog inside the AT-SPI call and the app heard no more
+// input or accessibility; a menu item on screen is clicked with the pointer.
+TEST_F(ActTest, AMenuItemOnScreenIsClickedWithThePointer) {
+  Node* item = ax_->Find(Role::kButton, "Login");
+  ASSERT_NE(item, nullptr);
+  item->role = Role::kMenuItem;
+  item->name = "Save As...";
+  const std::string id = Id(Role::kMenuItem, "Save As...");
+  auto r = Act(Click(id));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->via, "xtest");
+  ASSERT_FALSE(input_->events().empty());
+  EXPECT_EQ(input_->events().back(), "click left 220,205 x1");
+
+  auto forced = Act(Click(id, Via::kAccessibility));
+  ASSERT_TRUE(forced.ok()) << forced.error().message;
+  EXPECT_EQ(forced->via, "accessibility") << "asked for, the action is still used";
+}
+
 TEST_F(ActTest, RightAndDoubleClicksAreInput) {
   ActionRequest r = Click(Id(Role::kButton, "Login"));
   r.button = MouseButton::kRight;

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <unordered_set>
@@ -1423,6 +1424,48 @@ void FixWindowRelativeExtents(Node& app, const std::vector<x11::TopLevel>& tople
   }
 }
 
+// LibreOffice's gtk3 VCL places its own widgets, until its window is first
+// re-laid out, as if its native menu bar took no room: its root pane (named
+// as the window) has the size of the GTK box holding it but the box's origin
+// less the menu bar, and everything VCL draws in it is reported that much too
+// high (7.4: a click on Calc's B2 by ID selected B1). Native widgets inside
+// (the Name Box) are placed right. Cells have no action and are clicked at
+// their bounds: shift each table under such a root pane, with its cells, to
+// where the box puts the pane.
+void FixVclTablesInDisplacedPane(Node& app) {
+  constexpr int kMaxShift = 100;  // more than a menu bar is not this fault
+  auto shift_tables = [](std::vector<Node>& roots, int dx, int dy) {
+    auto shift = [dx, dy](Node& n, int) {
+      if (n.bounds) *n.bounds = n.bounds->Translated(dx, dy);
+    };
+    std::function<void(std::vector<Node>&)> visit = [&](std::vector<Node>& nodes) {
+      for (Node& n : nodes) {
+        if (n.role != Role::kTable) {
+          visit(n.children);
+          continue;
+        }
+        shift(n, 0);
+        ForEachNodeMutable(n.children, shift);
+      }
+    };
+    visit(roots);
+  };
+  for (Node& window : app.children) {
+    ForEachNodeMutable(window.children, [&](Node& box, int) {
+      if (box.children.size() != 1 || !box.bounds) return;
+      const Node& pane = box.children[0];
+      if (pane.role != Role::kPanel || pane.name.empty() || pane.name != window.name ||
+          !pane.bounds || pane.bounds->w != box.bounds->w || pane.bounds->h != box.bounds->h) {
+        return;
+      }
+      const int dx = box.bounds->x - pane.bounds->x;
+      const int dy = box.bounds->y - pane.bounds->y;
+      if ((dx == 0 && dy == 0) || std::abs(dx) > kMaxShift || std::abs(dy) > kMaxShift) return;
+      shift_tables(box.children[0].children, dx, dy);
+    });
+  }
+}
+
 bool IsGtk4(const AppInfo& app) {
   return AsciiLower(app.toolkit) == "gtk" && !app.toolkit_version.empty() &&
          app.toolkit_version[0] == '4';
@@ -1839,6 +1882,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     Node node = walker.Build(app.info);
     if (node.name.empty()) node.name = app.info.name;
     if (IsGtk4(app.info)) FixWindowRelativeExtents(node, toplevels);
+    if (app.info.name == "soffice") FixVclTablesInDisplacedPane(node);
     result.apps.push_back(std::move(node));
     return false;
   };
