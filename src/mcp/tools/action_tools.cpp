@@ -133,7 +133,7 @@ json VerificationOutputSchema() {
   return {{"type", "object"},
           {"required", {"effect", "reason", "tree", "pixels", "waited_ms", "polls", "warnings"}},
           {"properties",
-           {{"effect", {{"type", "string"}, {"enum", {"observed", "none"}}}},
+           {{"effect", {{"type", "string"}, {"enum", {"observed", "none", "unverified"}}}},
             {"reason", String("why: the tree changed, pixels changed at the target, or nothing")},
             {"tree", schema::Diff()},
             {"pixels", schema::PixelChange()},
@@ -163,10 +163,11 @@ json ActionOutputSchema() {
         {"method", String("what exactly was done")},
         {"effect",
          {{"type", "string"},
-          {"enum", {"observed", "none", ""}},
+          {"enum", {"observed", "none", "unverified", ""}},
           {"description",
            "observed: the tree or the target's pixels changed; none: nothing did within "
-           "settle_ms; \"\" when not performed"}}},
+           "settle_ms; unverified: the field typed into reads back as before, so whether the "
+           "text arrived is unknown; \"\" when not performed"}}},
         {"target", schema::Node()},
         {"points", {{"type", "array"}, {"items", point}, {"description", "where input touched"}}},
         {"verification", VerificationOutputSchema()},

@@ -40,8 +40,9 @@ unsigned int XButton(MouseButton b) {
 // as reserved; never use it as a spare.
 constexpr int kLowestSpareCode = 9;
 // How often a character the app translated with a stale keymap is erased
-// and typed again (see SpareBinder).
-constexpr int kRetypes = 3;
+// and typed again (see SpareBinder): once; what still reads wrong after
+// that is the caller's to report, not to type over and over.
+constexpr int kRetypes = 1;
 
 struct Stroke {
   unsigned int code = 0;
