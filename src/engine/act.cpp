@@ -79,6 +79,8 @@ std::string JoinActions(const std::vector<std::string>& actions) {
 std::string PointText(Point p) { return std::to_string(p.x) + "," + std::to_string(p.y); }
 
 bool IsTextRole(Role r) { return r == Role::kTextField || r == Role::kTextArea; }
+// Elements whose value is one of their options: set_value chooses it.
+bool IsChoiceRole(Role r) { return r == Role::kComboBox || r == Role::kList; }
 bool IsNumericRole(Role r) {
   return r == Role::kSlider || r == Role::kSpinButton || r == Role::kScrollBar ||
          r == Role::kProgressBar;
@@ -219,7 +221,7 @@ std::string FormatNumber(double v) {
 }
 
 // What the executor decided to do, before the gate is asked.
-enum class Path { kAction, kSetText, kSetValue, kXTest };
+enum class Path { kAction, kSetText, kSetValue, kChoose, kXTest };
 
 struct Plan {
   Snapshot snapshot;  // the observation the action was resolved in
@@ -521,6 +523,10 @@ Status Executor::ChoosePath() {
       if (r.via != Via::kXTest) {
         auto caps = Capabilities();
         if (!caps.ok()) return caps.error();
+        if (set_value && IsChoiceRole(target->role) && !caps->editable_text) {
+          plan_.path = Path::kChoose;
+          return OkStatus();
+        }
         if (set_value && caps->value && !IsTextRole(target->role)) {
           auto number = ParseNumber(r.text);
           if (!number.ok()) return number.error();
@@ -550,6 +556,14 @@ Status Executor::ChoosePath() {
                                " has neither editable text nor a value; use via "
                                "xtest");
         }
+      }
+      if (set_value && IsChoiceRole(target->role)) {
+        // Select-all and typing would land on whatever has the focus (a
+        // <select> took ctrl+a for the whole page).
+        return MakeError(ErrorCode::kUnsupported,
+                         Describe(*target) +
+                             " takes its value by choosing an option, which is done through "
+                             "accessibility: use via auto");
       }
       if (set_value && (IsNumericRole(target->role) && !IsTextRole(target->role))) {
         return MakeError(ErrorCode::kUnsupported,
@@ -953,6 +967,14 @@ Status Executor::Perform() {
       result_.via = "editable_text";
       result_.method = "EditableText.SetTextContents";
       return ax.SetText(*plan_.target, r.text, r.timeout);
+    case Path::kChoose: {
+      result_.via = "accessibility";
+      result_.method = "chose option \"" + SanitiseForDisplay(r.text, 60) + "\"";
+      auto how = ax.ChooseOption(*plan_.target, r.text, r.timeout);
+      if (!how.ok()) return how.error();
+      result_.method = "chose " + *how;
+      return OkStatus();
+    }
     case Path::kSetValue:
       result_.via = "value";
       result_.method = "Value.CurrentValue = " + FormatNumber(plan_.number);

@@ -406,6 +406,58 @@ TEST_P(HandsDesktopTest, TypingIntoAFieldExposingNoTextIsUnverifiedAndTypedOnce)
   EXPECT_EQ(r->verification->effect, "unverified") << FormatActionResult(*r);
 }
 
+// set_value on a combo box (GTK) or a <select> (Chromium) chooses the
+// option through accessibility — Selection or the option's action — never by
+// keys (a <select> took ctrl+a for the whole page), and the choice is read
+// back from the app.
+TEST_P(HandsDesktopTest, SetValueOnAComboBoxChoosesTheOption) {
+  if (toolkit() != Toolkit::kGtk3 && toolkit() != Toolkit::kChromium) {
+    GTEST_SKIP() << "the combo box is the GTK3 and web fixtures'";
+  }
+  auto app = Launch();
+  ASSERT_NE(app, nullptr);
+  ASSERT_TRUE(app->fixture().Command("select-tab Advanced").ok());
+  auto combo_id = [&] {
+    auto lease = workspace_->Acquire();
+    if (!lease.ok()) return std::string();
+    auto obs = lease->observer->Observe(ObserveRequest{});
+    std::string id;
+    if (!obs.ok()) return id;
+    ForEachNode(obs->snapshot.roots, [&](const Node& n, int) {
+      if (id.empty() && n.pid == app->pid() && n.role == Role::kComboBox) id = n.id;
+    });
+    return id;
+  };
+  std::string combo;
+  ASSERT_TRUE(WaitUntil([&] { return !(combo = combo_id()).empty(); }));
+  ActionRequest r;
+  r.kind = ActionKind::kSetValue;
+  r.target.id = combo;
+  r.text = "Green";
+  auto green = Act(r);
+  ASSERT_TRUE(green.ok()) << green.error().message;
+  EXPECT_EQ(green->via, "accessibility");
+  EXPECT_NE(green->method.find("option \"Green\""), std::string::npos) << green->method;
+  EXPECT_EQ(*app->fixture().Command("chosen colour"), "Green");
+  EXPECT_EQ(*app->FieldText("email"), "") << "no keys went anywhere";
+
+  r.target.id = combo_id();  // GTK names a combo box by its chosen item
+  r.text = "blue";
+  auto blue = Act(r);
+  ASSERT_TRUE(blue.ok()) << blue.error().message;
+  EXPECT_EQ(*app->fixture().Command("chosen colour"), "Blue");
+
+  r.target.id = combo_id();
+  r.text = "Purple";
+  auto purple = Act(r);
+  ASSERT_FALSE(purple.ok());
+  EXPECT_EQ(purple.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(purple.error().message.find("\"Red\""), std::string::npos) << purple.error().message;
+  r.via = Via::kXTest;
+  EXPECT_EQ(Act(r).error().code, ErrorCode::kUnsupported) << "never by keys";
+  EXPECT_EQ(*app->fixture().Command("chosen colour"), "Blue");
+}
+
 TEST_P(HandsDesktopTest, KeyChordsSelectAllAndDeleteEmptiesAField) {
   auto app = Launch();
   ASSERT_NE(app, nullptr);
