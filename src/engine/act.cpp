@@ -333,8 +333,8 @@ Status Executor::Validate() {
     case ActionKind::kSetValue:
       if (r.target.id.empty()) {
         return MakeError(ErrorCode::kInvalidArgument,
-                         "set_value needs the ID of an element (a slider, spin button or text "
-                         "field)");
+                         "set_value needs the ID of an element (a slider, spin button, combo "
+                         "box or text field)");
       }
       break;
   }

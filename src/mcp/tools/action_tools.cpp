@@ -591,12 +591,16 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
   }
   return add("set_value", "Set a value",
              "Sets a slider's or spin button's number (checked against its range, through the "
-             "Value interface) or a text field's whole text (through EditableText, else by "
-             "typing). Verified like click.",
+             "Value interface), a text field's whole text (through EditableText, else by "
+             "typing), or chooses a combo box's or list's option by its name (through "
+             "Selection or the option's action, read back; never by keys). Verified like "
+             "click.",
              InputSchema({{"target", String("the element ID")},
                           {"value",
                            {{"type", {"string", "number"}},
-                            {"description", "a number for sliders and spin buttons, else text"}}}},
+                            {"description",
+                             "a number for sliders and spin buttons, an option's name for combo "
+                             "boxes and lists, else text"}}}},
                          {"value"}, true),
              kChangesApps, SetValue);
 }
