@@ -36,6 +36,11 @@ constexpr auto kHoverQuiet = std::chrono::milliseconds(45);
 // rebinds a spare key code.
 constexpr auto kTypingCatchUp = std::chrono::milliseconds(3000);
 constexpr auto kHoverMax = std::chrono::milliseconds(400);
+// What typing waits instead, once the field showed none of the text typed.
+constexpr auto kUnreadableSettle = std::chrono::milliseconds(100);
+// The longest expected text a wrong field is typed over again (select all,
+// type it whole): the value read back may be cut past that.
+constexpr size_t kMaxRetypeBytes = 1000;
 
 // The node without its subtree (results carry the element, not its content).
 Node Shallow(const Node& n) {
@@ -74,6 +79,8 @@ std::string JoinActions(const std::vector<std::string>& actions) {
 std::string PointText(Point p) { return std::to_string(p.x) + "," + std::to_string(p.y); }
 
 bool IsTextRole(Role r) { return r == Role::kTextField || r == Role::kTextArea; }
+// Elements whose value is one of their options: set_value chooses it.
+bool IsChoiceRole(Role r) { return r == Role::kComboBox || r == Role::kList; }
 bool IsNumericRole(Role r) {
   return r == Role::kSlider || r == Role::kSpinButton || r == Role::kScrollBar ||
          r == Role::kProgressBar;
@@ -155,7 +162,10 @@ const Node* FocusedIn(const std::vector<Node>& roots, int pid) {
 }
 
 // The X window showing the accessibility window `window` of process `pid`:
-// same pid, then the same title, then the most overlap.
+// same pid, then the same title, then the closest in place and size. Not
+// the most overlap: a dialog lies within its main window, which overlaps it
+// as much as the dialog's own X window does, and an untitled dialog (GTK's
+// message dialogs) then lost to the main window, which was raised instead.
 std::optional<WindowInfo> MatchXWindow(const std::vector<WindowInfo>& windows, int pid,
                                        const Node* window) {
   const WindowInfo* best = nullptr;
@@ -165,7 +175,11 @@ std::optional<WindowInfo> MatchXWindow(const std::vector<WindowInfo>& windows, i
     int64_t score = 0;
     if (pid != 0 && w.pid == pid) score += int64_t{1} << 40;
     if (window && !window->name.empty() && w.title == window->name) score += int64_t{1} << 39;
-    if (window && window->bounds) score += Intersect(w.bounds, *window->bounds).Area();
+    if (window && window->bounds) {
+      // Areas are far below 2^37: the offset keeps the score positive.
+      score += (int64_t{1} << 38) + 2 * int64_t{Intersect(w.bounds, *window->bounds).Area()} -
+               int64_t{w.bounds.Area()} - int64_t{window->bounds->Area()};
+    }
     if (w.visible) score += 1;
     if (score > best_score) {
       best = &w;
@@ -207,7 +221,7 @@ std::string FormatNumber(double v) {
 }
 
 // What the executor decided to do, before the gate is asked.
-enum class Path { kAction, kSetText, kSetValue, kXTest };
+enum class Path { kAction, kSetText, kSetValue, kChoose, kXTest };
 
 struct Plan {
   Snapshot snapshot;  // the observation the action was resolved in
@@ -251,7 +265,8 @@ class Executor {
   Status FocusTarget();
   Status HoverFirst(bool* moved);
   void Expect();
-  TypeOptions Pacing();
+  TypeOptions Pacing(const std::string& text);
+  Status CheckText(Verifier& verifier);
   ActionOutcome Outcome(const std::string& error) const;
 
   Workspace::Lease& lease_;
@@ -261,6 +276,7 @@ class Executor {
   std::optional<ElementCapabilities> caps_;
   std::vector<WindowInfo> windows_;
   GateDecision decision_;
+  bool text_unreadable_ = false;  // typing saw the field show none of the text
 };
 
 Status Executor::Validate() {
@@ -317,8 +333,8 @@ Status Executor::Validate() {
     case ActionKind::kSetValue:
       if (r.target.id.empty()) {
         return MakeError(ErrorCode::kInvalidArgument,
-                         "set_value needs the ID of an element (a slider, spin button or text "
-                         "field)");
+                         "set_value needs the ID of an element (a slider, spin button, combo "
+                         "box or text field)");
       }
       break;
   }
@@ -515,6 +531,10 @@ Status Executor::ChoosePath() {
       if (r.via != Via::kXTest) {
         auto caps = Capabilities();
         if (!caps.ok()) return caps.error();
+        if (set_value && IsChoiceRole(target->role) && !caps->editable_text) {
+          plan_.path = Path::kChoose;
+          return OkStatus();
+        }
         if (set_value && caps->value && !IsTextRole(target->role)) {
           auto number = ParseNumber(r.text);
           if (!number.ok()) return number.error();
@@ -544,6 +564,14 @@ Status Executor::ChoosePath() {
                                " has neither editable text nor a value; use via "
                                "xtest");
         }
+      }
+      if (set_value && IsChoiceRole(target->role)) {
+        // Select-all and typing would land on whatever has the focus (a
+        // <select> took ctrl+a for the whole page).
+        return MakeError(ErrorCode::kUnsupported,
+                         Describe(*target) +
+                             " takes its value by choosing an option, which is done through "
+                             "accessibility: use via auto");
       }
       if (set_value && (IsNumericRole(target->role) && !IsTextRole(target->role))) {
         return MakeError(ErrorCode::kUnsupported,
@@ -678,21 +706,31 @@ void Executor::Expect() {
 // with a stale keymap, and the backend retypes from the first wrong one.
 // It shows other text for long (a key dropped, or a slow app): the backend
 // is told what it shows, and retypes from where it goes wrong.
-TypeOptions Executor::Pacing() {
+TypeOptions Executor::Pacing(const std::string& text) {
   TypeOptions options;
   if (!plan_.expect_value || plan_.pid <= 0) return options;
-  auto chars = DecodeUtf8(request_.text);
+  auto chars = DecodeUtf8(text);
   if (!chars.ok()) return options;
+  if (auto caps = Capabilities(); caps.ok() && !caps->text && !text_unreadable_) {
+    // Nothing to watch: its tree value never shows what is typed.
+    text_unreadable_ = true;
+    result_.notes.push_back(
+        "the field exposes no text to accessibility: typed without reading it back");
+  }
   options.wait_handled = [this, chars = *chars](size_t typed) -> TypedShown {
     const std::u32string_view sent = std::u32string_view(chars).substr(0, typed);
     const std::string prefix = plan_.typed_base + EncodeUtf8(sent);
     const auto base = DecodeUtf8(plan_.typed_base);
     const size_t prefix_chars = (base.ok() ? base->size() : 0) + sent.size();
-    // What the field shows of `sent`, if it starts with the text typed into.
+    // What the field shows of `sent`, if it starts with the text typed into
+    // and shows some of it: a field showing none of it may expose no text
+    // (Chromium fields read "" in some pages), and typing again into a
+    // field that cannot be read repeats the text without end ("Zürich" four
+    // times over): such a field is never retyped into.
     auto compare = [&](const std::string& value) -> std::optional<TypedShown> {
       if (!value.starts_with(plan_.typed_base)) return std::nullopt;
       auto shown = DecodeUtf8(std::string_view(value).substr(plan_.typed_base.size()));
-      if (!shown.ok()) return std::nullopt;
+      if (!shown.ok() || shown->empty()) return std::nullopt;
       const size_t n = std::min(shown->size(), sent.size());
       const size_t right = static_cast<size_t>(
           std::mismatch(sent.begin(), sent.begin() + n, shown->begin()).first - sent.begin());
@@ -705,6 +743,11 @@ TypeOptions Executor::Pacing() {
                               "typed again from there");
       return TypedShown{right, shown->size()};
     };
+    if (text_unreadable_) {
+      // Known not to show what is typed: a fixed pause, not a catch-up wait.
+      std::this_thread::sleep_for(kUnreadableSettle);
+      return TypedShown{typed, typed};
+    }
     const auto deadline = Clock::now() + kTypingCatchUp;
     std::optional<std::string> last;
     while (Clock::now() < deadline) {
@@ -721,10 +764,75 @@ TypeOptions Executor::Pacing() {
     if (last) {
       if (auto shown = compare(*last)) return *shown;
     }
-    result_.notes.push_back("the field did not show the typed text in time; typing went on");
+    if (last && *last == plan_.typed_base) {
+      text_unreadable_ = true;
+      result_.notes.push_back(
+          "the field showed none of the typed text within " +
+          std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(kTypingCatchUp)
+                             .count()) +
+          " ms (it may expose no text): typing went on, nothing was typed again");
+    } else {
+      result_.notes.push_back("the field did not show the typed text in time; typing went on");
+    }
     return TypedShown{typed, typed};
   };
   return options;
+}
+
+// After the verification of a text put into a field (expect_value): a
+// SetTextContents that changed nothing is an error (the app accepted the
+// call and ignored it). Typed text the field reads back wrong — it shows
+// other text than before, so it can be read — is typed over once: select
+// all, the whole expected text, verified again. A field that reads as it
+// did before is never typed into again (the verdict says "unverified").
+Status Executor::CheckText(Verifier& verifier) {
+  if (!plan_.expect_value || !result_.verification) return OkStatus();
+  const Verification& v = *result_.verification;
+  const std::string& id = plan_.target->id;
+  const Node* before = FindById(verifier.before().roots, id);
+  std::optional<std::string> after;  // the value read after, when it changed
+  for (const NodeChange& c : v.tree.changed) {
+    if (c.id != id) continue;
+    for (const FieldChange& f : c.fields) {
+      if (f.field == "value") after = f.after;
+    }
+  }
+  if (plan_.path == Path::kSetText) {
+    // An element with EditableText has Text: reading as before, its text
+    // did not change, whatever else did.
+    if (after || (before && before->value == *plan_.expect_value)) return OkStatus();
+    return MakeError(ErrorCode::kUnsupported,
+                     "EditableText.SetTextContents on " + Describe(*plan_.target) +
+                         " changed nothing within " +
+                         std::to_string(request_.verify.settle.count()) + " ms (it still reads \"" +
+                         SanitiseForDisplay(before ? before->value : "", 60) +
+                         "\"): the application accepted the call and ignored it; type into it "
+                         "with input (via xtest)");
+  }
+  if (plan_.path != Path::kXTest || !after || *after == *plan_.expect_value ||
+      plan_.expect_value->size() > kMaxRetypeBytes) {
+    return OkStatus();
+  }
+  // The tree diff holds the value as the tree reads it; the verification
+  // warned already when it is not the expected one.
+  Input& input = *lease_.hands->input;
+  result_.notes.push_back("the field read \"" + SanitiseForDisplay(*after, 60) +
+                          "\", not the expected \"" +
+                          SanitiseForDisplay(*plan_.expect_value, 60) +
+                          "\": selected all and typed the whole text again (once)");
+  result_.method += "; then ctrl+a and the whole text again";
+  if (auto st = input.PressChord(*ParseKeyChord("ctrl+a")); !st.ok()) return st;
+  if (plan_.expect_value->empty()) {
+    if (auto st = input.PressChord(*ParseKeyChord("Delete")); !st.ok()) return st;
+  } else {
+    const std::string base = plan_.typed_base;
+    plan_.typed_base.clear();  // Pacing compares with what is typed now
+    Status st = input.TypeText(*plan_.expect_value, Pacing(*plan_.expect_value));
+    plan_.typed_base = base;
+    if (!st.ok()) return st;
+  }
+  result_.verification = verifier.Wait(request_.cancelled);
+  return OkStatus();
 }
 
 // Gives keyboard input a home: the element takes the focus (through
@@ -867,6 +975,14 @@ Status Executor::Perform() {
       result_.via = "editable_text";
       result_.method = "EditableText.SetTextContents";
       return ax.SetText(*plan_.target, r.text, r.timeout);
+    case Path::kChoose: {
+      result_.via = "accessibility";
+      result_.method = "chose option \"" + SanitiseForDisplay(r.text, 60) + "\"";
+      auto how = ax.ChooseOption(*plan_.target, r.text, r.timeout);
+      if (!how.ok()) return how.error();
+      result_.method = "chose " + *how;
+      return OkStatus();
+    }
     case Path::kSetValue:
       result_.via = "value";
       result_.method = "Value.CurrentValue = " + FormatNumber(plan_.number);
@@ -896,7 +1012,7 @@ Status Executor::Perform() {
           return input->PressChord(*ParseKeyChord("Delete"));
         }
       }
-      return input->TypeText(r.text, Pacing());
+      return input->TypeText(r.text, Pacing(r.text));
     }
     case ActionKind::kPressKeys: {
       // Keys pressed into a password field spell the secret as surely as
@@ -996,6 +1112,10 @@ Result<ActionResult> Executor::Run() {
     return st.error();
   }
   result_.verification = verifier.Wait(request_.cancelled);
+  if (auto checked = CheckText(verifier); !checked.ok()) {
+    gate.Record(planned, decision_, Outcome(checked.error().message));
+    return checked.error();
+  }
   gate.Record(planned, decision_, Outcome(""));
   result_.total_ms = MsSince(start);
   return result_;

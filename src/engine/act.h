@@ -13,7 +13,10 @@
 //              (the element is focused first and, if it was not focused,
 //              the caret moved to the end so the text is appended);
 //   set_value  Value.CurrentValue for sliders and spin buttons (checked
-//              against their range), EditableText for text, else key events;
+//              against their range), an option chosen through Selection or
+//              its action for combo boxes and lists (Accessibility::
+//              ChooseOption; never keys), EditableText for text, else key
+//              events;
 //   press_keys, scroll, drag: XTest.
 // `via` forces either path. Before XTest input the element's window is
 // raised and focused when it is not the active one, and the "before" state

@@ -107,7 +107,7 @@ struct GateDecision {
 struct ActionOutcome {
   bool performed = false;  // input or an accessibility call reached the app
   std::string via;         // "accessibility", "editable_text", "value", "xtest", ...
-  std::string effect;      // "observed" | "none" | "" (not performed)
+  std::string effect;      // "observed" | "none" | "unverified" | "" (not performed)
   std::string error;       // the failure, when the action failed after the gate
   nlohmann::json verification = nlohmann::json::object();  // summary of what changed
   std::string screen_hash_after;

@@ -487,7 +487,24 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
     }
     return out;
   };
-  if (tree_changed) {
+  // The text expected in a field that still shows what it showed before:
+  // nothing read back says whether it arrived (a field exposing no text
+  // reads "" whatever it shows), so the verdict is "unverified", not
+  // "observed" on the strength of other changes.
+  const Node* expect_before =
+      scope_.expect_value ? FindById(before_.roots, scope_.expect_id) : nullptr;
+  const Node* expect_after =
+      scope_.expect_value ? FindById(after_roots, scope_.expect_id) : nullptr;
+  if ((tree_changed || pixel_evidence) && !expectation_met() && expect_before && expect_after &&
+      expect_after->value == expect_before->value) {
+    v.effect = "unverified";
+    v.reason = "element " + scope_.expect_id + " still reads \"" +
+               SanitiseForDisplay(expect_after->value, 60) +
+               "\" as before, so whether the text arrived cannot be read back (the element "
+               "may expose no text); " +
+               (tree_changed ? "the tree changed (" + Counts(v.tree) + ")"
+                             : std::string("pixels changed at the target"));
+  } else if (tree_changed) {
     v.effect = "observed";
     v.reason = "the tree changed (" + Counts(v.tree) + ")";
   } else if (!v.windows_opened.empty()) {

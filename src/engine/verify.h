@@ -119,7 +119,10 @@ struct PixelChange {
 };
 
 struct Verification {
-  std::string effect = "none";  // "observed" or "none"
+  // "observed", "none", or "unverified": an expected text (VerifyScope)
+  // does not show and the element reads back as it did before, so nothing
+  // can tell whether the text arrived.
+  std::string effect = "none";
   // Why: "the tree changed", "pixels changed at the target", "nothing changed
   // within 500 ms".
   std::string reason;

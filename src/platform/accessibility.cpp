@@ -28,6 +28,10 @@ Status Accessibility::SetValue(const Node&, double, std::chrono::milliseconds) {
   return CannotAct();
 }
 Status Accessibility::GrabFocus(const Node&, std::chrono::milliseconds) { return CannotAct(); }
+Result<std::string> Accessibility::ChooseOption(const Node&, std::string_view,
+                                                std::chrono::milliseconds) {
+  return CannotAct();
+}
 
 Result<std::unique_ptr<Accessibility>> ConnectAtspi(const AtspiOptions& options) {
   auto backend = atspi::AtspiAccessibility::Connect(options);

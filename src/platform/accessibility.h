@@ -108,6 +108,14 @@ class Accessibility {
   virtual Status SetValue(const Node& node, double value, std::chrono::milliseconds timeout);
   // Component: moves the keyboard focus to the element.
   virtual Status GrabFocus(const Node& node, std::chrono::milliseconds timeout);
+  // A combo box's or list's option (a <select>'s, a GtkComboBox's item):
+  // chooses the descendant named `option` (exactly, else ignoring ASCII
+  // case) through Selection or the option's action — never input — and
+  // reads it back as chosen. Returns how, for people ("option \"Green\"
+  // through the element's Selection"). NotFound listing the options when
+  // none is so named; Unsupported when no way made it read back.
+  virtual Result<std::string> ChooseOption(const Node& node, std::string_view option,
+                                           std::chrono::milliseconds timeout);
 };
 
 struct AtspiOptions {

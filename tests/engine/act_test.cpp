@@ -456,6 +456,87 @@ TEST_F(ActTest, TypeReplaceUsesEditableText) {
       << "replacing needs no End";
 }
 
+// The app answers SetTextContents with success and leaves the text as it
+// was (GTK does for a read-only entry): an error, not "effect: none".
+TEST_F(ActTest, ASetTextContentsThatChangesNothingIsAnError) {
+  ax_->react = false;
+  ActionRequest r;
+  r.kind = ActionKind::kTypeText;
+  r.target.id = Id(Role::kTextField, "Email");
+  r.text = "ada@example.org";
+  r.replace = true;
+  auto result = Act(r);
+  ASSERT_FALSE(result.ok()) << FormatActionResult(*result);
+  EXPECT_EQ(result.error().code, ErrorCode::kUnsupported);
+  EXPECT_NE(result.error().message.find("changed nothing"), std::string::npos)
+      << result.error().message;
+  ASSERT_EQ(gate_->entries().size(), 1u);
+  EXPECT_FALSE(gate_->entries()[0].outcome.error.empty()) << "the audit log has the failure";
+
+  r.kind = ActionKind::kSetValue;
+  r.replace = false;
+  auto set = Act(r);
+  EXPECT_FALSE(set.ok()) << "set_value through EditableText too: " << FormatActionResult(*set);
+}
+
+// A field that reads back as before (it exposes no text, as some browser
+// fields do) is typed into once: the verdict says the text is unverified,
+// and nothing is typed again ("Zürich" arrived four times over).
+TEST_F(ActTest, TypingIntoAFieldThatReadsBackUnchangedIsUnverifiedAndNotRetyped) {
+  input_->on_event = [&](const std::string& e) {
+    if (e.starts_with("type")) capture_->Fill(Rect{185, 104, 60, 16}, 255, 0, 0);
+  };
+  ActionRequest r;
+  r.kind = ActionKind::kTypeText;
+  r.target.id = Id(Role::kTextField, "Email");
+  r.text = "Zürich";
+  auto result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_EQ(input_->events(), (std::vector<std::string>{"chord End", "type Zürich"}));
+  EXPECT_EQ(result->verification->effect, "unverified") << FormatActionResult(*result);
+  EXPECT_NE(result->verification->reason.find("cannot be read back"), std::string::npos);
+}
+
+// Text the field reads back wrong ("100" shown as "10") is typed over once:
+// select all, the whole text; a field still wrong after that is reported,
+// not typed into again.
+TEST_F(ActTest, TextReadBackWrongIsTypedOverOnceWithSelectAll) {
+  Node* email = ax_->Find(Role::kTextField, "Email");
+  int drops = 1;  // keys the app loses
+  bool all_selected = false;
+  input_->on_event = [&](const std::string& e) {
+    if (e == "chord ctrl+a") all_selected = true;
+    if (!e.starts_with("type ")) return;
+    std::string typed = e.substr(5);
+    for (int i = 0; i < drops && !typed.empty(); ++i) typed.pop_back();
+    email->value = all_selected ? typed : email->value + typed;
+    all_selected = false;
+  };
+  ActionRequest r;
+  r.kind = ActionKind::kTypeText;
+  r.target.id = Id(Role::kTextField, "Email");
+  r.text = "100";
+  auto result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_EQ(input_->events(),
+            (std::vector<std::string>{"chord End", "type 100", "chord ctrl+a", "type 100"}));
+  EXPECT_EQ(email->value, "10") << "the fake drops a key each time";
+  EXPECT_EQ(result->verification->effect, "observed");
+  ASSERT_FALSE(result->notes.empty());
+  EXPECT_NE(result->notes.back().find("typed the whole text again (once)"), std::string::npos);
+
+  drops = 0;
+  email->value = "ab";
+  email->states.Set(State::kFocused, false);  // appended at the end, after End
+  input_->clear();
+  r.text = "100";
+  r.target.id = Id(Role::kTextField, "Email");
+  result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_EQ(input_->events(), (std::vector<std::string>{"chord End", "type 100"}));
+  EXPECT_EQ(email->value, "ab100");
+}
+
 TEST_F(ActTest, TypingIntoAPasswordFieldIsMarkedSensitive) {
   ActionRequest r;
   r.kind = ActionKind::kTypeText;

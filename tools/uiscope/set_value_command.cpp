@@ -5,11 +5,13 @@ namespace uiscope::cli {
 
 CLI::App* AddSetValueCommand(CLI::App& app, GlobalFlags& g, SetValueFlags& f) {
   auto* cmd = app.add_subcommand("set-value",
-                                 "set a slider's or spin button's number, or a text field's text");
+                                 "set a slider's or spin button's number, a combo box's option, or a "
+                                 "text field's text");
   // TARGET VALUE, or --name LABEL VALUE: the positionals are sorted out in
   // RunSetValueCommand.
   cmd->add_option("TARGET", f.target, "an element ID (or --name LABEL)");
-  cmd->add_option("VALUE", f.value, "a number for sliders and spin buttons, else text");
+  cmd->add_option("VALUE", f.value, "a number for sliders and spin buttons, an option's name for combo "
+                  "boxes and lists, else text");
   AddActionFlags(cmd, g, f.action);
   return cmd;
 }

@@ -159,7 +159,7 @@ json VerificationOutputSchema() {
   return {{"type", "object"},
           {"required", {"effect", "reason", "tree", "pixels", "waited_ms", "polls", "warnings"}},
           {"properties",
-           {{"effect", {{"type", "string"}, {"enum", {"observed", "none"}}}},
+           {{"effect", {{"type", "string"}, {"enum", {"observed", "none", "unverified"}}}},
             {"reason", String("why: the tree changed, pixels changed at the target, or nothing")},
             {"tree", schema::Diff()},
             {"pixels", schema::PixelChange()},
@@ -191,10 +191,11 @@ json ActionOutputSchema() {
         {"method", String("what exactly was done")},
         {"effect",
          {{"type", "string"},
-          {"enum", {"observed", "none", ""}},
+          {"enum", {"observed", "none", "unverified", ""}},
           {"description",
            "observed: the tree or the target's pixels changed; none: nothing did within "
-           "settle_ms; \"\" when not performed"}}},
+           "settle_ms; unverified: the field typed into reads back as before, so whether the "
+           "text arrived is unknown; \"\" when not performed"}}},
         {"target", schema::Node()},
         {"points", {{"type", "array"}, {"items", point}, {"description", "where input touched"}}},
         {"verification", VerificationOutputSchema()},
@@ -618,12 +619,16 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
   }
   return add("set_value", "Set a value",
              "Sets a slider's or spin button's number (checked against its range, through the "
-             "Value interface) or a text field's whole text (through EditableText, else by "
-             "typing). Verified like click.",
+             "Value interface), a text field's whole text (through EditableText, else by "
+             "typing), or chooses a combo box's or list's option by its name (through "
+             "Selection or the option's action, read back; never by keys). Verified like "
+             "click.",
              InputSchema({{"target", String("the element ID")},
                           {"value",
                            {{"type", {"string", "number"}},
-                            {"description", "a number for sliders and spin buttons, else text"}}}},
+                            {"description",
+                             "a number for sliders and spin buttons, an option's name for combo "
+                             "boxes and lists, else text"}}}},
                          {"value"}, true),
              kChangesApps, SetValue);
 }

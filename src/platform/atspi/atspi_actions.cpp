@@ -10,7 +10,10 @@
 #include <cctype>
 #include <cmath>
 
+#include <thread>
+
 #include "core/ascii.h"
+#include "platform/atspi/atspi_constants.h"
 #include "platform/atspi/atspi_tree.h"
 
 namespace uiscope::atspi {
@@ -24,6 +27,15 @@ constexpr char kTextIface[] = "org.a11y.atspi.Text";
 constexpr char kValueIface[] = "org.a11y.atspi.Value";
 constexpr char kComponentIface[] = "org.a11y.atspi.Component";
 constexpr char kPropertiesIface[] = "org.freedesktop.DBus.Properties";
+constexpr char kSelectionIface[] = "org.a11y.atspi.Selection";
+
+// Where ChooseOption looks for options below the element: a combo box's
+// menu items sit one level down (GTK: combo > menu > item; Chromium:
+// select > menu list popup > option), a list's items directly.
+constexpr int kOptionDepth = 3;
+constexpr size_t kMaxOptionNodes = 2000;
+// How long a choice is given to read back before the next way is tried.
+constexpr auto kChoiceReadBack = std::chrono::milliseconds(400);
 
 bool IsReturn(DBusMessage* reply) {
   return reply != nullptr && dbus_message_get_type(reply) == DBUS_MESSAGE_TYPE_METHOD_RETURN;
@@ -320,6 +332,184 @@ Status AtspiAccessibility::GrabFocus(const Node& node, std::chrono::milliseconds
                          "not active)");
   }
   return OkStatus();
+}
+
+// Chooses an option among the element's descendants (up to kOptionDepth
+// levels, kMaxOptionNodes objects), named `option` exactly, else the same
+// but for ASCII case. The ways, in order, each read back before the next:
+//   1. the element's Selection.SelectChild(the option's index among its
+//      siblings): GTK's combo box sets its active item this way;
+//   2. the Selection of the option's parent: Chromium's menu list popup
+//      does the option's default action (GTK's menu only highlights an
+//      item, which does not read back, hence after 1);
+//   3. the option's own action (click, press, activate, select).
+// Read back: the element is named by the option (GTK names a combo box by
+// its chosen item), or the option is in state selected. Never input: a
+// select-all or typed keys land on whatever has the focus.
+Result<std::string> AtspiAccessibility::ChooseOption(const Node& node, std::string_view option,
+                                                     std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  auto conn = ConnectionForNode(node, deadline);
+  if (!conn.ok()) return conn.error();
+  const std::string& owner = node.ref.owner;
+  struct Item {
+    std::string path;
+    std::string name;
+    int parent = -1;
+    int index = 0;  // among its parent's children
+    int depth = 0;
+  };
+  std::vector<Item> items = {{node.ref.path, node.name, -1, 0, 0}};
+  for (size_t level = 0; level < items.size();) {
+    const size_t level_end = items.size();
+    {
+      DbusConnection::Pipeline pipeline(**conn);
+      for (size_t i = level; i < level_end; ++i) {
+        if (items[i].depth >= kOptionDepth) continue;
+        pipeline.Add(NewMethodCall(owner, items[i].path, kAccessibleIface, "GetChildren"),
+                     [&items, i](DBusMessage* r) {
+                       DBusMessageIter it, arr;
+                       if (!IsReturn(r) || !dbus_message_iter_init(r, &it) ||
+                           dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_ARRAY) {
+                         return;
+                       }
+                       dbus_message_iter_recurse(&it, &arr);
+                       ObjectRef child;
+                       for (int index = 0;
+                            dbus_message_iter_get_arg_type(&arr) == DBUS_TYPE_STRUCT &&
+                            items.size() < kMaxOptionNodes;
+                            ++index) {
+                         if (!ReadObjectRef(&arr, &child)) break;
+                         // Self-parents and loops: untrusted data.
+                         if (child.IsNull() || child.path == items[i].path) continue;
+                         items.push_back(
+                             {child.path, "", static_cast<int>(i), index, items[i].depth + 1});
+                       }
+                     });
+      }
+      if (Status st = pipeline.Run(deadline); !st.ok()) {
+        return CallError(st.error(), node, "listing the options");
+      }
+    }
+    level = level_end;
+    DbusConnection::Pipeline names(**conn);
+    for (size_t i = level; i < items.size(); ++i) {
+      MessagePtr m = NewMethodCall(owner, items[i].path, kPropertiesIface, "Get");
+      const char* iface = kAccessibleIface;
+      const char* prop = "Name";
+      dbus_message_append_args(m.get(), DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &prop,
+                               DBUS_TYPE_INVALID);
+      names.Add(std::move(m), [&items, i](DBusMessage* r) {
+        DBusMessageIter it;
+        if (IsReturn(r) && dbus_message_iter_init(r, &it)) ReadVariantString(&it, &items[i].name);
+      });
+    }
+    if (Status st = names.Run(deadline); !st.ok()) {
+      return CallError(st.error(), node, "reading the options' names");
+    }
+  }
+  auto named = [&](bool fold) -> int {
+    for (size_t i = 1; i < items.size(); ++i) {
+      if (fold ? AsciiLower(items[i].name) == AsciiLower(std::string(option))
+               : items[i].name == option) {
+        return static_cast<int>(i);
+      }
+    }
+    return -1;
+  };
+  int found = named(false);
+  if (found < 0) found = named(true);
+  if (found < 0) {
+    std::string listed;
+    int count = 0;
+    for (size_t i = 1; i < items.size() && count < 20; ++i) {
+      if (items[i].name.empty()) continue;
+      listed += (listed.empty() ? "\"" : ", \"") + items[i].name + "\"";
+      ++count;
+    }
+    return MakeError(ErrorCode::kNotFound,
+                     Describe(node) + " has no option \"" + std::string(option) + "\"" +
+                         (listed.empty() ? std::string(" (it lists none)")
+                                         : " (its options: " + listed + ")"));
+  }
+  const Item& chosen = items[found];
+  auto left = [&] { return std::chrono::milliseconds(std::max(1, RemainingMs(deadline))); };
+  auto reads_chosen = [&]() -> bool {
+    bool yes = false;
+    DbusConnection::Pipeline pipeline(**conn);
+    MessagePtr m = NewMethodCall(owner, node.ref.path, kPropertiesIface, "Get");
+    const char* iface = kAccessibleIface;
+    const char* prop = "Name";
+    dbus_message_append_args(m.get(), DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &prop,
+                             DBUS_TYPE_INVALID);
+    pipeline.Add(std::move(m), [&](DBusMessage* r) {
+      DBusMessageIter it;
+      std::string name;
+      if (IsReturn(r) && dbus_message_iter_init(r, &it) && ReadVariantString(&it, &name)) {
+        yes = yes || name == chosen.name;
+      }
+    });
+    pipeline.Add(NewMethodCall(owner, chosen.path, kAccessibleIface, "GetState"),
+                 [&](DBusMessage* r) {
+                   DBusMessageIter it, arr;
+                   if (!IsReturn(r) || !dbus_message_iter_init(r, &it) ||
+                       dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_ARRAY) {
+                     return;
+                   }
+                   dbus_message_iter_recurse(&it, &arr);
+                   uint32_t lo = 0, hi = 0;
+                   ReadUint32(&arr, &lo);
+                   ReadUint32(&arr, &hi);
+                   yes = yes || HasState(lo, hi, StateBit::kSelected);
+                 });
+    (void)pipeline.Run(deadline);
+    return yes;
+  };
+  auto settled_on_choice = [&]() -> bool {
+    const auto until = std::min(deadline, Clock::now() + kChoiceReadBack);
+    while (true) {
+      if (reads_chosen()) return true;
+      if (Clock::now() >= until) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  };
+  const std::string what = "option \"" + chosen.name + "\"";
+  if (reads_chosen()) return what + " was already chosen";
+  auto interfaces = [&](const std::string& path) {
+    auto reply = (*conn)->Call(NewMethodCall(owner, path, kAccessibleIface, "GetInterfaces"), left());
+    return reply.ok() ? Interfaces(reply->get()) : std::vector<std::string>{};
+  };
+  auto select_child = [&](const std::string& path, int index) -> bool {
+    if (!Has(interfaces(path), kSelectionIface)) return false;
+    MessagePtr call = NewMethodCall(owner, path, kSelectionIface, "SelectChild");
+    int32_t i = index;
+    dbus_message_append_args(call.get(), DBUS_TYPE_INT32, &i, DBUS_TYPE_INVALID);
+    auto reply = (*conn)->Call(std::move(call), left());
+    return reply.ok() && IsReturn(reply->get()) && ReplyBool(reply->get());
+  };
+  if (chosen.parent != 0 && select_child(node.ref.path, chosen.index) && settled_on_choice()) {
+    return what + " through the element's Selection";
+  }
+  if (select_child(items[chosen.parent].path, chosen.index) && settled_on_choice()) {
+    return what + " through " + (chosen.parent == 0 ? "the element's" : "its list's") +
+           " Selection";
+  }
+  if (Has(interfaces(chosen.path), kActionIface)) {
+    Node option_node;
+    option_node.name = chosen.name;
+    option_node.ref = BackendRef{owner, chosen.path};
+    option_node.app = node.app;
+    option_node.pid = node.pid;
+    for (const char* action : {"click", "press", "activate", "select"}) {
+      if (!DoAction(option_node, action, left()).ok()) continue;
+      if (settled_on_choice()) return what + " by its action \"" + action + "\"";
+      break;
+    }
+  }
+  return MakeError(ErrorCode::kUnsupported,
+                   "choosing " + what + " of " + Describe(node) +
+                       " did not take: neither its Selection nor the option's action made it "
+                       "read back as chosen");
 }
 
 }  // namespace uiscope::atspi

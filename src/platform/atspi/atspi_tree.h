@@ -50,6 +50,8 @@ class AtspiAccessibility final : public Accessibility {
                  std::chrono::milliseconds timeout) override;
   Status SetValue(const Node& node, double value, std::chrono::milliseconds timeout) override;
   Status GrabFocus(const Node& node, std::chrono::milliseconds timeout) override;
+  Result<std::string> ChooseOption(const Node& node, std::string_view option,
+                                   std::chrono::milliseconds timeout) override;
 
  private:
   struct AppHandle {
