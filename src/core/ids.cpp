@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -26,7 +27,8 @@ struct Entry {
   int dup_index = 0;   // rank among siblings with the same role and identity
   int role_index = 0;  // rank among siblings with the same role
   uint64_t hash = 0;
-  std::string hash_id;  // ID from the hash alone, after collision resolution
+  std::string hash_id;      // ID from the hash alone, after collision resolution
+  bool anchorable = false;  // see MarkAnchorable
 };
 
 void CollectNames(const std::vector<Node>& nodes, int levels_left,
@@ -178,10 +180,13 @@ struct PreviousIndex {
   }
 };
 
-// Decides final IDs against the previous snapshot, top-down, so that a node's
-// parent always has its final ID when the node is matched under it.
+// Decides final IDs against the anchors and the previous snapshot, top-down,
+// so that a node's parent always has its final ID when the node is matched
+// under it.
 //
 // In order of preference a node gets:
+//  0. the ID anchored to its object (id_anchors.h), when the anchor has the
+//     node's role: the object is the widget, whatever it is called now;
 //  1. its hash ID, when the previous node with that ID had the same role,
 //     identity name and rank (the same widget, wherever it now sits);
 //  2. under the same parent, the ID of the previous sibling with the same
@@ -193,20 +198,46 @@ struct PreviousIndex {
 //     an ID the previous snapshot used for another widget.
 // An ID is handed out once. Rule 1 is checked against identity, not just the
 // ID string, so that a newcomer whose hash wins a short-ID collision cannot
-// take the short ID an existing widget was known by.
+// take the short ID an existing widget was known by. An ID anchored to an
+// object that is not in this tree (hidden, or seen only with --all) stays
+// reserved for it: rules 1-4 give it only to a node with the identity hash
+// that object had, i.e. the same widget built again.
 class Reconciler {
  public:
-  Reconciler(const std::vector<Entry>& entries, const std::vector<Node>& previous)
-      : entries_(entries), prev_(previous), final_ids_(entries.size()) {
+  Reconciler(const std::vector<Entry>& entries, const std::vector<Node>& previous,
+             const IdAnchors* anchors)
+      : entries_(entries), prev_(previous), anchors_(anchors), final_ids_(entries.size()) {
     for (const Entry& e : entries_) hash_ids_.insert(e.hash_id);
+    if (anchors_ == nullptr) return;
+    for (const auto& [owner, app] : anchors_->apps) {
+      for (const auto& [path, anchor] : app.by_path) {
+        // A file edited by hand may name one ID twice: the smallest hash
+        // keeps it, whatever the map's order.
+        auto [it, added] = reserved_.emplace(anchor.id, anchor.hash);
+        if (!added) it->second = std::min(it->second, anchor.hash);
+      }
+    }
   }
 
   std::vector<std::string> Run() {
+    if (anchors_ != nullptr) {
+      for (size_t i = 0; i < entries_.size(); ++i) {
+        const Entry& e = entries_[i];
+        if (!e.anchorable) continue;
+        const IdAnchor* a = anchors_->Find(e.node->ref);
+        if (a != nullptr && a->role == e.node->role && HasPrefix(a->id, e.node->role) &&
+            !used_.contains(a->id)) {
+          Give(i, a->id);
+        }
+      }
+    }
     for (size_t i = 0; i < entries_.size(); ++i) {
       const Entry& e = entries_[i];
+      if (!final_ids_[i].empty()) continue;
       auto it = prev_.identity_by_id.find(e.hash_id);
       if (it != prev_.identity_by_id.end() &&
-          it->second == IdentityKey(e.node->role, e.dup_index, e.identity)) {
+          it->second == IdentityKey(e.node->role, e.dup_index, e.identity) &&
+          Claimable(e, e.hash_id)) {
         Give(i, e.hash_id);
       }
     }
@@ -227,9 +258,23 @@ class Reconciler {
   }
 
  private:
+  static bool HasPrefix(const std::string& id, Role role) {
+    const std::string_view prefix = RolePrefix(role);
+    return id.size() > prefix.size() && id.compare(0, prefix.size(), prefix) == 0 &&
+           id[prefix.size()] == '_';
+  }
+
   void Give(size_t i, const std::string& id) {
     final_ids_[i] = id;
     used_.insert(id);
+  }
+
+  // Whether `e` may take `id`: nobody here holds it, and no object absent
+  // from this tree is anchored to it, unless that object had e's identity.
+  bool Claimable(const Entry& e, const std::string& id) const {
+    if (used_.contains(id)) return false;
+    auto it = reserved_.find(id);
+    return it == reserved_.end() || it->second == e.hash;
   }
 
   void ReconcileGroup(const std::vector<size_t>& group,
@@ -248,7 +293,7 @@ class Reconciler {
       }
       const auto take = [&](size_t i, const auto& map, const std::string& key) {
         auto it = map.find(key);
-        if (it != map.end() && !used_.contains(*it->second)) Give(i, *it->second);
+        if (it != map.end() && Claimable(entries_[i], *it->second)) Give(i, *it->second);
       };
       for (size_t i : open) {
         const Entry& e = entries_[i];
@@ -268,7 +313,7 @@ class Reconciler {
   // agent's old reference never silently lands on a different widget.
   std::string FreshId(const Entry& e) const {
     const auto is_free = [&](const std::string& id) {
-      return !prev_.Contains(id) && !used_.contains(id) &&
+      return !prev_.Contains(id) && Claimable(e, id) &&
              (id == e.hash_id || !hash_ids_.contains(id));
     };
     if (is_free(e.hash_id)) return e.hash_id;
@@ -285,10 +330,53 @@ class Reconciler {
 
   const std::vector<Entry>& entries_;
   const PreviousIndex prev_;
+  const IdAnchors* anchors_;
+  std::unordered_map<std::string, uint64_t> reserved_;  // anchored ID -> its object's hash
   std::unordered_set<std::string> hash_ids_;
   std::unordered_set<std::string> used_;
   std::vector<std::string> final_ids_;
 };
+
+// Marks the nodes whose object can anchor an ID: those with a BackendRef that
+// no other node of the tree shares. Two nodes claiming one object (a broken
+// bridge) would trade the anchor back and forth between runs.
+void MarkAnchorable(std::vector<Entry>& entries) {
+  std::unordered_map<std::string, int> count;
+  const auto key = [](const BackendRef& r) { return r.owner + '\n' + r.path; };
+  for (const Entry& e : entries) {
+    if (!e.node->ref.empty() && !e.node->ref.owner.empty()) ++count[key(e.node->ref)];
+  }
+  for (Entry& e : entries) {
+    e.anchorable =
+        !e.node->ref.empty() && !e.node->ref.owner.empty() && count[key(e.node->ref)] == 1;
+  }
+}
+
+// Anchors every anchorable node's object to its final ID. An ID that moved
+// to another object (the same widget built again) leaves its old object, so
+// each ID stays anchored once per app.
+void RecordAnchors(const std::vector<Entry>& entries, const std::vector<std::string>& ids,
+                   IdAnchors& anchors) {
+  std::map<std::string, std::vector<size_t>> by_owner;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].anchorable) by_owner[entries[i].node->ref.owner].push_back(i);
+  }
+  for (const auto& [owner, members] : by_owner) {
+    AppAnchors& app = anchors.apps[owner];
+    ++app.clock;
+    std::unordered_map<std::string, const std::string*> path_of_id;
+    for (size_t i : members) path_of_id.emplace(ids[i], &entries[i].node->ref.path);
+    std::erase_if(app.by_path, [&](const auto& kv) {
+      auto it = path_of_id.find(kv.second.id);
+      return it != path_of_id.end() && *it->second != kv.first;
+    });
+    for (size_t i : members) {
+      const Entry& e = entries[i];
+      app.by_path[e.node->ref.path] = IdAnchor{ids[i], e.node->role, e.hash, app.clock};
+    }
+    IdAnchors::Trim(app);
+  }
+}
 
 void WriteIds(std::vector<Node>& nodes, const std::vector<std::string>& ids, size_t& next,
               const std::string& window) {
@@ -352,7 +440,7 @@ std::string IdentityName(const Node& node) {
   return label;
 }
 
-void AssignIds(std::vector<Node>& roots, const std::vector<Node>* previous) {
+void AssignIds(std::vector<Node>& roots, const std::vector<Node>* previous, IdAnchors* anchors) {
   std::vector<Entry> entries;
   entries.reserve(CountNodes(roots));
   Flatten(roots, -1, 0, entries);
@@ -362,12 +450,15 @@ void AssignIds(std::vector<Node>& roots, const std::vector<Node>* previous) {
   ResolveCollisions(entries, all, kShortDigits);
 
   std::vector<std::string> final_ids;
-  if (previous != nullptr) {
-    final_ids = Reconciler(entries, *previous).Run();
+  if (anchors != nullptr) MarkAnchorable(entries);
+  if (previous != nullptr || anchors != nullptr) {
+    static const std::vector<Node> kNothing;
+    final_ids = Reconciler(entries, previous != nullptr ? *previous : kNothing, anchors).Run();
   } else {
     final_ids.reserve(entries.size());
     for (Entry& e : entries) final_ids.push_back(std::move(e.hash_id));
   }
+  if (anchors != nullptr) RecordAnchors(entries, final_ids, *anchors);
   // `entries` points into `roots`; it must not be used once the nodes change.
   entries.clear();
   size_t next = 0;
