@@ -10,6 +10,15 @@
 // another connection, and the object path), so that pair anchors the ID; the
 // hash only names objects never seen.
 //
+// Some toolkits replace an object instead of changing it (Chromium builds a
+// new text leaf when a page sets an element's textContent). An object that
+// appears where one showing in the previous observation of the app vanished
+// — same parent object, same role, same rank among the showing siblings of
+// that role — is taken to be its successor and inherits its ID, as the
+// in-process reconciliation against the previous snapshot does for nodes
+// without references. Only leaves: a container whose place another takes is
+// more likely a stack page hidden (and shown again later) than destroyed.
+//
 // Paths can be reused for another object once the first is gone (Qt builds
 // them from pointers), so an anchor holds only for a node of the role it was
 // recorded with; a node of another role at that path gets a new ID and
@@ -38,6 +47,12 @@ struct IdAnchor {
   // closed and reopened builds new objects) and may take over the ID.
   uint64_t hash = 0;
   uint64_t seen = 0;  // the app's clock when last seen: the least recent go first
+  // Where the object was when last seen: its parent's path ("" for a root or
+  // a parent without a reference) and, for a showing leaf, its rank among
+  // its showing siblings of its role (-1 otherwise). A new leaf that
+  // replaced it there in the next observation takes its ID.
+  std::string parent;
+  int shown_index = -1;
 };
 
 // The anchors of one application (one bus name).

@@ -24,8 +24,9 @@ struct Entry {
   const Node* node = nullptr;
   int parent = -1;  // index of the parent entry; -1 for roots
   std::string identity;
-  int dup_index = 0;   // rank among siblings with the same role and identity
-  int role_index = 0;  // rank among siblings with the same role
+  int dup_index = 0;     // rank among siblings with the same role and identity
+  int role_index = 0;    // rank among siblings with the same role
+  int shown_index = -1;  // rank among showing siblings with the same role; -1: not showing
   uint64_t hash = 0;
   std::string hash_id;      // ID from the hash alone, after collision resolution
   bool anchorable = false;  // see MarkAnchorable
@@ -59,6 +60,7 @@ void Flatten(const std::vector<Node>& siblings, int parent, uint64_t parent_hash
   std::vector<Entry> group(siblings.size());
   std::unordered_map<Key, int, KeyHash> dup_counts;
   std::array<int, 256> role_counts{};
+  std::array<int, 256> shown_counts{};
   for (size_t i = 0; i < siblings.size(); ++i) {
     const Node& n = siblings[i];
     Entry& e = group[i];
@@ -67,6 +69,7 @@ void Flatten(const std::vector<Node>& siblings, int parent, uint64_t parent_hash
     e.identity = IdentityName(n);
     e.dup_index = dup_counts[Key{n.role, e.identity}]++;
     e.role_index = role_counts[static_cast<uint8_t>(n.role)]++;
+    if (n.Has(State::kShowing)) e.shown_index = shown_counts[static_cast<uint8_t>(n.role)]++;
     e.hash = IdentityHash(parent_hash, n.role, e.identity, e.dup_index);
   }
   for (Entry& e : group) {
@@ -217,6 +220,23 @@ class Reconciler {
         if (!added) it->second = std::min(it->second, anchor.hash);
       }
     }
+    std::unordered_set<std::string> in_tree;
+    for (const Entry& e : entries_) {
+      if (e.anchorable) in_tree.insert(e.node->ref.owner + '\n' + e.node->ref.path);
+    }
+    for (const auto& [owner, app] : anchors_->apps) {
+      for (const auto& [path, anchor] : app.by_path) {
+        if (anchor.parent.empty() || anchor.shown_index < 0 || anchor.seen != app.clock ||
+            in_tree.contains(owner + '\n' + path)) {
+          continue;
+        }
+        // Two vanished objects at one place (a file edited by hand): neither
+        // has a successor.
+        auto [it, added] = vanished_.emplace(
+            PlaceKey(owner, anchor.parent, anchor.role, anchor.shown_index), &anchor.id);
+        if (!added) it->second = nullptr;
+      }
+    }
   }
 
   std::vector<std::string> Run() {
@@ -228,6 +248,22 @@ class Reconciler {
         if (a != nullptr && a->role == e.node->role && HasPrefix(a->id, e.node->role) &&
             !used_.contains(a->id)) {
           Give(i, a->id);
+        }
+      }
+      // Successors: new objects where a showing one vanished.
+      for (size_t i = 0; i < entries_.size(); ++i) {
+        const Entry& e = entries_[i];
+        if (!final_ids_[i].empty() || !e.anchorable || e.shown_index < 0 || e.parent < 0 ||
+            !e.node->children.empty()) {
+          continue;
+        }
+        const Entry& parent = entries_[static_cast<size_t>(e.parent)];
+        if (!parent.anchorable || parent.node->ref.owner != e.node->ref.owner) continue;
+        auto it = vanished_.find(
+            PlaceKey(e.node->ref.owner, parent.node->ref.path, e.node->role, e.shown_index));
+        if (it != vanished_.end() && it->second != nullptr &&
+            HasPrefix(*it->second, e.node->role) && !used_.contains(*it->second)) {
+          Give(i, *it->second);
         }
       }
     }
@@ -258,6 +294,12 @@ class Reconciler {
   }
 
  private:
+  static std::string PlaceKey(const std::string& owner, const std::string& parent, Role role,
+                              int shown_index) {
+    return owner + '\n' + parent + '\n' + std::to_string(static_cast<int>(role)) + ':' +
+           std::to_string(shown_index);
+  }
+
   static bool HasPrefix(const std::string& id, Role role) {
     const std::string_view prefix = RolePrefix(role);
     return id.size() > prefix.size() && id.compare(0, prefix.size(), prefix) == 0 &&
@@ -332,6 +374,9 @@ class Reconciler {
   const PreviousIndex prev_;
   const IdAnchors* anchors_;
   std::unordered_map<std::string, uint64_t> reserved_;  // anchored ID -> its object's hash
+  // PlaceKey -> the ID of the object that vanished from there since the
+  // app's last observation (null: more than one did).
+  std::unordered_map<std::string, const std::string*> vanished_;
   std::unordered_set<std::string> hash_ids_;
   std::unordered_set<std::string> used_;
   std::vector<std::string> final_ids_;
@@ -372,7 +417,16 @@ void RecordAnchors(const std::vector<Entry>& entries, const std::vector<std::str
     });
     for (size_t i : members) {
       const Entry& e = entries[i];
-      app.by_path[e.node->ref.path] = IdAnchor{ids[i], e.node->role, e.hash, app.clock};
+      std::string parent;
+      if (e.parent >= 0) {
+        const Entry& p = entries[static_cast<size_t>(e.parent)];
+        if (p.anchorable && p.node->ref.owner == owner) parent = p.node->ref.path;
+      }
+      // Only leaves have successors: a container whose place another takes
+      // is more likely a page of a stack hidden than one destroyed.
+      const int leaf_index = e.node->children.empty() ? e.shown_index : -1;
+      app.by_path[e.node->ref.path] =
+          IdAnchor{ids[i], e.node->role, e.hash, app.clock, std::move(parent), leaf_index};
     }
     IdAnchors::Trim(app);
   }

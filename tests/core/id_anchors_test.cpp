@@ -148,12 +148,46 @@ TEST(IdAnchorsTest, NewNodeNeverTakesAnAnchoredId) {
   EXPECT_EQ(newcomer.substr(0, 4), "lbl_");
   EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), ids.size());
 
-  // While the display is hidden (absent from the tree), its ID stays
-  // reserved; a new object "0" is the newcomer built again.
+  // The label "0" is built again as a new object: it takes its ID back.
   std::vector<Node> third = CalcTree("Calc", "5");
-  Window(third).children[0] = Obj(Role::kLabel, "0", "/memory2");
+  Window(third).children.push_back(Obj(Role::kLabel, "0", "/memory2"));
   Assign(third, anchors);
-  EXPECT_EQ(Window(third).children[0].id, newcomer);
+  EXPECT_EQ(Window(third).children.back().id, newcomer);
+}
+
+TEST(IdAnchorsTest, AnIdAnchoredToAnObjectNotShownStaysReserved) {
+  std::vector<Node> plain = CalcTree();
+  AssignIds(plain);
+  const std::string one_hash_id = Window(plain).children[1].id;
+  // An object not in this tree (hidden, seen only by --all) holds that ID.
+  IdAnchors anchors;
+  anchors.apps[kOwner].by_path["/elsewhere"] =
+      IdAnchor{one_hash_id, Role::kButton, 12345, 0, "/other", 0};
+  std::vector<Node> roots = CalcTree();
+  Assign(roots, anchors);
+  EXPECT_NE(Window(roots).children[1].id, one_hash_id);
+  EXPECT_EQ(Window(roots).children[1].id.substr(0, 4), "btn_");
+}
+
+TEST(IdAnchorsTest, ALeafReplacedByANewObjectInItsPlaceKeepsTheId) {
+  IdAnchors anchors;
+  std::vector<Node> first = CalcTree("Calc", "0");
+  Assign(first, anchors);
+  const std::string display_id = Window(first).children[0].id;
+  // Chromium builds a new text leaf when a page sets textContent.
+  std::vector<Node> second = CalcTree("Calc", "42");
+  Window(second).children[0].ref.path = "/display-2";
+  Assign(second, anchors);
+  EXPECT_EQ(Window(second).children[0].id, display_id);
+
+  // A container whose place another one takes (a stack switching pages)
+  // is not replaced: the new one gets its own ID.
+  std::vector<Node> third = CalcTree("Calc", "42");
+  Window(third).children[3].ref.path = "/list-2";
+  Window(third).children[3].name = "Favourites";
+  const std::string list_id = Window(first).children[3].id;
+  Assign(third, anchors);
+  EXPECT_NE(Window(third).children[3].id, list_id);
 }
 
 TEST(IdAnchorsTest, WidgetBuiltAgainWithNewObjectsTakesItsIdBack) {
@@ -229,8 +263,8 @@ TEST(IdAnchorsTest, NodesSharingOneObjectAreNotAnchored) {
 TEST(IdAnchorsTest, TrimDropsTheLeastRecentlySeen) {
   AppAnchors app;
   for (int i = 0; i < 10; ++i) {
-    app.by_path["/p" + std::to_string(i)] =
-        IdAnchor{"btn_" + std::to_string(i), Role::kButton, 0, static_cast<uint64_t>(i / 2)};
+    app.by_path["/p" + std::to_string(i)] = IdAnchor{
+        "btn_" + std::to_string(i), Role::kButton, 0, static_cast<uint64_t>(i / 2), "", -1};
   }
   IdAnchors::Trim(app, 5);
   ASSERT_EQ(app.by_path.size(), 5u);
@@ -244,7 +278,7 @@ TEST(IdAnchorsTest, AnchorsStayBoundedAndKeepTheCurrentTree) {
   AppAnchors& app = anchors.apps[kOwner];
   for (size_t i = 0; i < kMaxAnchorsPerApp; ++i) {
     app.by_path["/gone" + std::to_string(i)] =
-        IdAnchor{"btn_g" + std::to_string(i), Role::kButton, 0, 0};
+        IdAnchor{"btn_g" + std::to_string(i), Role::kButton, 0, 0, "", -1};
   }
   std::vector<Node> again = CalcTree();
   const std::vector<std::string> ids = Assign(again, anchors);
