@@ -187,6 +187,7 @@ TEST_F(ActTest, AnIdWhoseElementWentIsStale) {
 // what to do, never called unknown.
 TEST_F(ActTest, AnIdFromObserveAllIsFoundEvenWhenNotShowing) {
   test::GiveBackendRefs(ax_->apps());
+  ax_->honour_include_hidden = true;
   Node* remember = ax_->Find(Role::kCheckBox, "Remember me");
   ASSERT_NE(remember, nullptr);
   remember->states.Set(State::kShowing, false);

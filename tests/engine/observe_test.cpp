@@ -108,6 +108,7 @@ class AnchoredObserverTest : public ::testing::Test {
     std::vector<Node> apps = test::LoadFixtureTree(UISCOPE_TREE_FIXTURES "/login.json");
     test::GiveBackendRefs(apps);
     fake_ = std::make_unique<test::FakeAccessibility>(std::move(apps));
+    fake_->honour_include_hidden = true;
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 

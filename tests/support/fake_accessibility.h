@@ -185,6 +185,11 @@ class FakeAccessibility final : public Accessibility {
     return Done(node);
   }
 
+  // When true, nodes not showing are served only to a request with
+  // include_hidden, as the real backends do. Off by default: many tests
+  // build nodes without the showing state.
+  bool honour_include_hidden = false;
+
   // Runs before each tree is served: an app changing on its own time.
   std::function<void(FakeAccessibility&)> before_tree;
 
@@ -202,8 +207,9 @@ class FakeAccessibility final : public Accessibility {
         continue;
       }
       result.apps.push_back(a);
-      // As the real backends do: nodes not showing only when asked for.
-      if (!request.include_hidden) PruneNotShowing(result.apps.back().children);
+      if (honour_include_hidden && !request.include_hidden) {
+        PruneNotShowing(result.apps.back().children);
+      }
     }
     if (result.apps.empty() && (request.pid != 0 || !request.app_name.empty())) {
       return MakeError(ErrorCode::kNotFound,
