@@ -399,8 +399,8 @@ Status Executor::Resolve() {
       node = FindById(roots, t.id);
       if (node != nullptr && !node->Has(State::kShowing) && request_.via != Via::kAccessibility) {
         return MakeError(ErrorCode::kUnsupported,
-                         Describe(*node) + " (" + t.id +
-                             ") is not showing: it is hidden, in a closed menu or scrolled out "
+                         Describe(*node) +
+                             " is not showing: it is hidden, in a closed menu or scrolled out "
                              "of view. Scroll it into view or open what holds it, then act; "
                              "or act on it with via accessibility");
       }
