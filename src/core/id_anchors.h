@@ -16,8 +16,9 @@
 // — same parent object, same role, same rank among the showing siblings of
 // that role — is taken to be its successor and inherits its ID, as the
 // in-process reconciliation against the previous snapshot does for nodes
-// without references. Only leaves: a container whose place another takes is
-// more likely a stack page hidden (and shown again later) than destroyed.
+// without references. Only text leaves (labels, text runs): a container
+// whose place another takes is more likely a stack page hidden (and shown
+// again later) than destroyed, and a wrong guess on a control costs more.
 //
 // Paths can be reused for another object once the first is gone (Qt builds
 // them from pointers), so an anchor holds only for a node of the role it was
@@ -48,9 +49,9 @@ struct IdAnchor {
   uint64_t hash = 0;
   uint64_t seen = 0;  // the app's clock when last seen: the least recent go first
   // Where the object was when last seen: its parent's path ("" for a root or
-  // a parent without a reference) and, for a showing leaf, its rank among
-  // its showing siblings of its role (-1 otherwise). A new leaf that
-  // replaced it there in the next observation takes its ID.
+  // a parent without a reference) and, for a showing text leaf, its rank
+  // among its showing siblings of its role (-1 otherwise). A new text leaf
+  // that replaced it there in the next observation takes its ID.
   std::string parent;
   int shown_index = -1;
 };

@@ -183,6 +183,15 @@ struct PreviousIndex {
   }
 };
 
+// Whether a new object may inherit the ID of one that vanished from its
+// place (id_anchors.h): text leaves only, which pages rebuild when their text
+// changes. A container whose place another takes is more likely a stack
+// page hidden than one destroyed, and a wrong guess on a text costs less
+// than on a control.
+bool CanSucceed(const Node& node) {
+  return node.children.empty() && (node.role == Role::kLabel || node.role == Role::kText);
+}
+
 // Decides final IDs against the anchors and the previous snapshot, top-down,
 // so that a node's parent always has its final ID when the node is matched
 // under it.
@@ -254,7 +263,7 @@ class Reconciler {
       for (size_t i = 0; i < entries_.size(); ++i) {
         const Entry& e = entries_[i];
         if (!final_ids_[i].empty() || !e.anchorable || e.shown_index < 0 || e.parent < 0 ||
-            !e.node->children.empty()) {
+            !CanSucceed(*e.node)) {
           continue;
         }
         const Entry& parent = entries_[static_cast<size_t>(e.parent)];
@@ -422,9 +431,7 @@ void RecordAnchors(const std::vector<Entry>& entries, const std::vector<std::str
         const Entry& p = entries[static_cast<size_t>(e.parent)];
         if (p.anchorable && p.node->ref.owner == owner) parent = p.node->ref.path;
       }
-      // Only leaves have successors: a container whose place another takes
-      // is more likely a page of a stack hidden than one destroyed.
-      const int leaf_index = e.node->children.empty() ? e.shown_index : -1;
+      const int leaf_index = CanSucceed(*e.node) ? e.shown_index : -1;
       app.by_path[e.node->ref.path] =
           IdAnchor{ids[i], e.node->role, e.hash, app.clock, std::move(parent), leaf_index};
     }

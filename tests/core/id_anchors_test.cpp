@@ -180,14 +180,18 @@ TEST(IdAnchorsTest, ALeafReplacedByANewObjectInItsPlaceKeepsTheId) {
   Assign(second, anchors);
   EXPECT_EQ(Window(second).children[0].id, display_id);
 
-  // A container whose place another one takes (a stack switching pages)
-  // is not replaced: the new one gets its own ID.
+  // Neither a control nor a container whose place another one takes (a
+  // stack switching pages) is replaced: the new one gets its own ID.
   std::vector<Node> third = CalcTree("Calc", "42");
   Window(third).children[3].ref.path = "/list-2";
   Window(third).children[3].name = "Favourites";
   const std::string list_id = Window(first).children[3].id;
+  Window(third).children[2].ref.path = "/equals-2";
+  Window(third).children[2].name = "Equals";
+  const std::string equals_id = Window(first).children[2].id;
   Assign(third, anchors);
   EXPECT_NE(Window(third).children[3].id, list_id);
+  EXPECT_NE(Window(third).children[2].id, equals_id);
 }
 
 TEST(IdAnchorsTest, WidgetBuiltAgainWithNewObjectsTakesItsIdBack) {
