@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -23,10 +24,12 @@ struct Entry {
   const Node* node = nullptr;
   int parent = -1;  // index of the parent entry; -1 for roots
   std::string identity;
-  int dup_index = 0;   // rank among siblings with the same role and identity
-  int role_index = 0;  // rank among siblings with the same role
+  int dup_index = 0;     // rank among siblings with the same role and identity
+  int role_index = 0;    // rank among siblings with the same role
+  int shown_index = -1;  // rank among showing siblings with the same role; -1: not showing
   uint64_t hash = 0;
-  std::string hash_id;  // ID from the hash alone, after collision resolution
+  std::string hash_id;      // ID from the hash alone, after collision resolution
+  bool anchorable = false;  // see MarkAnchorable
 };
 
 void CollectNames(const std::vector<Node>& nodes, int levels_left,
@@ -57,6 +60,7 @@ void Flatten(const std::vector<Node>& siblings, int parent, uint64_t parent_hash
   std::vector<Entry> group(siblings.size());
   std::unordered_map<Key, int, KeyHash> dup_counts;
   std::array<int, 256> role_counts{};
+  std::array<int, 256> shown_counts{};
   for (size_t i = 0; i < siblings.size(); ++i) {
     const Node& n = siblings[i];
     Entry& e = group[i];
@@ -65,6 +69,7 @@ void Flatten(const std::vector<Node>& siblings, int parent, uint64_t parent_hash
     e.identity = IdentityName(n);
     e.dup_index = dup_counts[Key{n.role, e.identity}]++;
     e.role_index = role_counts[static_cast<uint8_t>(n.role)]++;
+    if (n.Has(State::kShowing)) e.shown_index = shown_counts[static_cast<uint8_t>(n.role)]++;
     e.hash = IdentityHash(parent_hash, n.role, e.identity, e.dup_index);
   }
   for (Entry& e : group) {
@@ -178,10 +183,22 @@ struct PreviousIndex {
   }
 };
 
-// Decides final IDs against the previous snapshot, top-down, so that a node's
-// parent always has its final ID when the node is matched under it.
+// Whether a new object may inherit the ID of one that vanished from its
+// place (id_anchors.h): text leaves only, which pages rebuild when their text
+// changes. A container whose place another takes is more likely a stack
+// page hidden than one destroyed, and a wrong guess on a text costs less
+// than on a control.
+bool CanSucceed(const Node& node) {
+  return node.children.empty() && (node.role == Role::kLabel || node.role == Role::kText);
+}
+
+// Decides final IDs against the anchors and the previous snapshot, top-down,
+// so that a node's parent always has its final ID when the node is matched
+// under it.
 //
 // In order of preference a node gets:
+//  0. the ID anchored to its object (id_anchors.h), when the anchor has the
+//     node's role: the object is the widget, whatever it is called now;
 //  1. its hash ID, when the previous node with that ID had the same role,
 //     identity name and rank (the same widget, wherever it now sits);
 //  2. under the same parent, the ID of the previous sibling with the same
@@ -193,20 +210,79 @@ struct PreviousIndex {
 //     an ID the previous snapshot used for another widget.
 // An ID is handed out once. Rule 1 is checked against identity, not just the
 // ID string, so that a newcomer whose hash wins a short-ID collision cannot
-// take the short ID an existing widget was known by.
+// take the short ID an existing widget was known by. An ID anchored to an
+// object that is not in this tree (hidden, or seen only with --all) stays
+// reserved for it: rules 1-4 give it only to a node with the identity hash
+// that object had, i.e. the same widget built again.
 class Reconciler {
  public:
-  Reconciler(const std::vector<Entry>& entries, const std::vector<Node>& previous)
-      : entries_(entries), prev_(previous), final_ids_(entries.size()) {
+  Reconciler(const std::vector<Entry>& entries, const std::vector<Node>& previous,
+             const IdAnchors* anchors)
+      : entries_(entries), prev_(previous), anchors_(anchors), final_ids_(entries.size()) {
     for (const Entry& e : entries_) hash_ids_.insert(e.hash_id);
+    if (anchors_ == nullptr) return;
+    for (const auto& [owner, app] : anchors_->apps) {
+      for (const auto& [path, anchor] : app.by_path) {
+        // A file edited by hand may name one ID twice: the smallest hash
+        // keeps it, whatever the map's order.
+        auto [it, added] = reserved_.emplace(anchor.id, anchor.hash);
+        if (!added) it->second = std::min(it->second, anchor.hash);
+      }
+    }
+    std::unordered_set<std::string> in_tree;
+    for (const Entry& e : entries_) {
+      if (e.anchorable) in_tree.insert(e.node->ref.owner + '\n' + e.node->ref.path);
+    }
+    for (const auto& [owner, app] : anchors_->apps) {
+      for (const auto& [path, anchor] : app.by_path) {
+        if (anchor.parent.empty() || anchor.shown_index < 0 || anchor.seen != app.clock ||
+            in_tree.contains(owner + '\n' + path)) {
+          continue;
+        }
+        // Two vanished objects at one place (a file edited by hand): neither
+        // has a successor.
+        auto [it, added] = vanished_.emplace(
+            PlaceKey(owner, anchor.parent, anchor.role, anchor.shown_index), &anchor.id);
+        if (!added) it->second = nullptr;
+      }
+    }
   }
 
   std::vector<std::string> Run() {
+    if (anchors_ != nullptr) {
+      for (size_t i = 0; i < entries_.size(); ++i) {
+        const Entry& e = entries_[i];
+        if (!e.anchorable) continue;
+        const IdAnchor* a = anchors_->Find(e.node->ref);
+        if (a != nullptr && a->role == e.node->role && HasPrefix(a->id, e.node->role) &&
+            !used_.contains(a->id)) {
+          Give(i, a->id);
+        }
+      }
+      // Successors: new objects where a showing one vanished.
+      for (size_t i = 0; i < entries_.size(); ++i) {
+        const Entry& e = entries_[i];
+        if (!final_ids_[i].empty() || !e.anchorable || e.shown_index < 0 || e.parent < 0 ||
+            !CanSucceed(*e.node)) {
+          continue;
+        }
+        const Entry& parent = entries_[static_cast<size_t>(e.parent)];
+        if (!parent.anchorable || parent.node->ref.owner != e.node->ref.owner) continue;
+        auto it = vanished_.find(
+            PlaceKey(e.node->ref.owner, parent.node->ref.path, e.node->role, e.shown_index));
+        if (it != vanished_.end() && it->second != nullptr &&
+            HasPrefix(*it->second, e.node->role) && !used_.contains(*it->second)) {
+          Give(i, *it->second);
+        }
+      }
+    }
     for (size_t i = 0; i < entries_.size(); ++i) {
       const Entry& e = entries_[i];
+      if (!final_ids_[i].empty()) continue;
       auto it = prev_.identity_by_id.find(e.hash_id);
       if (it != prev_.identity_by_id.end() &&
-          it->second == IdentityKey(e.node->role, e.dup_index, e.identity)) {
+          it->second == IdentityKey(e.node->role, e.dup_index, e.identity) &&
+          Claimable(e, e.hash_id)) {
         Give(i, e.hash_id);
       }
     }
@@ -227,9 +303,29 @@ class Reconciler {
   }
 
  private:
+  static std::string PlaceKey(const std::string& owner, const std::string& parent, Role role,
+                              int shown_index) {
+    return owner + '\n' + parent + '\n' + std::to_string(static_cast<int>(role)) + ':' +
+           std::to_string(shown_index);
+  }
+
+  static bool HasPrefix(const std::string& id, Role role) {
+    const std::string_view prefix = RolePrefix(role);
+    return id.size() > prefix.size() && id.compare(0, prefix.size(), prefix) == 0 &&
+           id[prefix.size()] == '_';
+  }
+
   void Give(size_t i, const std::string& id) {
     final_ids_[i] = id;
     used_.insert(id);
+  }
+
+  // Whether `e` may take `id`: nobody here holds it, and no object absent
+  // from this tree is anchored to it, unless that object had e's identity.
+  bool Claimable(const Entry& e, const std::string& id) const {
+    if (used_.contains(id)) return false;
+    auto it = reserved_.find(id);
+    return it == reserved_.end() || it->second == e.hash;
   }
 
   void ReconcileGroup(const std::vector<size_t>& group,
@@ -248,7 +344,7 @@ class Reconciler {
       }
       const auto take = [&](size_t i, const auto& map, const std::string& key) {
         auto it = map.find(key);
-        if (it != map.end() && !used_.contains(*it->second)) Give(i, *it->second);
+        if (it != map.end() && Claimable(entries_[i], *it->second)) Give(i, *it->second);
       };
       for (size_t i : open) {
         const Entry& e = entries_[i];
@@ -268,7 +364,7 @@ class Reconciler {
   // agent's old reference never silently lands on a different widget.
   std::string FreshId(const Entry& e) const {
     const auto is_free = [&](const std::string& id) {
-      return !prev_.Contains(id) && !used_.contains(id) &&
+      return !prev_.Contains(id) && Claimable(e, id) &&
              (id == e.hash_id || !hash_ids_.contains(id));
     };
     if (is_free(e.hash_id)) return e.hash_id;
@@ -285,10 +381,63 @@ class Reconciler {
 
   const std::vector<Entry>& entries_;
   const PreviousIndex prev_;
+  const IdAnchors* anchors_;
+  std::unordered_map<std::string, uint64_t> reserved_;  // anchored ID -> its object's hash
+  // PlaceKey -> the ID of the object that vanished from there since the
+  // app's last observation (null: more than one did).
+  std::unordered_map<std::string, const std::string*> vanished_;
   std::unordered_set<std::string> hash_ids_;
   std::unordered_set<std::string> used_;
   std::vector<std::string> final_ids_;
 };
+
+// Marks the nodes whose object can anchor an ID: those with a BackendRef that
+// no other node of the tree shares. Two nodes claiming one object (a broken
+// bridge) would trade the anchor back and forth between runs.
+void MarkAnchorable(std::vector<Entry>& entries) {
+  std::unordered_map<std::string, int> count;
+  const auto key = [](const BackendRef& r) { return r.owner + '\n' + r.path; };
+  for (const Entry& e : entries) {
+    if (!e.node->ref.empty() && !e.node->ref.owner.empty()) ++count[key(e.node->ref)];
+  }
+  for (Entry& e : entries) {
+    e.anchorable =
+        !e.node->ref.empty() && !e.node->ref.owner.empty() && count[key(e.node->ref)] == 1;
+  }
+}
+
+// Anchors every anchorable node's object to its final ID. An ID that moved
+// to another object (the same widget built again) leaves its old object, so
+// each ID stays anchored once per app.
+void RecordAnchors(const std::vector<Entry>& entries, const std::vector<std::string>& ids,
+                   IdAnchors& anchors) {
+  std::map<std::string, std::vector<size_t>> by_owner;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].anchorable) by_owner[entries[i].node->ref.owner].push_back(i);
+  }
+  for (const auto& [owner, members] : by_owner) {
+    AppAnchors& app = anchors.apps[owner];
+    ++app.clock;
+    std::unordered_map<std::string, const std::string*> path_of_id;
+    for (size_t i : members) path_of_id.emplace(ids[i], &entries[i].node->ref.path);
+    std::erase_if(app.by_path, [&](const auto& kv) {
+      auto it = path_of_id.find(kv.second.id);
+      return it != path_of_id.end() && *it->second != kv.first;
+    });
+    for (size_t i : members) {
+      const Entry& e = entries[i];
+      std::string parent;
+      if (e.parent >= 0) {
+        const Entry& p = entries[static_cast<size_t>(e.parent)];
+        if (p.anchorable && p.node->ref.owner == owner) parent = p.node->ref.path;
+      }
+      const int leaf_index = CanSucceed(*e.node) ? e.shown_index : -1;
+      app.by_path[e.node->ref.path] =
+          IdAnchor{ids[i], e.node->role, e.hash, app.clock, std::move(parent), leaf_index};
+    }
+    IdAnchors::Trim(app);
+  }
+}
 
 void WriteIds(std::vector<Node>& nodes, const std::vector<std::string>& ids, size_t& next,
               const std::string& window) {
@@ -352,7 +501,7 @@ std::string IdentityName(const Node& node) {
   return label;
 }
 
-void AssignIds(std::vector<Node>& roots, const std::vector<Node>* previous) {
+void AssignIds(std::vector<Node>& roots, const std::vector<Node>* previous, IdAnchors* anchors) {
   std::vector<Entry> entries;
   entries.reserve(CountNodes(roots));
   Flatten(roots, -1, 0, entries);
@@ -362,12 +511,15 @@ void AssignIds(std::vector<Node>& roots, const std::vector<Node>* previous) {
   ResolveCollisions(entries, all, kShortDigits);
 
   std::vector<std::string> final_ids;
-  if (previous != nullptr) {
-    final_ids = Reconciler(entries, *previous).Run();
+  if (anchors != nullptr) MarkAnchorable(entries);
+  if (previous != nullptr || anchors != nullptr) {
+    static const std::vector<Node> kNothing;
+    final_ids = Reconciler(entries, previous != nullptr ? *previous : kNothing, anchors).Run();
   } else {
     final_ids.reserve(entries.size());
     for (Entry& e : entries) final_ids.push_back(std::move(e.hash_id));
   }
+  if (anchors != nullptr) RecordAnchors(entries, final_ids, *anchors);
   // `entries` points into `roots`; it must not be used once the nodes change.
   entries.clear();
   size_t next = 0;

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/id_anchors.h"
 #include "core/node.h"
 
 namespace uiscope {
@@ -43,7 +44,15 @@ namespace uiscope {
 // nothing gets an ID that the previous snapshot did not use, so an old ID never
 // silently moves to a different widget. `previous` is read in full before
 // `roots` is written, so it may even be `&roots`.
-void AssignIds(std::vector<Node>& roots, const std::vector<Node>* previous = nullptr);
+//
+// With `anchors` (id_anchors.h), a node whose object (Node::ref) is anchored
+// with the node's role takes the anchored ID before anything else, and no
+// other node takes an ID anchored to an object missing from `roots` unless
+// it has the identity that object had; then `anchors` is updated to the IDs
+// given (each app's anchors bounded by kMaxAnchorsPerApp). The outcome is a
+// function of `roots`, `previous` and `anchors` alone.
+void AssignIds(std::vector<Node>& roots, const std::vector<Node>* previous = nullptr,
+               IdAnchors* anchors = nullptr);
 
 // The identity hash of a node whose parent has identity hash `parent_hash` (0
 // for roots). `identity_name` is the node's name, or the label derived from its

@@ -255,7 +255,7 @@ class Executor {
 
  private:
   Status Validate();
-  Result<Snapshot> ObserveFor(const std::string& id, int pid_hint);
+  Result<Snapshot> ObserveFor(const std::string& id, int pid_hint, bool include_hidden = false);
   Status Resolve();
   Status ChoosePath();
   Result<ElementCapabilities> Capabilities();
@@ -354,7 +354,7 @@ Status Executor::Validate() {
 
 // A fresh observation to resolve `id` in. When the last observation covered
 // everything and knew the element, only its application is observed again.
-Result<Snapshot> Executor::ObserveFor(const std::string& id, int pid_hint) {
+Result<Snapshot> Executor::ObserveFor(const std::string& id, int pid_hint, bool include_hidden) {
   Observer& observer = *lease_.observer;
   int pid = pid_hint;
   if (!id.empty() && pid == 0) {
@@ -362,10 +362,11 @@ Result<Snapshot> Executor::ObserveFor(const std::string& id, int pid_hint) {
   }
   Result<Observation> obs = MakeError(ErrorCode::kInternal, "not observed");
   if (observer.last_was_full() && pid > 0) {
-    obs = observer.RefreshApp(pid, request_.timeout);
+    obs = observer.RefreshApp(pid, request_.timeout, include_hidden);
   } else {
     ObserveRequest all;
     all.timeout = request_.timeout;
+    all.include_hidden = include_hidden;
     obs = observer.Observe(all);
   }
   if (!obs.ok()) return obs.error();
@@ -404,6 +405,22 @@ Status Executor::Resolve() {
 
   if (!t.id.empty()) {
     const Node* node = FindById(roots, t.id);
+    if (node == nullptr && !lease_.observer->WhyMissing(t.id)) {
+      // `observe --all` prints elements that are not showing, with the IDs
+      // a default observation gives them (the anchors see to that): look
+      // among those before calling the ID unknown.
+      auto hidden = ObserveFor(t.id, pid_hint, /*include_hidden=*/true);
+      if (!hidden.ok()) return hidden.error();
+      plan_.snapshot = std::move(hidden).value();
+      node = FindById(roots, t.id);
+      if (node != nullptr && !node->Has(State::kShowing) && request_.via != Via::kAccessibility) {
+        return MakeError(ErrorCode::kUnsupported,
+                         Describe(*node) +
+                             " is not showing: it is hidden, in a closed menu or scrolled out "
+                             "of view. Scroll it into view or open what holds it, then act; "
+                             "or act on it with via accessibility");
+      }
+    }
     if (node == nullptr) {
       // Its app not answering or gone is the cause, not the ID (issue 14).
       if (auto why = lease_.observer->WhyMissing(t.id)) return *why;

@@ -1,6 +1,7 @@
 #include "engine/observe.h"
 
 #include <algorithm>
+#include <set>
 
 #include "core/ids.h"
 
@@ -53,7 +54,10 @@ Result<Observation> Observer::Observe(const ObserveRequest& request) {
   // app's tree say nothing about this one.
   std::string scope = ScopeKey(request.app, request.pid);
   bool same_scope = scope == previous_scope_ && !previous_roots_.empty();
-  AssignIds(obs.snapshot.roots, same_scope ? &previous_roots_ : nullptr);
+  LoadAnchors(obs.snapshot.roots, obs.warnings);
+  AssignIds(obs.snapshot.roots, same_scope ? &previous_roots_ : nullptr, &anchors_);
+  const bool full = request.app.empty() && request.pid == 0;
+  KeepAnchors(obs.snapshot.roots, 0, full ? &obs.unanswered : nullptr, obs.warnings);
   previous_scope_ = scope;
   previous_roots_ = obs.snapshot.roots;
 
@@ -127,7 +131,9 @@ Result<Observation> Observer::RefreshApp(int pid, std::chrono::milliseconds time
   if (!placed) {
     for (Node& n : fresh) roots.push_back(std::move(n));
   }
-  AssignIds(roots, &previous_roots_);
+  LoadAnchors(roots, obs.warnings);
+  AssignIds(roots, &previous_roots_, &anchors_);
+  KeepAnchors(roots, pid, nullptr, obs.warnings);
   previous_roots_ = roots;
 
   obs.snapshot.frame = frame_;
@@ -216,6 +222,51 @@ std::optional<Error> Observer::WhyMissing(std::string_view id) const {
                    "no element " + element + " among the applications that answered; " + hung +
                        " did not answer (busy or hung), so its elements could not be read. "
                        "Wait and retry, or close it (app_close)");
+}
+
+}  // namespace uiscope
+
+namespace uiscope {
+
+// Anchors are per app; an app root without a bus name (a backend without
+// references) has none.
+void Observer::LoadAnchors(const std::vector<Node>& roots, std::vector<std::string>& warnings) {
+  if (!anchor_store_) return;
+  for (const Node& app : roots) {
+    if (app.ref.owner.empty()) continue;
+    anchor_store_->Load(AnchoredApp{app.ref.owner, app.name, app.pid}, anchors_, warnings);
+  }
+}
+
+void Observer::KeepAnchors(const std::vector<Node>& roots, int only_pid,
+                           const std::vector<AppInfo>* unanswered,
+                           std::vector<std::string>& warnings) {
+  std::set<std::string> alive;
+  for (const Node& app : roots) {
+    if (app.ref.owner.empty()) continue;
+    alive.insert(app.ref.owner);
+    if (!anchor_store_ || (only_pid != 0 && app.pid != only_pid)) continue;
+    auto it = anchors_.apps.find(app.ref.owner);
+    if (it == anchors_.apps.end()) continue;
+    if (auto st = anchor_store_->Save(AnchoredApp{app.ref.owner, app.name, app.pid}, it->second);
+        !st.ok()) {
+      warnings.push_back(st.error().message + ": IDs of " + app.name +
+                         " will not be shared with other uiscope processes");
+    }
+  }
+  if (unanswered == nullptr) return;
+  for (const AppInfo& app : *unanswered) alive.insert(app.bus_name);
+  const bool others = std::any_of(anchors_.apps.begin(), anchors_.apps.end(),
+                                  [&](const auto& kv) { return !alive.contains(kv.first); }) ||
+                      (anchor_store_ && anchor_store_->HoldsOthers(alive));
+  if (!others) return;
+  // An app can be missing from an observation and still run (too slow to
+  // walk this time): only the bus says which have gone.
+  auto listed = accessibility_.ListApps();
+  if (!listed.ok()) return;
+  for (const AppInfo& app : *listed) alive.insert(app.bus_name);
+  std::erase_if(anchors_.apps, [&](const auto& kv) { return !alive.contains(kv.first); });
+  if (anchor_store_) anchor_store_->Forget(alive);
 }
 
 }  // namespace uiscope

@@ -2,6 +2,13 @@
 // trees of the requested applications, stable IDs reconciled against the
 // previous observation of the same Observer, and the stats of §11.
 //
+// IDs are anchored to the apps' accessible objects (core/id_anchors.h): the
+// Observer keeps the anchors of every app it saw, whatever the scope, and
+// with an IdAnchorStore (set_anchor_store) shares them with every other
+// process observing the desktop, so `observe`, `observe --all` and an
+// action's re-observation, in one process or in several, give an object one
+// ID.
+//
 // The Observer takes the Accessibility interface, never a backend header, so
 // it is tested with the fake accessibility of tests/support. Not thread-safe:
 // one Observer per client session.
@@ -9,14 +16,17 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
 #include <vector>
 
+#include "core/id_anchors.h"
 #include "core/node.h"
 #include "core/result.h"
+#include "engine/id_anchor_store.h"
 #include "platform/accessibility.h"
 
 namespace uiscope {
@@ -93,7 +103,20 @@ class Observer {
   // nothing is hidden or the bus does not answer.
   std::vector<int> HiddenPids();
 
+  // Keeps the ID anchors in `store` too (read before, written after each
+  // observation); without one they live as long as this Observer.
+  void set_anchor_store(std::unique_ptr<IdAnchorStore> store) { anchor_store_ = std::move(store); }
+
  private:
+  // Before AssignIds: the stored anchors of the apps in `roots`.
+  void LoadAnchors(const std::vector<Node>& roots, std::vector<std::string>& warnings);
+  // After AssignIds: stores the anchors of the apps in `roots` (only those of
+  // process `only_pid` when not 0). After an observation of everything
+  // (`alive` set: the bus names of the apps that did not answer), forgets
+  // the apps that are gone.
+  void KeepAnchors(const std::vector<Node>& roots, int only_pid,
+                   const std::vector<AppInfo>* unanswered, std::vector<std::string>& warnings);
+
   Accessibility& accessibility_;
   Frame frame_;
   std::function<bool(const std::string&)> hide_app_;
@@ -112,6 +135,8 @@ class Observer {
 
   std::string previous_scope_;
   std::vector<Node> previous_roots_;
+  IdAnchors anchors_;
+  std::unique_ptr<IdAnchorStore> anchor_store_;
   std::vector<Absent> absent_;
 };
 

@@ -116,6 +116,9 @@ Result<Workspace::Desktop*> Workspace::Open(const DesktopTarget& target) {
   desktop->observer =
       std::make_unique<Observer>(*desktop->connection.accessibility, desktop->connection.frame);
   if (options_.hide_app) desktop->observer->set_hide_app(options_.hide_app);
+  // Shared with every uiscope process on this desktop, CLI calls included.
+  desktop->observer->set_anchor_store(
+      std::make_unique<IdAnchorStore>(IdAnchorStore::DirFor(target.display)));
   Desktop* raw = desktop.get();
   desktops_[target.display] = std::move(desktop);
   return raw;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -279,6 +280,44 @@ TEST_F(ActTest, AnIdWhoseElementWentIsStale) {
   EXPECT_EQ(r.error().code, ErrorCode::kStale);
   EXPECT_NE(r.error().message.find("no longer on screen"), std::string::npos);
   EXPECT_EQ(gate_->entries().size(), 1u);
+}
+
+// Every ID `observe --all` prints is actionable (issue 15 §4): an element
+// not showing is found, and acted on through accessibility or refused with
+// what to do, never called unknown.
+TEST_F(ActTest, AnIdFromObserveAllIsFoundEvenWhenNotShowing) {
+  test::GiveBackendRefs(ax_->apps());
+  ax_->honour_include_hidden = true;
+  Node* remember = ax_->Find(Role::kCheckBox, "Remember me");
+  ASSERT_NE(remember, nullptr);
+  remember->states.Set(State::kShowing, false);
+  std::string id;
+  {
+    auto lease = workspace_->Acquire();
+    ObserveRequest all;
+    all.include_hidden = true;
+    auto obs = lease->observer->Observe(all);
+    ASSERT_TRUE(obs.ok());
+    ForEachNode(obs->snapshot.roots, [&](const Node& node, int) {
+      if (node.role == Role::kCheckBox) id = node.id;
+    });
+    // A default observation (what an action re-observes) does not show it.
+    auto shown = lease->observer->Observe(ObserveRequest{});
+    ASSERT_TRUE(shown.ok());
+    ASSERT_EQ(FindById(shown->snapshot.roots, id), nullptr);
+  }
+  ASSERT_FALSE(id.empty());
+  auto refused = Act(Click(id));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kUnsupported) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("not showing"), std::string::npos)
+      << refused.error().message;
+  EXPECT_TRUE(input_->events().empty());
+
+  auto done = Act(Click(id, Via::kAccessibility));
+  ASSERT_TRUE(done.ok()) << done.error().message;
+  const auto& calls = ax_->calls();
+  EXPECT_NE(std::find(calls.begin(), calls.end(), "do_action Remember me click"), calls.end());
 }
 
 TEST_F(ActTest, NothingIsSentWhenTheGateRefuses) {

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 
@@ -85,6 +89,155 @@ TEST(ObserverTest, RenamedLabelKeepsItsIdAcrossObservations) {
       FindNode(second->snapshot.roots, Role::kLabel, "Logged in as ada@example.org");
   ASSERT_NE(status, nullptr);
   EXPECT_EQ(status->id, status_id);
+}
+
+// --- ID anchors shared between processes (issue 15 §4) -----------------------
+
+std::vector<std::string> Ids(const std::vector<Node>& roots) {
+  std::vector<std::string> ids;
+  ForEachNode(roots, [&](const Node& n, int) { ids.push_back(n.id); });
+  return ids;
+}
+
+class AnchoredObserverTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/uiscope-anchors-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    std::vector<Node> apps = test::LoadFixtureTree(UISCOPE_TREE_FIXTURES "/login.json");
+    test::GiveBackendRefs(apps);
+    fake_ = std::make_unique<test::FakeAccessibility>(std::move(apps));
+    fake_->honour_include_hidden = true;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // A new process's Observer (each CLI call has one), sharing only the store.
+  std::unique_ptr<Observer> NewObserver() {
+    auto observer = std::make_unique<Observer>(*fake_, Frame{800, 600, 1.0});
+    observer->set_anchor_store(std::make_unique<IdAnchorStore>(dir_));
+    return observer;
+  }
+  Observation Observe(Observer& observer, bool include_hidden = false) {
+    ObserveRequest r;
+    r.include_hidden = include_hidden;
+    auto obs = observer.Observe(r);
+    EXPECT_TRUE(obs.ok()) << obs.error().ToString();
+    return obs.ok() ? std::move(obs).value() : Observation{};
+  }
+  void Rename(const std::string& from, const std::string& to) {
+    ForEachNodeMutable(fake_->apps(), [&](Node& n, int) {
+      if (n.name == from) n.name = to;
+    });
+  }
+
+  std::string dir_;
+  std::unique_ptr<test::FakeAccessibility> fake_;
+};
+
+TEST_F(AnchoredObserverTest, ProcessesSharingTheStoreKeepIdsThroughRetitlesAndNewText) {
+  const std::vector<std::string> before = Ids(Observe(*NewObserver()).snapshot.roots);
+  ASSERT_NE(FindNode(fake_->apps(), Role::kWindow, "Sign in"), nullptr);
+  Rename("Sign in", "*Sign in");  // the window title gains '*' ...
+  Rename("Not logged in", "Logged in as ada@example.org");  // ... and a label new text
+  EXPECT_EQ(Ids(Observe(*NewObserver()).snapshot.roots), before);
+
+  // Without the shared anchors a new process re-IDs the window's subtree.
+  Observer alone(*fake_, Frame{800, 600, 1.0});
+  const std::vector<std::string> hashed = Ids(Observe(alone).snapshot.roots);
+  int same = 0;
+  for (size_t i = 0; i < before.size(); ++i) same += before[i] == hashed[i];
+  EXPECT_LT(same, static_cast<int>(before.size()) / 2);
+}
+
+TEST_F(AnchoredObserverTest, ObserveAndObserveAllGiveOneObjectOneId) {
+  // A hidden "Login" button before the shown one shifts the shown one's
+  // duplicate rank when hidden nodes are counted.
+  Node* login = nullptr;
+  ForEachNodeMutable(fake_->apps(), [&](Node& n, int) {
+    if (n.role == Role::kButton && n.name == "Login") login = &n;
+  });
+  ASSERT_NE(login, nullptr);
+  Node hidden = *login;
+  hidden.states.Set(State::kShowing, false);
+  hidden.ref.path += "-hidden";
+  ForEachNodeMutable(fake_->apps(), [&](Node& n, int) {
+    if (n.role != Role::kWindow) return;
+    for (size_t i = 0; i < n.children.size(); ++i) {
+      if (n.children[i].role == Role::kButton && n.children[i].name == "Login") {
+        n.children.insert(n.children.begin() + static_cast<long>(i), hidden);
+        break;
+      }
+    }
+  });
+  for (bool all_first : {false, true}) {
+    std::filesystem::remove_all(dir_);
+    Observation first = Observe(*NewObserver(), all_first);
+    Observation second = Observe(*NewObserver(), !all_first);
+    const Observation& all = all_first ? first : second;
+    const Observation& shown = all_first ? second : first;
+    std::vector<const Node*> all_logins;
+    ForEachNode(all.snapshot.roots, [&](const Node& n, int) {
+      if (n.role == Role::kButton && n.name == "Login") all_logins.push_back(&n);
+    });
+    ASSERT_EQ(all_logins.size(), 2u);
+    const Node* shown_login = FindNode(shown.snapshot.roots, Role::kButton, "Login");
+    ASSERT_NE(shown_login, nullptr);
+    EXPECT_EQ(shown_login->id, all_logins[1]->id) << "observe --all first: " << all_first;
+    EXPECT_NE(all_logins[0]->id, all_logins[1]->id);
+    // Every other element too.
+    ForEachNode(shown.snapshot.roots, [&](const Node& n, int) {
+      EXPECT_NE(FindById(all.snapshot.roots, n.id), nullptr) << n.id << " " << n.name;
+    });
+  }
+}
+
+TEST_F(AnchoredObserverTest, StoreFilesArePrivateAndACorruptOneIsIgnoredWithAWarning) {
+  const std::vector<std::string> before = Ids(Observe(*NewObserver()).snapshot.roots);
+  const std::string file = IdAnchorStore(dir_).PathFor(":1." + fake_->apps()[0].name);
+  struct stat st {};
+  ASSERT_EQ(::stat(file.c_str(), &st), 0) << file;
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+    EXPECT_EQ(entry.path().extension(), ".json") << "a temporary was left: " << entry.path();
+  }
+
+  { std::ofstream(file, std::ios::trunc) << "{\"version\": 1, \"anchors\": [[\"/x\""; }
+  Observation corrupt = Observe(*NewObserver());
+  EXPECT_EQ(Ids(corrupt.snapshot.roots), before) << "the hash IDs, as with no anchors";
+  ASSERT_FALSE(corrupt.warnings.empty());
+  EXPECT_NE(corrupt.warnings.back().find("ignored the ID anchors"), std::string::npos)
+      << corrupt.warnings.back();
+  // ... and replaced by a good one.
+  Rename("Not logged in", "Logged in");
+  Observation renamed = Observe(*NewObserver());
+  EXPECT_EQ(Ids(renamed.snapshot.roots), before);
+  EXPECT_TRUE(renamed.warnings.empty());
+}
+
+TEST_F(AnchoredObserverTest, AnotherAppsFileUnderTheSameBusNameIsNotUsed) {
+  const std::vector<std::string> before = Ids(Observe(*NewObserver()).snapshot.roots);
+  Rename("Not logged in", "Logged in");
+  // The app restarts with another pid on a new bus that reuses its bus name.
+  ForEachNodeMutable(fake_->apps(), [](Node& n, int) { n.pid += 1; });
+  Observation restarted = Observe(*NewObserver());
+  EXPECT_TRUE(restarted.warnings.empty());
+  const Node* status = FindNode(restarted.snapshot.roots, Role::kLabel, "Logged in");
+  ASSERT_NE(status, nullptr);
+  std::vector<Node> fresh = fake_->apps();
+  AssignIds(fresh);
+  EXPECT_EQ(status->id, FindNode(fresh, Role::kLabel, "Logged in")->id)
+      << "the hash ID, not the other process's anchor";
+}
+
+TEST_F(AnchoredObserverTest, TheAnchorsOfAnAppThatWentAreDropped) {
+  Observe(*NewObserver());
+  const std::string file = IdAnchorStore(dir_).PathFor(":1." + fake_->apps()[0].name);
+  ASSERT_TRUE(std::filesystem::exists(file));
+  std::vector<Node> none;
+  fake_->set_apps(none);
+  Observe(*NewObserver());
+  EXPECT_FALSE(std::filesystem::exists(file));
 }
 
 // --- Desktop: the GTK3 fixture ------------------------------------------------

@@ -9,7 +9,9 @@
 // native fixtures compute it with their toolkit and the X server; Chromium's
 // is the DOM's getBoundingClientRect() plus the X window's position.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
+#include <filesystem>
 #include <functional>
 #include <map>
 
@@ -17,6 +19,7 @@
 #include "core/ids.h"
 #include "engine/desktop.h"
 #include "engine/find.h"
+#include "engine/id_anchor_store.h"
 #include "engine/observe.h"
 #include "support/desktop_fixture.h"
 #include "support/fixture_app.h"
@@ -84,6 +87,8 @@ class ToolkitObserveTest : public ::testing::TestWithParam<Toolkit> {
       const std::function<bool(const std::vector<Node>&)>& ready = nullptr,
       bool include_hidden = false) {
     Observer observer(*conn_.accessibility, conn_.frame);
+    if (!anchors_dir_.empty())
+      observer.set_anchor_store(std::make_unique<IdAnchorStore>(anchors_dir_));
     ObserveRequest r;
     r.pid = app_->pid();
     r.include_hidden = include_hidden;
@@ -136,6 +141,8 @@ class ToolkitObserveTest : public ::testing::TestWithParam<Toolkit> {
   test::TestDesktop& desktop_ = test::TestDesktop::Shared();
   DesktopConnection conn_;
   std::unique_ptr<FixtureApp> app_;
+  // Set: ObserveFresh's observers share ID anchors there, as CLI calls do.
+  std::string anchors_dir_;
 };
 
 TEST_P(ToolkitObserveTest, FormHasNormalisedRolesNamesAndRealBounds) {
@@ -510,6 +517,61 @@ INSTANTIATE_TEST_SUITE_P(Web, WebReadingTest, ::testing::Values(Toolkit::kChromi
                          [](const ::testing::TestParamInfo<Toolkit>& info) {
                            return std::string(test::ToolkitName(info.param));
                          });
+
+// Issue 15 §4: an element keeps its ID when the window is retitled, a field
+// gets text and a status line new text (Chromium builds a new text object
+// for it), in observers that share only the ID anchors (each CLI call has
+// its own), with and without hidden nodes.
+TEST_P(ToolkitObserveTest, IdsSurviveRetitleTypingAndNewTextAcrossObservers) {
+  if (toolkit() != Toolkit::kGtk3 && toolkit() != Toolkit::kChromium) {
+    GTEST_SKIP() << "only the GTK 3 and web fixtures retitle their window";
+  }
+  char tmpl[] = "/tmp/uiscope-anchors-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  anchors_dir_ = tmpl;
+  Launch();
+  auto ids = [](const std::vector<Node>& roots) {
+    std::map<std::string, std::string> out;  // ID -> role "name"
+    ForEachNode(roots, [&](const Node& n, int) {
+      out[n.id] = std::string(RoleName(n.role)) + " \"" + n.name + "\"";
+    });
+    return out;
+  };
+  auto lost = [](const std::map<std::string, std::string>& before,
+                 const std::map<std::string, std::string>& after) {
+    std::string out;
+    for (const auto& [id, what] : before) {
+      if (!after.contains(id)) out += " " + id + " (" + what + ")";
+    }
+    return out;
+  };
+  auto shown = ObserveFresh();
+  ASSERT_TRUE(shown.ok()) << shown.error().ToString();
+  auto all = ObserveFresh(nullptr, /*include_hidden=*/true);
+  ASSERT_TRUE(all.ok()) << all.error().ToString();
+  const auto shown_before = ids(shown->snapshot.roots);
+  const auto all_before = ids(all->snapshot.roots);
+  EXPECT_EQ(lost(shown_before, all_before), "") << "printed without --all, not with it";
+
+  EXPECT_EQ(Answer("title *Edited fixture"), "");
+  EXPECT_EQ(Answer("set-email typed@example.org"), "");
+  EXPECT_EQ(Answer("later 0 Logged in as typed"), "");
+  auto changed = [](const std::vector<Node>& roots) {
+    bool retitled = false;
+    ForEachNode(roots, [&](const Node& n, int) {
+      if (n.role == Role::kWindow && n.name.rfind("*Edited fixture", 0) == 0) retitled = true;
+    });
+    return retitled && FindNode(roots, Role::kLabel, "Logged in as typed") != nullptr;
+  };
+  auto shown_after = ObserveFresh(changed);
+  ASSERT_TRUE(shown_after.ok()) << shown_after.error().ToString();
+  ASSERT_TRUE(changed(shown_after->snapshot.roots)) << "the fixture did not change";
+  auto all_after = ObserveFresh(changed, /*include_hidden=*/true);
+  ASSERT_TRUE(all_after.ok()) << all_after.error().ToString();
+  EXPECT_EQ(lost(shown_before, ids(shown_after->snapshot.roots)), "");
+  EXPECT_EQ(lost(all_before, ids(all_after->snapshot.roots)), "");
+  std::filesystem::remove_all(anchors_dir_);
+}
 
 INSTANTIATE_TEST_SUITE_P(NewFixtures, FixtureControlTest,
                          ::testing::Values(Toolkit::kGtk3, Toolkit::kQt5, Toolkit::kGtk4,

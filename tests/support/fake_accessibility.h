@@ -69,6 +69,25 @@ inline std::vector<Node> LoadFixtureTree(const std::string& path) {
   return apps;
 }
 
+// Gives every node of `apps` an object reference as the AT-SPI backend
+// does: the app's bus name (":1.<app name>", as ListApps says) and a path
+// numbered in preorder, so ID anchoring (core/id_anchors.h) applies.
+inline void GiveBackendRefs(std::vector<Node>& apps) {
+  for (Node& app : apps) {
+    int next = 0;
+    const std::string owner = ":1." + app.name;
+    app.ref = BackendRef{owner, "/org/a11y/atspi/accessible/root"};
+    ForEachNodeMutable(app.children, [&](Node& n, int) {
+      n.ref = BackendRef{owner, "/org/a11y/atspi/accessible/" + std::to_string(++next)};
+    });
+  }
+}
+
+inline void PruneNotShowing(std::vector<Node>& nodes) {
+  std::erase_if(nodes, [](const Node& n) { return !n.Has(State::kShowing); });
+  for (Node& n : nodes) PruneNotShowing(n.children);
+}
+
 class FakeAccessibility final : public Accessibility {
  public:
   explicit FakeAccessibility(std::vector<Node> apps) : apps_(std::move(apps)) {}
@@ -166,6 +185,11 @@ class FakeAccessibility final : public Accessibility {
     return Done(node);
   }
 
+  // When true, nodes not showing are served only to a request with
+  // include_hidden, as the real backends do. Off by default: many tests
+  // build nodes without the showing state.
+  bool honour_include_hidden = false;
+
   // Runs before each tree is served: an app changing on its own time.
   std::function<void(FakeAccessibility&)> before_tree;
 
@@ -183,6 +207,9 @@ class FakeAccessibility final : public Accessibility {
         continue;
       }
       result.apps.push_back(a);
+      if (honour_include_hidden && !request.include_hidden) {
+        PruneNotShowing(result.apps.back().children);
+      }
     }
     if (result.apps.empty() && (request.pid != 0 || !request.app_name.empty())) {
       return MakeError(ErrorCode::kNotFound,

@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -238,6 +240,70 @@ TEST_F(HandsCliDesktopTest, EveryPerformedClickHasAnAuditRowEvenWhenKilledMidway
     CliRun text = Run("audit --decision in_flight --config " + config);
     EXPECT_NE(text.out.find("ended before recording one"), std::string::npos) << text.out;
   }
+}
+
+// IDs survive what apps do (issue 15 §4): between two CLI processes, after
+// the window's title gains '*', text is typed and a label gets new text, and
+// with or without --all; every ID an observe prints can be acted on.
+TEST_F(HandsCliDesktopTest, IdsSurviveRetitleTypingAndNewTextBetweenCallsWithAndWithoutAll) {
+  // ID -> "role name" of every node `observe` prints.
+  auto observe = [&](bool all) {
+    CliRun r = Run(std::string("observe --app hands-cli --format json") + (all ? " --all" : ""));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::map<std::string, std::string> ids;
+    std::function<void(const json&)> walk = [&](const json& nodes) {
+      for (const json& n : nodes) {
+        ids[n.value("id", "")] = n.value("role", "") + " \"" + n.value("name", "") + "\"";
+        if (n.contains("children")) walk(n["children"]);
+      }
+    };
+    walk(json::parse(r.out)["nodes"]);
+    return ids;
+  };
+  auto missing = [](const std::map<std::string, std::string>& want,
+                    const std::map<std::string, std::string>& have) {
+    std::string out;
+    for (const auto& [id, what] : want) {
+      if (!have.contains(id)) out += " " + id + " (" + what + ")";
+    }
+    return out;
+  };
+  const auto shown = observe(false);
+  const auto all = observe(true);
+  ASSERT_GT(all.size(), shown.size()) << "the fixture has elements not showing (a closed menu)";
+  EXPECT_EQ(missing(shown, all), "") << "printed by observe, not by observe --all";
+
+  ASSERT_EQ(Ask("title *Untitled - hands-cli"), "");
+  ASSERT_EQ(Ask("set-email typed@example.org"), "");
+  ASSERT_EQ(Ask("later 0 Logged in as typed"), "");
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        return Run("find '*Untitled - hands-cli' --exact --app hands-cli").exit_code == 0 &&
+               Run("find 'Logged in as typed' --exact --app hands-cli").exit_code == 0;
+      },
+      std::chrono::milliseconds(10000)));
+  const auto shown_after = observe(false);
+  const auto all_after = observe(true);
+  EXPECT_EQ(missing(shown, shown_after), "") << "observe's IDs lost after the changes";
+  EXPECT_EQ(missing(all, all_after), "") << "observe --all's IDs lost after the changes";
+  EXPECT_EQ(shown_after.size(), shown.size());
+
+  // Shown: acted on, by the ID printed before the window was retitled.
+  const std::string remember = Id("Remember me", "check_box");
+  EXPECT_TRUE(shown.contains(remember));
+  CliRun tick = Run("click " + remember);
+  EXPECT_EQ(tick.exit_code, 0) << tick.err;
+  EXPECT_EQ(Ask("checked remember"), "1");
+  // Not showing (printed only by --all): found, and refused with what to do.
+  int tried = 0;
+  for (const auto& [id, what] : all_after) {
+    if (shown_after.contains(id) || ++tried > 4) continue;
+    CliRun hidden = Run("click " + id);
+    EXPECT_EQ(hidden.exit_code, 1) << id << " " << what;
+    EXPECT_NE(hidden.err.find("not showing"), std::string::npos) << id << " " << what << ": "
+                                                                 << hidden.err;
+  }
+  EXPECT_GT(tried, 0);
 }
 
 }  // namespace

@@ -1,0 +1,80 @@
+// ID anchors (issue 15 §4): which ID each accessible object of a running app
+// was given, so that the ID follows the object, not its name.
+//
+// The identity hash of ids.h names a widget by role, name and ancestors, so a
+// window title gaining '*', a calculator display showing a new value or a tab
+// retitled would re-ID the element (and, for a title, everything under it),
+// and a process that starts afresh (each CLI call) has no previous snapshot
+// to reconcile against. While an app runs, its accessible objects keep their
+// BackendRef (AT-SPI: the app's unique bus name, which the bus never gives to
+// another connection, and the object path), so that pair anchors the ID; the
+// hash only names objects never seen.
+//
+// Some toolkits replace an object instead of changing it (Chromium builds a
+// new text leaf when a page sets an element's textContent). An object that
+// appears where one showing in the previous observation of the app vanished
+// — same parent object, same role, same rank among the showing siblings of
+// that role — is taken to be its successor and inherits its ID, as the
+// in-process reconciliation against the previous snapshot does for nodes
+// without references. Only text leaves (labels, text runs): a container
+// whose place another takes is more likely a stack page hidden (and shown
+// again later) than destroyed, and a wrong guess on a control costs more.
+//
+// Paths can be reused for another object once the first is gone (Qt builds
+// them from pointers), so an anchor holds only for a node of the role it was
+// recorded with; a node of another role at that path gets a new ID and
+// replaces the anchor. A reused path with the same role is indistinguishable
+// from the same object and keeps the ID.
+//
+// Plain data, thread-compatible. AssignIds (ids.h) reads and updates it;
+// engine/id_anchor_store.h keeps it on disk per app.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+
+#include "core/node.h"
+
+namespace uiscope {
+
+struct IdAnchor {
+  std::string id;
+  Role role = Role::kUnknown;
+  // The identity hash (ids.h) the node had when last seen: an object never
+  // seen whose identity equals it is the same widget shown again (a dialog
+  // closed and reopened builds new objects) and may take over the ID.
+  uint64_t hash = 0;
+  uint64_t seen = 0;  // the app's clock when last seen: the least recent go first
+  // Where the object was when last seen: its parent's path ("" for a root or
+  // a parent without a reference) and, for a showing text leaf, its rank
+  // among its showing siblings of its role (-1 otherwise). A new text leaf
+  // that replaced it there in the next observation takes its ID.
+  std::string parent;
+  int shown_index = -1;
+};
+
+// The anchors of one application (one bus name).
+struct AppAnchors {
+  std::unordered_map<std::string, IdAnchor> by_path;
+  uint64_t clock = 0;  // advanced by every assignment that saw the app
+};
+
+// Most anchors kept per application: the walk's own cap (TreeRequest's
+// max_nodes), so one observation, even with --all, never loses its own
+// anchors to the bound; the objects least recently seen are dropped first.
+inline constexpr size_t kMaxAnchorsPerApp = 20000;
+
+struct IdAnchors {
+  std::map<std::string, AppAnchors> apps;  // by owner (BackendRef::owner)
+
+  // The anchor of the object `ref`, or null.
+  const IdAnchor* Find(const BackendRef& ref) const;
+  // Drops the least recently seen anchors of `app` beyond `max` (ties: by
+  // path, so the outcome is the same on every run).
+  static void Trim(AppAnchors& app, size_t max = kMaxAnchorsPerApp);
+};
+
+}  // namespace uiscope

@@ -1,0 +1,295 @@
+// ID anchoring (core/id_anchors.h) on plain trees: an object keeps its ID
+// through what apps do to names, values and ancestors, across processes that
+// share only the anchors (no previous snapshot), and with or without hidden
+// nodes.
+#include "core/id_anchors.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/ids.h"
+#include "test_trees.h"
+
+namespace uiscope {
+namespace {
+
+using testing::CollectIds;
+using testing::MakeNode;
+
+constexpr char kOwner[] = ":1.42";
+
+Node Obj(Role role, std::string name, std::string path, std::vector<Node> children = {}) {
+  Node n = MakeNode(role, std::move(name), std::move(children));
+  n.ref = BackendRef{kOwner, std::move(path)};
+  return n;
+}
+
+// A calculator: app > window "Calc" > (display label, "1" and "=" buttons,
+// a list of three unnamed-but-labelled rows).
+std::vector<Node> CalcTree(const std::string& title = "Calc", const std::string& display = "0") {
+  std::vector<Node> rows;
+  for (int i = 1; i <= 3; ++i) {
+    const std::string p = "/row" + std::to_string(i);
+    rows.push_back(
+        Obj(Role::kListItem, "", p, {Obj(Role::kLabel, "Row " + std::to_string(i), p + "/label")}));
+  }
+  Node window = Obj(
+      Role::kWindow, title, "/win",
+      {Obj(Role::kLabel, display, "/display"), Obj(Role::kButton, "1", "/one"),
+       Obj(Role::kButton, "=", "/equals"), Obj(Role::kList, "History", "/list", std::move(rows))});
+  std::vector<Node> roots;
+  roots.push_back(Obj(Role::kApplication, "calc", "/root", {std::move(window)}));
+  return roots;
+}
+
+Node& Window(std::vector<Node>& roots) { return roots[0].children[0]; }
+
+std::vector<std::string> Assign(std::vector<Node>& roots, IdAnchors& anchors) {
+  AssignIds(roots, nullptr, &anchors);
+  return CollectIds(roots);
+}
+
+TEST(IdAnchorsTest, WithoutAnchorsTheHashIdsAreUnchanged) {
+  std::vector<Node> plain = CalcTree();
+  AssignIds(plain);
+  std::vector<Node> anchored = CalcTree();
+  IdAnchors anchors;
+  EXPECT_EQ(Assign(anchored, anchors), CollectIds(plain));
+}
+
+TEST(IdAnchorsTest, ObjectKeepsItsIdWhenItsNameOrValueChanges) {
+  IdAnchors anchors;
+  std::vector<Node> first = CalcTree("Calc", "0");
+  const std::vector<std::string> before = Assign(first, anchors);
+
+  // A new process: no previous snapshot, only the anchors.
+  std::vector<Node> second = CalcTree("Calc", "12");
+  Window(second).children[1].value = "pressed";
+  EXPECT_EQ(Assign(second, anchors), before);
+
+  // The hash alone would have re-IDed the display.
+  std::vector<Node> unanchored = CalcTree("Calc", "12");
+  AssignIds(unanchored);
+  EXPECT_NE(Window(unanchored).children[0].id, Window(first).children[0].id);
+}
+
+TEST(IdAnchorsTest, SubtreeKeepsItsIdsWhenAnAncestorIsRenamed) {
+  IdAnchors anchors;
+  std::vector<Node> first = CalcTree("Untitled - Calc");
+  const std::vector<std::string> before = Assign(first, anchors);
+  std::vector<Node> second = CalcTree("*Untitled - Calc");
+  EXPECT_EQ(Assign(second, anchors), before);
+
+  std::vector<Node> unanchored = CalcTree("*Untitled - Calc");
+  AssignIds(unanchored);
+  const std::vector<std::string> hashed = CollectIds(unanchored);
+  int same = 0;
+  for (size_t i = 0; i < before.size(); ++i) same += before[i] == hashed[i];
+  EXPECT_EQ(same, 1) << "only the application's ID survives a retitle without anchors";
+}
+
+TEST(IdAnchorsTest, ReusedPathWithAnotherRoleGetsANewIdAndReplacesTheAnchor) {
+  IdAnchors anchors;
+  std::vector<Node> first = CalcTree();
+  Assign(first, anchors);
+  const std::string equals_id = Window(first).children[2].id;
+
+  // The "=" button is gone; its path now holds a label (Qt reuses pointers).
+  std::vector<Node> second = CalcTree();
+  Window(second).children[2] = Obj(Role::kLabel, "Result", "/equals");
+  Assign(second, anchors);
+  const std::string label_id = Window(second).children[2].id;
+  EXPECT_NE(label_id, equals_id);
+  EXPECT_EQ(label_id.substr(0, 4), "lbl_");
+  const IdAnchor* anchor = anchors.Find(BackendRef{kOwner, "/equals"});
+  ASSERT_NE(anchor, nullptr);
+  EXPECT_EQ(anchor->role, Role::kLabel);
+  EXPECT_EQ(anchor->id, label_id);
+}
+
+TEST(IdAnchorsTest, DeterministicWhateverTheAnchorsInsertionOrder) {
+  IdAnchors anchors;
+  std::vector<Node> first = CalcTree("Calc", "0");
+  Assign(first, anchors);
+  // The same anchors, inserted in reverse order.
+  IdAnchors reversed;
+  std::vector<std::pair<std::string, IdAnchor>> items(anchors.apps[kOwner].by_path.begin(),
+                                                      anchors.apps[kOwner].by_path.end());
+  for (auto it = items.rbegin(); it != items.rend(); ++it) {
+    reversed.apps[kOwner].by_path.insert(*it);
+  }
+  std::vector<std::string> expected;
+  for (int run = 0; run < 10; ++run) {
+    IdAnchors a = run % 2 == 0 ? anchors : reversed;
+    std::vector<Node> tree = CalcTree("*Calc", "7");
+    const std::vector<std::string> ids = Assign(tree, a);
+    if (run == 0) expected = ids;
+    EXPECT_EQ(ids, expected) << "run " << run;
+  }
+}
+
+TEST(IdAnchorsTest, NewNodeNeverTakesAnAnchoredId) {
+  IdAnchors anchors;
+  std::vector<Node> first = CalcTree("Calc", "0");
+  Assign(first, anchors);
+  const std::string display_id = Window(first).children[0].id;
+
+  // The display now shows "5" (and keeps its ID); a new label "0" appears,
+  // whose hash ID is the display's old one.
+  std::vector<Node> second = CalcTree("Calc", "5");
+  Window(second).children.push_back(Obj(Role::kLabel, "0", "/memory"));
+  const std::vector<std::string> ids = Assign(second, anchors);
+  EXPECT_EQ(Window(second).children[0].id, display_id);
+  const std::string newcomer = Window(second).children.back().id;
+  EXPECT_NE(newcomer, display_id);
+  EXPECT_EQ(newcomer.substr(0, 4), "lbl_");
+  EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), ids.size());
+
+  // The label "0" is built again as a new object: it takes its ID back.
+  std::vector<Node> third = CalcTree("Calc", "5");
+  Window(third).children.push_back(Obj(Role::kLabel, "0", "/memory2"));
+  Assign(third, anchors);
+  EXPECT_EQ(Window(third).children.back().id, newcomer);
+}
+
+TEST(IdAnchorsTest, AnIdAnchoredToAnObjectNotShownStaysReserved) {
+  std::vector<Node> plain = CalcTree();
+  AssignIds(plain);
+  const std::string one_hash_id = Window(plain).children[1].id;
+  // An object not in this tree (hidden, seen only by --all) holds that ID.
+  IdAnchors anchors;
+  anchors.apps[kOwner].by_path["/elsewhere"] =
+      IdAnchor{one_hash_id, Role::kButton, 12345, 0, "/other", 0};
+  std::vector<Node> roots = CalcTree();
+  Assign(roots, anchors);
+  EXPECT_NE(Window(roots).children[1].id, one_hash_id);
+  EXPECT_EQ(Window(roots).children[1].id.substr(0, 4), "btn_");
+}
+
+TEST(IdAnchorsTest, ALeafReplacedByANewObjectInItsPlaceKeepsTheId) {
+  IdAnchors anchors;
+  std::vector<Node> first = CalcTree("Calc", "0");
+  Assign(first, anchors);
+  const std::string display_id = Window(first).children[0].id;
+  // Chromium builds a new text leaf when a page sets textContent.
+  std::vector<Node> second = CalcTree("Calc", "42");
+  Window(second).children[0].ref.path = "/display-2";
+  Assign(second, anchors);
+  EXPECT_EQ(Window(second).children[0].id, display_id);
+
+  // Neither a control nor a container whose place another one takes (a
+  // stack switching pages) is replaced: the new one gets its own ID.
+  std::vector<Node> third = CalcTree("Calc", "42");
+  Window(third).children[3].ref.path = "/list-2";
+  Window(third).children[3].name = "Favourites";
+  const std::string list_id = Window(first).children[3].id;
+  Window(third).children[2].ref.path = "/equals-2";
+  Window(third).children[2].name = "Equals";
+  const std::string equals_id = Window(first).children[2].id;
+  Assign(third, anchors);
+  EXPECT_NE(Window(third).children[3].id, list_id);
+  EXPECT_NE(Window(third).children[2].id, equals_id);
+}
+
+TEST(IdAnchorsTest, WidgetBuiltAgainWithNewObjectsTakesItsIdBack) {
+  IdAnchors anchors;
+  std::vector<Node> first = CalcTree();
+  Window(first).children.push_back(
+      Obj(Role::kDialog, "Confirm", "/dlg1", {Obj(Role::kButton, "OK", "/dlg1/ok")}));
+  Assign(first, anchors);
+  const std::string ok_id = Window(first).children.back().children[0].id;
+
+  // Closed, then opened again: new objects, same widget.
+  std::vector<Node> second = CalcTree();
+  Window(second).children.push_back(
+      Obj(Role::kDialog, "Confirm", "/dlg2", {Obj(Role::kButton, "OK", "/dlg2/ok")}));
+  Assign(second, anchors);
+  EXPECT_EQ(Window(second).children.back().children[0].id, ok_id);
+  // The ID is anchored once: to the new object.
+  EXPECT_EQ(anchors.Find(BackendRef{kOwner, "/dlg1/ok"}), nullptr);
+  ASSERT_NE(anchors.Find(BackendRef{kOwner, "/dlg2/ok"}), nullptr);
+}
+
+// With and without hidden nodes: the siblings counted for duplicate ranks
+// differ, the objects do not.
+std::vector<Node> ToolbarTree(bool with_hidden) {
+  std::vector<Node> buttons;
+  if (with_hidden) buttons.push_back(Obj(Role::kButton, "OK", "/ok-hidden"));
+  buttons.push_back(Obj(Role::kButton, "OK", "/ok-a"));
+  buttons.push_back(Obj(Role::kButton, "OK", "/ok-b"));
+  std::vector<Node> roots;
+  roots.push_back(
+      Obj(Role::kApplication, "tb", "/root",
+          {Obj(Role::kWindow, "W", "/w", {Obj(Role::kToolBar, "", "/t", std::move(buttons))})}));
+  return roots;
+}
+
+TEST(IdAnchorsTest, SameIdsWithAndWithoutHiddenNodesInEitherOrder) {
+  for (bool all_first : {false, true}) {
+    IdAnchors anchors;
+    std::vector<Node> a = ToolbarTree(all_first);
+    Assign(a, anchors);
+    std::vector<Node> b = ToolbarTree(!all_first);
+    Assign(b, anchors);
+    std::vector<Node>& all = all_first ? a : b;
+    std::vector<Node>& showing = all_first ? b : a;
+    const auto& all_buttons = all[0].children[0].children[0].children;
+    const auto& showing_buttons = showing[0].children[0].children[0].children;
+    EXPECT_EQ(showing_buttons[0].id, all_buttons[1].id) << all_first;
+    EXPECT_EQ(showing_buttons[1].id, all_buttons[2].id) << all_first;
+    EXPECT_NE(all_buttons[0].id, all_buttons[1].id);
+    EXPECT_NE(all_buttons[0].id, all_buttons[2].id);
+  }
+  // Without anchors the ranks shift the IDs (what the anchors fix).
+  std::vector<Node> all = ToolbarTree(true);
+  std::vector<Node> showing = ToolbarTree(false);
+  AssignIds(all);
+  AssignIds(showing);
+  EXPECT_NE(showing[0].children[0].children[0].children[0].id,
+            all[0].children[0].children[0].children[1].id);
+}
+
+TEST(IdAnchorsTest, NodesSharingOneObjectAreNotAnchored) {
+  IdAnchors anchors;
+  std::vector<Node> roots = CalcTree();
+  Window(roots).children[1].ref.path = "/equals";  // "1" and "=" claim one object
+  Assign(roots, anchors);
+  EXPECT_EQ(anchors.Find(BackendRef{kOwner, "/equals"}), nullptr);
+  std::vector<Node> again = CalcTree();
+  Window(again).children[1].ref.path = "/equals";
+  std::vector<Node> copy = again;
+  EXPECT_EQ(Assign(again, anchors), Assign(copy, anchors));
+}
+
+TEST(IdAnchorsTest, TrimDropsTheLeastRecentlySeen) {
+  AppAnchors app;
+  for (int i = 0; i < 10; ++i) {
+    app.by_path["/p" + std::to_string(i)] = IdAnchor{
+        "btn_" + std::to_string(i), Role::kButton, 0, static_cast<uint64_t>(i / 2), "", -1};
+  }
+  IdAnchors::Trim(app, 5);
+  ASSERT_EQ(app.by_path.size(), 5u);
+  for (int i = 5; i < 10; ++i) EXPECT_TRUE(app.by_path.contains("/p" + std::to_string(i))) << i;
+}
+
+TEST(IdAnchorsTest, AnchorsStayBoundedAndKeepTheCurrentTree) {
+  IdAnchors anchors;
+  std::vector<Node> roots = CalcTree();
+  Assign(roots, anchors);
+  AppAnchors& app = anchors.apps[kOwner];
+  for (size_t i = 0; i < kMaxAnchorsPerApp; ++i) {
+    app.by_path["/gone" + std::to_string(i)] =
+        IdAnchor{"btn_g" + std::to_string(i), Role::kButton, 0, 0, "", -1};
+  }
+  std::vector<Node> again = CalcTree();
+  const std::vector<std::string> ids = Assign(again, anchors);
+  EXPECT_EQ(anchors.apps[kOwner].by_path.size(), kMaxAnchorsPerApp);
+  EXPECT_EQ(ids, CollectIds(roots));
+  EXPECT_NE(anchors.Find(BackendRef{kOwner, "/display"}), nullptr);
+}
+
+}  // namespace
+}  // namespace uiscope
