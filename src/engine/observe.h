@@ -17,7 +17,9 @@
 
 #include "core/node.h"
 #include "core/result.h"
+#include "engine/app_health.h"
 #include "platform/accessibility.h"
+#include "platform/windows.h"
 
 namespace uiscope {
 
@@ -93,7 +95,36 @@ class Observer {
   // nothing is hidden or the bus does not answer.
   std::vector<int> HiddenPids();
 
+  // The windows of applications whose tree cannot be read (not answering,
+  // or without accessibility: `--app xterm`) are taken from here as window
+  // nodes with source x11 (engine/x11_windows_nodes.h). Null: they are left
+  // out. Not owned; must outlive the observer.
+  void set_windows(WindowSystem* windows) { windows_ = windows; }
+  // Where the circuit breaker (engine/app_health.h) keeps the apps that are
+  // not answering, so that separate processes (CLI calls) share it; "" (the
+  // default) keeps it in memory.
+  void set_app_health_file(std::string file) { health_ = AppHealth(std::move(file)); }
+
  private:
+  // The circuit breaker's part of an observation (observe_breaker.cpp).
+  struct Breaker {
+    std::vector<AppHealth::Record> silent;  // tripped and still silent: not walked
+    std::vector<std::string> skip_buses;
+  };
+  Breaker ProbeBreaker(const ObserveRequest& request);
+  // After the walk: apps that missed their deadline trip the breaker, those
+  // that answered clear it; the skipped ones join `obs` with a warning, and
+  // the windows of every app left out are added from X11.
+  void CloseBreaker(const Breaker& breaker, const ObserveRequest& request, Observation& obs);
+  // `observe --app` / `--pid` of an app the accessibility bus does not know
+  // (or that is not answering): its X11 windows, when it has any.
+  // `why` is the error of the walk, returned when there are no such windows.
+  Result<Observation> X11Only(const ObserveRequest& request, const Error& why,
+                              const Breaker& breaker);
+  // X11 windows of the apps in `apps` (by pid), as application nodes.
+  std::vector<Node> WindowNodesOf(const std::vector<AppInfo>& apps);
+  bool HidesWindow(const WindowInfo& w) const;
+
   Accessibility& accessibility_;
   Frame frame_;
   std::function<bool(const std::string&)> hide_app_;
@@ -113,6 +144,8 @@ class Observer {
   std::string previous_scope_;
   std::vector<Node> previous_roots_;
   std::vector<Absent> absent_;
+  AppHealth health_;
+  WindowSystem* windows_ = nullptr;
 };
 
 }  // namespace uiscope

@@ -28,6 +28,10 @@ Status Accessibility::SetValue(const Node&, double, std::chrono::milliseconds) {
   return CannotAct();
 }
 Status Accessibility::GrabFocus(const Node&, std::chrono::milliseconds) { return CannotAct(); }
+std::vector<Accessibility::Liveness> Accessibility::Probe(const std::vector<AppInfo>& apps,
+                                                          std::chrono::milliseconds) {
+  return std::vector<Liveness>(apps.size(), Liveness::kAnswers);
+}
 
 Result<std::unique_ptr<Accessibility>> ConnectAtspi(const AtspiOptions& options) {
   auto backend = atspi::AtspiAccessibility::Connect(options);
