@@ -7,7 +7,7 @@ set -euo pipefail
 UISCOPE_BUILD_PACKAGES=(
   cmake g++ make pkg-config ninja-build
   libatspi2.0-dev libdbus-1-dev
-  libx11-dev libxext-dev libxtst-dev libxdamage-dev libxfixes-dev
+  libx11-dev libxext-dev libxtst-dev libxdamage-dev libxfixes-dev libxres-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libxxhash-dev
   libpng-dev libcpp-httplib-dev libwebp-dev libjpeg62-turbo-dev
   libtesseract-dev libleptonica-dev
@@ -22,7 +22,7 @@ UISCOPE_TEST_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libgtk-3-dev
   python3-pyatspi python3-gi gir1.2-atspi-2.0
   clang libclang-rt-14-dev
-  xterm tesseract-ocr
+  xterm tesseract-ocr python3-tk
   x11-apps gtk-3-examples
   qtbase5-dev libgtk-4-dev chromium
 )

@@ -1,10 +1,12 @@
 #include "engine/app_health.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -50,6 +52,9 @@ void AppHealth::Load(WallClock::time_point now) {
         rec.since = FromMs(r.value("since_ms", int64_t{0}));
         rec.checked = FromMs(r.value("checked_ms", int64_t{0}));
         if (rec.app.bus_name.empty() || now - rec.checked > kForgetAfter) continue;
+        // Its process gone (a desktop stopped and another started on the
+        // same display reuses bus names): the record names nothing.
+        if (rec.app.pid > 0 && ::kill(rec.app.pid, 0) != 0 && errno == ESRCH) continue;
         loaded.push_back(std::move(rec));
       }
     } catch (const json::exception&) {
@@ -103,28 +108,41 @@ void AppHealth::Trip(const AppInfo& app, WallClock::time_point now) {
 }
 
 void AppHealth::Clear(const std::string& bus_name, int pid) {
-  const size_t erased = std::erase_if(
-      records_, [&](const Record& r) { return SameApp(r.app, bus_name, pid); });
+  const size_t erased =
+      std::erase_if(records_, [&](const Record& r) { return SameApp(r.app, bus_name, pid); });
   dirty_ = dirty_ || erased > 0;
 }
 
-std::vector<AppHealth::Record> AppHealth::ProbeTripped(Accessibility& accessibility,
-                                                       WallClock::time_point now) {
-  if (records_.empty()) return {};
-  std::vector<AppInfo> apps;
-  for (const Record& r : records_) apps.push_back(r.app);
-  const std::vector<Accessibility::Liveness> alive = accessibility.Probe(apps, kProbeTimeout);
-  std::vector<Record> silent;
-  std::vector<Record> kept;
+std::vector<AppHealth::Record> AppHealth::ProbeTripped(
+    Accessibility& accessibility, WallClock::time_point now, std::chrono::milliseconds timeout,
+    const std::function<bool(const AppInfo&)>& which) {
+  std::vector<size_t> selected;
   for (size_t i = 0; i < records_.size(); ++i) {
-    if (i < alive.size() && alive[i] != Accessibility::Liveness::kSilent) {
-      dirty_ = true;
+    if (!which || which(records_[i].app)) selected.push_back(i);
+  }
+  if (selected.empty()) return {};
+  std::vector<Record> silent;
+  if (timeout.count() <= 0) {
+    for (size_t i : selected) silent.push_back(records_[i]);
+    return silent;
+  }
+  std::vector<AppInfo> apps;
+  for (size_t i : selected) apps.push_back(records_[i].app);
+  const std::vector<Accessibility::Liveness> alive = accessibility.Probe(apps, timeout);
+  std::vector<bool> drop(records_.size(), false);
+  for (size_t k = 0; k < selected.size(); ++k) {
+    Record& r = records_[selected[k]];
+    dirty_ = true;
+    if (k < alive.size() && alive[k] != Accessibility::Liveness::kSilent) {
+      drop[selected[k]] = true;
       continue;
     }
-    records_[i].checked = now;
-    dirty_ = true;
-    kept.push_back(records_[i]);
-    silent.push_back(records_[i]);
+    r.checked = now;
+    silent.push_back(r);
+  }
+  std::vector<Record> kept;
+  for (size_t i = 0; i < records_.size(); ++i) {
+    if (!drop[i]) kept.push_back(std::move(records_[i]));
   }
   records_ = std::move(kept);
   return silent;
@@ -133,7 +151,8 @@ std::vector<AppHealth::Record> AppHealth::ProbeTripped(Accessibility& accessibil
 std::string AppHealthFile(const std::string& dir, const std::string& display) {
   std::string key;
   for (char c : display) key += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return dir + "/not-answering-" + key + ".json";
+  // A folder of its own: the state dir's top level is the session registry.
+  return dir + "/not-answering/" + key + ".json";
 }
 
 std::string DescribeSince(AppHealth::WallClock::time_point since,

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,9 +52,14 @@ class AppHealth {
   // The app with this bus name (or, when empty, pid) answered or is gone.
   void Clear(const std::string& bus_name, int pid);
 
-  // Probes every record with `accessibility` (one round, kProbeTimeout) and
-  // returns those still silent; those that answer or have gone are cleared.
-  std::vector<Record> ProbeTripped(Accessibility& accessibility, WallClock::time_point now);
+  // Probes the records `which` selects (all by default) with
+  // `accessibility`, in one round waiting `timeout` at most, and returns
+  // those still silent; those that answer or have gone are cleared. With no
+  // time to probe (timeout <= 0) the selected records are returned as they
+  // are: still silent as far as anyone knows.
+  std::vector<Record> ProbeTripped(Accessibility& accessibility, WallClock::time_point now,
+                                   std::chrono::milliseconds timeout = kProbeTimeout,
+                                   const std::function<bool(const AppInfo&)>& which = {});
 
   const std::vector<Record>& records() const { return records_; }
 

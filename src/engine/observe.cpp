@@ -27,7 +27,7 @@ Result<Observation> Observer::Observe(const ObserveRequest& request) {
   tree.timeout = request.timeout;
   tree.deadline = request.deadline;
   tree.skip_app = hide_app_;
-  const Breaker breaker = ProbeBreaker(request);
+  Breaker breaker = OpenBreaker(request);
   tree.skip_buses = breaker.skip_buses;
   auto result = accessibility_.Tree(tree);
   Observation obs;
@@ -46,7 +46,7 @@ Result<Observation> Observer::Observe(const ObserveRequest& request) {
     obs.requests = result->requests;
     obs.unanswered = std::move(result->unanswered);
     obs.exited = std::move(result->exited);
-    CloseBreaker(breaker, request, obs);
+    CloseBreaker(std::move(breaker), request, tree, obs);
   }
   // Only an observation of everything says which apps are missing; one of
   // a single app that answered clears that app's record.
@@ -93,7 +93,7 @@ Result<Observation> Observer::RefreshApp(int pid, std::chrono::milliseconds time
   auto start = std::chrono::steady_clock::now();
   ObserveRequest scope;
   scope.pid = pid;
-  const Breaker breaker = ProbeBreaker(scope);
+  Breaker breaker = OpenBreaker(scope);
   Observation obs;
   std::vector<Node> fresh;
   const auto silent = std::find_if(breaker.silent.begin(), breaker.silent.end(),
@@ -101,7 +101,7 @@ Result<Observation> Observer::RefreshApp(int pid, std::chrono::milliseconds time
   Result<TreeResult> result = TreeResult{};
   if (silent != breaker.silent.end()) {
     // Still not answering: not walked; its windows come from X11 again.
-    CloseBreaker(breaker, scope, obs);
+    CloseBreaker(breaker, scope, TreeRequest{}, obs);
     fresh = std::move(obs.snapshot.roots);
     NoteAbsent(obs.unanswered, {}, pid);
   } else {
@@ -130,6 +130,9 @@ Result<Observation> Observer::RefreshApp(int pid, std::chrono::milliseconds time
     // Not answering: the app's last tree stays, so its IDs stay known (and
     // an action on one is told the app is not answering, not that it is gone).
     return result.error();
+  } else if (fresh = X11WindowsOfPid(pid); !fresh.empty()) {
+    // No accessibility, but windows (xterm, Tk): known from X11, as in a
+    // full observation.
   } else {
     // The app has gone (or is not there yet): it is removed below, and its
     // elements are known to have gone with it.

@@ -107,15 +107,25 @@ class Observer {
 
  private:
   // The circuit breaker's part of an observation (observe_breaker.cpp).
+  // The apps it holds are not walked. A scoped request probes those in its
+  // scope first; an observation of everything walks the others first and
+  // probes them after (CloseBreaker), with what is left of its deadline, so
+  // a hung app never takes the others' time.
   struct Breaker {
-    std::vector<AppHealth::Record> silent;  // tripped and still silent: not walked
+    std::vector<AppHealth::Record> silent;  // probed and still silent
     std::vector<std::string> skip_buses;
+    bool deferred = false;  // not probed yet: CloseBreaker does
   };
-  Breaker ProbeBreaker(const ObserveRequest& request);
+  Breaker OpenBreaker(const ObserveRequest& request);
   // After the walk: apps that missed their deadline trip the breaker, those
-  // that answered clear it; the skipped ones join `obs` with a warning, and
-  // the windows of every app left out are added from X11.
-  void CloseBreaker(const Breaker& breaker, const ObserveRequest& request, Observation& obs);
+  // that answered clear it; deferred probes run, an app that answers one is
+  // walked now (`tree` as the observation's); the skipped ones join `obs`
+  // with a warning, and the windows of every app left out are added from X11.
+  void CloseBreaker(Breaker breaker, const ObserveRequest& request, const TreeRequest& tree,
+                    Observation& obs);
+  // Windows of apps without accessibility (no tree, no pid among the
+  // trees'), as X11 app nodes: an observation of everything shows them too.
+  void AddWindowsWithoutTree(Observation& obs);
   // `observe --app` / `--pid` of an app the accessibility bus does not know
   // (or that is not answering): its X11 windows, when it has any.
   // `why` is the error of the walk, returned when there are no such windows.
@@ -123,6 +133,9 @@ class Observer {
                               const Breaker& breaker);
   // X11 windows of the apps in `apps` (by pid), as application nodes.
   std::vector<Node> WindowNodesOf(const std::vector<AppInfo>& apps);
+  // The X11 windows of process `pid`, as an application node named as the
+  // last observation named it; empty when it has none.
+  std::vector<Node> X11WindowsOfPid(int pid);
   bool HidesWindow(const WindowInfo& w) const;
 
   Accessibility& accessibility_;

@@ -11,6 +11,10 @@
 namespace uiscope {
 namespace {
 
+// A top-level X window is a window of the tree when they overlap this much
+// (as engine/ocr_nodes.cpp decides for OCR).
+constexpr double kSameWindowIoU = 0.5;
+
 std::string Label(const AppInfo& app) {
   return (app.name.empty() ? std::string("(no name)") : app.name) + " (pid " +
          std::to_string(app.pid) + ")";
@@ -31,19 +35,74 @@ std::string SilentWhy(const AppHealth::Record& r, AppHealth::WallClock::time_poi
 
 }  // namespace
 
-Observer::Breaker Observer::ProbeBreaker(const ObserveRequest&) {
+Observer::Breaker Observer::OpenBreaker(const ObserveRequest& request) {
   Breaker breaker;
   const auto now = AppHealth::WallClock::now();
   health_.Load(now);
-  breaker.silent = health_.ProbeTripped(accessibility_, now);
+  if (request.app.empty() && request.pid == 0) {
+    breaker.deferred = true;
+    for (const AppHealth::Record& r : health_.records()) {
+      breaker.skip_buses.push_back(r.app.bus_name);
+    }
+    return breaker;
+  }
+  breaker.silent = health_.ProbeTripped(accessibility_, now, AppHealth::kProbeTimeout,
+                                        [&](const AppInfo& app) { return InScope(request, app); });
   for (const AppHealth::Record& r : breaker.silent) breaker.skip_buses.push_back(r.app.bus_name);
   health_.Save();
   return breaker;
 }
 
-void Observer::CloseBreaker(const Breaker& breaker, const ObserveRequest& request,
+void Observer::CloseBreaker(Breaker breaker, const ObserveRequest& request, const TreeRequest& tree,
                             Observation& obs) {
+  if (breaker.deferred) {
+    // The probe spends what the others left of the deadline, never more.
+    auto timeout = AppHealth::kProbeTimeout;
+    if (request.deadline) {
+      timeout = std::min(timeout, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      *request.deadline - std::chrono::steady_clock::now()));
+    }
+    std::vector<AppInfo> held;
+    for (const AppHealth::Record& r : health_.records()) held.push_back(r.app);
+    breaker.silent = health_.ProbeTripped(accessibility_, AppHealth::WallClock::now(), timeout);
+    // Those that answered the probe are walked now, after the others.
+    for (const AppInfo& app : held) {
+      const bool still =
+          std::any_of(breaker.silent.begin(), breaker.silent.end(),
+                      [&](const AppHealth::Record& r) { return r.app.bus_name == app.bus_name; });
+      if (still || app.pid <= 0) continue;
+      TreeRequest one = tree;
+      one.pid = app.pid;
+      one.skip_buses.clear();
+      auto walked = accessibility_.Tree(one);
+      if (!walked.ok()) {
+        if (walked.error().code == ErrorCode::kTimeout) {
+          obs.unanswered.push_back(app);
+          obs.warnings.push_back(walked.error().message);
+        }
+        continue;
+      }
+      obs.requests += walked->requests;
+      for (Node& n : walked->apps) {
+        if (!Hides(n.name)) obs.snapshot.roots.push_back(std::move(n));
+      }
+      for (auto& w : walked->warnings) obs.warnings.push_back(std::move(w));
+      for (auto& a : walked->unanswered) obs.unanswered.push_back(std::move(a));
+      for (auto& a : walked->exited) obs.exited.push_back(std::move(a));
+    }
+  }
   const auto now = AppHealth::WallClock::now();
+  // An app that stopped before this process learnt its name (a new CLI
+  // call) is named as X11 names it, so later warnings say which it is.
+  std::vector<WindowInfo> listed;
+  for (AppInfo& app : obs.unanswered) {
+    if (!app.name.empty() || app.pid <= 0) continue;
+    if (listed.empty() && windows_ != nullptr) {
+      if (auto all = windows_->ListWindows(); all.ok()) listed = std::move(all).value();
+    }
+    for (const WindowInfo& w : WindowsOfPid(listed, app.pid)) app.name = X11AppName(w);
+    if (app.name.empty()) app.name = ProcessName(app.pid);
+  }
   for (const AppInfo& app : obs.unanswered) health_.Trip(app, now);
   for (const AppInfo& app : obs.exited) health_.Clear(app.bus_name, app.pid);
   for (const Node& app : obs.snapshot.roots) health_.Clear(app.ref.owner, app.pid);
@@ -54,6 +113,33 @@ void Observer::CloseBreaker(const Breaker& breaker, const ObserveRequest& reques
     obs.warnings.push_back("skipped " + Label(r.app) + ": it " + SilentWhy(r, now));
   }
   for (Node& app : WindowNodesOf(obs.unanswered)) obs.snapshot.roots.push_back(std::move(app));
+  if (request.app.empty() && request.pid == 0) AddWindowsWithoutTree(obs);
+}
+
+void Observer::AddWindowsWithoutTree(Observation& obs) {
+  if (windows_ == nullptr) return;
+  auto listed = windows_->ListWindows();
+  if (!listed.ok()) return;
+  std::vector<int> pids;
+  std::vector<Rect> shown;
+  for (const Node& app : obs.snapshot.roots) {
+    pids.push_back(app.pid);
+    ForEachNode(app.children, [&](const Node& n, int) {
+      if (IsWindowRole(n.role) && n.bounds) shown.push_back(*n.bounds);
+    });
+  }
+  for (const AppInfo& app : obs.exited) pids.push_back(app.pid);
+  std::vector<WindowInfo> orphans;
+  for (const WindowInfo& w : *listed) {
+    if (w.pid > 0 && std::find(pids.begin(), pids.end(), w.pid) != pids.end()) continue;
+    // Without _NET_WM_PID (Tk) a window is the tree's when they coincide.
+    const bool in_tree = std::any_of(shown.begin(), shown.end(), [&](const Rect& r) {
+      return IoU(r, w.bounds) >= kSameWindowIoU;
+    });
+    if (in_tree || HidesWindow(w) || Hides(X11AppName(w))) continue;
+    orphans.push_back(w);
+  }
+  for (Node& app : X11AppNodes(orphans)) obs.snapshot.roots.push_back(std::move(app));
 }
 
 bool Observer::HidesWindow(const WindowInfo& w) const {
@@ -81,6 +167,15 @@ std::vector<Node> Observer::WindowNodesOf(const std::vector<AppInfo>& apps) {
   });
 }
 
+std::vector<Node> Observer::X11WindowsOfPid(int pid) {
+  AppInfo app;
+  app.pid = pid;
+  for (const Node& root : previous_roots_) {
+    if (root.pid == pid) app.name = root.name;
+  }
+  return WindowNodesOf({app});
+}
+
 Result<Observation> Observer::X11Only(const ObserveRequest& request, const Error& why,
                                       const Breaker& breaker) {
   const bool scoped = request.pid != 0 || !request.app.empty();
@@ -95,8 +190,8 @@ Result<Observation> Observer::X11Only(const ObserveRequest& request, const Error
   }
   auto listed = windows_->ListWindows();
   if (!listed.ok()) return why;
-  std::vector<WindowInfo> mine = request.pid != 0 ? WindowsOfPid(*listed, request.pid)
-                                                  : WindowsNamed(*listed, request.app);
+  std::vector<WindowInfo> mine =
+      request.pid != 0 ? WindowsOfPid(*listed, request.pid) : WindowsNamed(*listed, request.app);
   if (silent != nullptr && request.pid == 0) {
     // The accessible name may not be the WM_CLASS ("org.gnome.Foo" / "foo").
     for (const WindowInfo& w : WindowsOfPid(*listed, silent->app.pid)) {
@@ -132,8 +227,10 @@ Result<Observation> Observer::X11Only(const ObserveRequest& request, const Error
   } else {
     const std::string what =
         request.pid != 0 ? "process " + std::to_string(request.pid) : "\"" + request.app + "\"";
-    obs.warnings.push_back(what + " has no accessibility tree (it is not on the accessibility "
-                                  "bus): its " + count +
+    obs.warnings.push_back(what +
+                           " has no accessibility tree (it is not on the accessibility "
+                           "bus): its " +
+                           count +
                            " shown from X11 (source x11). Read their content with sources "
                            "ocr and vision (--sources ax,ocr,vision); act on them by ID or point "
                            "(input goes through XTest)");

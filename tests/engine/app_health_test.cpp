@@ -10,8 +10,11 @@
 #include <filesystem>
 
 #include "core/ids.h"
+#include "engine/act.h"
 #include "engine/observe.h"
 #include "support/fake_accessibility.h"
+#include "support/fake_capture.h"
+#include "support/fake_input.h"
 #include "support/fake_windows.h"
 
 namespace uiscope {
@@ -121,7 +124,8 @@ TEST_F(BreakerTest, AHungAppCostsItsDeadlineOnceThenOnlyAProbe) {
   ASSERT_EQ(fake_.requests().size(), 2u);
   EXPECT_EQ(fake_.requests()[1].skip_buses, std::vector<std::string>{":1.alpha"});
   EXPECT_TRUE(Warned(*second, "alpha (pid 100)")) << ::testing::PrintToString(second->warnings);
-  EXPECT_TRUE(Warned(*second, "not answering since ")) << ::testing::PrintToString(second->warnings);
+  EXPECT_TRUE(Warned(*second, "not answering since "))
+      << ::testing::PrintToString(second->warnings);
   ASSERT_NE(AppNode(*second, 100), nullptr);
   EXPECT_EQ(AppNode(*second, 100)->children.at(0).id, alpha->children[0].id);
   ASSERT_EQ(second->unanswered.size(), 1u);
@@ -130,7 +134,11 @@ TEST_F(BreakerTest, AHungAppCostsItsDeadlineOnceThenOnlyAProbe) {
   fake_.hung.clear();
   auto third = ObserveAll(observer);
   ASSERT_TRUE(third.ok());
-  EXPECT_EQ(fake_.requests()[2].skip_buses.size(), 0u);
+  // The others are walked first; alpha answers the probe after, and is
+  // walked then.
+  ASSERT_EQ(fake_.requests().size(), 4u);
+  EXPECT_EQ(fake_.requests()[2].skip_buses, std::vector<std::string>{":1.alpha"});
+  EXPECT_EQ(fake_.requests()[3].pid, 100);
   ASSERT_NE(AppNode(*third, 100), nullptr);
   EXPECT_EQ(AppNode(*third, 100)->source, Source::kAx);
   EXPECT_TRUE(third->unanswered.empty());
@@ -179,7 +187,11 @@ TEST_F(BreakerTest, TheFileCarriesTheBreakerToTheNextProcess) {
   std::filesystem::create_directories(dir);
   const std::string file = AppHealthFile(dir, ":7");
   std::filesystem::remove(file);
-  fake_.hung.insert(200);
+  // A record names a live process (one that is gone is dropped on loading).
+  const int live = ::getpid();
+  fake_.apps()[1].pid = live;
+  windows_.windows()[1].pid = live;
+  fake_.hung.insert(live);
   {
     Observer first(fake_, Frame{800, 600, 1.0});
     first.set_windows(&windows_);
@@ -196,7 +208,7 @@ TEST_F(BreakerTest, TheFileCarriesTheBreakerToTheNextProcess) {
   ASSERT_TRUE(obs.ok());
   EXPECT_EQ(fake_.waited_ms, AppHealth::kProbeTimeout.count());
   EXPECT_EQ(fake_.requests().back().skip_buses, std::vector<std::string>{":1.beta"});
-  EXPECT_TRUE(Warned(*obs, "beta (pid 200)"));
+  EXPECT_TRUE(Warned(*obs, "beta (pid " + std::to_string(live) + ")"));
   // Another display's file knows nothing of it.
   EXPECT_NE(AppHealthFile(dir, ":8"), file);
   std::filesystem::remove_all(dir);
@@ -214,7 +226,8 @@ TEST_F(BreakerTest, AGoneAppIsForgotten) {
 }
 
 TEST(DescribeSinceTest, SaysTheClockAndHowLongAgo) {
-  const auto since = AppHealth::WallClock::time_point(std::chrono::seconds(20 * 3600 + 31 * 60 + 5));
+  const auto since =
+      AppHealth::WallClock::time_point(std::chrono::seconds(20 * 3600 + 31 * 60 + 5));
   EXPECT_EQ(DescribeSince(since, since + std::chrono::seconds(12)),
             "since 20:31:05 UTC (12 s ago)");
 }
@@ -262,6 +275,77 @@ TEST_F(BreakerTest, AScopedRequestForASkippedAppShowsItsWindows) {
   EXPECT_EQ(obs->snapshot.roots[0].source, Source::kX11);
   ASSERT_EQ(obs->unanswered.size(), 1u);
   EXPECT_TRUE(Warned(*obs, "not answering since"));
+}
+
+// Input never waits on a hung app's accessibility, and a window known only
+// from X11 takes clicks and keys by ID: through the window system and
+// XTest, with no accessibility call at all.
+TEST(X11WindowActionsTest, AWindowKnownFromX11TakesInputByIdWithoutAccessibility) {
+  auto ax = std::make_unique<test::FakeAccessibility>(std::vector<Node>{App("alpha", 100)});
+  test::FakeAccessibility* fake = ax.get();
+  auto input = std::make_unique<test::FakeInput>();
+  test::FakeInput* events = input.get();
+  WindowInfo alpha = XWindow(1, "alpha window", "alpha", 100);
+  WindowInfo xterm = XWindow(3, "user@host: ~", "xterm", 300);
+  xterm.bounds = Rect{400, 300, 200, 100};
+  alpha.focused = true;
+  auto windows = std::make_unique<test::FakeWindows>(std::vector<WindowInfo>{alpha, xterm});
+  test::FakeWindows* x = windows.get();
+  Workspace workspace(FakeDesktopParts{std::move(ax), Frame{1920, 1080, 1.0}, std::move(input),
+                                       std::move(windows),
+                                       std::make_unique<test::FakeCapture>(1920, 1080)});
+  fake->hung.insert(100);
+  std::string xterm_id;
+  std::string alpha_id;
+  {
+    auto lease = workspace.Acquire();
+    ASSERT_TRUE(lease.ok());
+    auto obs = lease->observer->Observe(ObserveRequest{});
+    ASSERT_TRUE(obs.ok()) << obs.error().ToString();
+    ForEachNode(obs->snapshot.roots, [&](const Node& n, int) {
+      if (n.role != Role::kWindow || n.source != Source::kX11) return;
+      if (n.pid == 300) xterm_id = n.id;
+      if (n.pid == 100) alpha_id = n.id;
+    });
+  }
+  ASSERT_FALSE(xterm_id.empty()) << "an app without accessibility is missing from the desktop";
+  ASSERT_FALSE(alpha_id.empty()) << "the hung app's window is missing";
+
+  auto act = [&](ActionRequest r) -> Result<ActionResult> {
+    auto lease = workspace.Acquire("", Workspace::Need::kHands);
+    if (!lease.ok()) return lease.error();
+    r.verify.settle = milliseconds(30);
+    return PerformAction(*lease, r);
+  };
+  ActionRequest click;
+  click.kind = ActionKind::kClick;
+  click.target.id = xterm_id;
+  auto clicked = act(click);
+  ASSERT_TRUE(clicked.ok()) << clicked.error().ToString();
+  EXPECT_EQ(clicked->via, "xtest");
+  EXPECT_EQ(events->events().back(), "click left 500,350 x1");
+
+  ActionRequest keys;
+  keys.kind = ActionKind::kPressKeys;
+  keys.target.id = alpha_id;
+  keys.keys = {"ctrl+c"};
+  const size_t walks_before = fake->requests().size();
+  auto pressed = act(keys);
+  ASSERT_TRUE(pressed.ok()) << pressed.error().ToString();
+  EXPECT_EQ(pressed->via, "xtest");
+  EXPECT_EQ(events->events().back(), "chord ctrl+c");
+  EXPECT_EQ(x->calls().back(), "activate 1") << "keys go to the hung app's window";
+  // Every observation the action made (resolving, verifying) probed the
+  // hung app at most; none walked it.
+  for (size_t i = walks_before; i < fake->requests().size(); ++i) {
+    const TreeRequest& t = fake->requests()[i];
+    const bool skips = std::find(t.skip_buses.begin(), t.skip_buses.end(), ":1.alpha") !=
+                       t.skip_buses.end();
+    EXPECT_TRUE(t.pid != 100 && (t.pid != 0 || skips)) << "request " << i << " walked alpha";
+  }
+  EXPECT_FALSE(fake->probes.empty());
+  for (const std::string& p : fake->probes) EXPECT_EQ(p, "probe alpha:silent");
+  EXPECT_TRUE(fake->calls().empty()) << ::testing::PrintToString(fake->calls());
 }
 
 }  // namespace

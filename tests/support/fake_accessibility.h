@@ -192,7 +192,9 @@ class FakeAccessibility final : public Accessibility {
                                         : Liveness::kAnswers;
       waited = waited || l == Liveness::kSilent;
       probes.push_back("probe " + info.name + ":" +
-                       (l == Liveness::kGone ? "gone" : l == Liveness::kSilent ? "silent" : "answers"));
+                       (l == Liveness::kGone     ? "gone"
+                        : l == Liveness::kSilent ? "silent"
+                                                 : "answers"));
       out.push_back(l);
     }
     if (waited) waited_ms += timeout.count();
