@@ -370,10 +370,13 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
   outcome.performed = true;
   outcome.via = "spawn";
   const auto start = Clock::now();
+  bool launcher_exited = false;  // with success, before its window appeared
   auto finish = [&](Result<LaunchResult> value) -> Result<LaunchResult> {
     if (r.keep && (*process)->Running()) {
       lease.hands->launched[result.pid] = std::move(process).value();
-    } else if ((*process)->Running()) {
+    } else if ((*process)->Running() || launcher_exited) {
+      // A launcher that handed over leaves its process group to the app:
+      // ending the group would end the app.
       (*process)->Release();
     }
     if (!value.ok()) outcome.error = value.error().message;
@@ -399,7 +402,6 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
     }
     return AppNameMatches(program, w.app_instance) || AppNameMatches(program, w.app_class);
   };
-  bool launcher_exited = false;
   std::optional<Clock::time_point> window_seen;
   while (true) {
     if (!launcher_exited && !(*process)->Running()) {
