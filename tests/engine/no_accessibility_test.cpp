@@ -4,9 +4,8 @@
 // ID; a Tk window (no _NET_WM_PID) launched and closed; a launcher that
 // hands its window over to a forked child and exits.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <array>
 #include <chrono>
@@ -15,6 +14,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/ids.h"
+#include "engine/act.h"
+#include "engine/perceive.h"
 #include "support/desktop_fixture.h"
 
 namespace uiscope {
@@ -83,8 +85,16 @@ class NoAccessibilityDesktopTest : public ::testing::Test {
 TEST_F(NoAccessibilityDesktopTest, AnXtermIsObservedAndActedOnByIdAcrossCliCalls) {
   test::TestDesktop& desktop = test::TestDesktop::Shared();
   SpawnOptions options;
-  options.argv = {"xterm", "-T", "noa11y-xterm", "-geometry", "60x8+40+500", "-fa",
-                  "DejaVu Sans Mono", "-fs", "12", "-e",
+  options.argv = {"xterm",
+                  "-T",
+                  "noa11y-xterm",
+                  "-geometry",
+                  "60x8+40+500",
+                  "-fa",
+                  "DejaVu Sans Mono",
+                  "-fs",
+                  "12",
+                  "-e",
                   "printf 'uiscope clickable words\\n'; exec bash --norc --noprofile"};
   auto xterm = desktop.Launch(options);
   ASSERT_NE(xterm, nullptr);
@@ -173,9 +183,9 @@ TEST_F(NoAccessibilityDesktopTest, ATkWindowWithoutPidIsLaunchedListedAndClosed)
 
   CliRun close = RunCli("app close " + name + " --json");
   ASSERT_EQ(close.exit_code, 0) << close.out;
-  EXPECT_TRUE(test::WaitUntil(
-      [&] { return RunCli("windows").out.find("noa11y-tk") == std::string::npos; },
-      milliseconds(5000)));
+  EXPECT_TRUE(
+      test::WaitUntil([&] { return RunCli("windows").out.find("noa11y-tk") == std::string::npos; },
+                      milliseconds(5000)));
 }
 
 TEST_F(NoAccessibilityDesktopTest, ALauncherThatHandsItsWindowOverIsFollowed) {
@@ -193,6 +203,63 @@ TEST_F(NoAccessibilityDesktopTest, ALauncherThatHandsItsWindowOverIsFollowed) {
   EXPECT_TRUE(test::WaitUntil(
       [&] { return RunCli("windows").out.find("noa11y-handed-over") == std::string::npos; },
       milliseconds(5000)));
+}
+
+// The same in one long-lived process, as the MCP server runs: one
+// workspace and observer across calls, whose tree holds no OCR nodes
+// between them; an OCR word's ID still acts.
+TEST_F(NoAccessibilityDesktopTest, OneServerActsOnTheOcrIdOfAnXterm) {
+  test::TestDesktop& desktop = test::TestDesktop::Shared();
+  SpawnOptions options;
+  options.argv = {"xterm",
+                  "-T",
+                  "noa11y-server",
+                  "-geometry",
+                  "60x6+40+300",
+                  "-fa",
+                  "DejaVu Sans Mono",
+                  "-fs",
+                  "12",
+                  "-e",
+                  "printf 'uiscope serverside words\\n'; sleep 600"};
+  auto xterm = desktop.Launch(options);
+  ASSERT_NE(xterm, nullptr);
+  WorkspaceOptions where;
+  where.display = desktop.info().display_name;
+  where.start_headless = false;
+  Workspace workspace(where);
+  TextReader reader;
+  Sources sources;
+  sources.ocr = true;
+  ObserveRequest scope;
+  scope.pid = xterm->pid();
+  std::string id;
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        auto lease = workspace.Acquire();
+        if (!lease.ok()) return false;
+        auto seen = Perceive(*lease, scope, sources, &reader);
+        if (!seen.ok()) return false;
+        ForEachNode(seen->observation.snapshot.roots, [&](const Node& n, int) {
+          if (id.empty() && n.source == Source::kOcr &&
+              n.name.find("serverside") != std::string::npos) {
+            id = n.id;
+          }
+        });
+        return !id.empty();
+      },
+      milliseconds(20000)));
+  auto lease = workspace.Acquire("", Workspace::Need::kHands);
+  ASSERT_TRUE(lease.ok()) << lease.error().ToString();
+  ActionRequest click;
+  click.kind = ActionKind::kClick;
+  click.target.id = id;
+  auto clicked = PerformAction(*lease, click);
+  ASSERT_TRUE(clicked.ok()) << clicked.error().ToString();
+  EXPECT_EQ(clicked->via, "xtest");
+  EXPECT_NE(::testing::PrintToString(clicked->notes).find("perceiving again"), std::string::npos)
+      << ::testing::PrintToString(clicked->notes);
+  ::kill(xterm->pid(), SIGKILL);
 }
 
 }  // namespace
