@@ -22,7 +22,7 @@ UISCOPE_TEST_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libgtk-3-dev
   python3-pyatspi python3-gi gir1.2-atspi-2.0
   clang libclang-rt-14-dev
-  xterm tesseract-ocr
+  xterm tesseract-ocr python3-tk
   x11-apps gtk-3-examples xclip
   qtbase5-dev libgtk-4-dev chromium
   libgtk2.0-dev

@@ -601,8 +601,8 @@ Status NodeFromJson(const json& j, Node* out, int depth) {
       out->actions.push_back(a.get<std::string>());
     }
     const std::string source = j.value("source", "ax");
-    for (Source s :
-         {Source::kAx, Source::kOcr, Source::kVision, Source::kMerged, Source::kLearned}) {
+    for (Source s : {Source::kAx, Source::kOcr, Source::kVision, Source::kMerged, Source::kLearned,
+                     Source::kX11}) {
       if (SourceName(s) == source) out->source = s;
     }
     out->confidence = j.value("confidence", 1.0f);

@@ -168,6 +168,8 @@ std::string_view SourceName(Source source) {
       return "merged";
     case Source::kLearned:
       return "learned";
+    case Source::kX11:
+      return "x11";
   }
   return "ax";
 }

@@ -130,7 +130,9 @@ class StateSet {
 std::vector<std::string_view> StateNames(StateSet states);
 std::string_view StateName(State state);
 
-enum class Source : uint8_t { kAx, kOcr, kVision, kMerged, kLearned };
+// kX11: a window the X server lists for an app whose tree cannot be read
+// (no accessibility, or not answering): title, pid and bounds only.
+enum class Source : uint8_t { kAx, kOcr, kVision, kMerged, kLearned, kX11 };
 
 // The backend's handle on the object a node was read from, so that actions
 // can reach it again (AT-SPI: the application's unique bus name and the

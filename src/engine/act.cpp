@@ -13,6 +13,8 @@
 #include "core/format.h"
 #include "core/ids.h"
 #include "core/keys.h"
+#include "engine/perceive.h"
+#include "engine/pixel_ids.h"
 #include "engine/privacy.h"
 
 namespace uiscope {
@@ -256,6 +258,7 @@ class Executor {
  private:
   Status Validate();
   Result<Snapshot> ObserveFor(const std::string& id, int pid_hint, bool include_hidden = false);
+  const Node* PerceiveAgain(const std::string& id);
   Status Resolve();
   Status ChoosePath();
   Result<ElementCapabilities> Capabilities();
@@ -374,6 +377,39 @@ Result<Snapshot> Executor::ObserveFor(const std::string& id, int pid_hint, bool 
   return std::move(obs->snapshot);
 }
 
+// An OCR or vision ID an earlier call printed is in no accessibility tree:
+// perceived again with the sources and scope that made it (engine/
+// pixel_ids.h), into plan_.snapshot. Null when it was not such an ID, or is
+// not there now.
+const Node* Executor::PerceiveAgain(const std::string& id) {
+  auto origin = PixelIds(PixelIdsFile(SessionStateDir(), lease_.display)).Lookup(id);
+  if (!origin || lease_.display_connection == nullptr) return nullptr;
+  ObserveRequest scope;
+  scope.app = origin->app;
+  scope.pid = origin->pid;
+  scope.timeout = request_.timeout;
+  Perception perception;
+  if (!scope.app.empty() || scope.pid != 0) {
+    auto obs = lease_.observer->Observe(scope);
+    if (!obs.ok()) return nullptr;
+    perception.observation = std::move(obs).value();
+  } else {
+    perception.observation.snapshot = plan_.snapshot;
+  }
+  TextReader reader;
+  const Sources sources{true, origin->ocr, origin->vision};
+  if (auto st = AddPixelSources(perception, lease_, scope, sources, &reader); !st.ok()) {
+    result_.notes.push_back("could not perceive " + id + " again: " + st.error().message);
+    return nullptr;
+  }
+  plan_.snapshot = std::move(perception.observation.snapshot);
+  result_.notes.push_back(std::string("found ") + id + " by perceiving again with " +
+                          (origin->ocr && origin->vision ? "ocr and vision"
+                           : origin->ocr                 ? "ocr"
+                                                         : "vision"));
+  return FindById(plan_.snapshot.roots, id);
+}
+
 Status Executor::Resolve() {
   const ActionTarget& t = request_.target;
   Hands& hands = *lease_.hands;
@@ -405,6 +441,7 @@ Status Executor::Resolve() {
 
   if (!t.id.empty()) {
     const Node* node = FindById(roots, t.id);
+    if (node == nullptr) node = PerceiveAgain(t.id);
     if (node == nullptr && !lease_.observer->WhyMissing(t.id)) {
       // `observe --all` prints elements that are not showing, with the IDs
       // a default observation gives them (the anchors see to that): look
@@ -464,7 +501,19 @@ Status Executor::Resolve() {
   return OkStatus();
 }
 
+// Known from X11 or pixels only: no accessibility object to ask, and its
+// app may be the one not answering (issue 15 §3: input never waits on it).
+bool OutsideAccessibility(const Node& n) {
+  return n.source == Source::kX11 || n.source == Source::kOcr || n.source == Source::kVision;
+}
+
 Result<ElementCapabilities> Executor::Capabilities() {
+  if (OutsideAccessibility(*plan_.target)) {
+    return MakeError(ErrorCode::kUnsupported,
+                     Describe(*plan_.target) + " is known from " +
+                         std::string(SourceName(plan_.target->source)) +
+                         " only, not through accessibility; it takes input (via xtest)");
+  }
   if (!caps_) {
     auto caps = lease_.accessibility->Capabilities(*plan_.target, request_.timeout);
     if (!caps.ok()) return caps.error();
@@ -545,7 +594,7 @@ Status Executor::ChoosePath() {
         plan_.path = Path::kXTest;
         return OkStatus();
       }
-      if (r.via != Via::kXTest) {
+      if (r.via != Via::kXTest && !(r.via == Via::kAuto && OutsideAccessibility(*target))) {
         auto caps = Capabilities();
         if (!caps.ok()) return caps.error();
         if (set_value && IsChoiceRole(target->role) && !caps->editable_text) {
@@ -857,6 +906,11 @@ Status Executor::CheckText(Verifier& verifier) {
 // it, the caret goes to the end so typed text is appended.
 Status Executor::FocusTarget() {
   if (!plan_.target || plan_.target->Has(State::kFocused)) return OkStatus();
+  // A window known from X11, raised and focused through the window system
+  // (Prepare), has the keyboard.
+  if (OutsideAccessibility(*plan_.target) && IsWindowRole(plan_.target->role) && plan_.xwindow) {
+    return OkStatus();
+  }
   bool focused = false;
   auto caps = Capabilities();
   if (caps.ok() && caps->component) {

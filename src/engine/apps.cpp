@@ -29,6 +29,8 @@ constexpr auto kLaunchPoll = std::chrono::milliseconds(50);
 constexpr auto kExitPoll = std::chrono::milliseconds(20);
 constexpr auto kKillTimeout = std::chrono::milliseconds(1000);
 constexpr auto kFocusTimeout = std::chrono::milliseconds(2000);
+// How long app_launch waits for accessibility once the app's window is up.
+constexpr auto kAccessibleGrace = std::chrono::milliseconds(3000);
 constexpr int kMaxAncestry = 32;
 
 json WindowJson(const WindowInfo& w) {
@@ -345,6 +347,13 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
     return result;
   }
 
+  // The windows there before: a window that appears after the launch and
+  // belongs to no process of ours (a launcher that handed over) is told by
+  // being new.
+  std::vector<uint64_t> before;
+  if (auto windows = lease.hands->windows->ListWindows(); windows.ok()) {
+    for (const WindowInfo& w : *windows) before.push_back(w.id);
+  }
   SpawnOptions spawn;
   spawn.argv = r.argv;
   const std::optional<DesktopInfo> session = LeaseSession(lease);
@@ -361,10 +370,13 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
   outcome.performed = true;
   outcome.via = "spawn";
   const auto start = Clock::now();
+  bool launcher_exited = false;  // with success, before its window appeared
   auto finish = [&](Result<LaunchResult> value) -> Result<LaunchResult> {
     if (r.keep && (*process)->Running()) {
       lease.hands->launched[result.pid] = std::move(process).value();
-    } else if ((*process)->Running()) {
+    } else if ((*process)->Running() || launcher_exited) {
+      // A launcher that handed over leaves its process group to the app:
+      // ending the group would end the app.
       (*process)->Release();
     }
     if (!value.ok()) outcome.error = value.error().message;
@@ -376,8 +388,29 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
   if (r.progress)
     r.progress("started pid " + std::to_string(result.pid) + ", waiting for its window");
   const auto deadline = start + r.timeout;
+  const int launched = result.pid;
+  const std::string program = r.argv[0].substr(r.argv[0].rfind('/') + 1);
+  // Ours: a process the launch started (its descendant, or in the session
+  // it leads, which a forked child that outlives its parent keeps), or a
+  // new window named like the program (a terminal whose launcher asked a
+  // running server for the window).
+  auto ours = [&](const WindowInfo& w) {
+    if (w.pid > 0 && DescendsFrom(w.pid, launched)) return true;
+    if (std::find(before.begin(), before.end(), w.id) != before.end()) return false;
+    if (auto p = w.pid > 0 ? ReadProcess(w.pid) : std::nullopt; p && p->session == launched) {
+      return true;
+    }
+    return AppNameMatches(program, w.app_instance) || AppNameMatches(program, w.app_class);
+  };
+  std::optional<Clock::time_point> window_seen;
   while (true) {
-    if (!(*process)->Running()) {
+    if (!launcher_exited && !(*process)->Running()) {
+      auto code = (*process)->Wait(std::chrono::milliseconds(0));
+      // A launcher that exits with success may have handed over to another
+      // process (a forked child, a terminal server): wait on for the window.
+      launcher_exited = code.ok() && *code == 0;
+    }
+    if (!launcher_exited && !(*process)->Running()) {
       auto code = (*process)->Wait(std::chrono::milliseconds(0));
       const std::string tail = FileTail(result.log_file, 10);
       return finish(MakeError(
@@ -389,8 +422,9 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
     if (!result.window) {
       if (auto windows = lease.hands->windows->ListWindows(); windows.ok()) {
         for (const WindowInfo& w : *windows) {
-          if (w.pid > 0 && w.visible && DescendsFrom(w.pid, result.pid)) {
+          if (w.visible && ours(w)) {
             result.window = w;
+            window_seen = Clock::now();
             if (r.progress) r.progress("its window \"" + w.title + "\" appeared");
             break;
           }
@@ -400,7 +434,8 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
     if (!result.accessible && lease.accessibility) {
       if (auto apps = lease.accessibility->ListApps(); apps.ok()) {
         for (const AppInfo& a : *apps) {
-          if (a.pid > 0 && DescendsFrom(a.pid, result.pid)) {
+          if (a.pid > 0 &&
+              (DescendsFrom(a.pid, launched) || (result.window && a.pid == result.window->pid))) {
             result.accessible = true;
             result.app_name = a.name;
             result.toolkit = a.toolkit;
@@ -410,6 +445,9 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
       }
     }
     if (result.window && result.accessible) break;
+    // Toolkits register for accessibility before they map a window: one
+    // that has not a moment after its window is there will not (xterm, Tk).
+    if (window_seen && Clock::now() - *window_seen >= kAccessibleGrace) break;
     if (Clock::now() >= deadline) break;
     if (r.cancelled && r.cancelled()) {
       result.warnings.push_back("cancelled while waiting; the app keeps running");
@@ -419,6 +457,13 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
   }
   result.waited_ms = MsSince(start);
   if (result.app_name.empty() && result.window) result.app_name = result.window->app_instance;
+  if (result.window && result.window->pid > 0 && result.window->pid != launched &&
+      !DescendsFrom(result.window->pid, launched)) {
+    result.warnings.push_back(
+        r.argv[0] + " (pid " + std::to_string(launched) + ") handed its window over to pid " +
+        std::to_string(result.window->pid) + ", which app_close and --pid name");
+    result.pid = result.window->pid;
+  }
   if (!result.window && !result.accessible && !(r.cancelled && r.cancelled())) {
     return finish(MakeError(ErrorCode::kTimeout,
                             r.argv[0] + " (pid " + std::to_string(result.pid) +
@@ -431,10 +476,10 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
     // window's process maps, and the variable, package or command that fixes it.
     std::string hint = AccessibilityHint(result.window ? result.window->pid : result.pid);
     if (hint.empty() && result.window) hint = AccessibilityHint(result.pid);
-    result.warnings.push_back(
-        "no accessibility app appeared within " + std::to_string(r.timeout.count()) +
-        " ms: " + (hint.empty() ? "the app may not support accessibility" : hint) +
-        "; meanwhile act on it by points and read it with OCR");
+    result.warnings.push_back("no accessibility app appeared within " +
+                              std::to_string(static_cast<int64_t>(result.waited_ms)) + " ms: " +
+                              (hint.empty() ? "the app may not support accessibility" : hint) +
+                              "; meanwhile act on it by points and read it with OCR");
   } else if (!result.window) {
     result.warnings.push_back("the app registered for accessibility but mapped no window within " +
                               std::to_string(r.timeout.count()) + " ms");
@@ -507,6 +552,57 @@ Result<FocusResult> FocusApp(Workspace::Lease& lease, const std::string& app,
   return result;
 }
 
+namespace {
+
+// Closes an app known only by its windows (no process: no _NET_WM_PID and
+// no X-Resource answer): asked as the close button would, then its X client
+// is disconnected (XKillClient), which ends an Xlib app.
+Result<CloseResult> CloseByWindow(Workspace::Lease& lease, const CloseRequest& r,
+                                  const AppEntry& entry, const PlannedAction& planned,
+                                  CloseResult result, ActionGate& gate) {
+  const auto start = Clock::now();
+  ActionOutcome outcome;
+  outcome.performed = true;
+  result.performed = true;
+  WindowSystem& windows = *lease.hands->windows;
+  auto gone = [&](std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    while (true) {
+      auto listed = windows.ListWindows();
+      auto listed_again = [&](const WindowInfo& e) {
+        return std::any_of(listed->begin(), listed->end(),
+                           [&](const WindowInfo& w) { return w.id == e.id; });
+      };
+      const bool any =
+          listed.ok() && std::any_of(entry.windows.begin(), entry.windows.end(), listed_again);
+      if (listed.ok() && !any) return true;
+      if (Clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(kExitPoll);
+    }
+  };
+  for (const WindowInfo& w : entry.windows) (void)windows.Close(w.id);
+  if (gone(r.polite_timeout)) {
+    result.stage = "closed";
+  } else {
+    for (const WindowInfo& w : entry.windows) (void)windows.KillClient(w.id);
+    if (gone(r.term_timeout)) result.stage = "killed";
+  }
+  result.waited_ms = MsSince(start);
+  outcome.via = result.stage.empty() ? "window" : result.stage;
+  if (result.stage.empty()) {
+    Error e = MakeError(ErrorCode::kInternal, "the windows of " + entry.name +
+                                                  " stayed after the close request and "
+                                                  "XKillClient");
+    outcome.error = e.message;
+    gate.Record(planned, result.decision, outcome);
+    return e;
+  }
+  gate.Record(planned, result.decision, outcome);
+  return result;
+}
+
+}  // namespace
+
 Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& r) {
   auto apps = ListDesktopApps(lease);
   if (!apps.ok()) return apps.error();
@@ -538,6 +634,9 @@ Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& r) {
   }
   const int pid = entry->pid;
   const std::optional<DesktopInfo> session = LeaseSession(lease);
+  if (pid <= 0 && candidates == 1 && !entry->windows.empty()) {
+    return CloseByWindow(lease, r, *entry, planned, std::move(result), gate);
+  }
   Error refusal = MakeError(ErrorCode::kInternal, "");
   if (candidates > 1) {
     refusal = Ambiguous(r.app, *apps);

@@ -28,27 +28,40 @@ Result<Observation> Observer::Observe(const ObserveRequest& request) {
   tree.timeout = request.timeout;
   tree.deadline = request.deadline;
   tree.skip_app = hide_app_;
+  Breaker breaker = OpenBreaker(request);
+  tree.skip_buses = breaker.skip_buses;
   auto result = accessibility_.Tree(tree);
-  if (!result.ok()) return result.error();
+  Observation obs;
+  if (!result.ok()) {
+    // An app known only to X11 (no accessibility, or not answering).
+    auto x11 = X11Only(request, result.error(), breaker);
+    if (!x11.ok()) return x11.error();
+    obs = std::move(x11).value();
+  } else {
+    if (hide_app_) {
+      // Also when a backend ignored skip_app: a denied app never leaves here.
+      std::erase_if(result->apps, [&](const Node& app) { return hide_app_(app.name); });
+    }
+    obs.snapshot.roots = std::move(result->apps);
+    obs.warnings = std::move(result->warnings);
+    obs.requests = result->requests;
+    obs.unanswered = std::move(result->unanswered);
+    obs.exited = std::move(result->exited);
+    CloseBreaker(std::move(breaker), request, tree, obs);
+  }
   // Only an observation of everything says which apps are missing; one of
   // a single app that answered clears that app's record.
   if (request.app.empty() && request.pid == 0) {
-    NoteAbsent(result->unanswered, result->exited, 0);
+    NoteAbsent(obs.unanswered, obs.exited, 0);
   } else {
-    for (const Node& app : result->apps) NoteAbsent({}, {}, app.pid);
+    for (const Node& app : obs.snapshot.roots) {
+      if (app.source != Source::kX11) NoteAbsent({}, {}, app.pid);
+    }
+    for (const AppInfo& app : obs.unanswered) {
+      if (app.pid > 0) NoteAbsent({app}, {}, app.pid);
+    }
   }
-  if (hide_app_) {
-    // Also when a backend ignored skip_app: a denied app never leaves here.
-    std::erase_if(result->apps, [&](const Node& app) { return hide_app_(app.name); });
-  }
-
-  Observation obs;
   obs.snapshot.frame = frame_;
-  obs.snapshot.roots = std::move(result->apps);
-  obs.warnings = std::move(result->warnings);
-  obs.requests = result->requests;
-  obs.unanswered = std::move(result->unanswered);
-  obs.exited = std::move(result->exited);
 
   // Reconcile only against an observation of the same scope: IDs of another
   // app's tree say nothing about this one.
@@ -82,15 +95,35 @@ Result<Observation> Observer::RefreshApp(int pid, std::chrono::milliseconds time
     return Observe(all);
   }
   auto start = std::chrono::steady_clock::now();
-  TreeRequest tree;
-  tree.pid = pid;
-  tree.include_hidden = include_hidden;
-  tree.timeout = timeout;
-  tree.skip_app = hide_app_;
-  auto result = accessibility_.Tree(tree);
+  ObserveRequest scope;
+  scope.pid = pid;
+  Breaker breaker = OpenBreaker(scope);
   Observation obs;
   std::vector<Node> fresh;
-  if (result.ok()) {
+  const auto silent = std::find_if(breaker.silent.begin(), breaker.silent.end(),
+                                   [&](const AppHealth::Record& r) { return r.app.pid == pid; });
+  Result<TreeResult> result = TreeResult{};
+  if (silent != breaker.silent.end()) {
+    // Still not answering: not walked; its windows come from X11 again.
+    CloseBreaker(breaker, scope, TreeRequest{}, obs);
+    fresh = std::move(obs.snapshot.roots);
+    NoteAbsent(obs.unanswered, {}, pid);
+  } else {
+    TreeRequest tree;
+    tree.pid = pid;
+    tree.include_hidden = include_hidden;
+    tree.timeout = timeout;
+    tree.skip_app = hide_app_;
+    result = accessibility_.Tree(tree);
+  }
+  if (silent != breaker.silent.end()) {
+    // Handled above.
+  } else if (result.ok()) {
+    for (const AppInfo& app : result->unanswered) {
+      health_.Trip(app, AppHealth::WallClock::now());
+    }
+    for (const Node& app : result->apps) health_.Clear(app.ref.owner, app.pid);
+    health_.Save();
     fresh = std::move(result->apps);
     if (hide_app_) std::erase_if(fresh, [&](const Node& app) { return hide_app_(app.name); });
     obs.warnings = std::move(result->warnings);
@@ -101,6 +134,9 @@ Result<Observation> Observer::RefreshApp(int pid, std::chrono::milliseconds time
     // Not answering: the app's last tree stays, so its IDs stay known (and
     // an action on one is told the app is not answering, not that it is gone).
     return result.error();
+  } else if (fresh = X11WindowsOfPid(pid); !fresh.empty()) {
+    // No accessibility, but windows (xterm, Tk): known from X11, as in a
+    // full observation.
   } else {
     // The app has gone (or is not there yet): it is removed below, and its
     // elements are known to have gone with it.

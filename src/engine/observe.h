@@ -27,7 +27,9 @@
 #include "core/node.h"
 #include "core/result.h"
 #include "engine/id_anchor_store.h"
+#include "engine/app_health.h"
 #include "platform/accessibility.h"
+#include "platform/windows.h"
 
 namespace uiscope {
 
@@ -107,6 +109,16 @@ class Observer {
   // observation); without one they live as long as this Observer.
   void set_anchor_store(std::unique_ptr<IdAnchorStore> store) { anchor_store_ = std::move(store); }
 
+  // The windows of applications whose tree cannot be read (not answering,
+  // or without accessibility: `--app xterm`) are taken from here as window
+  // nodes with source x11 (engine/x11_windows_nodes.h). Null: they are left
+  // out. Not owned; must outlive the observer.
+  void set_windows(WindowSystem* windows) { windows_ = windows; }
+  // Where the circuit breaker (engine/app_health.h) keeps the apps that are
+  // not answering, so that separate processes (CLI calls) share it; "" (the
+  // default) keeps it in memory.
+  void set_app_health_file(std::string file) { health_ = AppHealth(std::move(file)); }
+
  private:
   // Before AssignIds: the stored anchors of the apps in `roots`.
   void LoadAnchors(const std::vector<Node>& roots, std::vector<std::string>& warnings);
@@ -116,6 +128,37 @@ class Observer {
   // the apps that are gone.
   void KeepAnchors(const std::vector<Node>& roots, int only_pid,
                    const std::vector<AppInfo>* unanswered, std::vector<std::string>& warnings);
+  // The circuit breaker's part of an observation (observe_breaker.cpp).
+  // The apps it holds are not walked. A scoped request probes those in its
+  // scope first; an observation of everything walks the others first and
+  // probes them after (CloseBreaker), with what is left of its deadline, so
+  // a hung app never takes the others' time.
+  struct Breaker {
+    std::vector<AppHealth::Record> silent;  // probed and still silent
+    std::vector<std::string> skip_buses;
+    bool deferred = false;  // not probed yet: CloseBreaker does
+  };
+  Breaker OpenBreaker(const ObserveRequest& request);
+  // After the walk: apps that missed their deadline trip the breaker, those
+  // that answered clear it; deferred probes run, an app that answers one is
+  // walked now (`tree` as the observation's); the skipped ones join `obs`
+  // with a warning, and the windows of every app left out are added from X11.
+  void CloseBreaker(Breaker breaker, const ObserveRequest& request, const TreeRequest& tree,
+                    Observation& obs);
+  // Windows of apps without accessibility (no tree, no pid among the
+  // trees'), as X11 app nodes: an observation of everything shows them too.
+  void AddWindowsWithoutTree(Observation& obs);
+  // `observe --app` / `--pid` of an app the accessibility bus does not know
+  // (or that is not answering): its X11 windows, when it has any.
+  // `why` is the error of the walk, returned when there are no such windows.
+  Result<Observation> X11Only(const ObserveRequest& request, const Error& why,
+                              const Breaker& breaker);
+  // X11 windows of the apps in `apps` (by pid), as application nodes.
+  std::vector<Node> WindowNodesOf(const std::vector<AppInfo>& apps);
+  // The X11 windows of process `pid`, as an application node named as the
+  // last observation named it; empty when it has none.
+  std::vector<Node> X11WindowsOfPid(int pid);
+  bool HidesWindow(const WindowInfo& w) const;
 
   Accessibility& accessibility_;
   Frame frame_;
@@ -138,6 +181,8 @@ class Observer {
   IdAnchors anchors_;
   std::unique_ptr<IdAnchorStore> anchor_store_;
   std::vector<Absent> absent_;
+  AppHealth health_;
+  WindowSystem* windows_ = nullptr;
 };
 
 }  // namespace uiscope

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "engine/ocr_nodes.h"
+#include "engine/pixel_ids.h"
 #include "engine/vision_nodes.h"
 
 namespace uiscope {
@@ -41,6 +42,26 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
   if (!obs.ok()) return obs.error();
   Perception perception;
   perception.observation = std::move(obs).value();
+  if (auto st = AddPixelSources(perception, lease, request, sources, reader, ocr_options, detector);
+      !st.ok()) {
+    return st.error();
+  }
+  Snapshot& snapshot = perception.observation.snapshot;
+  if (sources.ocr || sources.vision) {
+    // Their IDs exist only where these sources run: an action on one in
+    // another call perceives again with them (engine/pixel_ids.h).
+    PixelIds(PixelIdsFile(SessionStateDir(), lease.display))
+        .Remember(snapshot.roots,
+                  PixelIdOrigin{sources.ocr, sources.vision, request.app, request.pid});
+  }
+  snapshot.stats.latency_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return perception;
+}
+
+Status AddPixelSources(Perception& perception, Workspace::Lease& lease,
+                       const ObserveRequest& request, const Sources& sources, TextReader* reader,
+                       const ocr::OcrOptions& ocr_options, const vision::Detector* detector) {
   Snapshot& snapshot = perception.observation.snapshot;
   if ((sources.ocr || sources.vision) && reader == nullptr) {
     return MakeError(ErrorCode::kInternal, "OCR or vision was asked for without a text reader");
@@ -87,9 +108,7 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
     perception.ocr_regions_reused = added->regions_reused;
     for (auto& w : added->warnings) perception.observation.warnings.push_back(std::move(w));
   }
-  snapshot.stats.latency_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return perception;
+  return OkStatus();
 }
 
 }  // namespace uiscope

@@ -51,4 +51,13 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
                             const ocr::OcrOptions& ocr_options = {},
                             const vision::Detector* detector = nullptr);
 
+// The pixel sources of `sources` (OCR, vision) added to `perception`, an
+// observation already made under `lease` with `request`: what Perceive does
+// after observing. An action re-perceives with it to find the OCR or vision
+// ID an earlier call printed (engine/pixel_ids.h).
+Status AddPixelSources(Perception& perception, Workspace::Lease& lease,
+                       const ObserveRequest& request, const Sources& sources, TextReader* reader,
+                       const ocr::OcrOptions& ocr_options = {},
+                       const vision::Detector* detector = nullptr);
+
 }  // namespace uiscope

@@ -30,6 +30,7 @@ Workspace::Workspace(FakeDesktopParts parts) : fake_(true) {
   desktop->hands->windows = std::move(parts.windows);
   desktop->hands->capture = std::move(parts.capture);
   desktop->hands->can_launch = parts.allow_launch;
+  desktop->observer->set_windows(desktop->hands->windows.get());
   desktops_[kFakeDisplay] = std::move(desktop);
 }
 
@@ -119,6 +120,12 @@ Result<Workspace::Desktop*> Workspace::Open(const DesktopTarget& target) {
   // Shared with every uiscope process on this desktop, CLI calls included.
   desktop->observer->set_anchor_store(
       std::make_unique<IdAnchorStore>(IdAnchorStore::DirFor(target.display)));
+  // Without its windows an app that does not answer is only named, not shown.
+  if (auto windows = OpenX11Windows(target.display); windows.ok()) {
+    desktop->observer_windows = std::move(windows).value();
+    desktop->observer->set_windows(desktop->observer_windows.get());
+  }
+  desktop->observer->set_app_health_file(AppHealthFile(SessionStateDir(), target.display));
   Desktop* raw = desktop.get();
   desktops_[target.display] = std::move(desktop);
   return raw;
@@ -169,6 +176,7 @@ void Workspace::ResetFake(std::unique_ptr<Accessibility> accessibility) {
   if (!fake_) return;
   Desktop& d = *desktops_.begin()->second;
   d.observer = std::make_unique<Observer>(*accessibility, d.connection.frame);
+  d.observer->set_windows(d.hands ? d.hands->windows.get() : nullptr);
   d.connection.accessibility = std::move(accessibility);
   generation_.fetch_add(1);
 }

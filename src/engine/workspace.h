@@ -135,6 +135,9 @@ class Workspace {
  private:
   struct Desktop {
     DesktopConnection connection;
+    // The observer's own view of the windows (Observer::set_windows), apart
+    // from the hands' so that observing needs no input.
+    std::unique_ptr<WindowSystem> observer_windows;
     std::unique_ptr<Observer> observer;
     std::unique_ptr<Hands> hands;  // opened on first need
     ~Desktop();

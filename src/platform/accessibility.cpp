@@ -32,6 +32,10 @@ Result<std::string> Accessibility::ChooseOption(const Node&, std::string_view,
                                                 std::chrono::milliseconds) {
   return CannotAct();
 }
+std::vector<Accessibility::Liveness> Accessibility::Probe(const std::vector<AppInfo>& apps,
+                                                          std::chrono::milliseconds) {
+  return std::vector<Liveness>(apps.size(), Liveness::kAnswers);
+}
 
 Result<std::unique_ptr<Accessibility>> ConnectAtspi(const AtspiOptions& options) {
   auto backend = atspi::AtspiAccessibility::Connect(options);

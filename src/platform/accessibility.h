@@ -46,6 +46,11 @@ struct TreeRequest {
   // application name means its tree is not fetched at all, and it is left
   // out of listings in errors. Asking for one by pid is kDenied.
   std::function<bool(const std::string& app_name)> skip_app;
+  // Applications not to contact at all, by unique bus name (AppInfo::
+  // bus_name): those the caller knows are not answering (the circuit
+  // breaker, engine/app_health.h). They are neither asked their name nor
+  // walked, nor listed as present; the caller reports them.
+  std::vector<std::string> skip_buses;
 };
 
 // What an element offers to be acted on through accessibility (DESIGN §7).
@@ -83,6 +88,14 @@ class Accessibility {
   // A request for one application that does not answer is a Timeout naming
   // it (name and pid).
   virtual Result<TreeResult> Tree(const TreeRequest& request) = 0;
+
+  // Whether an application answers at all: one cheap request (its name),
+  // sent to each of `apps` at once, waited for `timeout` at most. The
+  // circuit breaker probes an app that did not answer before it is walked
+  // again. The default, for backends that cannot tell, says every app answers.
+  enum class Liveness { kAnswers, kSilent, kGone };
+  virtual std::vector<Liveness> Probe(const std::vector<AppInfo>& apps,
+                                      std::chrono::milliseconds timeout);
 
   // --- Acting on elements (DESIGN §7) -------------------------------------
   // `node` is a node this backend returned (its Node::ref). Errors: Stale

@@ -30,7 +30,7 @@ struct WindowInfo {
   std::string title;         // _NET_WM_NAME, else WM_NAME
   std::string app_class;     // WM_CLASS class ("Gedit"); "" when unset
   std::string app_instance;  // WM_CLASS instance ("gedit"); "" when unset
-  int pid = 0;               // _NET_WM_PID; 0 when the app does not set it
+  int pid = 0;               // _NET_WM_PID, else the X server's (X-Resource); 0 = unknown
   Rect bounds;               // client area
   bool visible = true;       // mapped and viewable (false: minimised or hidden)
   bool focused = false;      // the active window (EWMH) / has the input focus
@@ -63,6 +63,12 @@ class WindowSystem {
   // unknown window, Unsupported for a window that takes no polite request
   // (no window manager and no WM_DELETE_WINDOW protocol).
   virtual Status Close(uint64_t window) = 0;
+
+  // Ends the connection of the client that owns `window` (XKillClient): the
+  // last resort for a window whose process is not known (no _NET_WM_PID, a
+  // remote client) and that did not close when asked. NotFound for an
+  // unknown window; the default is Unsupported.
+  virtual Status KillClient(uint64_t window);
 };
 
 // The windows of X display `display` ("" = $DISPLAY) through their own X

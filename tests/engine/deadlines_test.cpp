@@ -8,9 +8,13 @@
 // printed for the record.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 
+#include <array>
 #include <chrono>
+#include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "core/ids.h"
 #include "engine/act.h"
@@ -102,7 +106,7 @@ TEST_F(DeadlinesDesktopTest, WaitForOnAHungAppEndsByItsDeadlineNamingTheApp) {
   EXPECT_FALSE(result->satisfied);
   EXPECT_LT(took, 4000);
   const std::string pid = "(pid " + std::to_string(hung->pid()) + ")";
-  ASSERT_EQ(result->not_answering.size(), 1u);
+  ASSERT_EQ(result->not_answering.size(), 1u) << ::testing::PrintToString(result->not_answering);
   EXPECT_NE(result->not_answering[0].find(pid), std::string::npos) << result->not_answering[0];
 
   // Scoped to the hung app, with less time than one walk's timeout: the
@@ -188,6 +192,128 @@ TEST_F(DeadlinesDesktopTest, AnElementOfAHungAppIsNotAnsweringNotNotFound) {
             std::string::npos)
       << result.error().message;
   EXPECT_LT(took, 1900);
+}
+
+// The circuit breaker (issue 15 §3) on a really stopped process: the first
+// observation of the desktop spends the stopped app's deadline once, the
+// others complete and its window is shown from X11 with a warning; the
+// next costs one probe; after SIGCONT it is walked again.
+TEST_F(DeadlinesDesktopTest, AStoppedAppCostsItsDeadlineOnceAndKeepsItsWindow) {
+  Process* stopped = Launch("uiscope-stopped");
+  ASSERT_NE(stopped, nullptr);
+  Process* other = Launch("uiscope-other");
+  ASSERT_NE(other, nullptr);
+  ASSERT_TRUE(ObserveAll().ok());
+  ASSERT_EQ(::kill(stopped->pid(), SIGSTOP), 0);
+
+  auto t0 = Clock::now();
+  auto first = ObserveAll(milliseconds(2000));
+  double took = MsSince(t0);
+  std::cout << "[ measured ] observe, app stopped, deadline 2000 ms: " << took << " ms\n";
+  ASSERT_TRUE(first.ok()) << first.error().ToString();
+  EXPECT_LT(took, 2500);
+  EXPECT_FALSE(LoginId(*first, other->pid()).empty()) << "the answering app's tree is missing";
+  EXPECT_TRUE(LoginId(*first, stopped->pid()).empty());
+  auto stopped_window = [&](const Observation& obs) {
+    const Node* found = nullptr;
+    for (const Node& app : obs.snapshot.roots) {
+      if (app.pid != stopped->pid()) continue;
+      for (const Node& w : app.children) {
+        if (w.role == Role::kWindow && w.source == Source::kX11) found = &w;
+      }
+    }
+    return found;
+  };
+  const Node* window = stopped_window(*first);
+  ASSERT_NE(window, nullptr) << "the stopped app's window is missing";
+  const std::string window_id = window->id;
+  const std::string label = "uiscope-stopped (pid " + std::to_string(stopped->pid()) + ")";
+  auto warned = [&](const Observation& obs, const std::string& what) {
+    for (const auto& w : obs.warnings) {
+      if (w.find(label) != std::string::npos && w.find(what) != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(warned(*first, "not answering")) << ::testing::PrintToString(first->warnings);
+
+  t0 = Clock::now();
+  auto second = ObserveAll(milliseconds(2000));
+  took = MsSince(t0);
+  std::cout << "[ measured ] observe again, app still stopped: " << took << " ms\n";
+  ASSERT_TRUE(second.ok()) << second.error().ToString();
+  EXPECT_LT(took, 500);
+  EXPECT_FALSE(LoginId(*second, other->pid()).empty());
+  ASSERT_NE(stopped_window(*second), nullptr);
+  EXPECT_EQ(stopped_window(*second)->id, window_id);
+  EXPECT_TRUE(warned(*second, "not answering since")) << ::testing::PrintToString(second->warnings);
+
+  ASSERT_EQ(::kill(stopped->pid(), SIGCONT), 0);
+  t0 = Clock::now();
+  auto after = ObserveAll(milliseconds(2000));
+  took = MsSince(t0);
+  std::cout << "[ measured ] observe after SIGCONT: " << took << " ms\n";
+  ASSERT_TRUE(after.ok()) << after.error().ToString();
+  EXPECT_FALSE(LoginId(*after, stopped->pid()).empty()) << "not walked again after SIGCONT";
+  EXPECT_TRUE(after->unanswered.empty());
+}
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  double ms = 0;
+};
+
+CliRun RunCli(const std::string& args) {
+  std::string env = "env -u AT_SPI_BUS_ADDRESS";
+  for (const auto& [k, v] : TestDesktop::Shared().Environment()) env += " " + k + "='" + v + "'";
+  const std::string cmd = env + " " UISCOPE_CLI " " + args + " 2>&1";
+  CliRun r;
+  const auto t0 = Clock::now();
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.ms = MsSince(t0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// The same through the CLI, each call a new process: the breaker is kept in
+// the state directory, so the second call skips the stopped app at once.
+TEST_F(DeadlinesDesktopTest, AStoppedAppIsSkippedByTheNextCliCall) {
+  Process* stopped = Launch("uiscope-cli-stopped");
+  ASSERT_NE(stopped, nullptr);
+  Process* other = Launch("uiscope-cli-other");
+  ASSERT_NE(other, nullptr);
+  // Warm: both apps named and answering once.
+  ASSERT_EQ(RunCli("observe").exit_code, 0);
+  ASSERT_EQ(::kill(stopped->pid(), SIGSTOP), 0);
+  // A new process never learnt the stopped app's accessible name: X11 names it.
+  const std::string label = "(pid " + std::to_string(stopped->pid()) + ")";
+
+  CliRun first = RunCli("observe --timeout-ms 2000");
+  std::cout << "[ measured ] CLI observe, app stopped, deadline 2000 ms: " << first.ms << " ms\n";
+  EXPECT_EQ(first.exit_code, 0) << first.out;
+  EXPECT_LT(first.ms, 2500 + 500) << "process start and connection included";
+  EXPECT_NE(first.out.find(label), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("source=x11"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("uiscope-cli-other"), std::string::npos) << first.out;
+
+  CliRun second = RunCli("observe --timeout-ms 2000");
+  std::cout << "[ measured ] CLI observe again, app still stopped: " << second.ms << " ms\n";
+  EXPECT_EQ(second.exit_code, 0) << second.out;
+  EXPECT_LT(second.ms, 500 + 300) << "process start and connection included";
+  EXPECT_NE(second.out.find("not answering since"), std::string::npos) << second.out;
+  EXPECT_NE(second.out.find("source=x11"), std::string::npos) << second.out;
+
+  ASSERT_EQ(::kill(stopped->pid(), SIGCONT), 0);
+  CliRun after = RunCli("observe --app uiscope-cli-stopped --timeout-ms 2000");
+  std::cout << "[ measured ] CLI observe after SIGCONT: " << after.ms << " ms\n";
+  EXPECT_EQ(after.exit_code, 0) << after.out;
+  EXPECT_NE(after.out.find("\"Login\""), std::string::npos) << after.out;
+  EXPECT_EQ(after.out.find("source=x11"), std::string::npos) << after.out;
 }
 
 }  // namespace

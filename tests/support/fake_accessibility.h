@@ -13,6 +13,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -98,7 +99,7 @@ class FakeAccessibility final : public Accessibility {
 
   Result<std::vector<AppInfo>> ListApps() override {
     std::vector<AppInfo> out;
-    for (const Node& a : apps_) out.push_back(AppInfo{a.name, a.pid, "fake", "1", ":1." + a.name});
+    for (const Node& a : apps_) out.push_back(AppInfo{a.name, a.pid, "fake", "1", BusOf(a)});
     return out;
   }
 
@@ -193,6 +194,38 @@ class FakeAccessibility final : public Accessibility {
   // Runs before each tree is served: an app changing on its own time.
   std::function<void(FakeAccessibility&)> before_tree;
 
+  // Processes that do not answer, as a stopped app would not: a walk of one
+  // spends the request's timeout (counted in waited_ms, not slept) and
+  // leaves it out as not answering; Probe finds it silent.
+  std::set<int> hung;
+  int64_t waited_ms = 0;
+  // Probe calls made, one line each: "probe gedit:silent".
+  std::vector<std::string> probes;
+
+  std::vector<Liveness> Probe(const std::vector<AppInfo>& apps,
+                              std::chrono::milliseconds timeout) override {
+    std::vector<Liveness> out;
+    bool waited = false;
+    for (const AppInfo& info : apps) {
+      const Node* a = nullptr;
+      for (const Node& n : apps_) {
+        if (BusOf(n) == info.bus_name) a = &n;
+      }
+      Liveness l = a == nullptr         ? Liveness::kGone
+                   : hung.count(a->pid) ? Liveness::kSilent
+                                        : Liveness::kAnswers;
+      waited = waited || l == Liveness::kSilent;
+      probes.push_back("probe " + info.name + ":" +
+                       (l == Liveness::kGone     ? "gone"
+                        : l == Liveness::kSilent ? "silent"
+                                                 : "answers"));
+      out.push_back(l);
+    }
+    if (waited) waited_ms += timeout.count();
+    return out;
+  }
+  static std::string BusOf(const Node& app) { return ":1." + app.name; }
+
   Result<TreeResult> Tree(const TreeRequest& request) override {
     requests_.push_back(request);
     if (before_tree) before_tree(*this);
@@ -200,6 +233,22 @@ class FakeAccessibility final : public Accessibility {
     for (const Node& a : apps_) {
       if (request.pid != 0 && a.pid != request.pid) continue;
       if (!request.app_name.empty() && a.name != request.app_name) continue;
+      if (std::find(request.skip_buses.begin(), request.skip_buses.end(), BusOf(a)) !=
+          request.skip_buses.end()) {
+        continue;
+      }
+      if (hung.count(a.pid)) {
+        waited_ms += request.timeout.count();
+        AppInfo info{a.name, a.pid, "fake", "1", BusOf(a)};
+        if (request.pid != 0 || !request.app_name.empty()) {
+          return MakeError(ErrorCode::kTimeout, "application " + a.name + " (pid " +
+                                                    std::to_string(a.pid) + ") is not answering");
+        }
+        result.unanswered.push_back(info);
+        result.warnings.push_back("skipped " + a.name + " (pid " + std::to_string(a.pid) +
+                                  "): it is not answering");
+        continue;
+      }
       if (request.skip_app && request.skip_app(a.name)) {
         if (request.pid != 0 || !request.app_name.empty()) {
           return MakeError(ErrorCode::kDenied, "application \"" + a.name + "\" is denied");

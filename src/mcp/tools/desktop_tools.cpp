@@ -40,7 +40,7 @@ json Node() {
         {"bounds", Bounds()},
         {"states", StringArray("focused, checked, selected, expanded, password, ...")},
         {"actions", StringArray("accessibility actions (click, activate, ...)")},
-        {"source", {{"type", "string"}, {"enum", {"ax", "ocr", "vision", "merged", "learned"}}}},
+        {"source", {{"type", "string"}, {"enum", {"ax", "ocr", "vision", "merged", "learned", "x11"}}}},
         {"confidence", {{"type", "number"}}},
         {"app", String("owning application")},
         {"pid", {{"type", "integer"}}},

@@ -1574,7 +1574,7 @@ Result<std::unique_ptr<AtspiAccessibility>> AtspiAccessibility::Connect(
 }
 
 Result<std::vector<AtspiAccessibility::AppHandle>> AtspiAccessibility::ListAppHandles(
-    Clock::time_point deadline, int only_pid) {
+    Clock::time_point deadline, int only_pid, const std::vector<std::string>& skip_buses) {
   auto reply = bus_->Call(NewMethodCall(kRegistry, kRootPath, kAccessibleIface, "GetChildren"),
                           std::chrono::milliseconds(std::max(1, RemainingMs(deadline))));
   if (!reply.ok()) {
@@ -1608,6 +1608,11 @@ Result<std::vector<AtspiAccessibility::AppHandle>> AtspiAccessibility::ListAppHa
   std::erase_if(known_apps_, [&](const auto& kv) { return !present.count(kv.first); });
   std::erase_if(unresponsive_, [&](const std::string& bus) { return !present.count(bus); });
   std::erase_if(peers_, [&](const auto& kv) { return !present.count(kv.first); });
+  // Known not to answer (the caller's circuit breaker): asking its name
+  // would only wait out the deadline again.
+  std::erase_if(apps, [&](const AppHandle& h) {
+    return std::find(skip_buses.begin(), skip_buses.end(), h.root.bus) != skip_buses.end();
+  });
 
   std::vector<size_t> unknown;
   for (size_t i = 0; i < apps.size(); ++i) {
@@ -1689,6 +1694,29 @@ Result<std::vector<AppInfo>> AtspiAccessibility::ListApps() {
   return out;
 }
 
+std::vector<Accessibility::Liveness> AtspiAccessibility::Probe(const std::vector<AppInfo>& apps,
+                                                               std::chrono::milliseconds timeout) {
+  // The app's own name: answered from its main loop, so a stopped or busy
+  // app stays silent, and cheap for one that runs. All apps in one round.
+  std::vector<Liveness> out(apps.size(), Liveness::kSilent);
+  DbusConnection::Pipeline pipeline(*bus_);
+  for (size_t i = 0; i < apps.size(); ++i) {
+    if (apps[i].bus_name.empty()) continue;
+    ObjectRef ref;
+    ref.bus = apps[i].bus_name;
+    ref.path = kRootPath;
+    pipeline.Add(PropertyGet(ref, kAccessibleIface, "Name"), [&out, i](DBusMessage* r) {
+      if (r == nullptr) return;  // no reply in time
+      out[i] = IsAppGoneError(r) ? Liveness::kGone : Liveness::kAnswers;
+    });
+  }
+  (void)pipeline.Run(Clock::now() + timeout);
+  for (size_t i = 0; i < apps.size(); ++i) {
+    if (out[i] == Liveness::kAnswers) unresponsive_.erase(apps[i].bus_name);
+  }
+  return out;
+}
+
 void AtspiAccessibility::NoteExited(const AppInfo& app) {
   if (app.pid <= 0) return;
   std::erase_if(exited_, [&](const AppInfo& a) { return a.pid == app.pid; });
@@ -1737,7 +1765,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
   const auto start = Clock::now();
   const auto call_deadline = request.deadline.value_or(Clock::time_point::max());
   const auto deadline = std::min(start + request.timeout, call_deadline);
-  auto handles = ListAppHandles(deadline, request.pid);
+  auto handles = ListAppHandles(deadline, request.pid, request.skip_buses);
   if (!handles.ok()) return handles.error();
 
   std::vector<AppHandle*> selected;

@@ -40,6 +40,8 @@ class AtspiAccessibility final : public Accessibility {
 
   Result<std::vector<AppInfo>> ListApps() override;
   Result<TreeResult> Tree(const TreeRequest& request) override;
+  std::vector<Liveness> Probe(const std::vector<AppInfo>& apps,
+                              std::chrono::milliseconds timeout) override;
 
   // Acting on elements: atspi_actions.cpp.
   Result<ElementCapabilities> Capabilities(const Node& node,
@@ -65,8 +67,9 @@ class AtspiAccessibility final : public Accessibility {
       : options_(std::move(options)), bus_(std::move(bus)) {}
 
   // Apps on the registry with pid, name and toolkit. With `only_pid`, names
-  // are asked of that app only.
-  Result<std::vector<AppHandle>> ListAppHandles(Clock::time_point deadline, int only_pid);
+  // are asked of that app only. Apps on `skip_buses` are left out unasked.
+  Result<std::vector<AppHandle>> ListAppHandles(Clock::time_point deadline, int only_pid,
+                                                const std::vector<std::string>& skip_buses = {});
   // Remembers that `app` left the bus (see exited_).
   void NoteExited(const AppInfo& app);
   // The most recent exited app with that pid (or lower-case name).

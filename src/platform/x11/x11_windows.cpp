@@ -3,6 +3,7 @@
 #include <X11/Xatom.h>
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
+#include <X11/extensions/XRes.h>
 // Xlib #defines Status as int; below, Status is uiscope::Status.
 #undef Status
 
@@ -41,6 +42,27 @@ std::vector<long> LongProperty(Display* d, Window w, const char* name, Atom type
   if (actual == None || format != 32) return {};
   const long* items = reinterpret_cast<const long*>(raw);
   return std::vector<long>(items, items + count);
+}
+
+// The process of the X client that created `w`, from the server (X-Resource
+// 1.2, XResQueryClientIds): Tk and other old toolkits set no _NET_WM_PID,
+// but the server knows the pid of every local client. 0 when it cannot tell
+// (a remote client, a server without the extension).
+int ClientPid(Display* d, Window w) {
+  int event_base = 0, error_base = 0;
+  if (!XResQueryExtension(d, &event_base, &error_base)) return 0;
+  XResClientIdSpec spec{};
+  spec.client = w;
+  spec.mask = XRES_CLIENT_ID_PID_MASK;
+  long count = 0;
+  XResClientIdValue* values = nullptr;
+  if (XResQueryClientIds(d, 1, &spec, &count, &values) != Success || values == nullptr) return 0;
+  pid_t pid = 0;
+  for (long i = 0; i < count && pid <= 0; ++i) {
+    if (values[i].spec.mask & XRES_CLIENT_ID_PID_MASK) pid = XResGetClientPid(&values[i]);
+  }
+  XResClientIdsDestroy(count, values);
+  return pid > 0 ? static_cast<int>(pid) : 0;
 }
 
 std::string StringProperty(Display* d, Window w, const char* name, Atom type) {
@@ -158,6 +180,7 @@ Result<std::vector<WindowInfo>> X11Windows::ListWindows() {
     }
     auto pid = LongProperty(d, w, "_NET_WM_PID", XA_CARDINAL);
     if (!pid.empty()) info.pid = static_cast<int>(pid[0]);
+    if (info.pid <= 0) info.pid = ClientPid(d, w);
     int x = 0, y = 0;
     Window child = 0;
     XTranslateCoordinates(d, w, root, 0, 0, &x, &y, &child);
@@ -261,6 +284,18 @@ Status X11Windows::Close(uint64_t window) {
   event.xclient.data.l[0] = static_cast<long>(delete_window);
   event.xclient.data.l[1] = CurrentTime;
   XSendEvent(d, w, False, NoEventMask, &event);
+  XSync(d, False);
+  return CheckAlive();
+}
+
+Status X11Windows::KillClient(uint64_t window) {
+  Display* d = display_->raw();
+  const Window w = static_cast<Window>(window);
+  if (!Exists(w)) {
+    return MakeError(ErrorCode::kNotFound, "no window " + std::to_string(window) + " on " +
+                                               display_->name() + " (already closed?)");
+  }
+  XKillClient(d, w);
   XSync(d, False);
   return CheckAlive();
 }

@@ -29,6 +29,7 @@ class X11Windows final : public WindowSystem {
   Result<uint64_t> ActiveWindow() override;
   Status Activate(uint64_t window, std::chrono::milliseconds timeout) override;
   Status Close(uint64_t window) override;
+  Status KillClient(uint64_t window) override;
 
  private:
   explicit X11Windows(std::unique_ptr<X11Display> display) : display_(std::move(display)) {}

@@ -1,0 +1,266 @@
+// Apps without accessibility are still apps (issue 15 §5), on a real
+// headless desktop: xterm observed by --app and --pid from its X11 window,
+// its OCR text acted on by ID in a later CLI process, keys to its window by
+// ID; a Tk window (no _NET_WM_PID) launched and closed; a launcher that
+// hands its window over to a forked child and exits.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/ids.h"
+#include "engine/act.h"
+#include "engine/perceive.h"
+#include "support/desktop_fixture.h"
+
+namespace uiscope {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  double ms = 0;
+};
+
+CliRun RunCli(const std::string& args) {
+  std::string env = "env -u AT_SPI_BUS_ADDRESS OMP_THREAD_LIMIT=1";
+  for (const auto& [k, v] : test::TestDesktop::Shared().Environment()) {
+    env += " " + k + "='" + v + "'";
+  }
+  const std::string err = test::TestStateDir() + "/noa11y-stderr.txt";
+  const std::string cmd = env + " " UISCOPE_CLI " " + args + " 2>" + err;
+  CliRun r;
+  const auto t0 = Clock::now();
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (FILE* f = fopen(err.c_str(), "r")) {
+    r.out += "\n[stderr] ";
+    while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) r.out.append(buf.data(), n);
+    fclose(f);
+  }
+  return r;
+}
+
+json Parse(const CliRun& r) {
+  const size_t end = r.out.find("\n[stderr] ");
+  return json::parse(r.out.substr(0, end), nullptr, false);
+}
+
+// The first node (preorder) of a json tree whose field `key` contains `part`.
+json FindJson(const json& nodes, const std::string& key, const std::string& part) {
+  for (const json& n : nodes) {
+    if (n.contains(key) && n[key].is_string() &&
+        n[key].get<std::string>().find(part) != std::string::npos) {
+      return n;
+    }
+    if (n.contains("children")) {
+      json found = FindJson(n["children"], key, part);
+      if (!found.is_null()) return found;
+    }
+  }
+  return nullptr;
+}
+
+class NoAccessibilityDesktopTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(test::TestDesktop::Shared().ok()); }
+};
+
+TEST_F(NoAccessibilityDesktopTest, AnXtermIsObservedAndActedOnByIdAcrossCliCalls) {
+  test::TestDesktop& desktop = test::TestDesktop::Shared();
+  SpawnOptions options;
+  options.argv = {"xterm",
+                  "-T",
+                  "noa11y-xterm",
+                  "-geometry",
+                  "60x8+40+500",
+                  "-fa",
+                  "DejaVu Sans Mono",
+                  "-fs",
+                  "12",
+                  "-e",
+                  "printf 'uiscope clickable words\\n'; exec bash --norc --noprofile"};
+  auto xterm = desktop.Launch(options);
+  ASSERT_NE(xterm, nullptr);
+
+  // By name (WM_CLASS) and by pid, from its X11 window.
+  CliRun by_app;
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        by_app = RunCli("observe --app xterm --format json");
+        return by_app.exit_code == 0 && by_app.out.find("noa11y-xterm") != std::string::npos;
+      },
+      milliseconds(15000)))
+      << by_app.out;
+  json window = FindJson(Parse(by_app)["nodes"], "name", "noa11y-xterm");
+  ASSERT_FALSE(window.is_null()) << by_app.out;
+  EXPECT_EQ(window["source"], "x11");
+  EXPECT_NE(by_app.out.find("no accessibility tree"), std::string::npos) << by_app.out;
+  CliRun by_pid = RunCli("observe --pid " + std::to_string(xterm->pid()) + " --format json");
+  ASSERT_EQ(by_pid.exit_code, 0) << by_pid.out;
+  json same = FindJson(Parse(by_pid)["nodes"], "name", "noa11y-xterm");
+  ASSERT_FALSE(same.is_null()) << by_pid.out;
+  EXPECT_EQ(same["id"], window["id"]);
+  // The whole desktop shows it too, with the same ID.
+  CliRun all = RunCli("observe --format json");
+  ASSERT_EQ(all.exit_code, 0) << all.out;
+  json in_all = FindJson(Parse(all)["nodes"], "name", "noa11y-xterm");
+  ASSERT_FALSE(in_all.is_null()) << all.out;
+  EXPECT_EQ(in_all["id"], window["id"]);
+
+  // OCR of the window: its words get IDs; one is clicked by ID in another
+  // process, which perceives again with OCR to find it.
+  CliRun ocr;
+  json word;
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        ocr = RunCli("observe --app xterm --sources ax,ocr --format json");
+        if (ocr.exit_code != 0) return false;
+        word = FindJson(Parse(ocr)["nodes"], "name", "clickable");
+        return !word.is_null();
+      },
+      milliseconds(20000)))
+      << ocr.out;
+  EXPECT_EQ(word["source"], "ocr");
+  const std::string word_id = word["id"];
+  CliRun click = RunCli("click " + word_id + " --json");
+  ASSERT_EQ(click.exit_code, 0) << click.out;
+  json clicked = Parse(click);
+  EXPECT_EQ(clicked["via"], "xtest") << click.out;
+  EXPECT_NE(click.out.find("perceiving again"), std::string::npos) << click.out;
+
+  // Keys to the window by its ID: typed into the shell, seen by OCR.
+  const std::string id = window["id"];
+  ASSERT_EQ(RunCli("type " + id + " 'echo typed $((6*7))77'").exit_code, 0);
+  ASSERT_EQ(RunCli("keys --target " + id + " Return").exit_code, 0);
+  CliRun seen;
+  EXPECT_TRUE(test::WaitUntil(
+      [&] {
+        seen = RunCli("observe --app xterm --sources ax,ocr");
+        return seen.out.find("typed 4277") != std::string::npos;
+      },
+      milliseconds(15000)))
+      << seen.out;
+  ::kill(xterm->pid(), SIGKILL);
+}
+
+TEST_F(NoAccessibilityDesktopTest, ATkWindowWithoutPidIsLaunchedListedAndClosed) {
+  if (std::system("/usr/bin/python3 -c 'import tkinter' 2>/dev/null") != 0) {
+    GTEST_SKIP() << "python3-tk is not installed (scripts/deps.sh installs it)";
+  }
+  const std::string script = std::string(UISCOPE_NOA11Y_FIXTURES) + "/tk_app.py";
+  CliRun launch = RunCli("app launch --json /usr/bin/python3 " + script + " noa11y-tk");
+  std::cout << "[ measured ] app launch of a Tk window: " << launch.ms << " ms\n";
+  ASSERT_EQ(launch.exit_code, 0) << launch.out;
+  json launched = Parse(launch);
+  ASSERT_FALSE(launched["window"].is_null()) << launch.out;
+  EXPECT_EQ(launched["window"]["title"], "noa11y-tk");
+  EXPECT_LT(launch.ms, 8000) << "it waited for accessibility long after the window was there";
+  const std::string name = launched["window"]["app_instance"];
+
+  // One name everywhere: `app list`, `windows`, `observe --app`.
+  CliRun list = RunCli("app list --json");
+  EXPECT_NE(list.out.find("\"" + name + "\""), std::string::npos) << list.out;
+  CliRun observed = RunCli("observe --app " + name + " --format json");
+  ASSERT_EQ(observed.exit_code, 0) << observed.out;
+  EXPECT_FALSE(FindJson(Parse(observed)["nodes"], "name", "noa11y-tk").is_null()) << observed.out;
+
+  CliRun close = RunCli("app close " + name + " --json");
+  ASSERT_EQ(close.exit_code, 0) << close.out;
+  EXPECT_TRUE(
+      test::WaitUntil([&] { return RunCli("windows").out.find("noa11y-tk") == std::string::npos; },
+                      milliseconds(5000)));
+}
+
+TEST_F(NoAccessibilityDesktopTest, ALauncherThatHandsItsWindowOverIsFollowed) {
+  const std::string script = std::string(UISCOPE_NOA11Y_FIXTURES) + "/handover.sh";
+  CliRun launch = RunCli("app launch --json " + script + " noa11y-handed-over");
+  std::cout << "[ measured ] app launch through a launcher that exits: " << launch.ms << " ms\n";
+  ASSERT_EQ(launch.exit_code, 0) << launch.out;
+  json launched = Parse(launch);
+  ASSERT_FALSE(launched["window"].is_null()) << launch.out;
+  EXPECT_EQ(launched["window"]["title"], "noa11y-handed-over");
+  const int pid = launched["pid"];
+  EXPECT_EQ(launched["window"]["pid"], pid) << "the pid is the window's process";
+  CliRun close = RunCli("app close " + std::to_string(pid) + " --json");
+  ASSERT_EQ(close.exit_code, 0) << close.out;
+  EXPECT_TRUE(test::WaitUntil(
+      [&] { return RunCli("windows").out.find("noa11y-handed-over") == std::string::npos; },
+      milliseconds(5000)));
+}
+
+// The same in one long-lived process, as the MCP server runs: one
+// workspace and observer across calls, whose tree holds no OCR nodes
+// between them; an OCR word's ID still acts.
+TEST_F(NoAccessibilityDesktopTest, OneServerActsOnTheOcrIdOfAnXterm) {
+  test::TestDesktop& desktop = test::TestDesktop::Shared();
+  SpawnOptions options;
+  options.argv = {"xterm",
+                  "-T",
+                  "noa11y-server",
+                  "-geometry",
+                  "60x6+40+300",
+                  "-fa",
+                  "DejaVu Sans Mono",
+                  "-fs",
+                  "12",
+                  "-e",
+                  "printf 'uiscope serverside words\\n'; sleep 600"};
+  auto xterm = desktop.Launch(options);
+  ASSERT_NE(xterm, nullptr);
+  WorkspaceOptions where;
+  where.display = desktop.info().display_name;
+  where.start_headless = false;
+  Workspace workspace(where);
+  TextReader reader;
+  Sources sources;
+  sources.ocr = true;
+  ObserveRequest scope;
+  scope.pid = xterm->pid();
+  std::string id;
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        auto lease = workspace.Acquire();
+        if (!lease.ok()) return false;
+        auto seen = Perceive(*lease, scope, sources, &reader);
+        if (!seen.ok()) return false;
+        ForEachNode(seen->observation.snapshot.roots, [&](const Node& n, int) {
+          if (id.empty() && n.source == Source::kOcr &&
+              n.name.find("serverside") != std::string::npos) {
+            id = n.id;
+          }
+        });
+        return !id.empty();
+      },
+      milliseconds(20000)));
+  auto lease = workspace.Acquire("", Workspace::Need::kHands);
+  ASSERT_TRUE(lease.ok()) << lease.error().ToString();
+  ActionRequest click;
+  click.kind = ActionKind::kClick;
+  click.target.id = id;
+  auto clicked = PerformAction(*lease, click);
+  ASSERT_TRUE(clicked.ok()) << clicked.error().ToString();
+  EXPECT_EQ(clicked->via, "xtest");
+  EXPECT_NE(::testing::PrintToString(clicked->notes).find("perceiving again"), std::string::npos)
+      << ::testing::PrintToString(clicked->notes);
+  ::kill(xterm->pid(), SIGKILL);
+}
+
+}  // namespace
+}  // namespace uiscope
