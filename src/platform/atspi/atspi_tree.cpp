@@ -616,6 +616,14 @@ class Walker {
     n.states = MapStates(n.state_lo, n.state_hi, password);
     n.normalised = n.depth == 0 ? Role::kApplication : NormalisedRole(n.role, n.states);
     Rect parent_clip = n.parent >= 0 ? nodes_[n.parent].clip : screen_;
+    // The items of an open menu lie in a popup window of their own, outside
+    // the boxes of the menu bar and of any viewport around it (LibreOffice
+    // 7.4's gtk3 menu bar sits in a scroll pane's viewport one row high:
+    // its open menus were pruned whole as scrolled out): only the screen
+    // clips them. GTK 4's window-relative boxes keep their window's clip.
+    if (n.parent >= 0 && !quirks_.gtk4 && RoleName(nodes_[n.parent].role) == "menu") {
+      parent_clip = screen_;
+    }
     n.clip = parent_clip;
     if (quirks_.qt && n.parent >= 0) ApplyQtQuirks(n, nodes_[n.parent]);
     if (quirks_.gtk4 && n.depth > 0 && ApplyGtk4Quirks(n)) {
