@@ -349,7 +349,7 @@ TEST(ObserveOcrDesktopTest, XtermAndCanvasTextJoinTheTree) {
   ASSERT_EQ(xterm_app->children.size(), 1u);
   const Node& window = xterm_app->children[0];
   EXPECT_EQ(window.role, Role::kWindow);
-  EXPECT_EQ(window.source, Source::kOcr);
+  EXPECT_EQ(window.source, Source::kX11);
   ASSERT_EQ(window.children.size(), 8u);
   for (const Node& line : window.children) {
     EXPECT_EQ(line.role, Role::kText);
