@@ -5,6 +5,7 @@
 #include <X11/Xutil.h>
 
 #include <cstdlib>
+#include <utility>
 
 namespace uiscope::x11 {
 namespace {
@@ -69,6 +70,30 @@ std::vector<Window> WindowList(Display* d, Window root, const char* name) {
   return out;
 }
 
+// The root window's mapped children, bottom to top, with their attributes:
+// the override-redirect ones (popups: menus, tooltips) or the others
+// (top-levels, when no window manager keeps _NET_CLIENT_LIST).
+std::vector<std::pair<Window, XWindowAttributes>> ViewableRootChildren(Display* d,
+                                                                       bool override_redirect) {
+  std::vector<std::pair<Window, XWindowAttributes>> out;
+  Window root_ret = 0, parent = 0;
+  Window* children = nullptr;
+  unsigned int n = 0;
+  if (!XQueryTree(d, DefaultRootWindow(d), &root_ret, &parent, &children, &n) ||
+      children == nullptr) {
+    return out;
+  }
+  XPtr<Window> owned(children);
+  for (unsigned int i = 0; i < n; ++i) {
+    XWindowAttributes attrs;
+    if (XGetWindowAttributes(d, children[i], &attrs) && attrs.map_state == IsViewable &&
+        static_cast<bool>(attrs.override_redirect) == override_redirect) {
+      out.emplace_back(children[i], attrs);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<X11Display>> X11Display::Open(const std::string& name) {
@@ -113,18 +138,8 @@ std::vector<TopLevel> X11Display::TopLevels() const {
   Window root = DefaultRootWindow(d);
   std::vector<Window> windows = WindowList(d, root, "_NET_CLIENT_LIST");
   if (windows.empty()) {
-    Window root_ret = 0, parent = 0;
-    Window* children = nullptr;
-    unsigned int n = 0;
-    if (XQueryTree(d, root, &root_ret, &parent, &children, &n) && children != nullptr) {
-      XPtr<Window> owned(children);
-      for (unsigned int i = 0; i < n; ++i) {
-        XWindowAttributes attrs;
-        if (XGetWindowAttributes(d, children[i], &attrs) && attrs.map_state == IsViewable &&
-            !attrs.override_redirect) {
-          windows.push_back(children[i]);
-        }
-      }
+    for (const auto& [w, attrs] : ViewableRootChildren(d, /*override_redirect=*/false)) {
+      windows.push_back(w);
     }
   }
   std::vector<Window> active_list = WindowList(d, root, "_NET_ACTIVE_WINDOW");
@@ -190,21 +205,9 @@ std::vector<unsigned long> X11Display::StackingOrder() const {
 }
 
 std::vector<Rect> X11Display::MappedPopups() const {
-  Display* d = display_;
-  Window root = DefaultRootWindow(d);
   std::vector<Rect> popups;
-  Window root_ret = 0, parent = 0;
-  Window* children = nullptr;
-  unsigned int n = 0;
-  if (XQueryTree(d, root, &root_ret, &parent, &children, &n) && children != nullptr) {
-    XPtr<Window> owned(children);
-    for (unsigned int i = 0; i < n; ++i) {
-      XWindowAttributes attrs;
-      if (XGetWindowAttributes(d, children[i], &attrs) && attrs.map_state == IsViewable &&
-          attrs.override_redirect) {
-        popups.push_back(Rect{attrs.x, attrs.y, attrs.width, attrs.height});
-      }
-    }
+  for (const auto& [w, attrs] : ViewableRootChildren(display_, /*override_redirect=*/true)) {
+    popups.push_back(Rect{attrs.x, attrs.y, attrs.width, attrs.height});
   }
   return popups;
 }
