@@ -54,6 +54,11 @@ struct IdAnchor {
   // that replaced it there in the next observation takes its ID.
   std::string parent;
   int shown_index = -1;
+  // For a table cell, its name (its address, "B2"): sheets such as
+  // LibreOffice Calc's build a new object for a cell each time it is asked
+  // for, so a new cell object at that address in the same table takes its
+  // ID, whatever its ancestors are called now. "" otherwise.
+  std::string cell;
 };
 
 // The anchors of one application (one bus name).

@@ -192,6 +192,12 @@ bool CanSucceed(const Node& node) {
   return node.children.empty() && (node.role == Role::kLabel || node.role == Role::kText);
 }
 
+// The address by which a table cell's new object succeeds its old one (see
+// IdAnchor::cell): its name, the address the walk gave it.
+std::string CellAddress(const Node& node) {
+  return node.role == Role::kTableCell ? node.name : std::string();
+}
+
 // Decides final IDs against the anchors and the previous snapshot, top-down,
 // so that a node's parent always has its final ID when the node is matched
 // under it.
@@ -235,14 +241,17 @@ class Reconciler {
     }
     for (const auto& [owner, app] : anchors_->apps) {
       for (const auto& [path, anchor] : app.by_path) {
-        if (anchor.parent.empty() || anchor.shown_index < 0 || anchor.seen != app.clock ||
-            in_tree.contains(owner + '\n' + path)) {
+        if (anchor.parent.empty() || (anchor.shown_index < 0 && anchor.cell.empty()) ||
+            anchor.seen != app.clock || in_tree.contains(owner + '\n' + path)) {
           continue;
         }
         // Two vanished objects at one place (a file edited by hand): neither
         // has a successor.
-        auto [it, added] = vanished_.emplace(
-            PlaceKey(owner, anchor.parent, anchor.role, anchor.shown_index), &anchor.id);
+        const std::string place =
+            anchor.cell.empty()
+                ? PlaceKey(owner, anchor.parent, anchor.role, anchor.shown_index)
+                : CellKey(owner, anchor.parent, anchor.cell);
+        auto [it, added] = vanished_.emplace(place, &anchor.id);
         if (!added) it->second = nullptr;
       }
     }
@@ -259,17 +268,21 @@ class Reconciler {
           Give(i, a->id);
         }
       }
-      // Successors: new objects where a showing one vanished.
+      // Successors: new objects where a showing one vanished, and new
+      // objects of a table's cells at their addresses.
       for (size_t i = 0; i < entries_.size(); ++i) {
         const Entry& e = entries_[i];
-        if (!final_ids_[i].empty() || !e.anchorable || e.shown_index < 0 || e.parent < 0 ||
-            !CanSucceed(*e.node)) {
+        const std::string cell = CellAddress(*e.node);
+        if (!final_ids_[i].empty() || !e.anchorable || e.parent < 0 ||
+            (cell.empty() && (e.shown_index < 0 || !CanSucceed(*e.node)))) {
           continue;
         }
         const Entry& parent = entries_[static_cast<size_t>(e.parent)];
         if (!parent.anchorable || parent.node->ref.owner != e.node->ref.owner) continue;
         auto it = vanished_.find(
-            PlaceKey(e.node->ref.owner, parent.node->ref.path, e.node->role, e.shown_index));
+            cell.empty()
+                ? PlaceKey(e.node->ref.owner, parent.node->ref.path, e.node->role, e.shown_index)
+                : CellKey(e.node->ref.owner, parent.node->ref.path, cell));
         if (it != vanished_.end() && it->second != nullptr &&
             HasPrefix(*it->second, e.node->role) && !used_.contains(*it->second)) {
           Give(i, *it->second);
@@ -307,6 +320,11 @@ class Reconciler {
                               int shown_index) {
     return owner + '\n' + parent + '\n' + std::to_string(static_cast<int>(role)) + ':' +
            std::to_string(shown_index);
+  }
+
+  static std::string CellKey(const std::string& owner, const std::string& table,
+                             const std::string& address) {
+    return owner + '\n' + table + "\ncell:" + address;
   }
 
   static bool HasPrefix(const std::string& id, Role role) {
@@ -432,8 +450,9 @@ void RecordAnchors(const std::vector<Entry>& entries, const std::vector<std::str
         if (p.anchorable && p.node->ref.owner == owner) parent = p.node->ref.path;
       }
       const int leaf_index = CanSucceed(*e.node) ? e.shown_index : -1;
-      app.by_path[e.node->ref.path] =
-          IdAnchor{ids[i], e.node->role, e.hash, app.clock, std::move(parent), leaf_index};
+      app.by_path[e.node->ref.path] = IdAnchor{ids[i],           e.node->role, e.hash,
+                                               app.clock,        std::move(parent), leaf_index,
+                                               CellAddress(*e.node)};
     }
     IdAnchors::Trim(app);
   }

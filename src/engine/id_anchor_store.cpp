@@ -53,15 +53,21 @@ Result<AppAnchors> ParseAnchors(const json& j, const AnchoredApp& app, bool* for
   AppAnchors out;
   out.clock = j.value("clock", uint64_t{0});
   for (const json& a : j["anchors"]) {
-    if (!a.is_array() || a.size() != 7 || !a[0].is_string() || !a[1].is_string() ||
-        !a[2].is_string() || !a[3].is_number_unsigned() || !a[4].is_number_unsigned() ||
-        !a[5].is_string() || !a[6].is_number_integer()) {
+    // Seven fields, or eight with a table cell's address.
+    if (!a.is_array() || (a.size() != 7 && a.size() != 8) || !a[0].is_string() ||
+        !a[1].is_string() || !a[2].is_string() || !a[3].is_number_unsigned() ||
+        !a[4].is_number_unsigned() || !a[5].is_string() || !a[6].is_number_integer() ||
+        (a.size() == 8 && !a[7].is_string())) {
       return MakeError(ErrorCode::kInvalidArgument, "malformed anchor " + a.dump());
     }
     const Role role = RoleFromName(a[2].get<std::string>());
-    IdAnchor anchor{a[1].get<std::string>(), role,
-                    a[3].get<uint64_t>(),    a[4].get<uint64_t>(),
-                    a[5].get<std::string>(), a[6].get<int>()};
+    IdAnchor anchor{a[1].get<std::string>(),
+                    role,
+                    a[3].get<uint64_t>(),
+                    a[4].get<uint64_t>(),
+                    a[5].get<std::string>(),
+                    a[6].get<int>(),
+                    a.size() == 8 ? a[7].get<std::string>() : std::string()};
     out.by_path.emplace(a[0].get<std::string>(), std::move(anchor));
   }
   IdAnchors::Trim(out);
@@ -108,10 +114,13 @@ Status IdAnchorStore::Save(const AnchoredApp& app, const AppAnchors& anchors) {
   ::chmod(dir_.c_str(), 0700);  // IDs are derived from what apps show: the user's alone
   json list = json::array();
   for (const auto& [path, a] : anchors.by_path) {
-    list.push_back(
-        json::array({path, a.id, RoleName(a.role), a.hash, a.seen, a.parent, a.shown_index}));
+    json entry =
+        json::array({path, a.id, RoleName(a.role), a.hash, a.seen, a.parent, a.shown_index});
+    if (!a.cell.empty()) entry.push_back(a.cell);
+    list.push_back(std::move(entry));
   }
-  // Each anchor: [path, id, role, identity hash, seen, parent path, shown index].
+  // Each anchor: [path, id, role, identity hash, seen, parent path, shown
+  // index] and, for a table cell, its address.
   const json j = {{"version", kFormatVersion}, {"owner", app.owner},
                   {"app", app.name},           {"pid", app.pid},
                   {"clock", anchors.clock},    {"anchors", list}};

@@ -162,7 +162,7 @@ TEST(IdAnchorsTest, AnIdAnchoredToAnObjectNotShownStaysReserved) {
   // An object not in this tree (hidden, seen only by --all) holds that ID.
   IdAnchors anchors;
   anchors.apps[kOwner].by_path["/elsewhere"] =
-      IdAnchor{one_hash_id, Role::kButton, 12345, 0, "/other", 0};
+      IdAnchor{one_hash_id, Role::kButton, 12345, 0, "/other", 0, ""};
   std::vector<Node> roots = CalcTree();
   Assign(roots, anchors);
   EXPECT_NE(Window(roots).children[1].id, one_hash_id);
@@ -192,6 +192,41 @@ TEST(IdAnchorsTest, ALeafReplacedByANewObjectInItsPlaceKeepsTheId) {
   Assign(third, anchors);
   EXPECT_NE(Window(third).children[3].id, list_id);
   EXPECT_NE(Window(third).children[2].id, equals_id);
+}
+
+// LibreOffice Calc builds a new object for a sheet cell each time it is
+// asked for, and retitles its first window ("LibreOffice" -> "Untitled 1 -
+// LibreOffice Calc") once the sheet is up: a cell keeps its ID by its
+// address in the same table, not by its ancestors' names.
+TEST(IdAnchorsTest, ATableCellBuiltAnewKeepsItsIdByItsAddress) {
+  auto sheet = [](const std::string& title, const std::string& round) {
+    std::vector<Node> cells;
+    for (const char* address : {"A1", "B1", "A2", "B2"}) {
+      cells.push_back(Obj(Role::kTableCell, address, "/cell-" + round + "-" + address));
+    }
+    std::vector<Node> roots;
+    roots.push_back(
+        Obj(Role::kApplication, "soffice", "/root",
+            {Obj(Role::kWindow, title, "/win",
+                 {Obj(Role::kTable, "Sheet Sheet1", "/table", std::move(cells))})}));
+    return roots;
+  };
+  IdAnchors anchors;
+  std::vector<Node> first = sheet("LibreOffice", "1");
+  Assign(first, anchors);
+  std::vector<Node> second = sheet("Untitled 1 - LibreOffice Calc", "2");
+  Assign(second, anchors);
+  const std::vector<Node>& before = Window(first).children[0].children;
+  const std::vector<Node>& after = Window(second).children[0].children;
+  ASSERT_EQ(before.size(), after.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    EXPECT_EQ(after[i].id, before[i].id) << after[i].name;
+  }
+  // Another cell at a vanished cell's place does not take its ID.
+  std::vector<Node> third = sheet("Untitled 1 - LibreOffice Calc", "3");
+  Window(third).children[0].children[3].name = "C2";
+  Assign(third, anchors);
+  EXPECT_NE(Window(third).children[0].children[3].id, before[3].id);
 }
 
 TEST(IdAnchorsTest, WidgetBuiltAgainWithNewObjectsTakesItsIdBack) {
@@ -268,7 +303,7 @@ TEST(IdAnchorsTest, TrimDropsTheLeastRecentlySeen) {
   AppAnchors app;
   for (int i = 0; i < 10; ++i) {
     app.by_path["/p" + std::to_string(i)] = IdAnchor{
-        "btn_" + std::to_string(i), Role::kButton, 0, static_cast<uint64_t>(i / 2), "", -1};
+        "btn_" + std::to_string(i), Role::kButton, 0, static_cast<uint64_t>(i / 2), "", -1, ""};
   }
   IdAnchors::Trim(app, 5);
   ASSERT_EQ(app.by_path.size(), 5u);
@@ -282,7 +317,7 @@ TEST(IdAnchorsTest, AnchorsStayBoundedAndKeepTheCurrentTree) {
   AppAnchors& app = anchors.apps[kOwner];
   for (size_t i = 0; i < kMaxAnchorsPerApp; ++i) {
     app.by_path["/gone" + std::to_string(i)] =
-        IdAnchor{"btn_g" + std::to_string(i), Role::kButton, 0, 0, "", -1};
+        IdAnchor{"btn_g" + std::to_string(i), Role::kButton, 0, 0, "", -1, ""};
   }
   std::vector<Node> again = CalcTree();
   const std::vector<std::string> ids = Assign(again, anchors);
