@@ -5,12 +5,11 @@
 // baseline, given whole in the compact format.
 //
 // The MCP server compares with its last observation of the scope (IDs
-// reconciled by its Observer). The CLI has no memory between runs, so it
-// keeps the last observation per desktop and scope in a private file
-// (Baseline*), and compares trees with deterministic IDs: a renamed
-// element shows as removed and added, each with the ID a new `uiscope
-// observe` prints. Password values are never stored (Node::value is empty
-// for them).
+// reconciled by its Observer). A CLI run keeps the last observation per
+// desktop and scope in a private file (Baseline*); its IDs are anchored to
+// the apps' objects across runs (engine/id_anchor_store.h), so a renamed
+// element shows as changed, with the ID every `uiscope observe` prints.
+// Password values are never stored (Node::value is empty for them).
 #pragma once
 
 #include <nlohmann/json.hpp>
