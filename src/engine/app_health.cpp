@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "engine/private_file.h"
+
 namespace uiscope {
 namespace {
 
@@ -76,21 +78,15 @@ void AppHealth::Save() {
                     {"since_ms", ToMs(r.since)},
                     {"checked_ms", ToMs(r.checked)}});
   }
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(file_).parent_path(), ec);
-  // Written aside and renamed, so a reader never sees half a file.
-  const std::string tmp = file_ + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << json{{"apps", std::move(apps)}}.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (!out) {
-      std::remove(tmp.c_str());
-      return;
-    }
+  // Unwritable: the breaker still works within this process, and the next
+  // Save tries again.
+  if (WritePrivateFile(
+          file_,
+          json{{"apps", std::move(apps)}}.dump(-1, ' ', false, json::error_handler_t::replace),
+          "the apps not answering")
+          .ok()) {
+    dirty_ = false;
   }
-  ::chmod(tmp.c_str(), 0600);
-  if (std::rename(tmp.c_str(), file_.c_str()) != 0) std::remove(tmp.c_str());
-  dirty_ = false;
 }
 
 void AppHealth::Trip(const AppInfo& app, WallClock::time_point now) {

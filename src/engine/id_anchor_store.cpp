@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "engine/private_file.h"
 #include "session/headless_desktop.h"
 
 namespace uiscope {
@@ -109,9 +110,6 @@ void IdAnchorStore::Load(const AnchoredApp& app, IdAnchors& anchors,
 }
 
 Status IdAnchorStore::Save(const AnchoredApp& app, const AppAnchors& anchors) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
-  ::chmod(dir_.c_str(), 0700);  // IDs are derived from what apps show: the user's alone
   json list = json::array();
   for (const auto& [path, a] : anchors.by_path) {
     json entry =
@@ -126,22 +124,7 @@ Status IdAnchorStore::Save(const AnchoredApp& app, const AppAnchors& anchors) {
                   {"clock", anchors.clock},    {"anchors", list}};
   const std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
   const std::string path = PathFor(app.owner);
-  static std::atomic<unsigned> counter{0};
-  const std::string tmp =
-      path + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return MakeError(ErrorCode::kInternal, "cannot write the ID anchors " + tmp);
-  size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n <= 0) break;
-    written += static_cast<size_t>(n);
-  }
-  const bool closed = ::close(fd) == 0;
-  if (written != text.size() || !closed || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return MakeError(ErrorCode::kInternal, "cannot store the ID anchors " + path);
-  }
+  if (auto st = WritePrivateFile(path, text, "the ID anchors"); !st.ok()) return st;
   Stamp stamp;
   if (StatFile(path, stamp.mtime_ns, stamp.size, stamp.inode)) stamps_[app.owner] = stamp;
   return OkStatus();

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/private_file.h"
 #include "session/headless_desktop.h"
 
 namespace uiscope {
@@ -92,30 +93,13 @@ std::optional<Snapshot> LoadBaseline(const std::string& path) {
 }
 
 Status SaveBaseline(const std::string& path, const Snapshot& snapshot) {
-  std::error_code ec;
-  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  std::filesystem::create_directories(dir, ec);
-  ::chmod(dir.c_str(), 0700);  // trees hold what apps show: the user's alone
   json nodes = json::array();
   for (const Node& n : snapshot.roots) nodes.push_back(NodeToJson(n, true));
   const json j = {{"width", snapshot.frame.width},
                   {"height", snapshot.frame.height},
                   {"nodes", std::move(nodes)}};
-  // Written aside and renamed, so a reader never sees half a file.
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << j.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (!out) {
-      return MakeError(ErrorCode::kInternal, "cannot write the observation baseline " + tmp);
-    }
-  }
-  ::chmod(tmp.c_str(), 0600);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return MakeError(ErrorCode::kInternal, "cannot store the observation baseline " + path);
-  }
-  return OkStatus();
+  return WritePrivateFile(path, j.dump(-1, ' ', false, json::error_handler_t::replace),
+                          "the observation baseline");
 }
 
 }  // namespace uiscope

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "engine/private_file.h"
+
 namespace uiscope {
 namespace {
 
@@ -48,21 +50,11 @@ void PixelIds::Remember(const std::vector<Node>& roots, const PixelIdOrigin& ori
                           {"pid", origin.pid},
                           {"ids", std::move(ids)}});
   while (observations.size() > kKept) observations.erase(observations.begin());
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(file_).parent_path(), ec);
-  // Written aside and renamed, so a reader never sees half a file.
-  const std::string tmp = file_ + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << json{{"observations", std::move(observations)}}.dump(-1, ' ', false,
-                                                                json::error_handler_t::replace);
-    if (!out) {
-      std::remove(tmp.c_str());
-      return;
-    }
-  }
-  ::chmod(tmp.c_str(), 0600);
-  if (std::rename(tmp.c_str(), file_.c_str()) != 0) std::remove(tmp.c_str());
+  // Unwritable: an OCR or vision ID is then found only within this process.
+  (void)WritePrivateFile(file_,
+                         json{{"observations", std::move(observations)}}.dump(
+                             -1, ' ', false, json::error_handler_t::replace),
+                         "the pixel IDs");
 }
 
 std::optional<PixelIdOrigin> PixelIds::Lookup(const std::string& id) const {
