@@ -12,9 +12,9 @@
 //
 // Some toolkits replace an object instead of changing it (Chromium builds a
 // new text leaf when a page sets an element's textContent). An object that
-// appears where one showing in the previous observation of the app vanished
-// — same parent object, same role, same rank among the showing siblings of
-// that role — is taken to be its successor and inherits its ID, as the
+// appears where one showing in one of the app's last few observations
+// vanished — same parent object, same role, same rank among the showing
+// siblings of that role — is taken to be its successor and inherits its ID, as the
 // in-process reconciliation against the previous snapshot does for nodes
 // without references. Only text leaves (labels, text runs): a container
 // whose place another takes is more likely a stack page hidden (and shown
@@ -51,7 +51,7 @@ struct IdAnchor {
   // Where the object was when last seen: its parent's path ("" for a root or
   // a parent without a reference) and, for a showing text leaf, its rank
   // among its showing siblings of its role (-1 otherwise). A new text leaf
-  // that replaced it there in the next observation takes its ID.
+  // that replaced it there within the next few observations takes its ID.
   std::string parent;
   int shown_index = -1;
   // For a table cell, its name (its address, "B2"): sheets such as

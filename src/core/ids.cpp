@@ -183,6 +183,13 @@ struct PreviousIndex {
   }
 };
 
+// How many of the app's observations back an object may have vanished and
+// still pass its ID to a successor in its place. Not only the last one: a
+// toolkit that rebuilds a leaf removes the old one before it adds the new
+// one, and an observation that walks between the two (a verification poll
+// racing the page's update) sees the place empty.
+constexpr uint64_t kSuccessorWindow = 4;
+
 // Whether a new object may inherit the ID of one that vanished from its
 // place (id_anchors.h): text leaves only, which pages rebuild when their text
 // changes. A container whose place another takes is more likely a stack
@@ -242,17 +249,20 @@ class Reconciler {
     for (const auto& [owner, app] : anchors_->apps) {
       for (const auto& [path, anchor] : app.by_path) {
         if (anchor.parent.empty() || (anchor.shown_index < 0 && anchor.cell.empty()) ||
-            anchor.seen != app.clock || in_tree.contains(owner + '\n' + path)) {
+            app.clock - anchor.seen >= kSuccessorWindow || in_tree.contains(owner + '\n' + path)) {
           continue;
         }
-        // Two vanished objects at one place (a file edited by hand): neither
-        // has a successor.
+        // Of two objects that vanished from one place, the one seen last has
+        // the successor; seen in the same observation (a file edited by
+        // hand), neither has.
         const std::string place =
             anchor.cell.empty()
                 ? PlaceKey(owner, anchor.parent, anchor.role, anchor.shown_index)
                 : CellKey(owner, anchor.parent, anchor.cell);
-        auto [it, added] = vanished_.emplace(place, &anchor.id);
-        if (!added) it->second = nullptr;
+        auto [it, added] = vanished_.emplace(place, Vanished{&anchor.id, anchor.seen});
+        if (added || anchor.seen < it->second.seen) continue;
+        it->second.id = anchor.seen > it->second.seen ? &anchor.id : nullptr;
+        it->second.seen = anchor.seen;
       }
     }
   }
@@ -283,9 +293,9 @@ class Reconciler {
             cell.empty()
                 ? PlaceKey(e.node->ref.owner, parent.node->ref.path, e.node->role, e.shown_index)
                 : CellKey(e.node->ref.owner, parent.node->ref.path, cell));
-        if (it != vanished_.end() && it->second != nullptr &&
-            HasPrefix(*it->second, e.node->role) && !used_.contains(*it->second)) {
-          Give(i, *it->second);
+        if (it != vanished_.end() && it->second.id != nullptr &&
+            HasPrefix(*it->second.id, e.node->role) && !used_.contains(*it->second.id)) {
+          Give(i, *it->second.id);
         }
       }
     }
@@ -401,9 +411,14 @@ class Reconciler {
   const PreviousIndex prev_;
   const IdAnchors* anchors_;
   std::unordered_map<std::string, uint64_t> reserved_;  // anchored ID -> its object's hash
-  // PlaceKey -> the ID of the object that vanished from there since the
-  // app's last observation (null: more than one did).
-  std::unordered_map<std::string, const std::string*> vanished_;
+  // An object that vanished from a place (PlaceKey or CellKey) in the app's
+  // last kSuccessorWindow observations: its ID (null: two vanished from
+  // there in the same observation) and when it was last seen.
+  struct Vanished {
+    const std::string* id;
+    uint64_t seen;
+  };
+  std::unordered_map<std::string, Vanished> vanished_;
   std::unordered_set<std::string> hash_ids_;
   std::unordered_set<std::string> used_;
   std::vector<std::string> final_ids_;

@@ -194,6 +194,45 @@ TEST(IdAnchorsTest, ALeafReplacedByANewObjectInItsPlaceKeepsTheId) {
   EXPECT_NE(Window(third).children[2].id, equals_id);
 }
 
+// The toolkit removes the old leaf before it adds the new one: an
+// observation walking in between sees the place empty, and the leaf that
+// fills it in a later one still takes the ID — but not after many
+// observations of the empty place.
+TEST(IdAnchorsTest, ALeafReplacedAfterAnObservationOfTheEmptyPlaceKeepsTheId) {
+  IdAnchors anchors;
+  std::vector<Node> first = CalcTree("Calc", "0");
+  Assign(first, anchors);
+  const std::string display_id = Window(first).children[0].id;
+  std::vector<Node> between = CalcTree("Calc", "0");
+  auto& items = Window(between).children;
+  items.erase(items.begin());
+  Assign(between, anchors);
+  std::vector<Node> after = CalcTree("Calc", "42");
+  Window(after).children[0].ref.path = "/display-2";
+  Assign(after, anchors);
+  EXPECT_EQ(Window(after).children[0].id, display_id);
+
+  // And again for the leaf after that.
+  std::vector<Node> empty_again = CalcTree("Calc", "42");
+  Window(empty_again).children.erase(Window(empty_again).children.begin());
+  Assign(empty_again, anchors);
+  std::vector<Node> refilled = CalcTree("Calc", "7");
+  Window(refilled).children[0].ref.path = "/display-3";
+  Assign(refilled, anchors);
+  EXPECT_EQ(Window(refilled).children[0].id, display_id);
+
+  // A place empty for many observations: what appears there later is new.
+  for (int i = 0; i < 6; ++i) {
+    std::vector<Node> empty = CalcTree("Calc", "7");
+    Window(empty).children.erase(Window(empty).children.begin());
+    Assign(empty, anchors);
+  }
+  std::vector<Node> later = CalcTree("Calc", "Ready");
+  Window(later).children[0].ref.path = "/display-4";
+  Assign(later, anchors);
+  EXPECT_NE(Window(later).children[0].id, display_id);
+}
+
 // LibreOffice Calc builds a new object for a sheet cell each time it is
 // asked for, and retitles its first window ("LibreOffice" -> "Untitled 1 -
 // LibreOffice Calc") once the sheet is up: a cell keeps its ID by its
