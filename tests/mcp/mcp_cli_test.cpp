@@ -4,7 +4,11 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <cstdio>
+#include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "session/headless_desktop.h"
 #include "session/process.h"
@@ -18,11 +22,14 @@ using std::chrono::milliseconds;
 
 class McpProcess {
  public:
-  McpProcess() {
+  // Without `desktop_env` the server has no DISPLAY and starts its own
+  // desktop; with it, it serves that desktop.
+  explicit McpProcess(std::vector<std::pair<std::string, std::string>> desktop_env = {}) {
     SpawnOptions options;
     options.argv = {UISCOPE_CLI, "mcp"};
     options.unset_env = {"DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS"};
     options.env = {{"UISCOPE_STATE_DIR", test::TestStateDir()}};
+    for (auto& kv : desktop_env) options.env.push_back(std::move(kv));
     options.capture_stdout = true;
     options.pipe_stdin = true;
     options.log_file = test::TestStateDir() + "/mcp-stderr.log";
@@ -109,6 +116,104 @@ TEST(McpCliDesktopTest, SigtermStopsTheServerAndItsDesktop) {
   ASSERT_TRUE(code.ok());
   EXPECT_EQ(*code, 0);
   EXPECT_EQ(AliveSessions(), before);
+}
+
+// ID -> "role name" of every node of an observe tool result in json format.
+std::map<std::string, std::string> IdsOf(const json& observed) {
+  std::map<std::string, std::string> ids;
+  std::function<void(const json&)> walk = [&](const json& nodes) {
+    for (const json& n : nodes) {
+      ids[n.value("id", "")] = n.value("role", "") + " \"" + n.value("name", "") + "\"";
+      if (n.contains("children")) walk(n["children"]);
+    }
+  };
+  walk(observed["result"]["structuredContent"]["nodes"]);
+  return ids;
+}
+
+std::string Missing(const std::map<std::string, std::string>& want,
+                    const std::map<std::string, std::string>& have) {
+  std::string out;
+  for (const auto& [id, what] : want) {
+    if (!have.contains(id)) out += " " + id + " (" + what + ")";
+  }
+  return out;
+}
+
+// The ID anchors (issue 15 §4) through the protocol: one MCP server keeps
+// its IDs while the window is retitled and a label gets new text, a server
+// started afterwards (no previous snapshot) gives the same IDs, and the CLI
+// on that desktop shares them both ways.
+TEST(McpCliDesktopTest, IdsSurviveRetitleAndNewTextAndAreSharedWithServersAndTheCli) {
+  test::TestDesktop& desktop = test::TestDesktop::Shared();
+  ASSERT_TRUE(desktop.ok()) << desktop.error();
+  auto fixture = desktop.LaunchFixture({"--name", "mcp-anchors"});
+  ASSERT_NE(fixture, nullptr);
+  const json observe_args = {{"format", "json"}, {"app", "mcp-anchors"}};
+  int id = 1;
+  auto observe = [&](McpProcess& mcp) {
+    json r = mcp.Call(++id, "tools/call", {{"name", "observe"}, {"arguments", observe_args}});
+    EXPECT_FALSE(r["result"].value("isError", true)) << r.dump();
+    return IdsOf(r);
+  };
+  auto ask = [&](const std::string& command) {
+    auto a = test::FixtureCommand(*fixture, command);
+    return a.ok() ? *a : "error: " + a.error().message;
+  };
+
+  std::map<std::string, std::string> before;
+  {
+    McpProcess mcp(desktop.Environment());
+    ASSERT_TRUE(mcp.process);
+    mcp.Initialize();
+    ASSERT_TRUE(test::WaitUntil([&] { return observe(mcp).size() > 10; },
+                                std::chrono::milliseconds(10000)));
+    before = observe(mcp);
+    ASSERT_EQ(ask("title *Untitled - mcp-anchors"), "");
+    ASSERT_EQ(ask("later 0 Logged in as typed"), "");
+    std::map<std::string, std::string> after;
+    ASSERT_TRUE(test::WaitUntil(
+        [&] {
+          after = observe(mcp);
+          std::string seen;
+          for (const auto& [k, what] : after) seen += what + "\n";
+          return seen.find("*Untitled - mcp-anchors") != std::string::npos &&
+                 seen.find("Logged in as typed") != std::string::npos;
+        },
+        std::chrono::milliseconds(10000)));
+    EXPECT_EQ(Missing(before, after), "") << "IDs lost within one server";
+    EXPECT_EQ(after.size(), before.size());
+    EXPECT_EQ(mcp.Call(++id, "shutdown")["result"], json::object());
+    EXPECT_TRUE(mcp.process->Wait(std::chrono::milliseconds(20000)).ok());
+  }
+
+  // A new server knows the objects only from the anchors on disk.
+  McpProcess second(desktop.Environment());
+  ASSERT_TRUE(second.process);
+  second.Initialize();
+  const auto again = observe(second);
+  EXPECT_EQ(Missing(before, again), "") << "IDs lost across servers";
+
+  // The CLI finds the same ID, and the server acts on it.
+  std::string cli = "env -u AT_SPI_BUS_ADDRESS";
+  for (const auto& [k, v] : desktop.Environment()) cli += " " + k + "='" + v + "'";
+  cli += " UISCOPE_STATE_DIR='" + test::TestStateDir() + "' " UISCOPE_CLI
+         " find 'Remember me' --exact --app mcp-anchors --role check_box --json";
+  std::string out;
+  if (FILE* p = popen(cli.c_str(), "r")) {
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    pclose(p);
+  }
+  const json found = json::parse(out, nullptr, false);
+  ASSERT_FALSE(found.is_discarded()) << out;
+  const std::string remember = found["matches"][0]["id"];
+  EXPECT_TRUE(before.contains(remember)) << remember;
+  json click = second.Call(++id, "tools/call",
+                           {{"name", "click"}, {"arguments", {{"target", remember}}}});
+  EXPECT_FALSE(click["result"].value("isError", true)) << click.dump();
+  EXPECT_EQ(ask("checked remember"), "1");
 }
 
 }  // namespace
