@@ -1174,6 +1174,7 @@ Result<ActionResult> Executor::Run() {
   const auto act_start = Clock::now();
   Status st = Prepare(verifier);
   if (st.ok()) {
+    verifier.NoteAnimation();
     st = Perform();
     result_.performed = st.ok();
   }

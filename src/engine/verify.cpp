@@ -45,6 +45,10 @@ constexpr auto kRepaintMax = std::chrono::milliseconds(300);
 constexpr auto kSettleMax = std::chrono::milliseconds(1000);
 // Tile size of the change areas reported.
 constexpr int kAreaTile = 16;
+// The least time between the before capture and the second look that finds
+// what animates on its own (Verifier::NoteAnimation): more than a frame at
+// 60 Hz, so a spinner has moved.
+constexpr auto kAnimationSample = std::chrono::milliseconds(20);
 
 Rect Inflate(const Rect& r, int m) { return Rect{r.x - m, r.y - m, r.w + 2 * m, r.h + 2 * m}; }
 
@@ -188,6 +192,18 @@ void KeepOnly(Image& after, const Image& before, const std::vector<Rect>& keep) 
   after = std::move(out);
 }
 
+// `after` with the areas `drop` (image coordinates) taken from `before`:
+// what was animating before the action is not its effect.
+void MaskOut(Image& after, const Image& before, const std::vector<Rect>& drop) {
+  for (const Rect& d : drop) {
+    const Rect r = ClampToFrame(d, after.width, after.height);
+    if (r.Empty()) continue;
+    for (int y = r.y; y < r.Bottom(); ++y) {
+      std::copy_n(before.Pixel(r.x, y), static_cast<size_t>(r.w) * 3, after.Pixel(r.x, y));
+    }
+  }
+}
+
 std::vector<Rect> Localised(const std::vector<Rect>& rects, const Rect& region) {
   std::vector<Rect> out;
   for (const Rect& r : rects) out.push_back(r.Translated(-region.x, -region.y));
@@ -214,6 +230,7 @@ Verifier::Verifier(Observer& observer, ScreenCapture* capture, WindowSystem* win
 
 void Verifier::CaptureBefore() {
   before_screen_.reset();
+  animating_.clear();
   hash_before_.clear();
   before_windows_.clear();
   windows_listed_ = false;
@@ -241,6 +258,48 @@ void Verifier::CaptureBefore() {
   }
   if (frame->frame_hash != 0) hash_before_ = HexHash(frame->frame_hash);
   before_screen_ = std::move(frame->image);
+  before_taken_ = Clock::now();
+}
+
+void Verifier::NoteAnimation() {
+  animating_.clear();
+  if (!before_screen_ || !scope_.region) return;
+  const auto since = Clock::now() - before_taken_;
+  if (since < kAnimationSample) std::this_thread::sleep_for(kAnimationSample - since);
+  auto frame = capture_->CaptureRegion(*scope_.region);
+  if (!frame.ok()) return;  // the polls will say if capturing keeps failing
+  const Image before = CropImage(*before_screen_, frame->region);
+  if (before.width != frame->image.width || before.height != frame->image.height) return;
+  // Never the evidence area: a hover highlight still fading there is
+  // exactly where the action's own effect is looked for.
+  const std::optional<Rect> evidence =
+      scope_.evidence ? std::optional<Rect>(Inflate(*scope_.evidence, kEvidenceMargin))
+                      : std::nullopt;
+  const int64_t window_area = static_cast<int64_t>(scope_.region->w) * scope_.region->h;
+  for (const Rect& local : ChangedAreas(before, frame->image, kAreaTile)) {
+    // A caret blinking: never evidence on its own anyway (CaretLike), and
+    // its field may well be where the effect shows.
+    if (auto d = DiffImagesWithin(before, frame->image, local); d.ok() && d->bounds &&
+                                                                CaretLike(*d->bounds)) {
+      continue;
+    }
+    Rect area = local.Translated(frame->region.x, frame->region.y);
+    // A pulsing progress bar's block moves along the bar: what animates is
+    // the element, so the whole of the smallest element holding the change
+    // is left out, when it is a leaf small beside the window (a canvas
+    // playing an animation is not left out whole).
+    const Node* holder = nullptr;
+    ForEachNode(before_.roots, [&](const Node& n, int) {
+      if (!n.bounds || !n.children.empty() || Intersect(*n.bounds, area) != area) return;
+      if (holder == nullptr || n.bounds->Area() < holder->bounds->Area()) holder = &n;
+    });
+    if (holder != nullptr && holder->bounds->Area() * 8 <= window_area) area = *holder->bounds;
+    area = Inflate(area, kEvidenceMargin);
+    if (evidence && !Intersect(area, *evidence).Empty()) continue;
+    if (std::find(animating_.begin(), animating_.end(), area) == animating_.end()) {
+      animating_.push_back(area);
+    }
+  }
 }
 
 Status Verifier::Retake() {
@@ -256,6 +315,18 @@ Status Verifier::Retake() {
 Verification Verifier::Wait(const std::function<bool()>& cancelled) {
   Verification v;
   v.warnings = warnings_;
+  if (!animating_.empty()) {
+    std::string areas;
+    for (size_t i = 0; i < animating_.size() && i < 4; ++i) {
+      const Rect& r = animating_[i];
+      areas += (i ? " " : "") + std::to_string(r.x) + ',' + std::to_string(r.y) + ',' +
+               std::to_string(r.w) + ',' + std::to_string(r.h);
+    }
+    if (animating_.size() > 4) areas += " …";
+    v.warnings.push_back("pixels not compared in " + std::to_string(animating_.size()) +
+                         " area" + (animating_.size() == 1 ? "" : "s") +
+                         " changing before the action (an animation): " + areas);
+  }
   const auto start = Clock::now();
   const auto deadline = start + options_.settle;
   std::optional<Clock::time_point> first_evidence;
@@ -348,6 +419,7 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
     next.after = std::move(frame->image);
     const std::vector<Rect> local = Localised(DisjointUnion(next.compared), next.region);
     KeepOnly(next.after, next.before, local);
+    MaskOut(next.after, next.before, Localised(animating_, next.region));
     auto diff = DiffImages(next.before, next.after);
     if (!diff.ok()) return false;
     if (!poll || poll->region != next.region || poll->after.rgb != next.after.rgb) {

@@ -156,6 +156,14 @@ class Verifier {
   const Snapshot& before() const { return before_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
 
+  // Looks at the target's window once more, just before the action: what
+  // changed since the before capture (a spinner, a pulsing progress bar, a
+  // clock) animates on its own, and those areas are left out of the pixel
+  // comparison (outside the evidence area only), so an animation neither
+  // counts as the effect nor keeps the verdict waiting for pixels to settle.
+  // Waits until kAnimationSample has passed since the before capture.
+  void NoteAnimation();
+
   // Polls until evidence shows (see above) or the settle deadline passes.
   // `cancelled` (may be empty) is asked between polls.
   Verification Wait(const std::function<bool()>& cancelled = {});
@@ -170,6 +178,8 @@ class Verifier {
   VerifyScope scope_;
   VerifyOptions options_;
   std::optional<Image> before_screen_;  // the whole screen
+  std::chrono::steady_clock::time_point before_taken_;
+  std::vector<Rect> animating_;  // screen pixels left out (NoteAnimation)
   std::vector<WindowInfo> before_windows_;
   bool windows_listed_ = false;  // before_windows_ is a real listing
   std::string hash_before_;

@@ -185,6 +185,34 @@ TEST_F(ActTest, ARepaintAfterTheTreeChangeIsReportedWithWhereItLanded) {
       << FormatActionResult(*result);
 }
 
+// A spinner turning in the window before the action (gtk3-widget-factory
+// has two, and pulsing progress bars): its pixels are not the action's
+// effect, and the verdict does not wait a second for them to stop.
+TEST_F(ActTest, AnAnimationRunningBeforeTheActionNeitherCountsNorDelaysTheVerdict) {
+  int frame = 0;
+  bool acted = false;
+  ax_->on_call = [&](test::FakeAccessibility&, const std::string&, const Node&) { acted = true; };
+  capture_->before_capture = [&](test::FakeCapture& screen) {
+    const uint8_t shade = (++frame % 2) ? 30 : 220;
+    screen.Fill(Rect{600, 400, 16, 16}, shade, shade, shade);  // the spinner, every frame
+    if (acted) screen.Fill(Rect{182, 162, 16, 16}, 250, 250, 250);  // the box, ticked
+  };
+  ActionRequest r = Click(Id(Role::kCheckBox, "Remember me"));
+  r.verify.settle = std::chrono::milliseconds(500);
+  auto result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  const Verification& v = *result->verification;
+  EXPECT_EQ(v.effect, "observed");
+  EXPECT_EQ(v.pixels.areas, (std::vector<Rect>{{182, 162, 16, 16}})) << FormatActionResult(*result);
+  EXPECT_LT(v.waited_ms, 500) << "waited for the spinner to stop";
+  bool said = false;
+  for (const std::string& w : v.warnings) {
+    said = said || w.find("changing before the action") != std::string::npos;
+    EXPECT_EQ(w.find("still changing"), std::string::npos) << w;
+  }
+  EXPECT_TRUE(said) << FormatActionResult(*result);
+}
+
 // A click opens a dialog outside its window: the dialog is compared too,
 // named, and its share of changed pixels given.
 TEST_F(ActTest, AWindowTheActionOpensIsComparedAndNamed) {
