@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <thread>
 
 #include "core/diff.h"
 #include "core/ids.h"
@@ -211,6 +212,32 @@ TEST_F(ActTest, AnAnimationRunningBeforeTheActionNeitherCountsNorDelaysTheVerdic
     EXPECT_EQ(w.find("still changing"), std::string::npos) << w;
   }
   EXPECT_TRUE(said) << FormatActionResult(*result);
+}
+
+// A slow app (gnome-calculator's walk takes 150 ms) whose click lands late
+// (a GTK 4 button clicks 250 ms after its action): a tree read begun at the
+// action and ended past the deadline saw only the state before; the verdict
+// looks again before saying nothing changed.
+TEST_F(ActTest, NothingChangedIsSaidOnlyAfterATreeReadBegunNearTheDeadline) {
+  std::optional<std::chrono::steady_clock::time_point> acted;
+  input_->on_event = [&](const std::string& e) {
+    if (e.starts_with("click")) acted = std::chrono::steady_clock::now();
+  };
+  ax_->before_tree = [&](test::FakeAccessibility& ax) {
+    if (!acted) return;
+    Node* label = ax.Find(Role::kLabel, "Email");
+    if (label != nullptr &&
+        std::chrono::steady_clock::now() - *acted > std::chrono::milliseconds(120)) {
+      label->name = "E-mail address";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));  // the slow walk
+  };
+  ActionRequest r = Click(Id(Role::kLabel, "Email"), Via::kXTest);
+  r.verify.settle = std::chrono::milliseconds(200);
+  auto result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_EQ(result->verification->effect, "observed") << FormatActionResult(*result);
+  EXPECT_GE(result->verification->polls, 2);
 }
 
 // A click opens a dialog outside its window: the dialog is compared too,
