@@ -18,6 +18,27 @@
 namespace uiscope::atspi {
 namespace {
 
+// "GtkScrollbar", "AdwGizmo": a GTK or libadwaita type name (see
+// ApplyGtk4Quirks).
+bool IsGtkTypeName(std::string_view name) {
+  return name.size() > 3 && (name.starts_with("Gtk") || name.starts_with("Adw")) &&
+         std::isupper(static_cast<unsigned char>(name[3])) &&
+         name.find(' ') == std::string_view::npos;
+}
+
+// "HistoryView": one word of letters and digits, starting upper-case, with
+// another upper-case letter after a lower-case one.
+bool IsCamelCaseWord(std::string_view name) {
+  if (name.empty() || !std::isupper(static_cast<unsigned char>(name[0]))) return false;
+  int humps = 0;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    if (!std::isalnum(c)) return false;
+    if (i > 0 && std::isupper(c) && std::islower(static_cast<unsigned char>(name[i - 1]))) ++humps;
+  }
+  return humps >= 1;
+}
+
 constexpr char kRegistry[] = "org.a11y.atspi.Registry";
 constexpr char kRootPath[] = "/org/a11y/atspi/accessible/root";
 constexpr char kAccessibleIface[] = "org.a11y.atspi.Accessible";
@@ -737,7 +758,11 @@ class Walker {
   //   mapped. A visible widget with an allocation is taken as showing, and
   //   the geometry checks prune what is scrolled out.
   // - A widget without a label is named after its type ("GtkScrollbar",
-  //   "GtkBuiltinIcon"): that is no name.
+  //   "GtkBuiltinIcon", libadwaita's "AdwLeaflet", an app's own class:
+  //   gnome-calculator's "HistoryView"): that is no name. Any "Gtk"/"Adw"
+  //   type; for other names only on a generic container, and only a
+  //   CamelCase word of two humps or more (a real panel title has spaces
+  //   or is one plain word).
   // - Extents are window-relative, so a window clips its content to its own
   //   window-relative box rather than to the screen.
   // - Buttons and check boxes expose their inner parts as children: the
@@ -756,9 +781,7 @@ class Walker {
         (n.name == "Tab list" && atspi_role == "page tab list")) {
       n.name.clear();
     }
-    if (n.name.size() > 3 && n.name.starts_with("Gtk") &&
-        std::isupper(static_cast<unsigned char>(n.name[3])) &&
-        std::none_of(n.name.begin(), n.name.end(), [](char c) { return c == ' '; })) {
+    if (IsGtkTypeName(n.name) || (n.normalised == Role::kPanel && IsCamelCaseWord(n.name))) {
       n.name.clear();
     }
     if (n.depth == 1 && n.has_extents && !n.extents.Empty()) n.clip = n.extents;
