@@ -50,7 +50,7 @@ struct ObserveFlags {
   std::string app;
   int pid = 0;
   std::string format = "compact";
-  std::string sources = "ax";
+  std::string sources;  // "" = ax, and pixels where no tree can be read
   int max_nodes = 0;
   int max_chars = 0;
   std::string cursor;
@@ -340,10 +340,12 @@ int main(int argc, char** argv) {
                    "`observe --format diff`)")
       ->check(CLI::IsMember({"compact", "json", "semantic", "diff"}));
   observe->add_option("--sources", of.sources,
-                      "perception sources, comma-separated: ax (accessibility, the default), "
+                      "perception sources, comma-separated: ax (accessibility), "
                       "ocr (adds text where the tree is blind: terminals, canvases), vision "
                       "(adds elements detected in the pixels: painted controls, apps without "
-                      "accessibility)");
+                      "accessibility). Default: ax, and the windows of apps that are not "
+                      "answering or have no accessibility read by ocr and vision; naming "
+                      "sources (--sources ax) gives exactly those");
   observe->add_option("--max-nodes", of.max_nodes, "at most N nodes in this page")
       ->check(CLI::NonNegativeNumber);
   observe->add_option("--max-chars", of.max_chars, "at most N characters in this page")
