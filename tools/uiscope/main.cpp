@@ -162,10 +162,10 @@ int RunSessionStart(const GlobalFlags& g, const std::string& size, bool no_wm) {
             << info.width << "x" << info.height << "); stop it with `uiscope session stop "
             << info.id << "`\n";
   // Only shell assignments on stdout, so `eval "$(uiscope session start)"` works.
+  // All of the session's: apps started from that shell get accessibility
+  // as `app launch` gives it (GTK 2 and LibreOffice read only variables).
   for (const auto& [k, v] : SessionEnvironment(info)) {
-    if (k == "DISPLAY" || k == "DBUS_SESSION_BUS_ADDRESS" || k == "XDG_RUNTIME_DIR") {
-      std::cout << "export " << k << "='" << v << "'\n";
-    }
+    std::cout << "export " << k << "='" << v << "'\n";
   }
   return kExitOk;
 }
