@@ -25,11 +25,12 @@
 namespace uiscope {
 
 // Time after which no further app is read from its pixels in one
-// observation. One GTK window of 900×700 takes 0.2 s (vision and OCR) on a
-// loaded 2-core machine, a full-screen one about 0.5 s: 800 ms reads two or
-// three windows and keeps a desktop observation with a stopped app within
-// its per-app deadline plus one second. A window that is started is
-// finished, so an observation can exceed the budget by one window.
+// observation. Measured on a loaded 2-core machine (CLI, Tesseract started
+// in the call): a stopped 900×700 GTK fixture window 0.2–0.55 s, a
+// 1908×1160 xterm full of text 1.35 s. 800 ms reads one or two usual
+// windows, so a desktop observation with one stopped app stays within its
+// per-app deadline plus about half a second; an app that is started is
+// finished, so the budget can be overrun by one app's read.
 inline constexpr std::chrono::milliseconds kX11PixelsBudget{800};
 
 // Fills the x11-sourced application nodes of `perception` in scope of
