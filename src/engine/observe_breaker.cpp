@@ -231,9 +231,10 @@ Result<Observation> Observer::X11Only(const ObserveRequest& request, const Error
                            " has no accessibility tree (it is not on the accessibility "
                            "bus): its " +
                            count +
-                           " shown from X11 (source x11). Read their content with sources "
-                           "ocr and vision (--sources ax,ocr,vision); act on them by ID or point "
-                           "(input goes through XTest)");
+                           " shown from X11 (source x11). Their content is read from pixels "
+                           "by OCR and vision, by default or with --sources ax,ocr,vision "
+                           "(not with --sources ax); act on them by ID or point (input goes "
+                           "through XTest)");
   }
   return obs;
 }

@@ -1,19 +1,26 @@
 #include "engine/perceive.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "engine/ocr_nodes.h"
 #include "engine/pixel_ids.h"
 #include "engine/vision_nodes.h"
+#include "engine/x11_windows_pixels.h"
 
 namespace uiscope {
 
 Result<Sources> ParseSources(const std::vector<std::string>& names) {
-  if (names.empty()) return Sources{};
+  if (std::all_of(names.begin(), names.end(), [](const std::string& n) { return n.empty(); })) {
+    return Sources{};
+  }
   Sources sources;
   sources.ax = false;
+  sources.pixels_where_blind = false;
   for (const std::string& name : names) {
-    if (name == "ax") {
+    if (name.empty()) {
+      continue;
+    } else if (name == "ax") {
       sources.ax = true;
     } else if (name == "ocr") {
       sources.ocr = true;
@@ -45,6 +52,12 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
   if (auto st = AddPixelSources(perception, lease, request, sources, reader, ocr_options, detector);
       !st.ok()) {
     return st.error();
+  }
+  if (!sources.ocr && !sources.vision && sources.pixels_where_blind) {
+    if (auto st = AddPixelsOfX11Windows(perception, lease, request, reader, ocr_options, detector);
+        !st.ok()) {
+      return st.error();
+    }
   }
   Snapshot& snapshot = perception.observation.snapshot;
   if (sources.ocr || sources.vision) {

@@ -26,10 +26,16 @@ struct Sources {
   bool ax = true;
   bool ocr = false;
   bool vision = false;
+  // Without OCR and vision: the windows of apps whose tree cannot be read
+  // (not answering, or without accessibility) are still read from their
+  // pixels (engine/x11_windows_pixels.h). Off when sources are named.
+  bool pixels_where_blind = true;
 };
 
 // "ax", "ocr", "vision", in any order; InvalidArgument names the valid ones.
-// An empty list is accessibility alone.
+// An empty list (empty names are skipped: `--sources ''`) is accessibility,
+// with the windows of apps without a readable tree read from pixels; a list
+// naming sources gives exactly those.
 Result<Sources> ParseSources(const std::vector<std::string>& names);
 
 struct Perception {

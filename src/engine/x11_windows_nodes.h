@@ -4,7 +4,7 @@
 // (xterm, Tk). They carry what X knows — title, pid, bounds, whether shown
 // and active — and nothing inside; OCR and vision fill them from pixels
 // (engine/ocr_nodes.h, vision_nodes.h: an empty window is one of their
-// targets). Input reaches them through the window system, never through
+// targets), by default through engine/x11_windows_pixels.h. Input reaches them through the window system, never through
 // accessibility.
 #pragma once
 

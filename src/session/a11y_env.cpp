@@ -106,6 +106,19 @@ Status SetStatus(Connection& connection, const char* property, std::chrono::mill
   return OkStatus();
 }
 
+// Asks the launcher for the accessibility bus, which starts that bus and
+// publishes its address on the X root window (AT_SPI_BUS) if it is not
+// running yet.
+Status StartA11yBus(Connection& connection, std::chrono::milliseconds timeout) {
+  DBusMessage* message =
+      dbus_message_new_method_call(kA11yBusName, kA11yBusPath, kA11yBusName, "GetAddress");
+  if (message == nullptr) return MakeError(ErrorCode::kInternal, "out of memory");
+  auto reply = connection.Call(message, timeout);
+  if (!reply.ok()) return reply.error();
+  dbus_message_unref(*reply);
+  return OkStatus();
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> AccessibilityEnvironment(bool libreoffice_gtk3) {
@@ -155,7 +168,15 @@ Status EnableAccessibilityOnBus(const std::string& bus_address, std::chrono::mil
   for (const char* property : {"IsEnabled", "ScreenReaderEnabled"}) {
     if (Status set = SetStatus(*connection, property, timeout); !set.ok()) return set;
   }
-  return OkStatus();
+  // Setting the properties activates the launcher but not the bus it
+  // launches. A Qt 5.15 app started in that state never registered: it sees
+  // org.a11y.Bus and the properties on, asks GetAddress asynchronously, and
+  // its bridge registers on the next event-loop turn, before that reply has
+  // connected it to the bus ("Error in contacting registry: Not connected to
+  // D-Bus server" under QDBUS_DEBUG=1); it never tries again. With the bus
+  // running, its address is on the root window and Qt connects to it
+  // synchronously while starting.
+  return StartA11yBus(*connection, timeout);
 }
 
 Result<bool> ReadAccessibilityStatus(const std::string& bus_address, const std::string& property,

@@ -37,7 +37,9 @@ std::vector<std::string> AccessibilityUnsetEnvironment();
 
 // Sets org.a11y.Status IsEnabled and ScreenReaderEnabled to true on the bus
 // at `bus_address` (D-Bus activates the AT-SPI bus launcher when it is not
-// running yet). Errors: Unavailable (bus unreachable, no launcher installed:
+// running yet), then has the launcher start the accessibility bus, so that
+// its address is on the X root window before any app starts (see the
+// why-comment in a11y_env.cpp: Qt 5). Errors: Unavailable (bus unreachable, no launcher installed:
 // the message says which package), Timeout.
 Status EnableAccessibilityOnBus(const std::string& bus_address,
                                 std::chrono::milliseconds timeout = std::chrono::seconds(5));

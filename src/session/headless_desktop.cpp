@@ -661,7 +661,8 @@ Result<std::unique_ptr<HeadlessDesktop>> HeadlessDesktop::Start(const DesktopOpt
   if (options.accessibility) {
     // Apps started without the session's variables (from a terminal of the
     // desktop, a launcher) still switch on: Qt, GTK 4 and Chromium watch
-    // org.a11y.Status. D-Bus activation starts the AT-SPI bus launcher here.
+    // org.a11y.Status. D-Bus activation starts the AT-SPI bus launcher here,
+    // and the launcher the accessibility bus, before any app can ask.
     const auto left = std::max(Left(deadline), std::chrono::milliseconds(1));
     if (Status enabled = EnableAccessibilityOnBus(info.dbus_address, left); !enabled.ok()) {
       spdlog::warn("session {}: accessibility not switched on for running apps: {}", info.id,

@@ -72,13 +72,11 @@ struct DesktopOptions {
   // For the whole start-up: Xvfb, dbus-daemon and the window manager.
   std::chrono::milliseconds start_timeout{10000};
   // Sets org.a11y.Status IsEnabled/ScreenReaderEnabled on the session bus
-  // (a11y_env.h) at start, so apps started without SessionEnvironment()
-  // switch on too. Off by default: setting it activates the AT-SPI bus
-  // launcher before any app runs, and a Qt 5.15 app started afterwards with
-  // the session's variables then never registered (QtObserveTest, 60 s),
-  // while it registers in 0.4 s when the launcher is activated by the first
-  // app as before. `uiscope session a11y-on` sets it on demand.
-  bool accessibility = false;
+  // and starts the accessibility bus (EnableAccessibilityOnBus, a11y_env.h)
+  // at start, so apps started without SessionEnvironment() switch on too.
+  // False: a desktop whose apps find accessibility off (tests of
+  // `session a11y-on`).
+  bool accessibility = true;
 };
 
 // One session; also what `uiscope session list --json` prints (ToJson).

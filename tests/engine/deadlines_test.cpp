@@ -54,8 +54,10 @@ class DeadlinesDesktopTest : public ::testing::Test {
   static TestDesktop& desktop() { return TestDesktop::Shared(); }
 
   // A GTK3 fixture named `name`, its form in the accessibility tree.
-  Process* Launch(const std::string& name) {
-    auto app = desktop().LaunchFixture({"--name", name});
+  Process* Launch(const std::string& name, std::vector<std::string> more = {}) {
+    std::vector<std::string> args = {"--name", name};
+    args.insert(args.end(), more.begin(), more.end());
+    auto app = desktop().LaunchFixture(args);
     if (!app) return nullptr;
     Status ready = test::WaitForAccessibleForm(desktop(), app->pid(), milliseconds(15000));
     EXPECT_TRUE(ready.ok()) << ready.error().ToString();
@@ -293,7 +295,9 @@ TEST_F(DeadlinesDesktopTest, AStoppedAppIsSkippedByTheNextCliCall) {
   // A new process never learnt the stopped app's accessible name: X11 names it.
   const std::string label = "(pid " + std::to_string(stopped->pid()) + ")";
 
-  CliRun first = RunCli("observe --timeout-ms 2000");
+  // --sources ax: the breaker's cost alone; reading the stopped app's
+  // window from pixels (the default) is measured by the next test.
+  CliRun first = RunCli("observe --sources ax --timeout-ms 2000");
   std::cout << "[ measured ] CLI observe, app stopped, deadline 2000 ms: " << first.ms << " ms\n";
   EXPECT_EQ(first.exit_code, 0) << first.out;
   EXPECT_LT(first.ms, 2500 + 500) << "process start and connection included";
@@ -301,7 +305,7 @@ TEST_F(DeadlinesDesktopTest, AStoppedAppIsSkippedByTheNextCliCall) {
   EXPECT_NE(first.out.find("source=x11"), std::string::npos) << first.out;
   EXPECT_NE(first.out.find("uiscope-cli-other"), std::string::npos) << first.out;
 
-  CliRun second = RunCli("observe --timeout-ms 2000");
+  CliRun second = RunCli("observe --sources ax --timeout-ms 2000");
   std::cout << "[ measured ] CLI observe again, app still stopped: " << second.ms << " ms\n";
   EXPECT_EQ(second.exit_code, 0) << second.out;
   EXPECT_LT(second.ms, 500 + 300) << "process start and connection included";
@@ -314,6 +318,122 @@ TEST_F(DeadlinesDesktopTest, AStoppedAppIsSkippedByTheNextCliCall) {
   EXPECT_EQ(after.exit_code, 0) << after.out;
   EXPECT_NE(after.out.find("\"Login\""), std::string::npos) << after.out;
   EXPECT_EQ(after.out.find("source=x11"), std::string::npos) << after.out;
+}
+
+// stdout alone (warnings go to stderr, kept in `err`), for --json output.
+struct CliJson {
+  int exit_code = -1;
+  nlohmann::json out;
+  std::string err;
+  double ms = 0;
+};
+
+CliJson RunCliJson(const std::string& args) {
+  std::string env = "env -u AT_SPI_BUS_ADDRESS";
+  for (const auto& [k, v] : TestDesktop::Shared().Environment()) env += " " + k + "='" + v + "'";
+  const std::string err_file = test::TestStateDir() + "/deadlines-stderr.txt";
+  const std::string cmd = env + " " UISCOPE_CLI " " + args + " 2>" + err_file;
+  CliJson r;
+  std::string out;
+  const auto t0 = Clock::now();
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.ms = MsSince(t0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = nlohmann::json::parse(out, nullptr, false);
+  if (FILE* f = fopen(err_file.c_str(), "r")) {
+    while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) r.err.append(buf.data(), n);
+    fclose(f);
+  }
+  return r;
+}
+
+// The subtree of app `pid` in an observation printed by --format json.
+nlohmann::json AppOf(const nlohmann::json& observed, int pid) {
+  if (!observed.is_object() || !observed.contains("nodes")) return nullptr;
+  for (const nlohmann::json& app : observed["nodes"]) {
+    if (app.value("pid", 0) == pid) return app;
+  }
+  return nullptr;
+}
+
+// The first node below `n` (preorder) with source `source` whose name holds
+// `part` ("" = any).
+nlohmann::json NodeFrom(const nlohmann::json& n, const std::string& source,
+                        const std::string& part = "") {
+  if (!n.is_object() || !n.contains("children")) return nullptr;
+  for (const nlohmann::json& c : n["children"]) {
+    if (c.value("source", "") == source && c.value("name", "").find(part) != std::string::npos) {
+      return c;
+    }
+    nlohmann::json found = NodeFrom(c, source, part);
+    if (!found.is_null()) return found;
+  }
+  return nullptr;
+}
+
+// Issue 15 §3: a stopped app's window is read from its own pixels without
+// --sources — its text as OCR nodes, its controls as vision nodes — with a
+// warning saying why; --sources ax leaves that out; a click on such an ID in
+// a later process perceives again and lands on the element.
+TEST_F(DeadlinesDesktopTest, AStoppedAppsWindowIsReadFromPixelsAndItsIdsAct) {
+  // Beside the other fixtures (at x 100), not under them.
+  Process* stopped = Launch("uiscope-pixels-stopped", {"--position", "1000,80"});
+  ASSERT_NE(stopped, nullptr);
+  ASSERT_EQ(RunCliJson("observe --format json").exit_code, 0);
+  ASSERT_EQ(::kill(stopped->pid(), SIGSTOP), 0);
+
+  CliJson first = RunCliJson("observe --format json --timeout-ms 2000");
+  std::cout << "[ measured ] CLI observe, app stopped, read from pixels: " << first.ms << " ms\n";
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_LT(first.ms, 2000 + 800 + 500) << "deadline, pixel budget, process start";
+  nlohmann::json app = AppOf(first.out, stopped->pid());
+  ASSERT_FALSE(app.is_null()) << first.out.dump();
+  EXPECT_EQ(app["source"], "x11");
+  // The fixture's status label, which only OCR can read from a stopped app.
+  nlohmann::json text = NodeFrom(app, "ocr", "logged in");
+  EXPECT_FALSE(text.is_null()) << app.dump();
+  nlohmann::json button = NodeFrom(app, "vision", "Login");
+  ASSERT_FALSE(button.is_null()) << app.dump();
+  EXPECT_NE(first.err.find("is not answering: its window"), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("read from pixels"), std::string::npos) << first.err;
+
+  CliJson second = RunCliJson("observe --format json --timeout-ms 2000");
+  std::cout << "[ measured ] CLI observe again, read from pixels: " << second.ms << " ms\n";
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  nlohmann::json again = NodeFrom(AppOf(second.out, stopped->pid()), "vision", "Login");
+  ASSERT_FALSE(again.is_null()) << second.out.dump();
+  EXPECT_EQ(again["id"], button["id"]) << "the same pixels give the same IDs";
+
+  // Named sources are exactly those.
+  CliJson ax = RunCliJson("observe --format json --sources ax --timeout-ms 2000");
+  std::cout << "[ measured ] CLI observe --sources ax, app stopped: " << ax.ms << " ms\n";
+  ASSERT_EQ(ax.exit_code, 0) << ax.err;
+  nlohmann::json bare = AppOf(ax.out, stopped->pid());
+  ASSERT_FALSE(bare.is_null()) << ax.out.dump();
+  EXPECT_TRUE(NodeFrom(bare, "ocr").is_null()) << bare.dump();
+  EXPECT_TRUE(NodeFrom(bare, "vision").is_null()) << bare.dump();
+  EXPECT_EQ(ax.err.find("read from pixels"), std::string::npos) << ax.err;
+
+  // The click, in a new process, finds the vision ID by perceiving again
+  // and moves the pointer onto it (the stopped app cannot answer it).
+  const std::string id = button["id"];
+  CliJson click = RunCliJson("click " + id + " --json");
+  ASSERT_EQ(click.exit_code, 0) << click.err << click.out.dump();
+  EXPECT_EQ(click.out["via"], "xtest") << click.out.dump();
+  EXPECT_NE(click.out.dump().find("perceiving again"), std::string::npos) << click.out.dump();
+  auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+  ASSERT_TRUE(lease.ok()) << lease.error().ToString();
+  auto pointer = lease->hands->input->PointerPosition();
+  ASSERT_TRUE(pointer.ok()) << pointer.error().ToString();
+  const nlohmann::json& b = button["bounds"];
+  const Rect bounds{b["x"].get<int>(), b["y"].get<int>(), b["w"].get<int>(), b["h"].get<int>()};
+  EXPECT_TRUE(bounds.Contains(*pointer))
+      << "pointer at " << pointer->x << "," << pointer->y << ", button " << b.dump();
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "core/ids.h"
 #include "engine/desktop.h"
+#include "engine/perceive.h"
 #include "support/desktop_fixture.h"
 #include "support/fake_accessibility.h"
 #include "support/tree_queries.h"
@@ -343,6 +344,28 @@ TEST_F(ObserveDesktopTest, IdsSurviveMovingTypingInsertingAndRestarting) {
   auto restarted = ObserveFresh(fixture_->pid());
   ASSERT_TRUE(restarted.ok()) << restarted.error().ToString();
   EXPECT_EQ(IdsByKey(restarted->snapshot.roots), ids);
+}
+
+// Issue 15 §3: without named sources, the windows of apps whose tree
+// cannot be read are read from pixels; naming sources gives exactly those.
+TEST(ParseSourcesTest, NamingSourcesTurnsOffPixelsWhereBlind) {
+  auto none = ParseSources({});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->ax);
+  EXPECT_FALSE(none->ocr || none->vision);
+  EXPECT_TRUE(none->pixels_where_blind);
+  auto empty = ParseSources({""});  // `--sources ''`, as the CLI splits it
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->pixels_where_blind);
+  auto ax = ParseSources({"ax"});
+  ASSERT_TRUE(ax.ok());
+  EXPECT_FALSE(ax->pixels_where_blind);
+  auto all = ParseSources({"ax", "", "ocr", "vision"});
+  ASSERT_TRUE(all.ok());
+  EXPECT_TRUE(all->ocr && all->vision);
+  EXPECT_FALSE(all->pixels_where_blind);
+  EXPECT_FALSE(ParseSources({"ocr"}).ok()) << "ax is required";
+  EXPECT_FALSE(ParseSources({"ax", "pixels"}).ok());
 }
 
 }  // namespace

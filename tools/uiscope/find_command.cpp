@@ -21,8 +21,9 @@ CLI::App* AddFindCommand(CLI::App& app, GlobalFlags& g, FindFlags& f) {
   cmd->add_flag("--exact", f.exact, "the whole label, exactly as written");
   cmd->add_option("--app", f.app, "only this application");
   cmd->add_option("--sources", f.sources,
-                  "where to look, comma-separated: ax (accessibility, the default), ocr (text "
-                  "where the tree is blind), vision (elements detected in the pixels)");
+                  "where to look, comma-separated: ax (accessibility), ocr (text "
+                  "where the tree is blind), vision (elements detected in the pixels); "
+                  "default as observe's");
   cmd->add_option("--limit", f.limit, "at most N matches")->check(CLI::Range(1, 100000));
   cmd->add_option("--timeout-ms", f.timeout_ms, "deadline per application")
       ->check(CLI::Range(10, 600000));

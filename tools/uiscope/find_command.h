@@ -18,7 +18,7 @@ struct FindFlags {
   std::string name;
   std::string role;
   std::string app;
-  std::string sources = "ax";
+  std::string sources;  // "" = as observe's default
   bool exact = false;
   int limit = 20;
   int timeout_ms = 2000;

@@ -50,7 +50,7 @@ struct ObserveFlags {
   std::string app;
   int pid = 0;
   std::string format = "compact";
-  std::string sources = "ax";
+  std::string sources;  // "" = ax, and pixels where no tree can be read
   int max_nodes = 0;
   int max_chars = 0;
   std::string cursor;
@@ -162,10 +162,10 @@ int RunSessionStart(const GlobalFlags& g, const std::string& size, bool no_wm) {
             << info.width << "x" << info.height << "); stop it with `uiscope session stop "
             << info.id << "`\n";
   // Only shell assignments on stdout, so `eval "$(uiscope session start)"` works.
+  // All of the session's: apps started from that shell get accessibility
+  // as `app launch` gives it (GTK 2 and LibreOffice read only variables).
   for (const auto& [k, v] : SessionEnvironment(info)) {
-    if (k == "DISPLAY" || k == "DBUS_SESSION_BUS_ADDRESS" || k == "XDG_RUNTIME_DIR") {
-      std::cout << "export " << k << "='" << v << "'\n";
-    }
+    std::cout << "export " << k << "='" << v << "'\n";
   }
   return kExitOk;
 }
@@ -340,10 +340,12 @@ int main(int argc, char** argv) {
                    "`observe --format diff`)")
       ->check(CLI::IsMember({"compact", "json", "semantic", "diff"}));
   observe->add_option("--sources", of.sources,
-                      "perception sources, comma-separated: ax (accessibility, the default), "
+                      "perception sources, comma-separated: ax (accessibility), "
                       "ocr (adds text where the tree is blind: terminals, canvases), vision "
                       "(adds elements detected in the pixels: painted controls, apps without "
-                      "accessibility)");
+                      "accessibility). Default: ax, and the windows of apps that are not "
+                      "answering or have no accessibility read by ocr and vision; naming "
+                      "sources (--sources ax) gives exactly those");
   observe->add_option("--max-nodes", of.max_nodes, "at most N nodes in this page")
       ->check(CLI::NonNegativeNumber);
   observe->add_option("--max-chars", of.max_chars, "at most N characters in this page")

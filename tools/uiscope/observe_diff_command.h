@@ -13,7 +13,7 @@ namespace uiscope::cli {
 struct ObserveDiffFlags {
   std::string app;
   int pid = 0;
-  std::string sources = "ax";
+  std::string sources;  // "" = as observe's default
   int max_nodes = 0;  // lines of the diff (nodes of a baseline)
   int max_chars = 0;  // of a baseline
   bool all = false;

@@ -61,8 +61,8 @@ CLI::App* AddScreenshotCommand(CLI::App& app, GlobalFlags& g, ScreenshotFlags& f
   cmd->add_flag("--marks", f.marks, "draw each element's box and ID (set-of-marks)");
   cmd->add_option("--app", f.app, "marks: only this application's elements");
   cmd->add_option("--sources", f.sources,
-                  "marks: what perceives the elements, comma-separated: ax (default), ocr, "
-                  "vision (as observe --sources)");
+                  "marks: what perceives the elements, comma-separated: ax, ocr, "
+                  "vision (as observe --sources, and the same default)");
   cmd->add_option("--timeout-ms", f.timeout_ms, "marks: deadline per application")
       ->check(CLI::Range(10, 600000));
   cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");

@@ -22,7 +22,7 @@ struct ScreenshotFlags {
   int quality = 80;
   bool marks = false;
   std::string app;             // marks: only this application
-  std::string sources = "ax";  // marks: ax, ocr, vision
+  std::string sources;  // marks: ax, ocr, vision; "" = as observe's default
   int timeout_ms = 2000;
 };
 

@@ -128,7 +128,7 @@ std::string ScopeOf(const Workspace& workspace, const std::string& display, cons
                     const Sources& s) {
   return std::to_string(workspace.generation()) + "\x1f" + display + "\x1f" + r.app + "\x1f" +
          std::to_string(r.pid) + "\x1f" + (r.include_hidden ? "1" : "0") + (s.ocr ? "o" : "") +
-         (s.vision ? "v" : "");
+         (s.vision ? "v" : "") + (s.pixels_where_blind ? "p" : "");
 }
 
 // Observes through the workspace; on a failure that means the desktop went
@@ -342,7 +342,9 @@ json ObserveInputSchema() {
          {{"type", "array"},
           {"items", {{"type", "string"}, {"enum", {"ax", "ocr", "vision"}}}},
           {"description",
-           "perception sources, default [\"ax\"]: ax = the accessibility tree; ocr adds the "
+           "perception sources; by default ax, and the windows of apps that are not "
+           "answering or have no accessibility read by ocr and vision (naming sources, "
+           "e.g. [\"ax\"], gives exactly those): ax = the accessibility tree; ocr adds the "
            "text of windows and widgets the tree is blind to (terminals, canvases, apps "
            "without accessibility) as source=ocr nodes; vision adds elements detected in the "
            "pixels of each window (painted buttons, fields, check boxes, sliders, tabs, rows, "
