@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/ids.h"
+#include "engine/x11_windows_nodes.h"
 
 namespace uiscope {
 namespace {
@@ -67,6 +68,7 @@ Result<Observation> Observer::Observe(const ObserveRequest& request) {
   // app's tree say nothing about this one.
   std::string scope = ScopeKey(request.app, request.pid);
   bool same_scope = scope == previous_scope_ && !previous_roots_.empty();
+  NameUntitledWindows(obs.snapshot.roots);
   LoadAnchors(obs.snapshot.roots, obs.warnings);
   AssignIds(obs.snapshot.roots, same_scope ? &previous_roots_ : nullptr, &anchors_);
   const bool full = request.app.empty() && request.pid == 0;
@@ -167,6 +169,7 @@ Result<Observation> Observer::RefreshApp(int pid, std::chrono::milliseconds time
   if (!placed) {
     for (Node& n : fresh) roots.push_back(std::move(n));
   }
+  NameUntitledWindows(roots);
   LoadAnchors(roots, obs.warnings);
   AssignIds(roots, &previous_roots_, &anchors_);
   KeepAnchors(roots, pid, nullptr, obs.warnings);
@@ -303,6 +306,12 @@ void Observer::KeepAnchors(const std::vector<Node>& roots, int only_pid,
   for (const AppInfo& app : *listed) alive.insert(app.bus_name);
   std::erase_if(anchors_.apps, [&](const auto& kv) { return !alive.contains(kv.first); });
   if (anchor_store_) anchor_store_->Forget(alive);
+}
+
+void Observer::NameUntitledWindows(std::vector<Node>& roots) {
+  if (windows_ == nullptr || !HasUntitledWindow(roots)) return;
+  auto listed = windows_->ListWindows();
+  if (listed.ok()) uiscope::NameUntitledWindows(roots, *listed);
 }
 
 }  // namespace uiscope

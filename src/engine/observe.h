@@ -148,6 +148,9 @@ class Observer {
   // Windows of apps without accessibility (no tree, no pid among the
   // trees'), as X11 app nodes: an observation of everything shows them too.
   void AddWindowsWithoutTree(Observation& obs);
+  // Names unnamed accessible top-level windows by their X11 titles
+  // (x11_windows_nodes.h), listing the windows only when one is unnamed.
+  void NameUntitledWindows(std::vector<Node>& roots);
   // `observe --app` / `--pid` of an app the accessibility bus does not know
   // (or that is not answering): its X11 windows, when it has any.
   // `why` is the error of the walk, returned when there are no such windows.

@@ -67,4 +67,49 @@ std::vector<Node> X11AppNodes(const std::vector<WindowInfo>& windows,
   return apps;
 }
 
+namespace {
+
+// The least overlap for an accessible window and an X11 window of the same
+// process to be one window (as observe_breaker.cpp's windows in the tree).
+constexpr double kSameWindowIoU = 0.5;
+
+bool Untitled(const Node& n) {
+  return IsWindowRole(n.role) && n.name.empty() && n.bounds && n.source == Source::kAx;
+}
+
+}  // namespace
+
+bool HasUntitledWindow(const std::vector<Node>& apps) {
+  for (const Node& app : apps) {
+    for (const Node& w : app.children) {
+      if (app.pid > 0 && Untitled(w)) return true;
+    }
+  }
+  return false;
+}
+
+int NameUntitledWindows(std::vector<Node>& apps, const std::vector<WindowInfo>& windows) {
+  int named = 0;
+  for (Node& app : apps) {
+    if (app.pid <= 0) continue;
+    for (Node& w : app.children) {
+      if (!Untitled(w)) continue;
+      const WindowInfo* best = nullptr;
+      double best_iou = kSameWindowIoU;
+      for (const WindowInfo& x : windows) {
+        if (x.pid != app.pid || x.title.empty()) continue;
+        if (const double iou = IoU(*w.bounds, x.bounds); iou >= best_iou) {
+          best = &x;
+          best_iou = iou;
+        }
+      }
+      if (best != nullptr) {
+        w.name = best->title;
+        ++named;
+      }
+    }
+  }
+  return named;
+}
+
 }  // namespace uiscope

@@ -37,4 +37,12 @@ std::vector<WindowInfo> WindowsOfPid(const std::vector<WindowInfo>& windows, int
 std::vector<Node> X11AppNodes(const std::vector<WindowInfo>& windows,
                               const std::function<std::string(const WindowInfo&)>& app_name = {});
 
+// Gives each unnamed top-level window of `apps` (an accessible window
+// without a name: kcalc's main window, gtk3-widget-factory's) the title
+// of its X11 window: the same process's window that overlaps it most, at
+// IoU 0.5 or more. Returns how many were named.
+int NameUntitledWindows(std::vector<Node>& apps, const std::vector<WindowInfo>& windows);
+// Whether `apps` has a top-level window NameUntitledWindows would name.
+bool HasUntitledWindow(const std::vector<Node>& apps);
+
 }  // namespace uiscope

@@ -11,11 +11,13 @@
 #include <functional>
 #include <map>
 
+#include "core/diff.h"
 #include "core/ids.h"
 #include "engine/desktop.h"
 #include "engine/perceive.h"
 #include "support/desktop_fixture.h"
 #include "support/fake_accessibility.h"
+#include "support/fake_windows.h"
 #include "support/tree_queries.h"
 
 namespace uiscope {
@@ -70,6 +72,42 @@ TEST(ObserverTest, PassesScopeAndLimitsToTheBackend) {
   auto missing = observer.Observe(r);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
+}
+
+// kcalc's and gtk3-widget-factory's main windows have no accessible name:
+// they are named by their X11 title, in an observation and in a refresh,
+// and a window with a name keeps it.
+TEST(ObserverTest, AnUnnamedWindowTakesItsX11Title) {
+  auto apps = test::LoadFixtureTree(UISCOPE_TREE_FIXTURES "/form.json");
+  apps[0].children[0].name.clear();
+  test::FakeAccessibility fake(apps);
+  WindowInfo x;
+  x.id = 0x400001;
+  x.title = "KCalc";
+  x.pid = 4343;
+  x.bounds = Rect{100, 80, 600, 400};
+  WindowInfo elsewhere = x;  // the same process's other window, far away
+  elsewhere.id = 0x400002;
+  elsewhere.title = "Other";
+  elsewhere.bounds = Rect{900, 600, 300, 200};
+  test::FakeWindows windows({elsewhere, x});
+  Observer observer(fake, Frame{1920, 1080, 1.0});
+  observer.set_windows(&windows);
+  auto obs = observer.Observe(ObserveRequest{});
+  ASSERT_TRUE(obs.ok()) << obs.error().ToString();
+  EXPECT_EQ(obs->snapshot.roots[0].children[0].name, "KCalc");
+  auto refreshed = observer.RefreshApp(4343, milliseconds(1000));
+  ASSERT_TRUE(refreshed.ok()) << refreshed.error().ToString();
+  EXPECT_EQ(refreshed->snapshot.roots[0].children[0].name, "KCalc");
+  EXPECT_TRUE(DiffTrees(obs->snapshot.roots, refreshed->snapshot.roots).empty());
+
+  // A named window keeps its own name; a window of another process or one
+  // that does not overlap gives none.
+  fake.apps()[0].children[0].name = "Form";
+  EXPECT_EQ(observer.Observe(ObserveRequest{})->snapshot.roots[0].children[0].name, "Form");
+  fake.apps()[0].children[0].name.clear();
+  fake.apps()[0].pid = 99;
+  EXPECT_EQ(observer.Observe(ObserveRequest{})->snapshot.roots[0].children[0].name, "");
 }
 
 TEST(ObserverTest, RenamedLabelKeepsItsIdAcrossObservations) {
