@@ -223,12 +223,20 @@ TEST_P(MirrorTest, RandomChangesLeaveTheMirrorEqualToAFreshWalk) {
   }
   std::cout << test::ToolkitName(GetParam()) << ": " << count << " actions, " << hits_
             << " hits, " << misses_ << " misses\n";
-  // The mirror is used at all: observations with nothing changed are hits.
-  EXPECT_GT(hits_, 0);
+  // The mirror is used at all: observations with nothing changed are hits;
+  // GTK 4 does not report every change and is walked every time.
+  if (GetParam() == Toolkit::kGtk4) {
+    EXPECT_EQ(hits_, 0);
+  } else {
+    EXPECT_GT(hits_, 0);
+  }
 }
 
 TEST_P(MirrorTest, AnUnchangedAppIsServedFromTheMirrorAndFreshWalks) {
-  // An event first, so that the app has shown its events reach us.
+  if (GetParam() == Toolkit::kGtk4) GTEST_SKIP() << "GTK 4 is walked every time";
+  // The mirror listens from its first observation on; an app must then send
+  // an event (showing its events reach us) before its tree is served.
+  ASSERT_TRUE(mirror_->Tree(Request()).ok());
   ASSERT_TRUE(app_->Command("set-email first@example.org").ok());
   test::WaitUntil(
       [&] {
@@ -250,6 +258,8 @@ TEST_P(MirrorTest, AnUnchangedAppIsServedFromTheMirrorAndFreshWalks) {
 }
 
 TEST_P(MirrorTest, ALostEventStreamIsDetectedAndTheAppWalked) {
+  if (GetParam() == Toolkit::kGtk4) GTEST_SKIP() << "GTK 4 is walked every time";
+  ASSERT_TRUE(mirror_->Tree(Request()).ok());
   ASSERT_TRUE(app_->Command("set-email before@example.org").ok());
   ASSERT_TRUE(test::WaitUntil(
       [&] {
