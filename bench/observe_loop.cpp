@@ -9,7 +9,8 @@
 //   - walk:      an observation with fresh = true (the reference);
 //   - unchanged: an observation of the app when nothing changed;
 //   - one click: an observation right after the app's login button was
-//     clicked (its status label renames: the fixture's click-login).
+//     clicked (its status label renames to "Logged in as <new email>": the
+//     fixture's set-email, an untimed observation, then click-login).
 // The cache column says how each was served (hit / miss). Ratios are
 // against the walk measured in the same run.
 //
@@ -108,7 +109,17 @@ int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits) {
     }
     Observer mirror(*mirrored->accessibility, mirrored->frame);
     Observer walker(*walking->accessibility, walking->frame);
+    // One click that renames a label: a new email is typed and observed
+    // (untimed), then the login button clicked, which sets the status label
+    // to "Logged in as <email>".
+    int clicks = 0;
     auto click = [&]() -> Status {
+      auto typed = app->Command("set-email user" + std::to_string(++clicks) + "@example.org");
+      if (!typed.ok()) return typed.error();
+      ObserveRequest settle;
+      settle.pid = app->pid();
+      settle.timeout = milliseconds(20000);
+      if (auto obs = mirror.Observe(settle); !obs.ok()) return obs.error();
       auto answer = app->Command("click-login");
       if (!answer.ok()) return answer.error();
       return OkStatus();
