@@ -2003,7 +2003,19 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     if (node.name.empty()) node.name = app.info.name;
     if (IsGtk4(app.info)) FixWindowRelativeExtents(node, toplevels);
     if (app.info.name == "soffice") FixVclTablesInDisplacedPane(node);
-    if (storable) book_->Store(app.root.bus, key, mark, node);
+    // Objects of another application embedded in this one (an AT-SPI
+    // socket/plug) change with that application's events, not this one's:
+    // such a tree cannot be vouched for by this app's events alone.
+    bool own = true;
+    std::function<void(const Node&)> check = [&](const Node& n) {
+      if (!n.ref.owner.empty() && n.ref.owner != app.root.bus) own = false;
+      for (const Node& c : n.children) {
+        if (!own) return;
+        check(c);
+      }
+    };
+    if (storable) check(node);
+    if (storable && own) book_->Store(app.root.bus, key, mark, node);
     result.apps.push_back(std::move(node));
     return false;
   };
