@@ -105,6 +105,12 @@ class Accessibility {
   virtual std::vector<Liveness> Probe(const std::vector<AppInfo>& apps,
                                       std::chrono::milliseconds timeout);
 
+  // The caller is about to act on the application of process `pid` (0 = not
+  // known: any) through input. A backend that keeps a mirror of the trees
+  // does not serve that app's tree again until the app has shown, by an
+  // event, that it reacted. The default does nothing.
+  virtual void NoteActed(int pid) {}
+
   // --- Acting on elements (DESIGN §7) -------------------------------------
   // `node` is a node this backend returned (its Node::ref). Errors: Stale
   // when the object is gone (observe again), Unsupported when the element

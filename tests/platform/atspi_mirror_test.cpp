@@ -81,14 +81,28 @@ TEST(MirrorBookTest, AnotherKeyIsWalked) {
   EXPECT_FALSE(book.Lookup(kBus, "limits|win@5,0,100,100").has_value());
 }
 
-TEST(MirrorBookTest, AnActionForcesAWalkEvenWithoutEvents) {
-  // The toolkit may not report the action's effect: the app is walked once,
-  // and that walk is served again.
+TEST(MirrorBookTest, AfterAnActionTheAppIsWalkedUntilItSendsAnEvent) {
+  // The toolkit may not report the action's effect: until the app shows it
+  // reacted (an event), every observation walks it.
   MirrorBook book;
   StoreTree(book);
   book.NoteActed(kBus);
   EXPECT_FALSE(book.Lookup(kBus, kKey).has_value());
   book.Store(kBus, kKey, book.MarkOf(kBus), AppTree("Stop"));
+  EXPECT_FALSE(book.Lookup(kBus, kKey).has_value()) << "no event since the action";
+  book.OnEvent(kBus, "/reaction");
+  EXPECT_FALSE(book.Lookup(kBus, kKey).has_value()) << "the event came after the walk";
+  book.Store(kBus, kKey, book.MarkOf(kBus), AppTree("Stopped"));
+  auto kept = book.Lookup(kBus, kKey);
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->children[0].name, "Stopped");
+}
+
+TEST(MirrorBookTest, AnActionOnAnAppNotSeenYetCounts) {
+  MirrorBook book;
+  book.NoteActed(kBus);
+  book.OnEvent(kBus, "/a");  // it reacts
+  book.Store(kBus, kKey, book.MarkOf(kBus), AppTree("Play"));
   EXPECT_TRUE(book.Lookup(kBus, kKey).has_value());
 }
 

@@ -27,7 +27,9 @@ void MirrorBook::OnStreamLost() {
 
 void MirrorBook::NoteActed(const std::string& bus) {
   std::lock_guard lock(mutex_);
-  if (auto it = apps_.find(bus); it != apps_.end()) it->second.acted = true;
+  App& app = AppOf(bus);
+  app.acted = true;
+  app.events_at_act = app.events;
 }
 
 MirrorBook::Mark MirrorBook::MarkOf(const std::string& bus) {
@@ -61,7 +63,9 @@ void MirrorBook::Store(const std::string& bus, const std::string& key, Mark mark
   app.has_tree = true;
   app.key = key;
   app.events_at_walk = mark.events;
-  app.acted = false;
+  // Acted on and reacted (an event came after the action) before this walk
+  // began: the walk saw the reaction's start, and its events vouch for it.
+  if (app.acted && mark.events > app.events_at_act) app.acted = false;
   app.tree = std::move(tree);
 }
 

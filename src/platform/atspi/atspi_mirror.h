@@ -13,8 +13,9 @@
 // - its event stream is known to work: it has sent at least one event since
 //   the book started listening (an app whose toolkit emits nothing would
 //   otherwise be served its first tree forever);
-// - nothing was done to it through accessibility since the walk (an action
-//   whose effect the toolkit does not report must not leave the old tree);
+// - after an action on it (input or accessibility), it has sent an event
+//   since the action: an app that never reacts to actions with events (a
+//   toolkit that does not report that effect) is walked every time;
 // - the key is the same (a moved or resized window, another screen size,
 //   other request limits);
 // - the event stream was not lost since (the bus connection dropped): that
@@ -57,9 +58,9 @@ class MirrorBook {
   // The event stream itself was lost (the bus connection dropped): nothing
   // stored can be vouched for any more.
   void OnStreamLost();
-  // Something was done to the application through accessibility (an
-  // action, a text or value set): its tree is not served again until it has
-  // been walked again.
+  // Something was done to the application (input, an accessibility action,
+  // a text or value set): its tree is not served again until the app has
+  // sent an event since and been walked after that event.
   void NoteActed(const std::string& bus);
 
   Mark MarkOf(const std::string& bus);
@@ -84,6 +85,7 @@ class MirrorBook {
     std::string key;
     uint64_t events_at_walk = 0;
     bool acted = false;
+    uint64_t events_at_act = 0;  // events when it was last acted on
     Node tree;
   };
   mutable std::mutex mutex_;

@@ -1812,8 +1812,17 @@ bool AtspiAccessibility::EnsureEventWatcher() {
   return true;
 }
 
-void AtspiAccessibility::NoteActed(const Node& node) {
+void AtspiAccessibility::NoteActedOn(const Node& node) {
   if (book_) book_->NoteActed(node.ref.owner);
+}
+
+void AtspiAccessibility::NoteActed(int pid) {
+  if (!book_) return;
+  // Apps are stored only once their pid is known (MirrorKeyFor), and then
+  // they are in known_apps_.
+  for (const auto& [bus, info] : known_apps_) {
+    if (pid == 0 || info.pid == pid) book_->NoteActed(bus);
+  }
 }
 
 Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {

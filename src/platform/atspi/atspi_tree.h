@@ -51,6 +51,8 @@ class AtspiAccessibility final : public Accessibility {
                               std::chrono::milliseconds timeout) override;
 
   // Acting on elements: atspi_actions.cpp.
+  void NoteActed(int pid) override;
+
   Result<ElementCapabilities> Capabilities(const Node& node,
                                            std::chrono::milliseconds timeout) override;
   Status DoAction(const Node& node, std::string_view action,
@@ -97,7 +99,7 @@ class AtspiAccessibility final : public Accessibility {
   Result<DbusConnection*> ConnectionForNode(const Node& node, Clock::time_point deadline);
   // The mirror's guard for actions: the application of `node` is walked on
   // its next observation, whatever its events say.
-  void NoteActed(const Node& node);
+  void NoteActedOn(const Node& node);
   // With options_.mirror: the event watcher, (re)started when it is not
   // running (its connection dropped). False when it cannot be.
   bool EnsureEventWatcher();
