@@ -350,11 +350,13 @@ json FrameJson(const Frame& frame) {
 }
 
 json StatsJson(const ObserveStats& stats) {
-  return {{"ax_nodes", stats.ax_nodes},
-          {"ocr_nodes", stats.ocr_nodes},
-          {"vision_nodes", stats.vision_nodes},
-          {"merged_nodes", stats.merged_nodes},
-          {"latency_ms", stats.latency_ms}};
+  json out = {{"ax_nodes", stats.ax_nodes},
+              {"ocr_nodes", stats.ocr_nodes},
+              {"vision_nodes", stats.vision_nodes},
+              {"merged_nodes", stats.merged_nodes},
+              {"latency_ms", stats.latency_ms}};
+  if (!stats.cache.empty()) out["cache"] = stats.cache;
+  return out;
 }
 
 FormatOutput FormatJson(const Snapshot& snapshot, const std::vector<FlatNode>& flat, size_t start,

@@ -197,6 +197,10 @@ struct ObserveStats {
   int vision_nodes = 0;
   int merged_nodes = 0;
   double latency_ms = 0;
+  // Where the accessibility trees came from when the backend keeps a mirror
+  // of them: "hit" (all from the mirror), "partial", "miss" (all walked);
+  // "" when it keeps none (every tree walked).
+  std::string cache;
 };
 
 // One observation: what `observe` returns before formatting.

@@ -1026,6 +1026,9 @@ Status Executor::Prepare(Verifier& verifier) {
 Status Executor::Perform() {
   const ActionRequest& r = request_;
   Accessibility& ax = *lease_.accessibility;
+  // Whatever the path, the app's tree must not be served from a mirror
+  // until the app has reacted (platform/atspi/atspi_mirror.h).
+  ax.NoteActed(plan_.pid);
   Input* input = lease_.hands->input.get();
   switch (plan_.path) {
     case Path::kAction: {

@@ -52,7 +52,7 @@ Result<DesktopTarget> ResolveDesktop(const std::string& display_flag) {
   return t;
 }
 
-Result<DesktopConnection> ConnectDesktop(const DesktopTarget& target) {
+Result<DesktopConnection> ConnectDesktop(const DesktopTarget& target, bool accessibility_mirror) {
   DesktopConnection conn;
   conn.target = target;
   auto display = x11::X11Display::Open(target.display);
@@ -62,6 +62,7 @@ Result<DesktopConnection> ConnectDesktop(const DesktopTarget& target) {
   AtspiOptions options;
   options.display = target.display;
   options.session_bus_address = target.dbus_address;
+  options.mirror = accessibility_mirror;
   auto ax = ConnectAtspi(options);
   if (!ax.ok()) return ax.error();
   conn.accessibility = std::move(ax).value();

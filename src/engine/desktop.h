@@ -31,6 +31,9 @@ struct DesktopConnection {
 
 // Opens the display (kept, for the frame size and capture) and the
 // accessibility bus.
-Result<DesktopConnection> ConnectDesktop(const DesktopTarget& target);
+// With `accessibility_mirror`, the accessibility backend keeps an event-fed
+// mirror of the trees (AtspiOptions::mirror).
+Result<DesktopConnection> ConnectDesktop(const DesktopTarget& target,
+                                         bool accessibility_mirror = false);
 
 }  // namespace uiscope

@@ -28,6 +28,7 @@ Result<Observation> Observer::Observe(const ObserveRequest& request) {
   tree.max_nodes = request.max_fetch_nodes;
   tree.timeout = request.timeout;
   tree.deadline = request.deadline;
+  tree.fresh = request.fresh;
   tree.skip_app = hide_app_;
   Breaker breaker = OpenBreaker(request);
   tree.skip_buses = breaker.skip_buses;
@@ -46,6 +47,7 @@ Result<Observation> Observer::Observe(const ObserveRequest& request) {
     obs.snapshot.roots = std::move(result->apps);
     obs.warnings = std::move(result->warnings);
     obs.requests = result->requests;
+    obs.snapshot.stats.cache = result->cache;
     obs.unanswered = std::move(result->unanswered);
     obs.exited = std::move(result->exited);
     CloseBreaker(std::move(breaker), request, tree, obs);
@@ -130,6 +132,7 @@ Result<Observation> Observer::RefreshApp(int pid, std::chrono::milliseconds time
     if (hide_app_) std::erase_if(fresh, [&](const Node& app) { return hide_app_(app.name); });
     obs.warnings = std::move(result->warnings);
     obs.requests = result->requests;
+    obs.snapshot.stats.cache = result->cache;
     NoteAbsent(result->unanswered, result->exited, pid);
   } else if (result.error().code != ErrorCode::kNotFound &&
              result.error().code != ErrorCode::kStale) {

@@ -43,6 +43,9 @@ struct ObserveRequest {
   // The whole observation's deadline (no application is waited for past
   // it), for callers with a deadline of their own (wait_for); unset = none.
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  // Walk every application even where the accessibility backend could serve
+  // its tree from its mirror (TreeRequest::fresh).
+  bool fresh = false;
 };
 
 struct Observation {

@@ -110,7 +110,7 @@ Result<DesktopTarget> Workspace::DefaultTarget(std::vector<std::string>* notes) 
 
 Result<Workspace::Desktop*> Workspace::Open(const DesktopTarget& target) {
   if (auto it = desktops_.find(target.display); it != desktops_.end()) return it->second.get();
-  auto connection = ConnectDesktop(target);
+  auto connection = ConnectDesktop(target, options_.accessibility_mirror);
   if (!connection.ok()) return connection.error();
   auto desktop = std::make_unique<Desktop>();
   desktop->connection = std::move(connection).value();

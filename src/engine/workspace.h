@@ -47,6 +47,10 @@ struct WorkspaceOptions {
   std::function<bool(const std::string& app_name)> hide_app;
   // Decides every action before it reaches a desktop; null = AllowAllGate.
   std::shared_ptr<ActionGate> gate;
+  // Keep a mirror of each application's accessibility tree, fed by its
+  // events (AtspiOptions::mirror): for a long-running process (the MCP
+  // server), never for a one-shot CLI call.
+  bool accessibility_mirror = false;
 };
 
 // What acting on a desktop needs besides its tree (see above).

@@ -115,6 +115,8 @@ int Serve(const ServeOptions& options) {
   ws.hide_app = [gate](const std::string& app) { return gate->IsDeniedApp(app); };
   // Every action of every tool goes through the policy (DESIGN §8).
   ws.gate = gate;
+  // A long-running server: each app's tree is kept, fed by its events.
+  ws.accessibility_mirror = true;
   Workspace workspace(ws);
   auto sessions = MakeSessionControl();
   ToolRegistry registry;

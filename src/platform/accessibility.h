@@ -51,6 +51,9 @@ struct TreeRequest {
   // breaker, engine/app_health.h). They are neither asked their name nor
   // walked, nor listed as present; the caller reports them.
   std::vector<std::string> skip_buses;
+  // Walk every application, even where the backend keeps a mirror of its
+  // tree that it could vouch for (TreeResult::cache).
+  bool fresh = false;
 };
 
 // What an element offers to be acted on through accessibility (DESIGN §7).
@@ -74,6 +77,11 @@ struct TreeResult {
   // hung), and because they exited during the call: each also has a warning.
   std::vector<AppInfo> unanswered;
   std::vector<AppInfo> exited;
+  // Where the trees came from, for backends that keep a mirror of them
+  // (AtspiOptions::mirror): "hit" = all from the mirror, with no request to
+  // the applications but one barrier each; "miss" = all walked; "partial" =
+  // some of each. "" = the backend keeps no mirror (every tree is walked).
+  std::string cache;
 };
 
 class Accessibility {
@@ -96,6 +104,12 @@ class Accessibility {
   enum class Liveness { kAnswers, kSilent, kGone };
   virtual std::vector<Liveness> Probe(const std::vector<AppInfo>& apps,
                                       std::chrono::milliseconds timeout);
+
+  // The caller is about to act on the application of process `pid` (0 = not
+  // known: any) through input. A backend that keeps a mirror of the trees
+  // does not serve that app's tree again until the app has shown, by an
+  // event, that it reacted. The default does nothing.
+  virtual void NoteActed(int pid) {}
 
   // --- Acting on elements (DESIGN §7) -------------------------------------
   // `node` is a node this backend returned (its Node::ref). Errors: Stale
@@ -136,6 +150,11 @@ struct AtspiOptions {
   std::string display;              // for the AT_SPI_BUS root-window fallback; "" = $DISPLAY
   std::chrono::milliseconds connect_timeout{3000};
   bool peer_to_peer = true;  // talk to apps on their private sockets when they offer one
+  // Keep a mirror of each application's tree, kept current by its AT-SPI
+  // events, and serve it instead of walking while the events say nothing
+  // changed (atspi/atspi_mirror.h). For long-running processes (the MCP
+  // server): a one-shot CLI call would only pay for listening.
+  bool mirror = false;
 };
 
 // Connects to the AT-SPI2 bus of the session. Unavailable errors say what

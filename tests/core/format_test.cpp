@@ -73,7 +73,7 @@ Snapshot PlayerSnapshot() {
 
   Snapshot s;
   s.frame = Frame{1920, 1080, 1.0};
-  s.stats = ObserveStats{12, 3, 1, 1, 42.5};
+  s.stats = ObserveStats{12, 3, 1, 1, 42.5, ""};
   s.roots.push_back(std::move(app));
   return s;
 }
@@ -236,6 +236,14 @@ TEST(FormatTest, PasswordValueNeverPrinted) {
   const Node& pw = s.roots[0].children[0].children[4];
   ASSERT_EQ(pw.id, "txt_pw");
   EXPECT_FALSE(NodeToJson(pw).contains("value"));
+}
+
+TEST(FormatTest, JsonStatsSayWhereTheTreeCameFromWhenAMirrorIsKept) {
+  Snapshot s = PlayerSnapshot();
+  s.stats.cache = "hit";
+  EXPECT_EQ(MustFormat(s, Options(Format::kJson)).json["stats"]["cache"], "hit");
+  s.stats.cache = "";  // a backend without a mirror: no such field
+  EXPECT_FALSE(MustFormat(s, Options(Format::kJson)).json["stats"].contains("cache"));
 }
 
 TEST(FormatTest, JsonShape) {

@@ -55,6 +55,7 @@ struct ObserveFlags {
   int max_chars = 0;
   std::string cursor;
   bool all = false;
+  bool fresh = false;
   int timeout_ms = 2000;
 };
 
@@ -81,6 +82,7 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
   request.app = f.app;
   request.pid = f.pid;
   request.include_hidden = f.all;
+  request.fresh = f.fresh;
   request.timeout = std::chrono::milliseconds(f.timeout_ms);
   std::unique_ptr<TextReader> reader;
   if (sources->ocr || sources->vision) reader = std::make_unique<TextReader>();
@@ -352,6 +354,9 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   observe->add_option("--cursor", of.cursor, "next page: the cursor printed by the previous page");
   observe->add_flag("--all", of.all, "include nodes that are not showing or scrolled out of view");
+  observe->add_flag("--fresh", of.fresh,
+                    "walk every application's tree, never serve one from the event-fed mirror "
+                    "(a CLI call keeps none: it always walks; the MCP server keeps one)");
   observe->add_option("--timeout-ms", of.timeout_ms, "deadline per application")
       ->check(CLI::Range(10, 600000));
   observe->add_option("--display", g.display, "X display to use (default: $DISPLAY)");

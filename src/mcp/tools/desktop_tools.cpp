@@ -112,6 +112,7 @@ ObserveRequest ObserveRequestFrom(const json& args) {
   r.app = args.value("app", "");
   r.pid = args.value("pid", 0);
   r.include_hidden = args.value("include_hidden", false);
+  r.fresh = args.value("fresh", false);
   r.timeout = std::chrono::milliseconds(args.value("timeout_ms", 2000));
   return r;
 }
@@ -362,6 +363,9 @@ json ObserveInputSchema() {
         {"cursor", String("next page: the page.next_cursor of the previous observe with the same "
                           "arguments; pages that same observation")},
         {"include_hidden", Boolean("also elements that are not showing or are scrolled out")},
+        {"fresh", Boolean("walk every application's tree; by default a tree the server's "
+                          "event-fed mirror can vouch for is served from it (stats.cache says "
+                          "hit, partial or miss)")},
         {"timeout_ms", schema::TimeoutMs(2000, "deadline per application")},
         {"session", schema::SessionArgument()}}}};
 }

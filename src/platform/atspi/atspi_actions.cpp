@@ -225,6 +225,7 @@ Status AtspiAccessibility::DoAction(const Node& node, std::string_view action,
                                     std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   auto conn = ConnectionForNode(node, deadline);
+  NoteActedOn(node);
   if (!conn.ok()) return conn.error();
   const BackendRef& ref = node.ref;
   auto left = [&] { return std::chrono::milliseconds(std::max(1, RemainingMs(deadline))); };
@@ -265,6 +266,7 @@ Status AtspiAccessibility::SetText(const Node& node, std::string_view text,
                                    std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   auto conn = ConnectionForNode(node, deadline);
+  NoteActedOn(node);
   if (!conn.ok()) return conn.error();
   const BackendRef& ref = node.ref;
   auto left = [&] { return std::chrono::milliseconds(std::max(1, RemainingMs(deadline))); };
@@ -297,6 +299,7 @@ Status AtspiAccessibility::SetValue(const Node& node, double value,
   }
   const auto deadline = Clock::now() + timeout;
   auto conn = ConnectionForNode(node, deadline);
+  NoteActedOn(node);
   if (!conn.ok()) return conn.error();
   const BackendRef& ref = node.ref;
   MessagePtr call = NewMethodCall(ref.owner, ref.path, kPropertiesIface, "Set");
@@ -320,6 +323,7 @@ Status AtspiAccessibility::SetValue(const Node& node, double value,
 Status AtspiAccessibility::GrabFocus(const Node& node, std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   auto conn = ConnectionForNode(node, deadline);
+  NoteActedOn(node);
   if (!conn.ok()) return conn.error();
   const BackendRef& ref = node.ref;
   auto reply = (*conn)->Call(NewMethodCall(ref.owner, ref.path, kComponentIface, "GrabFocus"),
@@ -350,6 +354,7 @@ Result<std::string> AtspiAccessibility::ChooseOption(const Node& node, std::stri
                                                      std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   auto conn = ConnectionForNode(node, deadline);
+  NoteActedOn(node);
   if (!conn.ok()) return conn.error();
   const std::string& owner = node.ref.owner;
   struct Item {

@@ -1522,6 +1522,39 @@ ToolkitQuirks Quirks(const AppInfo& app) {
   return q;
 }
 
+// How long the mirror's barrier (EventWatcher::Sync) waits for the
+// applications' answers: they answer from their main loop, within
+// milliseconds when it runs; one that does not is walked (and the walk has
+// its own deadline).
+constexpr auto kMirrorSyncWait = std::chrono::milliseconds(250);
+
+// What shaped an application's walk besides its own objects: the request's
+// limits, the screen, and where its X11 windows are (a moved or resized
+// window moves its content without an event in most toolkits: GTK 3 and Qt
+// report screen extents, GTK 4's are shifted by the window's origin). Equal
+// keys: a stored tree still applies. "" = the walk must not be stored: an app
+// whose windows cannot be told (no pid); GTK 2, whose menus are told by the X
+// server's popups, not by events; and GTK 4, which does not report every
+// change (4.8: a row inserted at the top of a GtkListBox sends no event at
+// all, children-changed or other; found by atspi_mirror_desktop_test), so
+// its trees cannot be vouched for and it is walked every time.
+std::string MirrorKeyFor(const TreeRequest& request, const AppInfo& app, const Rect& screen,
+                         const std::vector<x11::TopLevel>& toplevels) {
+  if (app.pid <= 0 || IsGtk2(app) || IsGtk4(app)) return "";
+  std::string key = std::to_string(request.include_hidden) + "," +
+                    std::to_string(request.max_depth) + "," + std::to_string(request.max_nodes) +
+                    "," + std::to_string(request.fetch_actions) + "," +
+                    std::to_string(request.fetch_values) + "|" + std::to_string(screen.w) + "x" +
+                    std::to_string(screen.h);
+  for (const x11::TopLevel& t : toplevels) {
+    if (t.pid != app.pid) continue;
+    key += "|" + std::to_string(t.window) + ":" + t.title + "@" + std::to_string(t.bounds.x) +
+           "," + std::to_string(t.bounds.y) + "," + std::to_string(t.bounds.w) + "," +
+           std::to_string(t.bounds.h);
+  }
+  return key;
+}
+
 }  // namespace
 
 Result<std::string> FindAccessibilityBus(const AtspiOptions& options) {
@@ -1601,7 +1634,7 @@ Result<std::unique_ptr<AtspiAccessibility>> AtspiAccessibility::Connect(
                      "the accessibility bus is unreachable: " + bus.error().message);
   }
   return std::unique_ptr<AtspiAccessibility>(
-      new AtspiAccessibility(options, std::move(bus).value()));
+      new AtspiAccessibility(options, std::move(bus).value(), *address));
 }
 
 Result<std::vector<AtspiAccessibility::AppHandle>> AtspiAccessibility::ListAppHandles(
@@ -1789,6 +1822,32 @@ DbusConnection& AtspiAccessibility::ConnectionFor(const AppHandle& app,
   return *bus_;
 }
 
+bool AtspiAccessibility::EnsureEventWatcher() {
+  if (!options_.mirror) return false;
+  if (!book_) book_ = std::make_unique<MirrorBook>();
+  if (events_ && events_->alive()) return true;
+  // A watcher whose connection dropped told the book (OnStreamLost): the
+  // trees it held are gone, and a new watcher starts from nothing.
+  events_.reset();
+  auto watcher = EventWatcher::Start(bus_address_, *book_, options_.connect_timeout);
+  if (!watcher.ok()) return false;
+  events_ = std::move(watcher).value();
+  return true;
+}
+
+void AtspiAccessibility::NoteActedOn(const Node& node) {
+  if (book_) book_->NoteActed(node.ref.owner);
+}
+
+void AtspiAccessibility::NoteActed(int pid) {
+  if (!book_) return;
+  // Apps are stored only once their pid is known (MirrorKeyFor), and then
+  // they are in known_apps_.
+  for (const auto& [bus, info] : known_apps_) {
+    if (pid == 0 || info.pid == pid) book_->NoteActed(bus);
+  }
+}
+
 Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
   // A request for one app shares one deadline between listing and walking:
   // an app that stops answering costs `timeout`, not a multiple of it. No
@@ -1837,6 +1896,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
                                                (present.empty() ? "none" : present));
   }
 
+  const bool mirror = EnsureEventWatcher();
   // The screen bounds what can be seen; without an X display (a bus reached
   // through AT_SPI_BUS_ADDRESS alone) nothing is clipped by it.
   Rect screen{0, 0, 1 << 20, 1 << 20};
@@ -1850,8 +1910,8 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
   }
   if (display_) {
     screen = Rect{0, 0, display_->width(), display_->height()};
-    bool need_toplevels = std::any_of(selected.begin(), selected.end(),
-                                      [](const AppHandle* h) { return IsGtk4(h->info); });
+    bool need_toplevels = mirror || std::any_of(selected.begin(), selected.end(),
+                                                [](const AppHandle* h) { return IsGtk4(h->info); });
     if (need_toplevels) toplevels = display_->TopLevels();
     if (std::any_of(selected.begin(), selected.end(),
                     [](const AppHandle* h) { return IsGtk2(h->info); })) {
@@ -1860,6 +1920,19 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
   }
 
   const bool single = selected.size() == 1 && (request.pid != 0 || !wanted.empty());
+  // The mirror's barrier: once an app has answered it, every event it sent
+  // before is in the book, so its stored tree can be judged (and a walk
+  // begun after it, stored). Apps that do not answer in time are walked.
+  std::unordered_set<std::string> synced;
+  if (mirror) {
+    std::vector<std::string> buses;
+    for (const AppHandle* h : selected) {
+      if (h->answered && !unresponsive_.count(h->info.bus_name)) buses.push_back(h->root.bus);
+    }
+    synced = events_->Sync(buses, std::min(deadline, Clock::now() + kMirrorSyncWait));
+  }
+  int hits = 0;
+  int walks = 0;
   // Apps that did not answer last time go last: a hung app must not use up
   // the time of those that answer.
   std::stable_partition(selected.begin(), selected.end(), [&](const AppHandle* h) {
@@ -1885,6 +1958,22 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
       result.warnings.push_back("skipped " + label + ": it " + why);
       return false;
     }
+    std::string key;
+    MirrorBook::Mark mark;
+    if (mirror && synced.count(app.root.bus)) {
+      key = MirrorKeyFor(request, app.info, screen, toplevels);
+      if (!key.empty() && !request.fresh) {
+        if (std::optional<Node> kept = book_->Lookup(app.root.bus, key)) {
+          result.apps.push_back(std::move(*kept));
+          ++hits;
+          return false;
+        }
+      }
+      mark = book_->MarkOf(app.root.bus);
+    }
+    // Whatever the walk gives (a timeout, a cut tree, an app gone), the tree
+    // from before it is not served again: only a complete walk is stored.
+    if (mirror) book_->Drop(app.root.bus);
     DbusConnection& conn = ConnectionFor(app, app_deadline);
     Walker walker(conn, request, screen, Quirks(app.info), popups);
     const auto first_reply_by =
@@ -1932,6 +2021,10 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
       return false;
     }
     unresponsive_.erase(app.info.bus_name);
+    ++walks;
+    // A walk that was cut or met a cycle said so in a warning: served again,
+    // the tree would come without it. Such trees are not stored.
+    const bool storable = !key.empty() && walker.revisits() == 0 && walker.Cuts().empty();
     if (walker.revisits() > 0) {
       result.warnings.push_back(label + ": " + std::to_string(walker.revisits()) +
                                 " objects were reached twice (a cycle or a shared child) and "
@@ -1942,6 +2035,19 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     if (node.name.empty()) node.name = app.info.name;
     if (IsGtk4(app.info)) FixWindowRelativeExtents(node, toplevels);
     if (app.info.name == "soffice") FixVclTablesInDisplacedPane(node);
+    // Objects of another application embedded in this one (an AT-SPI
+    // socket/plug) change with that application's events, not this one's:
+    // such a tree cannot be vouched for by this app's events alone.
+    bool own = true;
+    std::function<void(const Node&)> check = [&](const Node& n) {
+      if (!n.ref.owner.empty() && n.ref.owner != app.root.bus) own = false;
+      for (const Node& c : n.children) {
+        if (!own) return;
+        check(c);
+      }
+    };
+    if (storable) check(node);
+    if (storable && own) book_->Store(app.root.bus, key, mark, node);
     result.apps.push_back(std::move(node));
     return false;
   };
@@ -1966,6 +2072,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     auto walked = walk(*d.app, d.since, d.deadline, false);
     if (!walked.ok()) return walked.error();
   }
+  if (mirror) result.cache = walks == 0 && hits > 0 ? "hit" : hits == 0 ? "miss" : "partial";
   // The apps keep the registry's order, whatever order they were walked in.
   std::unordered_map<std::string, size_t> rank;
   for (size_t i = 0; i < handles->size(); ++i) rank[(*handles)[i].info.bus_name] = i;

@@ -20,6 +20,11 @@
 // within a short probe (kFirstReplyProbe) is set aside, the others are
 // walked, and it gets what is left of its deadline last. An app whose
 // private socket closes mid-walk has exited (not a bus failure).
+//
+// With AtspiOptions::mirror (long-running processes: the MCP server), each
+// application's last walk is kept in a MirrorBook (atspi_mirror.h) and
+// served again while the application's events (atspi_events.h) say nothing
+// changed: TreeResult::cache says "hit" then, "miss" after a walk.
 #pragma once
 
 #include <memory>
@@ -29,6 +34,8 @@
 #include <vector>
 
 #include "platform/accessibility.h"
+#include "platform/atspi/atspi_events.h"
+#include "platform/atspi/atspi_mirror.h"
 #include "platform/atspi/dbus_connection.h"
 #include "platform/x11/x11_display.h"
 
@@ -44,6 +51,8 @@ class AtspiAccessibility final : public Accessibility {
                               std::chrono::milliseconds timeout) override;
 
   // Acting on elements: atspi_actions.cpp.
+  void NoteActed(int pid) override;
+
   Result<ElementCapabilities> Capabilities(const Node& node,
                                            std::chrono::milliseconds timeout) override;
   Status DoAction(const Node& node, std::string_view action,
@@ -55,6 +64,13 @@ class AtspiAccessibility final : public Accessibility {
   Result<std::string> ChooseOption(const Node& node, std::string_view option,
                                    std::chrono::milliseconds timeout) override;
 
+  // Tests only: the mirror's event stream is lost from now on, as if the
+  // bus had dropped it (EventWatcher::BreakForTest); the next Tree() starts
+  // listening again.
+  void BreakEventStreamForTest() {
+    if (events_) events_->BreakForTest();
+  }
+
  private:
   struct AppHandle {
     AppInfo info;
@@ -63,8 +79,9 @@ class AtspiAccessibility final : public Accessibility {
     // the deadline: it is not answering, and walking it would only wait again.
     bool answered = true;
   };
-  AtspiAccessibility(AtspiOptions options, std::unique_ptr<DbusConnection> bus)
-      : options_(std::move(options)), bus_(std::move(bus)) {}
+  AtspiAccessibility(AtspiOptions options, std::unique_ptr<DbusConnection> bus,
+                     std::string bus_address)
+      : options_(std::move(options)), bus_(std::move(bus)), bus_address_(std::move(bus_address)) {}
 
   // Apps on the registry with pid, name and toolkit. With `only_pid`, names
   // are asked of that app only. Apps on `skip_buses` are left out unasked.
@@ -80,6 +97,12 @@ class AtspiAccessibility final : public Accessibility {
   // The connection for the object `node` was read from; Stale when the node
   // carries no reference (not from this backend).
   Result<DbusConnection*> ConnectionForNode(const Node& node, Clock::time_point deadline);
+  // The mirror's guard for actions: the application of `node` is walked on
+  // its next observation, whatever its events say.
+  void NoteActedOn(const Node& node);
+  // With options_.mirror: the event watcher, (re)started when it is not
+  // running (its connection dropped). False when it cannot be.
+  bool EnsureEventWatcher();
 
   AtspiOptions options_;
   std::unique_ptr<DbusConnection> bus_;
@@ -94,6 +117,11 @@ class AtspiAccessibility final : public Accessibility {
   std::unordered_set<std::string> unresponsive_;
   // Opened on the first Tree() and kept: one X connection, not one per call.
   std::unique_ptr<x11::X11Display> display_;
+  std::string bus_address_;
+  // The mirror (options_.mirror only): the trees and the events feeding it.
+  // The book outlives the watcher that reports to it.
+  std::unique_ptr<MirrorBook> book_;
+  std::unique_ptr<EventWatcher> events_;
 };
 
 // Finds the address of the accessibility bus: $AT_SPI_BUS_ADDRESS, then

@@ -1,0 +1,191 @@
+// bench/observe_loop: the agent's loop (observe, act, observe) with the
+// event-fed accessibility mirror (issue 16) against a full walk, on the
+// GTK 3, Qt 5 and Chromium fixtures with 1000 rows, in one run on one
+// headless desktop.
+//
+// Per toolkit, one warm Observer on a backend with the mirror (as the MCP
+// server keeps) and one on a backend without (every observation walks, the
+// CLI's way): the median of stats.latency_ms for
+//   - walk:      an observation with fresh = true (the reference);
+//   - unchanged: an observation of the app when nothing changed;
+//   - one click: an observation right after the app's login button was
+//     clicked (its status label renames to "Logged in as <new email>": the
+//     fixture's set-email, an untimed observation, then click-login).
+// The cache column says how each was served (hit / miss). Ratios are
+// against the walk measured in the same run.
+//
+//   build/bin/bench_observe_loop [--runs N] [--rows N] [--toolkits gtk3,qt5,chromium]
+//
+// Writes nothing outside the headless desktop's own temporary directory.
+// Uses the tests' fixture launchers (tests/support), so it is built with the
+// tests.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/desktop.h"
+#include "engine/observe.h"
+#include "support/desktop_fixture.h"
+#include "support/fixture_app.h"
+
+namespace uiscope {
+namespace {
+
+using std::chrono::milliseconds;
+
+struct Timing {
+  int nodes = 0;
+  double median_ms = 0;
+  std::map<std::string, int> cache;  // "hit" -> how many
+};
+
+// `runs` observations, each after `before` (a change, or nothing).
+Result<Timing> Measure(Observer& observer, int pid, bool fresh, int runs,
+                       const std::function<Status()>& before) {
+  ObserveRequest request;
+  request.pid = pid;
+  request.fresh = fresh;
+  request.timeout = milliseconds(20000);
+  std::vector<double> all;
+  Timing t;
+  for (int i = 0; i < runs; ++i) {
+    if (before) {
+      if (auto st = before(); !st.ok()) return st.error();
+    }
+    auto obs = observer.Observe(request);
+    if (!obs.ok()) return obs.error();
+    all.push_back(obs->snapshot.stats.latency_ms);
+    t.nodes = obs->snapshot.stats.ax_nodes;
+    ++t.cache[obs->snapshot.stats.cache.empty() ? "-" : obs->snapshot.stats.cache];
+  }
+  std::sort(all.begin(), all.end());
+  t.median_ms = all[all.size() / 2];
+  return t;
+}
+
+std::string CacheText(const Timing& t) {
+  std::string out;
+  for (const auto& [what, n] : t.cache) {
+    if (!out.empty()) out += " ";
+    out += what + " " + std::to_string(n);
+  }
+  return out;
+}
+
+int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits) {
+  test::TestDesktop desktop;
+  if (!desktop.ok()) {
+    std::fprintf(stderr, "bench_observe_loop: %s\n", desktop.error().c_str());
+    return 1;
+  }
+  DesktopTarget target{desktop.info().display_name, desktop.info().dbus_address, ""};
+  auto mirrored = ConnectDesktop(target, /*accessibility_mirror=*/true);
+  auto walking = ConnectDesktop(target, /*accessibility_mirror=*/false);
+  if (!mirrored.ok() || !walking.ok()) {
+    std::fprintf(stderr, "bench_observe_loop: %s\n",
+                 (!mirrored.ok() ? mirrored.error() : walking.error()).ToString().c_str());
+    return 1;
+  }
+  std::printf("bench_observe_loop: %d rows, median of %d observations each (stats.latency_ms)"
+              "\n\n",
+              rows, runs);
+  std::printf("| toolkit | nodes | case | median | cache | vs walk |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  int failures = 0;
+  for (test::Toolkit toolkit : toolkits) {
+    const std::string name(test::ToolkitName(toolkit));
+    test::AppOptions options;
+    options.rows = rows;
+    auto app = test::LaunchApp(desktop, toolkit, options, milliseconds(120000));
+    if (!app) {
+      std::fprintf(stderr, "bench_observe_loop: %s did not start\n", name.c_str());
+      ++failures;
+      continue;
+    }
+    Observer mirror(*mirrored->accessibility, mirrored->frame);
+    Observer walker(*walking->accessibility, walking->frame);
+    // One click that renames a label: a new email is typed and observed
+    // (untimed), then the login button clicked, which sets the status label
+    // to "Logged in as <email>".
+    int clicks = 0;
+    auto click = [&]() -> Status {
+      auto typed = app->Command("set-email user" + std::to_string(++clicks) + "@example.org");
+      if (!typed.ok()) return typed.error();
+      ObserveRequest settle;
+      settle.pid = app->pid();
+      settle.timeout = milliseconds(20000);
+      if (auto obs = mirror.Observe(settle); !obs.ok()) return obs.error();
+      auto answer = app->Command("click-login");
+      if (!answer.ok()) return answer.error();
+      return OkStatus();
+    };
+    // Warm-up: connections, the app list, the first walk into the mirror
+    // (an app's first events come with it).
+    (void)Measure(mirror, app->pid(), false, 3, click);
+    (void)Measure(walker, app->pid(), false, 1, nullptr);
+    auto walk = Measure(walker, app->pid(), false, runs, nullptr);
+    auto fresh = Measure(mirror, app->pid(), true, runs, nullptr);
+    auto unchanged = Measure(mirror, app->pid(), false, runs, nullptr);
+    auto clicked = Measure(mirror, app->pid(), false, runs, click);
+    for (auto* r : {&walk, &fresh, &unchanged, &clicked}) {
+      if (!r->ok()) {
+        std::fprintf(stderr, "bench_observe_loop: %s: %s\n", name.c_str(),
+                     r->error().ToString().c_str());
+        ++failures;
+      }
+    }
+    if (!walk.ok() || !fresh.ok() || !unchanged.ok() || !clicked.ok()) continue;
+    auto row = [&](const char* what, const Timing& t) {
+      std::printf("| %s | %d | %s | %.2f ms | %s | %.1fx |\n", name.c_str(), t.nodes, what,
+                  t.median_ms, CacheText(t).c_str(),
+                  t.median_ms > 0 ? walk->median_ms / t.median_ms : 0.0);
+    };
+    row("walk (no mirror)", *walk);
+    row("walk (fresh)", *fresh);
+    row("unchanged", *unchanged);
+    row("after one click", *clicked);
+    std::fflush(stdout);
+    (void)app->Quit(milliseconds(10000));
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace uiscope
+
+int main(int argc, char** argv) {
+  using uiscope::test::Toolkit;
+  int runs = 15;
+  int rows = 1000;
+  std::vector<Toolkit> toolkits = {Toolkit::kGtk3, Toolkit::kQt5, Toolkit::kChromium};
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+      runs = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--rows") == 0 && i + 1 < argc) {
+      rows = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--toolkits") == 0 && i + 1 < argc) {
+      toolkits.clear();
+      std::string list = argv[++i];
+      for (Toolkit t : {Toolkit::kGtk3, Toolkit::kQt5, Toolkit::kGtk4, Toolkit::kChromium}) {
+        if (list.find(uiscope::test::ToolkitName(t)) != std::string::npos) toolkits.push_back(t);
+      }
+    } else {
+      std::fprintf(stderr,
+                   "usage: bench_observe_loop [--runs N] [--rows N] "
+                   "[--toolkits gtk3,qt5,gtk4,chromium]\n"
+                   "  the agent's loop with the event-fed mirror against a full walk: median "
+                   "observe\n  latency of an unchanged app and after one click, per toolkit\n");
+      return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
+    }
+  }
+  if (toolkits.empty()) {
+    std::fprintf(stderr, "bench_observe_loop: no known toolkit in --toolkits\n");
+    return 2;
+  }
+  return uiscope::Run(runs, rows, toolkits);
+}
