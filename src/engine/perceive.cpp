@@ -4,6 +4,7 @@
 
 #include "engine/ocr_nodes.h"
 #include "engine/pixel_ids.h"
+#include "platform/x11/ximage_capture.h"
 #include "engine/vision_nodes.h"
 
 namespace uiscope {
@@ -47,6 +48,15 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
     return st.error();
   }
   Snapshot& snapshot = perception.observation.snapshot;
+  if (lease.learner != nullptr) {
+    RegionCapture capture;
+    if (lease.display_connection != nullptr) {
+      const x11::X11Display* display = lease.display_connection;
+      capture = [display](const Rect& r) { return x11::CaptureRegion(*display, r); };
+    }
+    perception.learned =
+        lease.learner->Learn(snapshot, capture, perception.observation.warnings);
+  }
   if (sources.ocr || sources.vision) {
     // Their IDs exist only where these sources run: an action on one in
     // another call perceives again with them (engine/pixel_ids.h).

@@ -50,6 +50,7 @@ int RunFindCommand(const GlobalFlags& g, const FindFlags& f) {
   where.display = g.display;
   where.start_headless = false;  // the CLI names the desktop; it never starts one
   where.hide_app = HiddenApps(*policy);
+  where.learner = LearnerFor(*policy);
   Workspace workspace(where);
   auto lease = workspace.Acquire();
   if (!lease.ok()) return Fail(g, lease.error());
