@@ -94,6 +94,7 @@ LearnCounts LearnFromObservation(std::vector<LearnedTarget>& stored,
   for (const SeenTarget& s : seen) {
     if (s.id.empty() || !seen_ids.insert(s.id).second) continue;
     auto it = index.find(s.id);
+    if (it == index.end() && !s.learn_new) continue;
     if (it == index.end()) {
       LearnedTarget t;
       t.id = s.id;
@@ -256,8 +257,9 @@ std::vector<SeenTarget> SeenTargetsOf(const Node& window) {
       for (const Node& n : nodes) {
         if (n.Has(State::kPassword)) continue;  // neither it nor anything under it
         if (n.source != Source::kLearned && n.source != Source::kX11 && !n.id.empty() &&
-            n.bounds && !n.bounds->Empty() && IsInteractiveRole(n.role)) {
+            n.bounds && !n.bounds->Empty()) {
           SeenTarget s;
+          s.learn_new = IsInteractiveRole(n.role);
           s.id = n.id;
           s.role = n.role;
           s.label = n.name.empty() ? n.description : n.name;

@@ -111,6 +111,9 @@ struct SeenTarget {
   LearnedSource source = LearnedSource::kAx;
   std::optional<uint64_t> visual_hash;
   std::string parent;
+  // Whether an observation adds it when it is not stored yet: interactive
+  // elements are; others (a label an action clicked) are only kept current.
+  bool learn_new = true;
 };
 
 struct LearnCounts {
@@ -173,10 +176,11 @@ class LearnedStore {
                       const std::vector<std::string>& removed, int64_t now_ms) = 0;
 };
 
-// A window's targets as SeenTargets: the interactive elements under
-// `window` with bounds (password fields left out: they are never stored,
-// nor anything about them), bounds relative to the window's. Nodes of
-// source learned or x11 are skipped (memory does not learn from itself).
+// A window's elements as SeenTargets: every element under `window` with an
+// ID and bounds, relative to the window's, learn_new for the interactive
+// ones (password fields left out: they are never stored, nor anything
+// about them or under them). Nodes of source learned or x11 are skipped
+// (memory does not learn from itself).
 std::vector<SeenTarget> SeenTargetsOf(const Node& window);
 
 }  // namespace uiscope

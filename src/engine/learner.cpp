@@ -156,9 +156,9 @@ void Learner::RecordAction(const Node& target, const std::vector<Node>& roots,
   if (it != stored->end()) {
     t = *it;
   } else {
-    // Not learned yet (the observation that showed it learned nothing, or
-    // learning started since): learned now, from the action's target.
-    if (!target.bounds || !IsInteractiveRole(target.role)) return;
+    // Not learned yet (not an interactive role, or learning started since):
+    // what an action aimed at is a target, learned now.
+    if (!target.bounds) return;
     std::vector<LearnedTarget> fresh;
     SeenTarget s;
     s.id = target.id;

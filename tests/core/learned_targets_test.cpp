@@ -243,10 +243,26 @@ TEST(SeenTargetsTest, InteractiveElementsRelativeToTheWindowWithoutPasswords) {
   panel.children = {field, label, button};
   window.children = {panel};
   std::vector<SeenTarget> seen = SeenTargetsOf(window);
-  ASSERT_EQ(seen.size(), 1u);
-  EXPECT_EQ(seen[0].id, "btn_go");
-  EXPECT_EQ(seen[0].bounds, (Rect{50, 50, 50, 20}));
-  EXPECT_EQ(seen[0].parent, "pnl_1");
+  ASSERT_EQ(seen.size(), 3u);  // the panel, the label, the button; no password field
+  EXPECT_EQ(seen[0].id, "pnl_1");
+  EXPECT_FALSE(seen[0].learn_new);
+  EXPECT_EQ(seen[1].id, "lbl_1");
+  EXPECT_FALSE(seen[1].learn_new);
+  EXPECT_EQ(seen[2].id, "btn_go");
+  EXPECT_TRUE(seen[2].learn_new);
+  EXPECT_EQ(seen[2].bounds, (Rect{50, 50, 50, 20}));
+  EXPECT_EQ(seen[2].parent, "pnl_1");
+  // Only the button is learned from scratch; a stored label is kept current.
+  std::vector<LearnedTarget> stored;
+  LearnFromObservation(stored, seen, false, 1);
+  ASSERT_EQ(stored.size(), 1u);
+  LearnedTarget label_target;
+  label_target.id = "lbl_1";
+  label_target.bounds = Rect{20, 100, 100, 20};
+  stored.push_back(label_target);
+  LearnCounts c = LearnFromObservation(stored, seen, false, 2);
+  EXPECT_EQ(c.stale, 0);
+  EXPECT_EQ(c.same, 2);
 }
 
 }  // namespace
