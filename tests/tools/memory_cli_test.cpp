@@ -10,12 +10,15 @@
 //   (f) a password field's content and a deny-listed app never reach the
 //       store.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -237,6 +240,61 @@ TEST_F(MemoryCliDesktopTest, ForgetRemovesEveryTraceAndSecretsNeverArrive) {
   // Learning on: it is.
   ASSERT_EQ(RunCli("observe --app memory-forget").exit_code, 0);
   EXPECT_NE(MemoryBytes().find("memory-forget"), std::string::npos);
+}
+
+// Part 3 of issue 18, checked through the CLI: IDs across processes and app
+// restarts (kept by the ID anchors of issue 15 and the deterministic IDs).
+std::map<std::string, std::string> IdsByLabel(const json& nodes) {
+  std::map<std::string, std::string> out;
+  std::function<void(const json&)> walk = [&](const json& list) {
+    for (const json& n : list) {
+      if (n.contains("name") && n["source"] == "ax" && n["role"] != "application") {
+        out[n["role"].get<std::string>() + ":" + n["name"].get<std::string>()] = n["id"];
+      }
+      if (n.contains("children")) walk(n["children"]);
+    }
+  };
+  walk(nodes);
+  return out;
+}
+
+TEST_F(MemoryCliDesktopTest, IdsSurviveANewTextAndAnAppRestartAcrossCliCalls) {
+  auto fixture = test::TestDesktop::Shared().LaunchFixture({"--name", "memory-ids"});
+  ASSERT_NE(fixture, nullptr);
+  ASSERT_TRUE(test::WaitUntil([&] { return RunCli("find Login --app memory-ids").exit_code == 0; },
+                              milliseconds(10000)));
+  CliRun first = RunCli("observe --app memory-ids --format json");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::map<std::string, std::string> ids = IdsByLabel(json::parse(first.out)["nodes"]);
+  auto status = test::FixtureCommand(*fixture, "status");
+  ASSERT_TRUE(status.ok());
+  const std::string status_id = ids.at("label:" + *status);
+  // (a) Submit changes the status label's text; its ID stays, in another process.
+  ASSERT_EQ(RunCli("click " + ids.at("button:Login")).exit_code, 0);
+  auto changed = test::FixtureCommand(*fixture, "status");
+  ASSERT_TRUE(changed.ok());
+  ASSERT_NE(*changed, *status);
+  CliRun second = RunCli("observe --app memory-ids --format json");
+  const std::map<std::string, std::string> after = IdsByLabel(json::parse(second.out)["nodes"]);
+  EXPECT_EQ(after.at("label:" + *changed), status_id) << second.out;
+  CliRun by_old_id = RunCli("click " + status_id + " --settle-ms 200");
+  EXPECT_EQ(by_old_id.exit_code, 0) << by_old_id.err;
+  // (b) The app restarts: its unchanged widgets have the IDs they had.
+  ::kill(fixture->pid(), SIGKILL);
+  (void)fixture->Wait(milliseconds(5000));
+  fixture = test::TestDesktop::Shared().LaunchFixture({"--name", "memory-ids"});
+  ASSERT_NE(fixture, nullptr);
+  ASSERT_TRUE(test::WaitUntil([&] { return RunCli("find Login --app memory-ids").exit_code == 0; },
+                              milliseconds(10000)));
+  CliRun third = RunCli("observe --app memory-ids --format json");
+  const std::map<std::string, std::string> restarted = IdsByLabel(json::parse(third.out)["nodes"]);
+  int compared = 0;
+  for (const auto& [key, id] : ids) {
+    if (key == "label:" + *status || !restarted.contains(key)) continue;
+    EXPECT_EQ(restarted.at(key), id) << key;
+    ++compared;
+  }
+  EXPECT_GT(compared, 10);
 }
 
 }  // namespace
