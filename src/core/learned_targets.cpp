@@ -221,7 +221,9 @@ std::vector<Node> LearnedNodes(const Node& window, const std::vector<LearnedTarg
     if (present.contains(t.id)) continue;
     auto hit = std::find_if(found.begin(), found.end(),
                             [&](const FoundTarget& f) { return f.id == t.id; });
-    if (hit == found.end() && !t.Reliable()) continue;
+    // A person's word stands until forgotten: a taught target is shown also
+    // where the pixels cannot confirm it now (then stale).
+    if (hit == found.end() && !t.Reliable() && t.source != LearnedSource::kTaught) continue;
     const Rect screen = hit != found.end() ? hit->bounds
                                            : t.bounds.Translated(origin.x, origin.y);
     // Accessibility and vision see it already under another ID.

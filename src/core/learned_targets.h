@@ -153,7 +153,7 @@ Result<LearnedTarget> TaughtTarget(const AppSignature& signature, std::string_vi
 // after accessibility and vision): every stored target that is not in the
 // tree already (by ID, or overlapping a node of the same label with IoU >=
 // 0.5) and that is either `found` (re-found in the pixels now: source
-// learned) or reliable (source learned, state stale). `window` is the window
+// learned) or reliable or taught (source learned, state stale). `window` is the window
 // node as observed (its bounds place the targets on screen); `found` lists
 // the IDs re-found in its pixels with their bounds now (screen pixels).
 struct FoundTarget {
