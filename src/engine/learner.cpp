@@ -57,6 +57,7 @@ LearnStats Learner::Learn(Snapshot& snapshot, const RegionCapture& capture,
   const auto start = std::chrono::steady_clock::now();
   LearnStats stats;
   const int64_t now = UnixNowMs();
+  hits_.clear();
   for (Node& app : snapshot.roots) {
     if (app.name.empty() || !Learns(app.name)) continue;
     for (Node& window : app.children) {
@@ -115,6 +116,9 @@ LearnStats Learner::Learn(Snapshot& snapshot, const RegionCapture& capture,
           warnings.push_back("learned memory: " + st.error().message);
         }
       }
+      for (const LearnedTarget& t : after) {
+        if (t.hits > 0) hits_[t.id] = t.hits;
+      }
       std::vector<Node> learned = LearnedNodes(window, after, found);
       stats.merged += static_cast<int>(learned.size());
       for (Node& n : learned) window.children.push_back(std::move(n));
@@ -171,6 +175,7 @@ void Learner::RecordAction(const Node& target, const std::vector<Node>& roots,
   }
   if (effect == "observed") {
     RecordHit(t, now);
+    hits_[t.id] = t.hits;
   } else {
     RecordMiss(t, now);
   }

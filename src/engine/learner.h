@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/learned_targets.h"
@@ -75,12 +76,21 @@ class Learner {
   Result<Taught> Teach(const std::vector<Node>& roots, std::string_view label, const Rect& bounds,
                        Role role, const RegionCapture& capture);
 
+  // How often an action on element `id` had its effect, as far as the
+  // targets of the windows Learn or RecordAction last saw go (0 when not
+  // known): find ranks by it (FindQuery::learned_hits).
+  int Hits(const std::string& id) const {
+    auto it = hits_.find(id);
+    return it == hits_.end() ? 0 : it->second;
+  }
+
   // The signature of `window` under application node `app`.
   static AppSignature SignatureOf(const Node& app, const Node& window);
 
  private:
   std::shared_ptr<LearnedStore> store_;
   std::function<bool(const std::string&)> learns_;
+  std::unordered_map<std::string, int> hits_;
 };
 
 }  // namespace uiscope

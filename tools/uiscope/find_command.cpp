@@ -63,6 +63,9 @@ int RunFindCommand(const GlobalFlags& g, const FindFlags& f) {
   auto perceived = Perceive(*lease, request, *sources, reader.get());
   if (!perceived.ok()) return Fail(g, perceived.error());
   const Observation& obs = perceived->observation;
+  if (lease->learner != nullptr) {
+    query.learned_hits = [learner = lease->learner](const Node& n) { return learner->Hits(n.id); };
+  }
   auto found = FindNodes(obs.snapshot.roots, query, obs.snapshot.frame);
   if (!found.ok()) return Fail(g, found.error());
   for (const auto& w : obs.warnings) std::cerr << "uiscope: warning: " << w << "\n";
