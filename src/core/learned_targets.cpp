@@ -120,8 +120,9 @@ LearnCounts LearnFromObservation(std::vector<LearnedTarget>& stored,
     } else {
       // A taught target keeps the click point it was taught, moved with it.
       const Point offset{t.click.x - t.bounds.x, t.click.y - t.bounds.y};
-      t.click = t.source == LearnedSource::kTaught ? Point{s.bounds.x + offset.x, s.bounds.y + offset.y}
-                                                   : s.bounds.Center();
+      t.click = t.source == LearnedSource::kTaught
+                    ? Point{s.bounds.x + offset.x, s.bounds.y + offset.y}
+                    : s.bounds.Center();
       ++counts.moved;
     }
     t.bounds = s.bounds;
@@ -224,8 +225,7 @@ std::vector<Node> LearnedNodes(const Node& window, const std::vector<LearnedTarg
     // A person's word stands until forgotten: a taught target is shown also
     // where the pixels cannot confirm it now (then stale).
     if (hit == found.end() && !t.Reliable() && t.source != LearnedSource::kTaught) continue;
-    const Rect screen = hit != found.end() ? hit->bounds
-                                           : t.bounds.Translated(origin.x, origin.y);
+    const Rect screen = hit != found.end() ? hit->bounds : t.bounds.Translated(origin.x, origin.y);
     // Accessibility and vision see it already under another ID.
     const bool shown = std::any_of(labelled.begin(), labelled.end(), [&](const Node* n) {
       return n->name == t.label && IoU(*n->bounds, screen) >= 0.5;
@@ -258,8 +258,8 @@ std::vector<SeenTarget> SeenTargetsOf(const Node& window) {
     void operator()(const std::vector<Node>& nodes, const std::string& parent) {
       for (const Node& n : nodes) {
         if (n.Has(State::kPassword)) continue;  // neither it nor anything under it
-        if (n.source != Source::kLearned && n.source != Source::kX11 && !n.id.empty() &&
-            n.bounds && !n.bounds->Empty()) {
+        if (n.source != Source::kLearned && n.source != Source::kX11 && !n.id.empty() && n.bounds &&
+            !n.bounds->Empty()) {
           SeenTarget s;
           s.learn_new = IsInteractiveRole(n.role);
           s.id = n.id;

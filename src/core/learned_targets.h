@@ -84,8 +84,8 @@ struct LearnedTarget {
   std::string id;  // the element's stable ID (taught: "lrn_" + hash)
   Role role = Role::kUnknown;
   std::string label;
-  Rect bounds;        // relative to the window
-  Point click;        // relative to the window
+  Rect bounds;  // relative to the window
+  Point click;  // relative to the window
   LearnedSource source = LearnedSource::kAx;
   double confidence = kInitialConfidence;
   int64_t first_seen_ms = 0;  // Unix ms

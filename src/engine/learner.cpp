@@ -195,11 +195,10 @@ Result<Learner::Taught> Learner::Teach(const std::vector<Node>& roots, std::stri
       if (!IsWindowRole(window.role) || !window.bounds || !window.bounds->Contains(centre)) {
         continue;
       }
-      const bool better =
-          best == nullptr ||
-          (window.Has(State::kActive) && !best->Has(State::kActive)) ||
-          (window.Has(State::kActive) == best->Has(State::kActive) &&
-           window.bounds->Area() < best->bounds->Area());
+      const bool better = best == nullptr ||
+                          (window.Has(State::kActive) && !best->Has(State::kActive)) ||
+                          (window.Has(State::kActive) == best->Has(State::kActive) &&
+                           window.bounds->Area() < best->bounds->Area());
       if (better) {
         best = &window;
         best_app = &app;

@@ -4,8 +4,8 @@
 
 #include "engine/ocr_nodes.h"
 #include "engine/pixel_ids.h"
-#include "platform/x11/ximage_capture.h"
 #include "engine/vision_nodes.h"
+#include "platform/x11/ximage_capture.h"
 
 namespace uiscope {
 
@@ -54,8 +54,7 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
       const x11::X11Display* display = lease.display_connection;
       capture = [display](const Rect& r) { return x11::CaptureRegion(*display, r); };
     }
-    perception.learned =
-        lease.learner->Learn(snapshot, capture, perception.observation.warnings);
+    perception.learned = lease.learner->Learn(snapshot, capture, perception.observation.warnings);
   }
   if (sources.ocr || sources.vision) {
     // Their IDs exist only where these sources run: an action on one in

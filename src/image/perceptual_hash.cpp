@@ -76,10 +76,9 @@ std::optional<HashMatch> FindByHash(const Image& image, uint64_t hash, const Rec
                                     int radius, int step, int max_distance) {
   if (!image.Valid() || expected.Empty() || step < 1) return std::nullopt;
   const Rect frame{0, 0, image.width, image.height};
-  const Rect area = Intersect(
-      Rect{expected.x - radius, expected.y - radius, expected.w + 2 * radius,
-           expected.h + 2 * radius},
-      frame);
+  const Rect area = Intersect(Rect{expected.x - radius, expected.y - radius,
+                                   expected.w + 2 * radius, expected.h + 2 * radius},
+                              frame);
   if (area.w < expected.w || area.h < expected.h) return std::nullopt;
   const Integral sums(image, area);
   std::optional<HashMatch> best;

@@ -40,7 +40,6 @@ struct HashMatch {
 // `expected`'s, stepping `step` pixels; ties go to the one nearest
 // `expected`. nullopt when none is within `max_distance` bits.
 std::optional<HashMatch> FindByHash(const Image& image, uint64_t hash, const Rect& expected,
-                                    int radius, int step = 2,
-                                    int max_distance = kSameElementBits);
+                                    int radius, int step = 2, int max_distance = kSameElementBits);
 
 }  // namespace uiscope

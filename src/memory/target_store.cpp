@@ -88,10 +88,11 @@ Result<std::shared_ptr<TargetStore>> OpenTargetStore(const std::string& path, bo
   if (!row.ok()) return row.error();
   const int64_t v = *row ? version->Int(0) : 0;
   if (v > kTargetSchemaVersion) {
-    return MakeError(ErrorCode::kUnavailable,
-                     "learned memory " + path + " was written by a newer uiscope (schema " +
-                         std::to_string(v) + "); upgrade uiscope or forget it with "
-                                             "`uiscope memory forget --all`");
+    return MakeError(ErrorCode::kUnavailable, "learned memory " + path +
+                                                  " was written by a newer uiscope (schema " +
+                                                  std::to_string(v) +
+                                                  "); upgrade uiscope or forget it with "
+                                                  "`uiscope memory forget --all`");
   }
   if (v < kTargetSchemaVersion) {
     if (auto st = d.Exec("BEGIN IMMEDIATE"); !st.ok()) return st.error();

@@ -362,10 +362,9 @@ Result<PolicyConfig> ParsePolicyConfig(std::string_view text, const std::string&
                          std::string(doc.type_name()));
   }
   static const std::vector<std::string_view> kTopKeys = {
-      "launch_allow",         "deny_apps",     "confirm_tools",
-      "rate_limit",           "confirmations", "database",
-      "audit_retention_days", "memory",        "$schema",
-      "$comment"};
+      "launch_allow",  "deny_apps", "confirm_tools",        "rate_limit",
+      "confirmations", "database",  "audit_retention_days", "memory",
+      "$schema",       "$comment"};
   if (auto e = v.KnownKeys(doc, "", "", kTopKeys)) return *e;
 
   if (doc.contains("launch_allow")) {

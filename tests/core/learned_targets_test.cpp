@@ -44,7 +44,8 @@ TEST(LearnedTargetsTest, SamePlaceRaisesConfidenceUpToTheCap) {
   EXPECT_DOUBLE_EQ(stored[0].confidence, 0.6);
   EXPECT_EQ(stored[0].last_seen_ms, 2000);
   EXPECT_EQ(stored[0].first_seen_ms, 1000);
-  for (int i = 0; i < 10; ++i) LearnFromObservation(stored, {Seen("btn_1", {12, 19, 80, 30})}, false, 3000);
+  for (int i = 0; i < 10; ++i)
+    LearnFromObservation(stored, {Seen("btn_1", {12, 19, 80, 30})}, false, 3000);
   EXPECT_DOUBLE_EQ(stored[0].confidence, kMaxConfidence);
 }
 

@@ -58,8 +58,9 @@ std::vector<Node> Tree(int buttons) {
 class LearnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("uiscope-learner-test-" + std::to_string(getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("uiscope-learner-test-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     auto store = memory::OpenTargetStore((dir_ / "memory.db").string(), false);
     ASSERT_TRUE(store.ok()) << store.error().message;

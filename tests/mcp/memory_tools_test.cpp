@@ -112,9 +112,8 @@ TEST_F(MemoryToolsTest, ATaughtTargetIsObservedFoundAndListed) {
 TEST_F(MemoryToolsTest, BadArgumentsAreToolErrors) {
   EXPECT_TRUE(Call("teach", {{"label", "x"}, {"x", 5000}, {"y", 5000}}).value("isError", false));
   EXPECT_TRUE(Call("teach", {{"label", " "}, {"x", 480}, {"y", 100}}).value("isError", false));
-  EXPECT_TRUE(
-      Call("teach", {{"label", "x"}, {"x", 480}, {"y", 100}, {"role", "wizard"}}).value("isError",
-                                                                                        false));
+  EXPECT_TRUE(Call("teach", {{"label", "x"}, {"x", 480}, {"y", 100}, {"role", "wizard"}})
+                  .value("isError", false));
   EXPECT_TRUE(Call("memory", {{"app", "nothing-here"}}).value("isError", false));
 }
 

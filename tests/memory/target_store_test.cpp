@@ -141,10 +141,10 @@ TEST_F(TargetStoreTest, TenAppsOfAThousandTargetsStayUnderTenMegabytes) {
       targets.push_back(Target("btn_" + std::to_string(app) + "_" + std::to_string(i),
                                "A fairly long label of a button number " + std::to_string(i)));
     }
-    ASSERT_TRUE(
-        store->Save(AppSignature{"app" + std::to_string(app), "Main window", "atspi"}, targets, {},
-                    1000 + app)
-            .ok());
+    ASSERT_TRUE(store
+                    ->Save(AppSignature{"app" + std::to_string(app), "Main window", "atspi"},
+                           targets, {}, 1000 + app)
+                    .ok());
   }
   // The database and its write-ahead log together.
   std::error_code ec;
@@ -158,8 +158,9 @@ TEST_F(TargetStoreTest, SignaturesAreBounded) {
   auto store = Open();
   ASSERT_NE(store, nullptr);
   for (int app = 0; app < kMaxApps + 5; ++app) {
-    ASSERT_TRUE(store->Save(AppSignature{"app" + std::to_string(app), "w", "atspi"},
-                            {Target("btn_1", "x")}, {}, 1000 + app)
+    ASSERT_TRUE(store
+                    ->Save(AppSignature{"app" + std::to_string(app), "w", "atspi"},
+                           {Target("btn_1", "x")}, {}, 1000 + app)
                     .ok());
   }
   auto apps = store->ListApps();

@@ -18,8 +18,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <map>
 #include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -164,9 +164,9 @@ TEST_F(MemoryCliDesktopTest, ATaughtTargetIsFoundAfterRestartsAndAMove) {
 TEST_F(MemoryCliDesktopTest, ClicksRecordHitsAndMisses) {
   auto fixture = test::TestDesktop::Shared().LaunchFixture({"--name", "memory-cli"});
   ASSERT_NE(fixture, nullptr);
-  ASSERT_TRUE(test::WaitUntil(
-      [&] { return RunCli("find 'Remember me' --app memory-cli").exit_code == 0; },
-      milliseconds(10000)));
+  ASSERT_TRUE(
+      test::WaitUntil([&] { return RunCli("find 'Remember me' --app memory-cli").exit_code == 0; },
+                      milliseconds(10000)));
   CliRun id_run = RunCli("find 'Remember me' --exact --app memory-cli --role check_box --json");
   const std::string box = json::parse(id_run.out)["matches"][0]["id"];
   json before = ExportedTarget("memory-cli", "Remember me");
@@ -196,9 +196,9 @@ TEST_F(MemoryCliDesktopTest, ClicksRecordHitsAndMisses) {
 TEST_F(MemoryCliDesktopTest, ForgetRemovesEveryTraceAndSecretsNeverArrive) {
   auto fixture = test::TestDesktop::Shared().LaunchFixture({"--name", "memory-forget"});
   ASSERT_NE(fixture, nullptr);
-  ASSERT_TRUE(test::WaitUntil(
-      [&] { return RunCli("find Login --app memory-forget").exit_code == 0; },
-      milliseconds(10000)));
+  ASSERT_TRUE(
+      test::WaitUntil([&] { return RunCli("find Login --app memory-forget").exit_code == 0; },
+                      milliseconds(10000)));
   // (f) The password field's content: typed into the app, observed often.
   const std::string secret = "Qz9-secret-Wombat";
   ASSERT_TRUE(test::FixtureCommand(*fixture, "set-password " + secret).ok());
@@ -216,8 +216,8 @@ TEST_F(MemoryCliDesktopTest, ForgetRemovesEveryTraceAndSecretsNeverArrive) {
   CliRun windows = RunCli("observe --app memory-forget --format json");
   json j = json::parse(windows.out);
   const json& w = j["nodes"][0]["children"][0]["bounds"];
-  const std::string at = std::to_string(w["x"].get<int>() + 40) + "," +
-                         std::to_string(w["y"].get<int>() + 40);
+  const std::string at =
+      std::to_string(w["x"].get<int>() + 40) + "," + std::to_string(w["y"].get<int>() + 40);
   ASSERT_EQ(RunCli("teach '" + label + "' --at " + at).exit_code, 0);
   ASSERT_NE(MemoryBytes().find(label), std::string::npos);
   CliRun forget = RunCli("memory forget memory-forget");

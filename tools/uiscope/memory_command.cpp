@@ -107,8 +107,7 @@ int RunTeach(const GlobalFlags& g, const TeachFlags& f) {
   std::cout << "taught " << RoleName(t.role) << " \"" << t.label << "\" id=" << t.id << " in "
             << taught->signature.app << " \"" << taught->signature.title_pattern << "\" at "
             << bounds.x << "," << bounds.y << " " << bounds.w << "x" << bounds.h
-            << (t.visual_hash ? " (with its fingerprint)" : " (no pixels: no fingerprint)")
-            << "\n";
+            << (t.visual_hash ? " (with its fingerprint)" : " (no pixels: no fingerprint)") << "\n";
   return kExitOk;
 }
 
@@ -195,8 +194,7 @@ int RunForget(const GlobalFlags& g, const MemoryFlags& f) {
     std::cout << nlohmann::json{{"forgotten", *forgotten}, {"app", f.all ? "*" : f.app}}.dump()
               << "\n";
   } else {
-    std::cout << "forgot " << *forgotten << " targets of " << (f.all ? "every app" : f.app)
-              << "\n";
+    std::cout << "forgot " << *forgotten << " targets of " << (f.all ? "every app" : f.app) << "\n";
   }
   return kExitOk;
 }
@@ -206,14 +204,16 @@ int RunForget(const GlobalFlags& g, const MemoryFlags& f) {
 MemoryCommands AddMemoryCommands(CLI::App& app, GlobalFlags& g, TeachFlags& t, MemoryFlags& m) {
   MemoryCommands c;
   c.teach = app.add_subcommand(
-      "teach", "remember a target by its label at a screen point (in the window there), kept "
-               "across restarts and shown by observe and find");
+      "teach",
+      "remember a target by its label at a screen point (in the window there), kept "
+      "across restarts and shown by observe and find");
   c.teach->add_option("LABEL", t.label, "what the target is (\"Save button\")")->required();
   c.teach->add_option("--at", t.at, "its centre, X,Y in screen pixels")->required();
   c.teach->add_option("--size", t.size, "its size, WxH (default 50x30)");
   c.teach->add_option("--role", t.role, "its role (default button)");
-  auto* mem = app.add_subcommand("memory", "what uiscope learned about each app: list, show, "
-                                           "forget, export");
+  auto* mem = app.add_subcommand("memory",
+                                 "what uiscope learned about each app: list, show, "
+                                 "forget, export");
   mem->require_subcommand(1);
   c.list = mem->add_subcommand("list", "apps learned about: targets, size, last seen");
   c.show = mem->add_subcommand("show", "the targets learned about APP");

@@ -55,11 +55,11 @@ ToolResult Teach(const MemoryToolsPtr& tools, const json& args, ToolContext& ctx
                     {"window", taught->window_id},
                     {"fingerprint", taught->target.visual_hash.has_value()},
                     {"target", memory::LearnedTargetToJson(taught->target)}};
-  out.content.push_back(Content::Text(
-      "Learned \"" + taught->target.label + "\" as " + taught->target.id + " in " +
-      taught->signature.app + " (\"" + taught->signature.title_pattern + "\") at " +
-      std::to_string(x) + "," + std::to_string(y) +
-      ". observe and find show it from now on, across restarts."));
+  out.content.push_back(Content::Text("Learned \"" + taught->target.label + "\" as " +
+                                      taught->target.id + " in " + taught->signature.app + " (\"" +
+                                      taught->signature.title_pattern + "\") at " +
+                                      std::to_string(x) + "," + std::to_string(y) +
+                                      ". observe and find show it from now on, across restarts."));
   return out;
 }
 
@@ -93,8 +93,8 @@ ToolResult List(const MemoryToolsPtr& tools, const json& args) {
 Status RegisterMemoryTools(ToolRegistry& registry, Workspace& workspace,
                            std::shared_ptr<memory::TargetStore> store,
                            std::shared_ptr<Learner> learner) {
-  auto tools = std::make_shared<MemoryTools>(
-      MemoryTools{workspace, std::move(store), std::move(learner)});
+  auto tools =
+      std::make_shared<MemoryTools>(MemoryTools{workspace, std::move(store), std::move(learner)});
   Tool teach;
   teach.name = "teach";
   teach.title = "Teach a target";
