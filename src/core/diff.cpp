@@ -102,7 +102,7 @@ struct Differ {
     }
     field("description", old.description, now.description);
     if (old.states != now.states) {
-      for (uint32_t bit = 1; bit != 0 && bit <= static_cast<uint32_t>(State::kDefunct); bit <<= 1) {
+      for (uint32_t bit = 1; bit != 0 && bit <= static_cast<uint32_t>(State::kStale); bit <<= 1) {
         const State s = static_cast<State>(bit);
         if (now.Has(s) && !old.Has(s)) change.states_added.emplace_back(StateName(s));
         if (!now.Has(s) && old.Has(s)) change.states_removed.emplace_back(StateName(s));

@@ -308,6 +308,7 @@ std::string CompactLine(const Node& n, int depth) {
     line += SourceName(n.source);
     line += " conf=" + FixedDecimals(n.confidence, 2);
   }
+  if (n.Has(State::kStale)) line += " stale";
   line += "]\n";
   return line;
 }
@@ -595,7 +596,7 @@ Status NodeFromJson(const json& j, Node* out, int depth) {
     }
     for (const json& s : j.value("states", json::array())) {
       const std::string name = s.get<std::string>();
-      for (uint32_t bit = 1; bit != 0 && bit <= static_cast<uint32_t>(State::kDefunct); bit <<= 1) {
+      for (uint32_t bit = 1; bit != 0 && bit <= static_cast<uint32_t>(State::kStale); bit <<= 1) {
         if (StateName(static_cast<State>(bit)) == name) out->states.Set(static_cast<State>(bit));
       }
     }

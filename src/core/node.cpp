@@ -105,6 +105,7 @@ constexpr std::array kStates = {
     StateInfo{State::kIndeterminate, "indeterminate"},
     StateInfo{State::kPressed, "pressed"},
     StateInfo{State::kDefunct, "defunct"},
+    StateInfo{State::kStale, "stale"},
 };
 
 constexpr bool StatesInBitOrder() {

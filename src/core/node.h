@@ -104,6 +104,9 @@ enum class State : uint32_t {
   kIndeterminate = 1u << 14,
   kPressed = 1u << 15,
   kDefunct = 1u << 16,  // the object is gone
+  // A learned target (source learned) not seen now: memory says where it
+  // was (core/learned_targets.h).
+  kStale = 1u << 17,
 };
 
 // What a secret (anything typed or pressed into a kPassword element) looks

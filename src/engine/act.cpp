@@ -1278,7 +1278,14 @@ Result<ActionTarget> ParseActionTarget(std::string_view text) {
 
 Result<ActionResult> PerformAction(Workspace::Lease& lease, const ActionRequest& request) {
   Executor executor(lease, request);
-  return executor.Run();
+  auto result = executor.Run();
+  // Active learning (engine/learner.h): the verified effect on the target.
+  if (result.ok() && lease.learner != nullptr && result->performed && result->target &&
+      result->verification) {
+    lease.learner->RecordAction(*result->target, lease.observer->last_roots(),
+                                result->verification->effect, result->notes);
+  }
+  return result;
 }
 
 std::string_view GateVerdictName(GateVerdict verdict) {

@@ -51,6 +51,7 @@ double LabelScore(std::string_view query, const Node& n) {
 
 struct Ranked {
   FindMatch match;
+  int hits = 0;
   bool interactive = false;
   float confidence = 1;
   size_t order = 0;
@@ -104,6 +105,7 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
       if (score <= 0) return;
     }
     found.push_back({{&n, score, ClickPoint(n, frame)},
+                     query.learned_hits ? query.learned_hits(n) : 0,
                      IsInteractiveRole(n.role),
                      n.source == Source::kAx ? 1.0f : n.confidence,
                      order});
@@ -112,6 +114,7 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
   std::stable_sort(found.begin(), found.end(), [](const Ranked& a, const Ranked& b) {
     // Scores closer than this are the same match quality.
     if (std::abs(a.match.score - b.match.score) > 1e-6) return a.match.score > b.match.score;
+    if (a.hits != b.hits) return a.hits > b.hits;
     if (a.interactive != b.interactive) return a.interactive;
     if (a.confidence != b.confidence) return a.confidence > b.confidence;
     return a.order < b.order;

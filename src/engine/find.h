@@ -41,6 +41,11 @@ struct FindQuery {
   // empty) says so, Unavailable. Both are checked every few nodes.
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   std::function<bool()> cancelled;
+  // What memory knows (engine/learner.h, Learner::Hits): how often an
+  // action on the element had its effect. Among matches of the same label
+  // score, more hits rank first (seed 002: learned hits rank higher). Empty:
+  // no memory.
+  std::function<int(const Node&)> learned_hits;
 };
 
 struct FindMatch {
@@ -59,7 +64,8 @@ struct Suggestion {
 };
 
 struct FindResult {
-  // Best first: label score, then elements an agent can act on (buttons,
+  // Best first: label score, then learned hits (FindQuery::learned_hits),
+  // then elements an agent can act on (buttons,
   // fields, items) before the others, then higher confidence (accessible
   // before pixel-only), then reading (preorder) order.
   std::vector<FindMatch> matches;

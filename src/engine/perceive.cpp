@@ -7,6 +7,7 @@
 #include "engine/pixel_ids.h"
 #include "engine/vision_nodes.h"
 #include "engine/x11_windows_pixels.h"
+#include "platform/x11/ximage_capture.h"
 
 namespace uiscope {
 
@@ -60,6 +61,14 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
     }
   }
   Snapshot& snapshot = perception.observation.snapshot;
+  if (lease.learner != nullptr) {
+    RegionCapture capture;
+    if (lease.display_connection != nullptr) {
+      const x11::X11Display* display = lease.display_connection;
+      capture = [display](const Rect& r) { return x11::CaptureRegion(*display, r); };
+    }
+    perception.learned = lease.learner->Learn(snapshot, capture, perception.observation.warnings);
+  }
   if (sources.ocr || sources.vision) {
     // Their IDs exist only where these sources run: an action on one in
     // another call perceives again with them (engine/pixel_ids.h).

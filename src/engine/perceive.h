@@ -1,7 +1,9 @@
 // Perceive: one observation with the perception sources asked for
 // (DESIGN §5): the accessibility tree, then elements detected in the pixels
 // of every window (engine/vision_nodes.h), then OCR text where the tree is
-// blind (engine/ocr_nodes.h). Vision goes before OCR so that a line of text
+// blind (engine/ocr_nodes.h), then memory (engine/learner.h: the lease's
+// learner, when there is one, learns from the result and adds its taught
+// and reliable targets). Vision goes before OCR so that a line of text
 // that labels a detected button is recognised as part of it rather than
 // added a second time. `observe` and `find` in the CLI and over MCP all go
 // through here, so `--sources` means the same everywhere.
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "engine/learner.h"
 #include "engine/observe.h"
 #include "engine/read_text.h"
 #include "engine/workspace.h"
@@ -46,6 +49,7 @@ struct Perception {
   int vision_targets = 0;   // windows the detector looked at
   int vision_detected = 0;  // elements it found (before the merge)
   double vision_detect_ms = 0;
+  LearnStats learned;  // what memory learned and added (engine/learner.h)
 };
 
 // Observes through the lease, then adds the other sources. `reader` is

@@ -69,6 +69,7 @@ void Workspace::Fill(Lease& lease, Desktop& desktop) const {
   lease.frame = desktop.connection.frame;
   lease.display_connection = desktop.connection.display.get();
   lease.gate = gate_.get();
+  lease.learner = options_.learner.get();
 }
 
 Workspace::~Workspace() {

@@ -30,6 +30,7 @@
 #include "core/result.h"
 #include "engine/action_gate.h"
 #include "engine/desktop.h"
+#include "engine/learner.h"
 #include "engine/observe.h"
 #include "platform/capture.h"
 #include "platform/input.h"
@@ -51,6 +52,9 @@ struct WorkspaceOptions {
   // events (AtspiOptions::mirror): for a long-running process (the MCP
   // server), never for a one-shot CLI call.
   bool accessibility_mirror = false;
+  // Learns from observations and actions (engine/learner.h); null = nothing
+  // is learned.
+  std::shared_ptr<Learner> learner;
 };
 
 // What acting on a desktop needs besides its tree (see above).
@@ -95,6 +99,8 @@ class Workspace {
   ActionGate& gate() const { return *gate_; }
   // Replaces the gate (null = AllowAllGate). Call before serving.
   void SetActionGate(std::shared_ptr<ActionGate> gate);
+  // Sets the learner of every desktop (null = none). Call before serving.
+  void SetLearner(std::shared_ptr<Learner> learner) { options_.learner = std::move(learner); }
 
   enum class Need { kObserve, kHands };
 
@@ -107,6 +113,7 @@ class Workspace {
     // Need::kHands.
     Hands* hands = nullptr;
     ActionGate* gate = nullptr;
+    Learner* learner = nullptr;  // null: nothing is learned
     // The desktop's X connection, for capture; null on a fake desktop.
     // Check broken(): a display whose server died needs Invalidate().
     x11::X11Display* display_connection = nullptr;

@@ -12,6 +12,7 @@
 #include "engine/workspace.h"
 #include "mcp/http_transport.h"
 #include "mcp/server.h"
+#include "mcp/tools/memory_tools.h"
 #include "mcp/tools/tools.h"
 #include "memory/safety_store.h"
 
@@ -24,7 +25,9 @@ constexpr char kInstructions[] =
     "find to locate elements by name or role; act on their IDs with click, type_text, "
     "press_keys, scroll, drag and set_value, each of which reports what changed (effect "
     "observed or none); wait_for waits for an element, a text or a change; windows and app_* "
-    "manage applications. Bounds are screen pixels of the display. Without "
+    "manage applications; teach remembers an element a person names at a point (shown by "
+    "observe and find from then on, source learned), memory lists what was learned. Bounds are "
+    "screen pixels of the display. Without "
     "a DISPLAY, uiscope starts its own headless desktop on first need; session_start / "
     "session_list / session_stop manage more of them, and observe/find take a session ID. "
     "Actions pass a safety policy: one it holds comes back as confirmation_required with a "
@@ -117,6 +120,13 @@ int Serve(const ServeOptions& options) {
   ws.gate = gate;
   // A long-running server: each app's tree is kept, fed by its events.
   ws.accessibility_mirror = true;
+  // What observations and actions teach (DESIGN §5.6), per the "memory" key.
+  memory::Learning learning = memory::OpenLearning(*config);
+  if (learning.store) {
+    ws.learner = std::make_shared<Learner>(learning.store, learning.learns);
+  } else if (!learning.error.empty()) {
+    std::cerr << "uiscope: warning: learned memory off: " << learning.error << "\n";
+  }
   Workspace workspace(ws);
   auto sessions = MakeSessionControl();
   ToolRegistry registry;
@@ -124,6 +134,19 @@ int Serve(const ServeOptions& options) {
       !st.ok()) {
     std::cerr << "uiscope: " << st.error().message << "\n";
     return 1;
+  }
+  // `memory` lists what was learned also while learning is off.
+  std::shared_ptr<memory::TargetStore> store = learning.store;
+  if (!store && learning.error.empty()) {
+    auto opened =
+        memory::OpenTargetStore(memory::MemoryDatabasePath(safety::DatabasePath(*config)), false);
+    if (opened.ok()) store = *opened;
+  }
+  if (store) {
+    if (auto st = RegisterMemoryTools(registry, workspace, store, ws.learner); !st.ok()) {
+      std::cerr << "uiscope: " << st.error().message << "\n";
+      return 1;
+    }
   }
   ServerOptions server_options;
   server_options.version = options.version;

@@ -362,9 +362,9 @@ Result<PolicyConfig> ParsePolicyConfig(std::string_view text, const std::string&
                          std::string(doc.type_name()));
   }
   static const std::vector<std::string_view> kTopKeys = {
-      "launch_allow",         "deny_apps",     "confirm_tools",
-      "rate_limit",           "confirmations", "database",
-      "audit_retention_days", "$schema",       "$comment"};
+      "launch_allow",  "deny_apps", "confirm_tools",        "rate_limit",
+      "confirmations", "database",  "audit_retention_days", "memory",
+      "$schema",       "$comment"};
   if (auto e = v.KnownKeys(doc, "", "", kTopKeys)) return *e;
 
   if (doc.contains("launch_allow")) {
@@ -454,6 +454,21 @@ Result<PolicyConfig> ParsePolicyConfig(std::string_view text, const std::string&
                            "audit_retention_days", 0, 100000, &n))
       return *e;
     config.audit_retention_days = static_cast<int>(n);
+  }
+  if (doc.contains("memory")) {
+    const json& m = doc["memory"];
+    if (auto e = v.Object(m, "/memory", "memory")) return *e;
+    if (auto e = v.KnownKeys(m, "/memory", " in \"memory\"", {"learning", "apps"})) return *e;
+    if (m.contains("learning")) {
+      if (auto e = v.Boolean(m["learning"], "/memory/learning", "memory.learning",
+                             &config.memory.learning))
+        return *e;
+    }
+    if (m.contains("apps")) {
+      std::vector<std::string> apps;
+      if (auto e = v.StringList(m["apps"], "/memory/apps", "memory.apps", &apps)) return *e;
+      config.memory.apps = std::move(apps);
+    }
   }
   return config;
 }

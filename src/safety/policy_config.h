@@ -60,7 +60,14 @@
 //
 //     // Audit entries older than this many days are deleted when a uiscope
 //     // process opens the database. 0 (the default) keeps them forever.
-//     "audit_retention_days": 0
+//     "audit_retention_days": 0,
+//
+//     // The learned memory (DESIGN §5.6, `uiscope memory`): whether uiscope
+//     // learns the targets of the apps it observes and acts on (false: it
+//     // neither learns nor shows what it learned; taught targets stay until
+//     // forgotten), and which apps it learns about (names as in deny_apps,
+//     // wildcards allowed; absent = every app not denied).
+//     "memory": {"learning": true, "apps": ["gedit", "xterm"]}
 //   }
 #pragma once
 
@@ -79,6 +86,11 @@ struct RateLimitConfig {
   std::chrono::seconds window{60};
 };
 
+struct MemoryConfig {
+  bool learning = true;
+  std::optional<std::vector<std::string>> apps;  // nullopt = every app
+};
+
 struct PolicyConfig {
   std::optional<std::vector<std::string>> launch_allow;  // nullopt = any program
   std::vector<std::string> deny_apps;
@@ -89,6 +101,7 @@ struct PolicyConfig {
   bool agent_may_confirm = false;
   std::string database;  // "" = DefaultDatabasePath()
   int audit_retention_days = 0;
+  MemoryConfig memory;
 
   std::string source = "defaults";  // the file it was read from, for messages
 };

@@ -58,6 +58,28 @@ TEST(FindTest, RanksByScoreThenInteractiveThenConfidence) {
   EXPECT_GT(r->searched, 7);
 }
 
+TEST(FindTest, LearnedHitsRankFirstAmongEqualMatches) {
+  Node a = MakeNode(Role::kButton, "Save", Rect{10, 10, 80, 30});
+  a.id = "btn_a";
+  Node b = MakeNode(Role::kButton, "Save", Rect{100, 10, 80, 30});
+  b.id = "btn_b";
+  Node label = MakeNode(Role::kLabel, "Saved", Rect{200, 10, 80, 30});
+  label.id = "lbl_c";
+  std::vector<Node> roots = {
+      MakeNode(Role::kWindow, "Editor", Rect{0, 0, 800, 600}, {a, b, label})};
+  FindQuery query;
+  query.name = "Save";
+  auto plain = FindNodes(roots, query);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->matches[0].node->id, "btn_a");  // reading order
+  query.learned_hits = [](const Node& n) { return n.id == "btn_b" ? 5 : n.id == "lbl_c" ? 9 : 0; };
+  auto learned = FindNodes(roots, query);
+  ASSERT_TRUE(learned.ok());
+  EXPECT_EQ(learned->matches[0].node->id, "btn_b");
+  // Hits never lift a worse label match over a better one.
+  EXPECT_NE(learned->matches[0].node->id, "lbl_c");
+}
+
 TEST(FindTest, RoleFilterExactAndRoleOnly) {
   const std::vector<Node> roots = Tree();
   FindQuery button;

@@ -41,7 +41,7 @@ inline Node NodeFromFixtureJson(const nlohmann::json& j, const std::string& app 
   n.states.Set(State::kShowing);
   for (const auto& s : j.value("states", nlohmann::json::array())) {
     std::string name = s.get<std::string>();
-    for (uint32_t bit = 1; bit != 0 && bit <= static_cast<uint32_t>(State::kDefunct); bit <<= 1) {
+    for (uint32_t bit = 1; bit != 0 && bit <= static_cast<uint32_t>(State::kStale); bit <<= 1) {
       if (StateName(static_cast<State>(bit)) == name) n.states.Set(static_cast<State>(bit));
     }
     if (name == "disabled") n.states.Set(State::kEnabled, false);

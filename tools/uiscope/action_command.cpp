@@ -18,6 +18,7 @@ Result<WorkspaceOptions> ActingWorkspace(const GlobalFlags& g, CliPolicy* policy
   where.start_headless = false;  // the CLI names the desktop; it never starts one
   where.hide_app = HiddenApps(p->config);
   where.gate = p->gate;
+  where.learner = LearnerFor(p->config);
   if (policy != nullptr) *policy = std::move(p).value();
   return where;
 }

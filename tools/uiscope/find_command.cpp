@@ -51,6 +51,7 @@ int RunFindCommand(const GlobalFlags& g, const FindFlags& f) {
   where.display = g.display;
   where.start_headless = false;  // the CLI names the desktop; it never starts one
   where.hide_app = HiddenApps(*policy);
+  where.learner = LearnerFor(*policy);
   Workspace workspace(where);
   auto lease = workspace.Acquire();
   if (!lease.ok()) return Fail(g, lease.error());
@@ -63,6 +64,9 @@ int RunFindCommand(const GlobalFlags& g, const FindFlags& f) {
   auto perceived = Perceive(*lease, request, *sources, reader.get());
   if (!perceived.ok()) return Fail(g, perceived.error());
   const Observation& obs = perceived->observation;
+  if (lease->learner != nullptr) {
+    query.learned_hits = [learner = lease->learner](const Node& n) { return learner->Hits(n.id); };
+  }
   auto found = FindNodes(obs.snapshot.roots, query, obs.snapshot.frame);
   if (!found.ok()) return Fail(g, found.error());
   for (const auto& w : obs.warnings) std::cerr << "uiscope: warning: " << w << "\n";

@@ -25,6 +25,7 @@
 #include "engine/perceive.h"
 #include "engine/workspace.h"
 #include "find_command.h"
+#include "memory_command.h"
 #include "hands_commands.h"
 #include "mcp/http_options.h"
 #include "mcp/serve.h"
@@ -74,6 +75,7 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
   where.display = g.display;
   where.start_headless = false;  // the CLI names the desktop; it never starts one
   where.hide_app = cli::HiddenApps(*policy);
+  where.learner = cli::LearnerFor(*policy);
   Workspace workspace(where);
   auto lease = workspace.Acquire();
   if (!lease.ok()) return Fail(g, lease.error());
@@ -376,6 +378,9 @@ int main(int argc, char** argv) {
   auto hands = cli::HandsCommands::Add(app, g);
   cli::ClipboardFlags clip;
   auto clipboard = cli::AddClipboardCommand(app, g, clip);
+  cli::TeachFlags teach_flags;
+  cli::MemoryFlags memory_flags;
+  auto memory_cmds = cli::AddMemoryCommands(app, g, teach_flags, memory_flags);
 
   auto* session = app.add_subcommand("session", "headless desktops: start | list | stop | a11y-on");
   session->require_subcommand(1);
@@ -474,6 +479,9 @@ int main(int argc, char** argv) {
   if (auto code = hands->RunParsed()) return *code;
   if (clipboard.get->parsed()) return cli::RunClipboardGetCommand(g, clip);
   if (clipboard.set->parsed()) return cli::RunClipboardSetCommand(g, clip);
+  if (int code = cli::RunMemoryCommands(memory_cmds, g, teach_flags, memory_flags); code >= 0) {
+    return code;
+  }
   if (start->parsed()) return RunSessionStart(g, size, no_wm);
   if (list->parsed()) return RunSessionList(g);
   if (stop->parsed()) return RunSessionStop(g, stop_id);

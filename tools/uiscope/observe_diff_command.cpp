@@ -21,6 +21,7 @@ int RunObserveDiffCommand(const GlobalFlags& g, const ObserveDiffFlags& f) {
   where.display = g.display;
   where.start_headless = false;
   where.hide_app = HiddenApps(*policy);
+  where.learner = LearnerFor(*policy);
   Workspace workspace(where);
   auto lease = workspace.Acquire();
   if (!lease.ok()) return Fail(g, lease.error());

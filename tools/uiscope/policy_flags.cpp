@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "memory/safety_store.h"
+#include "memory/target_store.h"
 #include "safety/rules.h"
 
 namespace uiscope::cli {
@@ -16,6 +17,17 @@ std::function<bool(const std::string&)> HiddenApps(const safety::PolicyConfig& c
   return [deny = config.deny_apps](const std::string& app) {
     return safety::MatchingPattern(deny, app).has_value();
   };
+}
+
+std::shared_ptr<Learner> LearnerFor(const safety::PolicyConfig& config) {
+  memory::Learning learning = memory::OpenLearning(config);
+  if (!learning.store) {
+    if (!learning.error.empty()) {
+      std::cerr << "uiscope: warning: learned memory off: " << learning.error << "\n";
+    }
+    return nullptr;
+  }
+  return std::make_shared<Learner>(std::move(learning.store), std::move(learning.learns));
 }
 
 Result<CliPolicy> PolicyFor(const GlobalFlags& g) {

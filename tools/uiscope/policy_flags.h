@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "core/result.h"
 #include "engine/action_gate.h"
+#include "engine/learner.h"
 #include "safety/policy_config.h"
 #include "safety/policy_gate.h"
 
@@ -30,6 +31,12 @@ Result<safety::PolicyConfig> LoadPolicy(const GlobalFlags& g);
 // True for an application name on the configuration's deny list; empty
 // (no filter) when the list is empty.
 std::function<bool(const std::string&)> HiddenApps(const safety::PolicyConfig& config);
+
+// The learner of the configuration's learned memory ("memory" key,
+// memory/target_store.h), for the workspace of a verb that observes or acts;
+// null when learning is off. A store that cannot be opened is a warning on
+// stderr, never a failure.
+std::shared_ptr<Learner> LearnerFor(const safety::PolicyConfig& config);
 
 struct CliPolicy {
   safety::PolicyConfig config;
