@@ -54,7 +54,8 @@ struct IdAnchor {
   Role role = Role::kUnknown;
   // The identity hash (ids.h) the node had when last seen: an object never
   // seen whose identity equals it is the same widget shown again (a dialog
-  // closed and reopened builds new objects) and may take over the ID.
+  // closed and reopened builds new objects, a browser a retitled document)
+  // and takes over the ID and its origin, once this object is gone.
   uint64_t hash = 0;
   // The identity hash the ID was first derived from, which the node's
   // children derive theirs from while it holds the ID. It equals `hash` for

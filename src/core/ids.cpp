@@ -32,11 +32,10 @@ struct Entry {
   uint64_t origin = 0;      // what the children's hashes derive from (IdAnchor::origin)
   std::string hash_id;      // ID from the hash alone, after collision resolution
   bool anchorable = false;  // see MarkAnchorable
-  // The anchor whose ID the node claims: its object's or, when `succeeds`,
-  // that of the object it replaced (id_anchors.h). Points into the anchors,
-  // which stay as they are until every ID is decided.
+  // The anchor whose ID the node claims, and why (see AnchorIndex). Points
+  // into the anchors, which stay as they are until every ID is decided.
   const IdAnchor* claim = nullptr;
-  bool succeeds = false;
+  enum class Claim { kNone, kObject, kSuccessor, kRebuilt } claim_kind = Claim::kNone;
 };
 
 void CollectNames(const std::vector<Node>& nodes, int levels_left,
@@ -265,8 +264,35 @@ class AnchorIndex {
         if (claimed.contains(&anchor)) continue;
         auto [it, added] = origins_.emplace(anchor.origin, Holder{anchor.hash, false});
         if (!added && it->second.hash != anchor.hash) it->second.exclusive = true;
+        // Of two absent objects last seen with one hash, the one seen last
+        // is the widget; seen in the same observation, neither is.
+        auto [r, fresh] = rebuilt_[owner].emplace(anchor.hash, Vanished{&anchor, anchor.seen});
+        if (fresh || anchor.seen < r->second.seen) continue;
+        r->second.anchor = anchor.seen > r->second.seen ? &anchor : nullptr;
+        r->second.seen = anchor.seen;
       }
     }
+  }
+
+  // Claims for `e`, which claims nothing yet and whose hash is now known,
+  // the anchor of an object absent from the tree that had e's hash when last
+  // seen: the same widget built again (a menu item rebuilt, a dialog
+  // reopened), renamed since its ID was given or not. Each anchor once.
+  void ClaimRebuilt(Entry& e) {
+    if (!e.anchorable) return;
+    auto app = rebuilt_.find(e.node->ref.owner);
+    if (app == rebuilt_.end()) return;
+    auto it = app->second.find(e.hash);
+    if (it == app->second.end() || it->second.anchor == nullptr) return;
+    const IdAnchor* a = it->second.anchor;
+    if (a->role != e.node->role || !HasPrefix(a->id, e.node->role) ||
+        !OriginFree(a->origin, e.hash)) {
+      return;
+    }
+    e.claim = a;
+    e.claim_kind = Entry::Claim::kRebuilt;
+    origins_[a->origin] = Holder{0, /*exclusive=*/true};
+    it->second.anchor = nullptr;
   }
 
   // Whether a node whose hash is `hash` may pass `origin` to its children:
@@ -304,7 +330,10 @@ class AnchorIndex {
     for (Entry& e : entries) {
       if (!e.anchorable) continue;
       const IdAnchor* a = anchors.Find(e.node->ref);
-      if (a != nullptr && a->role == e.node->role && HasPrefix(a->id, e.node->role)) e.claim = a;
+      if (a != nullptr && a->role == e.node->role && HasPrefix(a->id, e.node->role)) {
+        e.claim = a;
+        e.claim_kind = Entry::Claim::kObject;
+      }
     }
     for (Entry& e : entries) {
       const std::string cell = CellAddress(*e.node);
@@ -321,7 +350,7 @@ class AnchorIndex {
       if (it != vanished_.end() && it->second.anchor != nullptr &&
           HasPrefix(it->second.anchor->id, e.node->role)) {
         e.claim = it->second.anchor;
-        e.succeeds = true;
+        e.claim_kind = Entry::Claim::kSuccessor;
       }
     }
   }
@@ -335,6 +364,9 @@ class AnchorIndex {
     uint64_t seen;
   };
   std::unordered_map<std::string, Vanished> vanished_;
+  // The objects absent from the tree by owner, then by their hash when last
+  // seen; null: two were last seen with that hash at once.
+  std::unordered_map<std::string, std::unordered_map<uint64_t, Vanished>> rebuilt_;
   // Who holds an origin: a node of the tree (exclusive), or objects absent
   // from it, which a node with `hash` may succeed (exclusive when they had
   // different hashes).
@@ -359,17 +391,19 @@ uint64_t NextOrigin(uint64_t origin) {
 }
 
 // Derives each node's identity hash from its parent's origin, top-down, and
-// its own origin (IdAnchor::origin): the claimed anchor's, else its hash,
-// else (when that is taken, see AnchorIndex::OriginFree) the next free one
-// after it. Without anchors every origin is the node's hash, so the hashes
-// are those of a plain ancestor chain, the same as before origins existed.
-void DeriveHashes(std::vector<Entry>& entries, const AnchorIndex* index) {
+// its own origin (IdAnchor::origin): the claimed anchor's (a node claiming
+// none may claim a rebuilt widget's now that its hash is known), else its
+// hash, else (when that is taken, see AnchorIndex::OriginFree) the next free
+// one after it. Without anchors every origin is the node's hash, so the
+// hashes are those of a plain ancestor chain, the same as before origins.
+void DeriveHashes(std::vector<Entry>& entries, AnchorIndex* index) {
   // A node whose hash collides with one origin after another: only many
   // XXH3 collisions at once could take this many steps.
   constexpr int kMaxOriginSteps = 64;
   for (Entry& e : entries) {
     const uint64_t parent_origin = e.parent < 0 ? 0 : entries[static_cast<size_t>(e.parent)].origin;
     e.hash = IdentityHash(parent_origin, e.node->role, e.identity, e.dup_index);
+    if (e.claim == nullptr && index != nullptr) index->ClaimRebuilt(e);
     if (e.claim != nullptr) {
       e.origin = e.claim->origin;
       continue;
@@ -390,7 +424,8 @@ void DeriveHashes(std::vector<Entry>& entries, const AnchorIndex* index) {
 // In order of preference a node gets:
 //  0. the ID of the anchor it claims (AnchorIndex): its object's anchor, when
 //     the anchor has the node's role: the object is the widget, whatever it
-//     is called now; then a successor's;
+//     is called now; then a successor's; then that of an absent object that
+//     had the node's identity hash (the same widget built again);
 //  1. its hash ID, when the previous node with that ID had the same role,
 //     identity name and rank (the same widget, wherever it now sits);
 //  2. under the same parent, the ID of the previous sibling with the same
@@ -415,11 +450,11 @@ class Reconciler {
   }
 
   std::vector<std::string> Run() {
-    for (bool successors : {false, true}) {
+    using enum Entry::Claim;
+    for (Entry::Claim kind : {kObject, kSuccessor, kRebuilt}) {
       for (size_t i = 0; i < entries_.size(); ++i) {
         const Entry& e = entries_[i];
-        if (e.claim != nullptr && e.succeeds == successors && final_ids_[i].empty() &&
-            !used_.contains(e.claim->id)) {
+        if (e.claim_kind == kind && final_ids_[i].empty() && !used_.contains(e.claim->id)) {
           Give(i, e.claim->id);
         }
       }

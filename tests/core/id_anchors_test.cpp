@@ -461,6 +461,35 @@ TEST(IdAnchorsTest, ANewLookAlikeOfARenamedNodeGetsItsOwnSubtreeIds) {
   }
 }
 
+// A page retitled keeps its document's ID through the document's anchor;
+// then the browser builds the document again, under its new title, with new
+// objects for everything in it: the same widget built again, it takes its
+// ID back, and its subtree with it.
+TEST(IdAnchorsTest, ARenamedNodeBuiltAgainTakesItsIdAndItsSubtreesIdsBack) {
+  auto page = [](const std::string& title, const std::string& round) {
+    const std::string doc = "/doc" + round;
+    std::vector<Node> roots;
+    roots.push_back(Obj(Role::kApplication, "chromium", "/root",
+                        {Obj(Role::kWindow, "Chromium", "/win",
+                             {Obj(Role::kDocument, title, doc,
+                                  {Obj(Role::kButton, "Buy", doc + "/buy"),
+                                   Obj(Role::kLink, "Home", doc + "/home")})})}));
+    return roots;
+  };
+  IdAnchors anchors;
+  std::vector<Node> first = page("Cart (0)", "1");
+  const std::vector<std::string> before = Assign(first, anchors);
+  std::vector<Node> retitled = page("Cart (1)", "1");
+  EXPECT_EQ(Assign(retitled, anchors), before);
+  std::vector<Node> rebuilt = page("Cart (1)", "2");
+  const std::vector<std::string> after = Assign(rebuilt, anchors);
+  EXPECT_EQ(after, before) << Kept(before, after) << " of " << before.size();
+  EXPECT_EQ(anchors.Find(BackendRef{kOwner, "/doc1"}), nullptr) << "each ID anchored once";
+  // Built again under yet another title, it is a new page.
+  std::vector<Node> other = page("Checkout", "3");
+  EXPECT_NE(Assign(other, anchors)[2], before[2]);
+}
+
 TEST(IdAnchorsTest, AnAnchorRecordsTheOriginOfItsId) {
   IdAnchors anchors;
   std::vector<Node> first = EditorTree("Untitled - Mousepad", 1);
