@@ -27,7 +27,7 @@
 // node whose ID comes from an anchor passes that origin, not its current
 // identity hash, to its children's hashes (ids.h). A descendant built again
 // then has the identity hash it had when its ID was given, and takes the ID
-// back as "the same widget built again" below.
+// back as the same widget built again (IdAnchor::hash).
 //
 // Paths can be reused for another object once the first is gone (Qt builds
 // them from pointers), so an anchor holds only for a node of the role it was
@@ -63,11 +63,12 @@ struct IdAnchor {
   // follows the name); a successor's ID carries the origin of the ID it
   // took. A node that took an ID from the previous snapshot by place (ids.h)
   // starts from its own hash: the snapshot holds no origins, and its
-  // children keep their IDs there by the same reconciliation. No two nodes
-  // of a tree share an origin: a new node whose hash is another's origin (a
-  // tab opened with the title a renamed tab first had) gets one derived from
-  // it, so the two subtrees never share hashes. Files written before origins
-  // existed load with origin = hash.
+  // children keep their IDs there by the same reconciliation. A new node
+  // whose hash is an origin another node holds (a tab opened with the title
+  // a renamed tab first had) passes on one derived from it instead, so the
+  // two subtrees never share hashes (two instances of one app, identical
+  // from the root, still do, as they share hashes without anchors). Files
+  // written before origins existed load with origin = hash.
   uint64_t origin = 0;
   uint64_t seen = 0;  // the app's clock when last seen: the least recent go first
   // Where the object was when last seen: its parent's path ("" for a root or
