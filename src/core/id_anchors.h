@@ -20,6 +20,15 @@
 // whose place another takes is more likely a stack page hidden (and shown
 // again later) than destroyed, and a wrong guess on a control costs more.
 //
+// An ancestor's name changing must not change how new descendants are named
+// either: mousepad rebuilds its Reload menu item, Chromium a page's subtree,
+// after the window or document was retitled. So an anchor also records the
+// origin of its ID — the identity hash the ID was first derived from — and a
+// node whose ID comes from an anchor passes that origin, not its current
+// identity hash, to its children's hashes (ids.h). A descendant built again
+// then has the identity hash it had when its ID was given, and takes the ID
+// back as the same widget built again (IdAnchor::hash).
+//
 // Paths can be reused for another object once the first is gone (Qt builds
 // them from pointers), so an anchor holds only for a node of the role it was
 // recorded with; a node of another role at that path gets a new ID and
@@ -45,8 +54,22 @@ struct IdAnchor {
   Role role = Role::kUnknown;
   // The identity hash (ids.h) the node had when last seen: an object never
   // seen whose identity equals it is the same widget shown again (a dialog
-  // closed and reopened builds new objects) and may take over the ID.
+  // closed and reopened builds new objects, a browser a retitled document)
+  // and takes over the ID and its origin, once this object is gone.
   uint64_t hash = 0;
+  // The identity hash the ID was first derived from, which the node's
+  // children derive theirs from while it holds the ID. It equals `hash` for
+  // an ID given by the hash and stays when the node is renamed (`hash`
+  // follows the name); a successor's ID carries the origin of the ID it
+  // took. A node that took an ID from the previous snapshot by place (ids.h)
+  // starts from its own hash: the snapshot holds no origins, and its
+  // children keep their IDs there by the same reconciliation. A new node
+  // whose hash is an origin another node holds (a tab opened with the title
+  // a renamed tab first had) passes on one derived from it instead, so the
+  // two subtrees never share hashes (two instances of one app, identical
+  // from the root, still do, as they share hashes without anchors). Files
+  // written before origins existed load with origin = hash.
+  uint64_t origin = 0;
   uint64_t seen = 0;  // the app's clock when last seen: the least recent go first
   // Where the object was when last seen: its parent's path ("" for a root or
   // a parent without a reference) and, for a showing text leaf, its rank

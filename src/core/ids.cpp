@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -24,12 +25,17 @@ struct Entry {
   const Node* node = nullptr;
   int parent = -1;  // index of the parent entry; -1 for roots
   std::string identity;
-  int dup_index = 0;     // rank among siblings with the same role and identity
-  int role_index = 0;    // rank among siblings with the same role
-  int shown_index = -1;  // rank among showing siblings with the same role; -1: not showing
-  uint64_t hash = 0;
+  int dup_index = 0;        // rank among siblings with the same role and identity
+  int role_index = 0;       // rank among siblings with the same role
+  int shown_index = -1;     // rank among showing siblings with the same role; -1: not showing
+  uint64_t hash = 0;        // IdentityHash(the parent's origin, role, identity, dup_index)
+  uint64_t origin = 0;      // what the children's hashes derive from (IdAnchor::origin)
   std::string hash_id;      // ID from the hash alone, after collision resolution
   bool anchorable = false;  // see MarkAnchorable
+  // The anchor whose ID the node claims, and why (see AnchorIndex). Points
+  // into the anchors, which stay as they are until every ID is decided.
+  const IdAnchor* claim = nullptr;
+  enum class Claim { kNone, kObject, kSuccessor, kRebuilt } claim_kind = Claim::kNone;
 };
 
 void CollectNames(const std::vector<Node>& nodes, int levels_left,
@@ -41,11 +47,11 @@ void CollectNames(const std::vector<Node>& nodes, int levels_left,
   }
 }
 
-// Appends `siblings` and their subtrees to `out` in preorder. Identity names
-// and ranks are computed per sibling group first because a node's dup index
-// depends on the siblings before it.
-void Flatten(const std::vector<Node>& siblings, int parent, uint64_t parent_hash,
-             std::vector<Entry>& out) {
+// Appends `siblings` and their subtrees to `out` in preorder, a parent before
+// its children. Identity names and ranks are computed per sibling group first
+// because a node's dup index depends on the siblings before it. Hashes come
+// later (DeriveHashes): they depend on what the anchors say about ancestors.
+void Flatten(const std::vector<Node>& siblings, int parent, std::vector<Entry>& out) {
   struct Key {
     Role role;
     std::string_view identity;
@@ -70,14 +76,12 @@ void Flatten(const std::vector<Node>& siblings, int parent, uint64_t parent_hash
     e.dup_index = dup_counts[Key{n.role, e.identity}]++;
     e.role_index = role_counts[static_cast<uint8_t>(n.role)]++;
     if (n.Has(State::kShowing)) e.shown_index = shown_counts[static_cast<uint8_t>(n.role)]++;
-    e.hash = IdentityHash(parent_hash, n.role, e.identity, e.dup_index);
   }
   for (Entry& e : group) {
     const int index = static_cast<int>(out.size());
-    const uint64_t hash = e.hash;
     const Node* node = e.node;
     out.push_back(std::move(e));
-    Flatten(node->children, index, hash, out);
+    Flatten(node->children, index, out);
   }
 }
 
@@ -155,7 +159,7 @@ struct PreviousIndex {
 
   explicit PreviousIndex(const std::vector<Node>& previous) {
     std::vector<Entry> entries;
-    Flatten(previous, -1, 0, entries);
+    Flatten(previous, -1, entries);
     for (const Entry& e : entries) {
       // A node without an ID (never assigned) can neither lend one nor locate
       // its children.
@@ -205,13 +209,223 @@ std::string CellAddress(const Node& node) {
   return node.role == Role::kTableCell ? node.name : std::string();
 }
 
+bool HasPrefix(const std::string& id, Role role) {
+  const std::string_view prefix = RolePrefix(role);
+  return id.size() > prefix.size() && id.compare(0, prefix.size(), prefix) == 0 &&
+         id[prefix.size()] == '_';
+}
+
+// What the anchors (id_anchors.h) say about a tree, read before any hash is
+// derived: which node claims which anchor, which IDs stay reserved for
+// objects not in the tree, and which origins are taken.
+class AnchorIndex {
+ public:
+  // Sets Entry::claim for every node of `entries` that claims an anchor.
+  AnchorIndex(const IdAnchors& anchors, std::vector<Entry>& entries) {
+    for (const auto& [owner, app] : anchors.apps) {
+      for (const auto& [path, anchor] : app.by_path) {
+        // A file edited by hand may name one ID twice: the smallest hash
+        // keeps it, whatever the map's order.
+        auto [it, added] = reserved_.emplace(anchor.id, anchor.hash);
+        if (!added) it->second = std::min(it->second, anchor.hash);
+      }
+    }
+    std::unordered_set<std::string> in_tree;
+    for (const Entry& e : entries) {
+      if (e.anchorable) in_tree.insert(e.node->ref.owner + '\n' + e.node->ref.path);
+    }
+    for (const auto& [owner, app] : anchors.apps) {
+      for (const auto& [path, anchor] : app.by_path) {
+        if (anchor.parent.empty() || (anchor.shown_index < 0 && anchor.cell.empty()) ||
+            app.clock - anchor.seen >= kSuccessorWindow || in_tree.contains(owner + '\n' + path)) {
+          continue;
+        }
+        // Of two objects that vanished from one place, the one seen last has
+        // the successor; seen in the same observation (a file edited by
+        // hand), neither has.
+        const std::string place =
+            anchor.cell.empty() ? PlaceKey(owner, anchor.parent, anchor.role, anchor.shown_index)
+                                : CellKey(owner, anchor.parent, anchor.cell);
+        auto [it, added] = vanished_.emplace(place, Vanished{&anchor, anchor.seen});
+        if (added || anchor.seen < it->second.seen) continue;
+        it->second.anchor = anchor.seen > it->second.seen ? &anchor : nullptr;
+        it->second.seen = anchor.seen;
+      }
+    }
+    Claim(anchors, entries);
+    std::unordered_set<const IdAnchor*> claimed;
+    for (const Entry& e : entries) {
+      if (e.claim == nullptr) continue;
+      claimed.insert(e.claim);
+      origins_[e.claim->origin] = Holder{0, /*exclusive=*/true};
+    }
+    for (const auto& [owner, app] : anchors.apps) {
+      for (const auto& [path, anchor] : app.by_path) {
+        if (claimed.contains(&anchor)) continue;
+        auto [it, added] = origins_.emplace(anchor.origin, Holder{anchor.hash, false});
+        if (!added && it->second.hash != anchor.hash) it->second.exclusive = true;
+        // Of two absent objects last seen with one hash, the one seen last
+        // is the widget; seen in the same observation, neither is.
+        auto [r, fresh] = rebuilt_[owner].emplace(anchor.hash, Vanished{&anchor, anchor.seen});
+        if (fresh || anchor.seen < r->second.seen) continue;
+        r->second.anchor = anchor.seen > r->second.seen ? &anchor : nullptr;
+        r->second.seen = anchor.seen;
+      }
+    }
+  }
+
+  // Claims for `e`, which claims nothing yet and whose hash is now known,
+  // the anchor of an object absent from the tree that had e's hash when last
+  // seen: the same widget built again (a menu item rebuilt, a dialog
+  // reopened), renamed since its ID was given or not. Each anchor once.
+  void ClaimRebuilt(Entry& e) {
+    if (!e.anchorable) return;
+    auto app = rebuilt_.find(e.node->ref.owner);
+    if (app == rebuilt_.end()) return;
+    auto it = app->second.find(e.hash);
+    if (it == app->second.end() || it->second.anchor == nullptr) return;
+    const IdAnchor* a = it->second.anchor;
+    if (a->role != e.node->role || !HasPrefix(a->id, e.node->role) ||
+        !OriginFree(a->origin, e.hash)) {
+      return;
+    }
+    e.claim = a;
+    e.claim_kind = Entry::Claim::kRebuilt;
+    origins_[a->origin] = Holder{0, /*exclusive=*/true};
+    it->second.anchor = nullptr;
+  }
+
+  // Whether a node whose hash is `hash` may pass `origin` to its children:
+  // no node of the tree claims it, and every object absent from the tree
+  // that holds it had that hash (the same widget, built again).
+  bool OriginFree(uint64_t origin, uint64_t hash) const {
+    auto it = origins_.find(origin);
+    return it == origins_.end() || (!it->second.exclusive && it->second.hash == hash);
+  }
+
+  // Whether the node with hash `hash` may take `id` as far as the anchors
+  // go: no object absent from the tree is anchored to it, unless that
+  // object had that hash.
+  bool Reserves(const std::string& id, uint64_t hash) const {
+    auto it = reserved_.find(id);
+    return it != reserved_.end() && it->second != hash;
+  }
+
+ private:
+  static std::string PlaceKey(const std::string& owner, const std::string& parent, Role role,
+                              int shown_index) {
+    return owner + '\n' + parent + '\n' + std::to_string(static_cast<int>(role)) + ':' +
+           std::to_string(shown_index);
+  }
+
+  static std::string CellKey(const std::string& owner, const std::string& table,
+                             const std::string& address) {
+    return owner + '\n' + table + "\ncell:" + address;
+  }
+
+  // A node claims the anchor of its object when the anchor has the node's
+  // role; else, for a text leaf or a table cell, the anchor of an object
+  // that vanished from its place (id_anchors.h).
+  void Claim(const IdAnchors& anchors, std::vector<Entry>& entries) const {
+    for (Entry& e : entries) {
+      if (!e.anchorable) continue;
+      const IdAnchor* a = anchors.Find(e.node->ref);
+      if (a != nullptr && a->role == e.node->role && HasPrefix(a->id, e.node->role)) {
+        e.claim = a;
+        e.claim_kind = Entry::Claim::kObject;
+      }
+    }
+    for (Entry& e : entries) {
+      const std::string cell = CellAddress(*e.node);
+      if (e.claim != nullptr || !e.anchorable || e.parent < 0 ||
+          (cell.empty() && (e.shown_index < 0 || !CanSucceed(*e.node)))) {
+        continue;
+      }
+      const Entry& parent = entries[static_cast<size_t>(e.parent)];
+      if (!parent.anchorable || parent.node->ref.owner != e.node->ref.owner) continue;
+      auto it =
+          vanished_.find(cell.empty() ? PlaceKey(e.node->ref.owner, parent.node->ref.path,
+                                                 e.node->role, e.shown_index)
+                                      : CellKey(e.node->ref.owner, parent.node->ref.path, cell));
+      if (it != vanished_.end() && it->second.anchor != nullptr &&
+          HasPrefix(it->second.anchor->id, e.node->role)) {
+        e.claim = it->second.anchor;
+        e.claim_kind = Entry::Claim::kSuccessor;
+      }
+    }
+  }
+
+  std::unordered_map<std::string, uint64_t> reserved_;  // anchored ID -> its object's hash
+  // An object that vanished from a place (PlaceKey or CellKey) in the app's
+  // last kSuccessorWindow observations: its anchor (null: two vanished from
+  // there in the same observation) and when it was last seen.
+  struct Vanished {
+    const IdAnchor* anchor;
+    uint64_t seen;
+  };
+  std::unordered_map<std::string, Vanished> vanished_;
+  // The objects absent from the tree by owner, then by their hash when last
+  // seen; null: two were last seen with that hash at once.
+  std::unordered_map<std::string, std::unordered_map<uint64_t, Vanished>> rebuilt_;
+  // Who holds an origin: a node of the tree (exclusive), or objects absent
+  // from it, which a node with `hash` may succeed (exclusive when they had
+  // different hashes).
+  struct Holder {
+    uint64_t hash;
+    bool exclusive;
+  };
+  std::unordered_map<uint64_t, Holder> origins_;
+};
+
+// The origin a node passes on when `origin` is taken by another: a function
+// of `origin` alone, so the node's subtree derives the same hashes in every
+// run until its own anchor holds the origin. A seed keeps it apart from
+// every IdentityHash.
+uint64_t NextOrigin(uint64_t origin) {
+  constexpr XXH64_hash_t kSeed = 0x6f726967696e;  // "origin"
+  std::array<unsigned char, 8> bytes{};
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    bytes[i] = static_cast<unsigned char>(origin >> (8 * i));
+  }
+  return XXH3_64bits_withSeed(bytes.data(), bytes.size(), kSeed);
+}
+
+// Derives each node's identity hash from its parent's origin, top-down, and
+// its own origin (IdAnchor::origin): the claimed anchor's (a node claiming
+// none may claim a rebuilt widget's now that its hash is known), else its
+// hash, else (when that is taken, see AnchorIndex::OriginFree) the next free
+// one after it. Without anchors every origin is the node's hash, so the
+// hashes are those of a plain ancestor chain, the same as before origins.
+void DeriveHashes(std::vector<Entry>& entries, AnchorIndex* index) {
+  // A node whose hash collides with one origin after another: only many
+  // XXH3 collisions at once could take this many steps.
+  constexpr int kMaxOriginSteps = 64;
+  for (Entry& e : entries) {
+    const uint64_t parent_origin = e.parent < 0 ? 0 : entries[static_cast<size_t>(e.parent)].origin;
+    e.hash = IdentityHash(parent_origin, e.node->role, e.identity, e.dup_index);
+    if (e.claim == nullptr && index != nullptr) index->ClaimRebuilt(e);
+    if (e.claim != nullptr) {
+      e.origin = e.claim->origin;
+      continue;
+    }
+    e.origin = e.hash;
+    for (int step = 0;
+         index != nullptr && !index->OriginFree(e.origin, e.hash) && step < kMaxOriginSteps;
+         ++step) {
+      e.origin = NextOrigin(e.origin);
+    }
+  }
+}
+
 // Decides final IDs against the anchors and the previous snapshot, top-down,
 // so that a node's parent always has its final ID when the node is matched
 // under it.
 //
 // In order of preference a node gets:
-//  0. the ID anchored to its object (id_anchors.h), when the anchor has the
-//     node's role: the object is the widget, whatever it is called now;
+//  0. the ID of the anchor it claims (AnchorIndex): its object's anchor, when
+//     the anchor has the node's role: the object is the widget, whatever it
+//     is called now; then a successor's; then that of an absent object that
+//     had the node's identity hash (the same widget built again);
 //  1. its hash ID, when the previous node with that ID had the same role,
 //     identity name and rank (the same widget, wherever it now sits);
 //  2. under the same parent, the ID of the previous sibling with the same
@@ -230,72 +444,18 @@ std::string CellAddress(const Node& node) {
 class Reconciler {
  public:
   Reconciler(const std::vector<Entry>& entries, const std::vector<Node>& previous,
-             const IdAnchors* anchors)
-      : entries_(entries), prev_(previous), anchors_(anchors), final_ids_(entries.size()) {
+             const AnchorIndex* index)
+      : entries_(entries), prev_(previous), index_(index), final_ids_(entries.size()) {
     for (const Entry& e : entries_) hash_ids_.insert(e.hash_id);
-    if (anchors_ == nullptr) return;
-    for (const auto& [owner, app] : anchors_->apps) {
-      for (const auto& [path, anchor] : app.by_path) {
-        // A file edited by hand may name one ID twice: the smallest hash
-        // keeps it, whatever the map's order.
-        auto [it, added] = reserved_.emplace(anchor.id, anchor.hash);
-        if (!added) it->second = std::min(it->second, anchor.hash);
-      }
-    }
-    std::unordered_set<std::string> in_tree;
-    for (const Entry& e : entries_) {
-      if (e.anchorable) in_tree.insert(e.node->ref.owner + '\n' + e.node->ref.path);
-    }
-    for (const auto& [owner, app] : anchors_->apps) {
-      for (const auto& [path, anchor] : app.by_path) {
-        if (anchor.parent.empty() || (anchor.shown_index < 0 && anchor.cell.empty()) ||
-            app.clock - anchor.seen >= kSuccessorWindow || in_tree.contains(owner + '\n' + path)) {
-          continue;
-        }
-        // Of two objects that vanished from one place, the one seen last has
-        // the successor; seen in the same observation (a file edited by
-        // hand), neither has.
-        const std::string place =
-            anchor.cell.empty()
-                ? PlaceKey(owner, anchor.parent, anchor.role, anchor.shown_index)
-                : CellKey(owner, anchor.parent, anchor.cell);
-        auto [it, added] = vanished_.emplace(place, Vanished{&anchor.id, anchor.seen});
-        if (added || anchor.seen < it->second.seen) continue;
-        it->second.id = anchor.seen > it->second.seen ? &anchor.id : nullptr;
-        it->second.seen = anchor.seen;
-      }
-    }
   }
 
   std::vector<std::string> Run() {
-    if (anchors_ != nullptr) {
+    using enum Entry::Claim;
+    for (Entry::Claim kind : {kObject, kSuccessor, kRebuilt}) {
       for (size_t i = 0; i < entries_.size(); ++i) {
         const Entry& e = entries_[i];
-        if (!e.anchorable) continue;
-        const IdAnchor* a = anchors_->Find(e.node->ref);
-        if (a != nullptr && a->role == e.node->role && HasPrefix(a->id, e.node->role) &&
-            !used_.contains(a->id)) {
-          Give(i, a->id);
-        }
-      }
-      // Successors: new objects where a showing one vanished, and new
-      // objects of a table's cells at their addresses.
-      for (size_t i = 0; i < entries_.size(); ++i) {
-        const Entry& e = entries_[i];
-        const std::string cell = CellAddress(*e.node);
-        if (!final_ids_[i].empty() || !e.anchorable || e.parent < 0 ||
-            (cell.empty() && (e.shown_index < 0 || !CanSucceed(*e.node)))) {
-          continue;
-        }
-        const Entry& parent = entries_[static_cast<size_t>(e.parent)];
-        if (!parent.anchorable || parent.node->ref.owner != e.node->ref.owner) continue;
-        auto it = vanished_.find(
-            cell.empty()
-                ? PlaceKey(e.node->ref.owner, parent.node->ref.path, e.node->role, e.shown_index)
-                : CellKey(e.node->ref.owner, parent.node->ref.path, cell));
-        if (it != vanished_.end() && it->second.id != nullptr &&
-            HasPrefix(*it->second.id, e.node->role) && !used_.contains(*it->second.id)) {
-          Give(i, *it->second.id);
+        if (e.claim_kind == kind && final_ids_[i].empty() && !used_.contains(e.claim->id)) {
+          Give(i, e.claim->id);
         }
       }
     }
@@ -326,23 +486,6 @@ class Reconciler {
   }
 
  private:
-  static std::string PlaceKey(const std::string& owner, const std::string& parent, Role role,
-                              int shown_index) {
-    return owner + '\n' + parent + '\n' + std::to_string(static_cast<int>(role)) + ':' +
-           std::to_string(shown_index);
-  }
-
-  static std::string CellKey(const std::string& owner, const std::string& table,
-                             const std::string& address) {
-    return owner + '\n' + table + "\ncell:" + address;
-  }
-
-  static bool HasPrefix(const std::string& id, Role role) {
-    const std::string_view prefix = RolePrefix(role);
-    return id.size() > prefix.size() && id.compare(0, prefix.size(), prefix) == 0 &&
-           id[prefix.size()] == '_';
-  }
-
   void Give(size_t i, const std::string& id) {
     final_ids_[i] = id;
     used_.insert(id);
@@ -351,9 +494,7 @@ class Reconciler {
   // Whether `e` may take `id`: nobody here holds it, and no object absent
   // from this tree is anchored to it, unless that object had e's identity.
   bool Claimable(const Entry& e, const std::string& id) const {
-    if (used_.contains(id)) return false;
-    auto it = reserved_.find(id);
-    return it == reserved_.end() || it->second == e.hash;
+    return !used_.contains(id) && (index_ == nullptr || !index_->Reserves(id, e.hash));
   }
 
   void ReconcileGroup(const std::vector<size_t>& group,
@@ -409,16 +550,7 @@ class Reconciler {
 
   const std::vector<Entry>& entries_;
   const PreviousIndex prev_;
-  const IdAnchors* anchors_;
-  std::unordered_map<std::string, uint64_t> reserved_;  // anchored ID -> its object's hash
-  // An object that vanished from a place (PlaceKey or CellKey) in the app's
-  // last kSuccessorWindow observations: its ID (null: two vanished from
-  // there in the same observation) and when it was last seen.
-  struct Vanished {
-    const std::string* id;
-    uint64_t seen;
-  };
-  std::unordered_map<std::string, Vanished> vanished_;
+  const AnchorIndex* index_;  // null without anchors
   std::unordered_set<std::string> hash_ids_;
   std::unordered_set<std::string> used_;
   std::vector<std::string> final_ids_;
@@ -465,9 +597,9 @@ void RecordAnchors(const std::vector<Entry>& entries, const std::vector<std::str
         if (p.anchorable && p.node->ref.owner == owner) parent = p.node->ref.path;
       }
       const int leaf_index = CanSucceed(*e.node) ? e.shown_index : -1;
-      app.by_path[e.node->ref.path] = IdAnchor{ids[i],           e.node->role, e.hash,
-                                               app.clock,        std::move(parent), leaf_index,
-                                               CellAddress(*e.node)};
+      app.by_path[e.node->ref.path] =
+          IdAnchor{ids[i],    e.node->role,      e.hash,     e.origin,
+                   app.clock, std::move(parent), leaf_index, CellAddress(*e.node)};
     }
     IdAnchors::Trim(app);
   }
@@ -538,21 +670,30 @@ std::string IdentityName(const Node& node) {
 void AssignIds(std::vector<Node>& roots, const std::vector<Node>* previous, IdAnchors* anchors) {
   std::vector<Entry> entries;
   entries.reserve(CountNodes(roots));
-  Flatten(roots, -1, 0, entries);
+  Flatten(roots, -1, entries);
+  std::optional<AnchorIndex> index;
+  if (anchors != nullptr) {
+    MarkAnchorable(entries);
+    index.emplace(*anchors, entries);
+  }
+  DeriveHashes(entries, index ? &*index : nullptr);
 
   std::vector<int> all(entries.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
   ResolveCollisions(entries, all, kShortDigits);
 
   std::vector<std::string> final_ids;
-  if (anchors != nullptr) MarkAnchorable(entries);
   if (previous != nullptr || anchors != nullptr) {
     static const std::vector<Node> kNothing;
-    final_ids = Reconciler(entries, previous != nullptr ? *previous : kNothing, anchors).Run();
+    final_ids =
+        Reconciler(entries, previous != nullptr ? *previous : kNothing, index ? &*index : nullptr)
+            .Run();
   } else {
     final_ids.reserve(entries.size());
     for (Entry& e : entries) final_ids.push_back(std::move(e.hash_id));
   }
+  // The claims point into `anchors`: recorded only once nothing reads them.
+  index.reset();
   if (anchors != nullptr) RecordAnchors(entries, final_ids, *anchors);
   // `entries` points into `roots`; it must not be used once the nodes change.
   entries.clear();

@@ -51,14 +51,22 @@ namespace uiscope {
 // it has the identity that object had; then `anchors` is updated to the IDs
 // given (each app's anchors bounded by kMaxAnchorsPerApp). The outcome is a
 // function of `roots`, `previous` and `anchors` alone.
+//
+// A node's identity hash is IdentityHash of its parent's origin
+// (IdAnchor::origin): the hash its parent's ID was first derived from, so
+// that a descendant built again after an ancestor was renamed (a window
+// retitled, then a menu item rebuilt) has the hash it had when its ID was
+// given. Without anchors, or with anchors that hold none of the tree's
+// objects, every origin is the node's own hash: the hash of the plain
+// ancestor chain, and the IDs are those AssignIds gave before origins.
 void AssignIds(std::vector<Node>& roots, const std::vector<Node>* previous = nullptr,
                IdAnchors* anchors = nullptr);
 
-// The identity hash of a node whose parent has identity hash `parent_hash` (0
-// for roots). `identity_name` is the node's name, or the label derived from its
-// descendants when it has none; `dup_index` its rank among siblings with the
-// same role and identity name. Exposed for tests and for memory/, which stores
-// targets by identity.
+// The identity hash of a node whose parent has origin `parent_hash` (0 for
+// roots; without anchors, the parent's own identity hash). `identity_name` is
+// the node's name, or the label derived from its descendants when it has none;
+// `dup_index` its rank among siblings with the same role and identity name.
+// Exposed for tests and for memory/, which stores targets by identity.
 uint64_t IdentityHash(uint64_t parent_hash, Role role, std::string_view identity_name,
                       int dup_index);
 

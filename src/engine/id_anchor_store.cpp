@@ -20,7 +20,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kFormatVersion = 1;
+// Version 2 added each anchor's origin (IdAnchor::origin); version 1 files
+// still load, their origins taken to be their hashes.
+constexpr int kFormatVersion = 2;
+constexpr int kFormatWithoutOrigins = 1;
 constexpr char kSuffix[] = ".json";
 
 std::string FileName(const std::string& s) {
@@ -42,10 +45,12 @@ bool StatFile(const std::string& path, long long& mtime_ns, long long& size,
 // Parses a file's anchors; an error message when it is not one of ours.
 Result<AppAnchors> ParseAnchors(const json& j, const AnchoredApp& app, bool* foreign) {
   *foreign = false;
-  if (!j.is_object() || j.value("version", 0) != kFormatVersion || !j.contains("anchors") ||
+  const int version = j.is_object() ? j.value("version", 0) : 0;
+  if ((version != kFormatVersion && version != kFormatWithoutOrigins) || !j.contains("anchors") ||
       !j["anchors"].is_array()) {
     return MakeError(ErrorCode::kInvalidArgument, "not an ID anchor file of this version");
   }
+  const bool origins = version == kFormatVersion;
   if (j.value("owner", "") != app.owner || j.value("pid", -1) != app.pid ||
       j.value("app", "") != app.name) {
     *foreign = true;  // an earlier bus's app that had the same bus name
@@ -53,22 +58,26 @@ Result<AppAnchors> ParseAnchors(const json& j, const AnchoredApp& app, bool* for
   }
   AppAnchors out;
   out.clock = j.value("clock", uint64_t{0});
+  // Fields after the hash: version 1 has no origin.
+  const size_t o = origins ? 1 : 0;
   for (const json& a : j["anchors"]) {
-    // Seven fields, or eight with a table cell's address.
-    if (!a.is_array() || (a.size() != 7 && a.size() != 8) || !a[0].is_string() ||
+    // Eight fields (seven in version 1), one more with a table cell's address.
+    if (!a.is_array() || (a.size() != 7 + o && a.size() != 8 + o) || !a[0].is_string() ||
         !a[1].is_string() || !a[2].is_string() || !a[3].is_number_unsigned() ||
-        !a[4].is_number_unsigned() || !a[5].is_string() || !a[6].is_number_integer() ||
-        (a.size() == 8 && !a[7].is_string())) {
+        !a[4].is_number_unsigned() || !a[4 + o].is_number_unsigned() || !a[5 + o].is_string() ||
+        !a[6 + o].is_number_integer() || (a.size() == 8 + o && !a[7 + o].is_string())) {
       return MakeError(ErrorCode::kInvalidArgument, "malformed anchor " + a.dump());
     }
     const Role role = RoleFromName(a[2].get<std::string>());
+    const uint64_t hash = a[3].get<uint64_t>();
     IdAnchor anchor{a[1].get<std::string>(),
                     role,
-                    a[3].get<uint64_t>(),
-                    a[4].get<uint64_t>(),
-                    a[5].get<std::string>(),
-                    a[6].get<int>(),
-                    a.size() == 8 ? a[7].get<std::string>() : std::string()};
+                    hash,
+                    origins ? a[4].get<uint64_t>() : hash,
+                    a[4 + o].get<uint64_t>(),
+                    a[5 + o].get<std::string>(),
+                    a[6 + o].get<int>(),
+                    a.size() == 8 + o ? a[7 + o].get<std::string>() : std::string()};
     out.by_path.emplace(a[0].get<std::string>(), std::move(anchor));
   }
   IdAnchors::Trim(out);
@@ -112,13 +121,13 @@ void IdAnchorStore::Load(const AnchoredApp& app, IdAnchors& anchors,
 Status IdAnchorStore::Save(const AnchoredApp& app, const AppAnchors& anchors) {
   json list = json::array();
   for (const auto& [path, a] : anchors.by_path) {
-    json entry =
-        json::array({path, a.id, RoleName(a.role), a.hash, a.seen, a.parent, a.shown_index});
+    json entry = json::array(
+        {path, a.id, RoleName(a.role), a.hash, a.origin, a.seen, a.parent, a.shown_index});
     if (!a.cell.empty()) entry.push_back(a.cell);
     list.push_back(std::move(entry));
   }
-  // Each anchor: [path, id, role, identity hash, seen, parent path, shown
-  // index] and, for a table cell, its address.
+  // Each anchor: [path, id, role, identity hash, origin, seen, parent path,
+  // shown index] and, for a table cell, its address.
   const json j = {{"version", kFormatVersion}, {"owner", app.owner},
                   {"app", app.name},           {"pid", app.pid},
                   {"clock", anchors.clock},    {"anchors", list}};

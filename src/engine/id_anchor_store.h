@@ -8,7 +8,7 @@
 // later session on the same display has a new bus that hands out the same
 // names, so a file whose pid or name differs from the app's is someone
 // else's and is ignored. Each file holds at most kMaxAnchorsPerApp anchors
-// (about 80 bytes each: ~1.6 MB at the bound).
+// (about 100 bytes each: ~2 MB at the bound).
 //
 // Files are written whole to a private temporary (0600) and renamed over the
 // old one, so a reader never sees a torn file; two processes saving the same

@@ -162,7 +162,7 @@ TEST(IdAnchorsTest, AnIdAnchoredToAnObjectNotShownStaysReserved) {
   // An object not in this tree (hidden, seen only by --all) holds that ID.
   IdAnchors anchors;
   anchors.apps[kOwner].by_path["/elsewhere"] =
-      IdAnchor{one_hash_id, Role::kButton, 12345, 0, "/other", 0, ""};
+      IdAnchor{one_hash_id, Role::kButton, 12345, 12345, 0, "/other", 0, ""};
   std::vector<Node> roots = CalcTree();
   Assign(roots, anchors);
   EXPECT_NE(Window(roots).children[1].id, one_hash_id);
@@ -244,10 +244,9 @@ TEST(IdAnchorsTest, ATableCellBuiltAnewKeepsItsIdByItsAddress) {
       cells.push_back(Obj(Role::kTableCell, address, "/cell-" + round + "-" + address));
     }
     std::vector<Node> roots;
-    roots.push_back(
-        Obj(Role::kApplication, "soffice", "/root",
-            {Obj(Role::kWindow, title, "/win",
-                 {Obj(Role::kTable, "Sheet Sheet1", "/table", std::move(cells))})}));
+    roots.push_back(Obj(Role::kApplication, "soffice", "/root",
+                        {Obj(Role::kWindow, title, "/win",
+                             {Obj(Role::kTable, "Sheet Sheet1", "/table", std::move(cells))})}));
     return roots;
   };
   IdAnchors anchors;
@@ -338,11 +337,180 @@ TEST(IdAnchorsTest, NodesSharingOneObjectAreNotAnchored) {
   EXPECT_EQ(Assign(again, anchors), Assign(copy, anchors));
 }
 
+// --- Descendants rebuilt under a renamed ancestor ---------------------------
+
+// An editor as mousepad shows it: app > window `title` > (menu bar > menu
+// "File" > items "Reload" and "Save"; an "Open" button; a list of unnamed
+// rows known by their labels). `round` names the objects a toolkit rebuilds
+// (mousepad's Reload item, a button, a row and its label): each round gives
+// them new object paths, as a rebuilt widget has.
+std::vector<Node> EditorTree(const std::string& title, int round) {
+  const std::string r = "-" + std::to_string(round);
+  std::vector<Node> rows;
+  for (int i = 1; i <= 3; ++i) {
+    // Row 2 is the one rebuilt, with its label.
+    const std::string p = "/row" + std::to_string(i) + (i == 2 ? r : "");
+    rows.push_back(
+        Obj(Role::kListItem, "", p, {Obj(Role::kLabel, "Row " + std::to_string(i), p + "/label")}));
+  }
+  Node menu =
+      Obj(Role::kMenu, "File", "/file",
+          {Obj(Role::kMenuItem, "Reload", "/reload" + r), Obj(Role::kMenuItem, "Save", "/save")});
+  Node window = Obj(Role::kWindow, title, "/win",
+                    {Obj(Role::kMenuBar, "", "/menubar", {std::move(menu)}),
+                     Obj(Role::kButton, "Open", "/open" + r),
+                     Obj(Role::kList, "Files", "/files", std::move(rows))});
+  std::vector<Node> roots;
+  roots.push_back(Obj(Role::kApplication, "mousepad", "/root", {std::move(window)}));
+  return roots;
+}
+
+// How many of `before`'s IDs `after` kept, position by position.
+int Kept(const std::vector<std::string>& before, const std::vector<std::string>& after) {
+  int kept = 0;
+  for (size_t i = 0; i < before.size() && i < after.size(); ++i) kept += before[i] == after[i];
+  return kept;
+}
+
+// The window gains a title, then the toolkit rebuilds descendants: each CLI
+// call is a new process with only the anchors, so the rebuilt objects are
+// known by their identity hash alone, which must not follow the new title.
+TEST(IdAnchorsTest, DescendantsRebuiltAfterTheWindowWasRetitledKeepTheirIds) {
+  IdAnchors anchors;
+  std::vector<Node> first = EditorTree("Untitled - Mousepad", 1);
+  const std::vector<std::string> before = Assign(first, anchors);
+  std::vector<Node> retitled = EditorTree("*Untitled - Mousepad", 1);
+  EXPECT_EQ(Assign(retitled, anchors), before);
+  std::vector<Node> rebuilt = EditorTree("*Untitled - Mousepad", 2);
+  const std::vector<std::string> after_rebuild = Assign(rebuilt, anchors);
+  EXPECT_EQ(after_rebuild, before) << Kept(before, after_rebuild) << " of " << before.size();
+  // Retitled again and rebuilt again in one step.
+  std::vector<Node> saved = EditorTree("doc.txt - Mousepad", 3);
+  const std::vector<std::string> after_save = Assign(saved, anchors);
+  EXPECT_EQ(after_save, before) << Kept(before, after_save) << " of " << before.size();
+  // Every node was observed, so every object is anchored once.
+  EXPECT_EQ(anchors.apps[kOwner].by_path.size(), before.size());
+}
+
+// The same in one process (an MCP server), reconciling against the previous
+// snapshot too: a retitle and a rebuild seen in one observation.
+TEST(IdAnchorsTest, DescendantsRebuiltWithTheRetitleKeepTheirIdsAgainstAPreviousSnapshot) {
+  IdAnchors anchors;
+  std::vector<Node> first = EditorTree("Untitled - Mousepad", 1);
+  const std::vector<std::string> before = Assign(first, anchors);
+  std::vector<Node> second = EditorTree("*Untitled - Mousepad", 2);
+  AssignIds(second, &first, &anchors);
+  EXPECT_EQ(CollectIds(second), before)
+      << Kept(before, CollectIds(second)) << " of " << before.size();
+  std::vector<Node> third = EditorTree("doc.txt - Mousepad", 3);
+  AssignIds(third, &second, &anchors);
+  EXPECT_EQ(CollectIds(third), before)
+      << Kept(before, CollectIds(third)) << " of " << before.size();
+}
+
+// A tab retitled keeps its ID (its object is anchored); a new tab that opens
+// with the first one's old title has the identity hash the first one's ID
+// was derived from. Their subtrees must still get distinct IDs, the same
+// whatever the order, and no collision suffix.
+TEST(IdAnchorsTest, ANewLookAlikeOfARenamedNodeGetsItsOwnSubtreeIds) {
+  auto browser = [](bool second_tab) {
+    std::vector<Node> tabs;
+    tabs.push_back(
+        Obj(Role::kTab, second_tab ? "Example Domain" : "New Tab", "/tab1",
+            {Obj(Role::kButton, "Close", "/tab1/close"), Obj(Role::kImage, "Icon", "/tab1/icon")}));
+    if (second_tab) {
+      tabs.push_back(Obj(
+          Role::kTab, "New Tab", "/tab2",
+          {Obj(Role::kButton, "Close", "/tab2/close"), Obj(Role::kImage, "Icon", "/tab2/icon")}));
+    }
+    std::vector<Node> roots;
+    roots.push_back(Obj(Role::kApplication, "chromium", "/root",
+                        {Obj(Role::kWindow, "Chromium", "/win",
+                             {Obj(Role::kTabList, "", "/tabs", std::move(tabs))})}));
+    return roots;
+  };
+  IdAnchors anchors;
+  std::vector<Node> first = browser(false);
+  const std::vector<std::string> one_tab = Assign(first, anchors);
+  std::vector<std::string> expected;
+  for (int run = 0; run < 4; ++run) {
+    IdAnchors a = anchors;
+    if (run % 2 == 1) {  // the same anchors, inserted in reverse order
+      std::vector<std::pair<std::string, IdAnchor>> items(a.apps[kOwner].by_path.begin(),
+                                                          a.apps[kOwner].by_path.end());
+      a.apps[kOwner].by_path.clear();
+      for (auto it = items.rbegin(); it != items.rend(); ++it) a.apps[kOwner].by_path.insert(*it);
+    }
+    std::vector<Node> two = browser(true);
+    const std::vector<std::string> ids = Assign(two, a);
+    EXPECT_EQ(
+        std::vector<std::string>(ids.begin(), ids.begin() + static_cast<long>(one_tab.size())),
+        one_tab);
+    EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), ids.size());
+    for (const std::string& id : ids) EXPECT_EQ(id.find('-'), std::string::npos) << id;
+    if (run == 0) expected = ids;
+    EXPECT_EQ(ids, expected) << "run " << run;
+    // Stable from then on, and the new tab's subtree rebuilt keeps its IDs.
+    std::vector<Node> again = browser(true);
+    EXPECT_EQ(Assign(again, a), ids);
+    std::vector<Node> rebuilt = browser(true);
+    Node& tab2 = rebuilt[0].children[0].children[0].children[1];
+    tab2.children[0].ref.path = "/tab2/close-2";
+    tab2.children[1].ref.path = "/tab2/icon-2";
+    EXPECT_EQ(Assign(rebuilt, a), ids);
+  }
+}
+
+// A page retitled keeps its document's ID through the document's anchor;
+// then the browser builds the document again, under its new title, with new
+// objects for everything in it: the same widget built again, it takes its
+// ID back, and its subtree with it.
+TEST(IdAnchorsTest, ARenamedNodeBuiltAgainTakesItsIdAndItsSubtreesIdsBack) {
+  auto page = [](const std::string& title, const std::string& round) {
+    const std::string doc = "/doc" + round;
+    std::vector<Node> roots;
+    roots.push_back(Obj(Role::kApplication, "chromium", "/root",
+                        {Obj(Role::kWindow, "Chromium", "/win",
+                             {Obj(Role::kDocument, title, doc,
+                                  {Obj(Role::kButton, "Buy", doc + "/buy"),
+                                   Obj(Role::kLink, "Home", doc + "/home")})})}));
+    return roots;
+  };
+  IdAnchors anchors;
+  std::vector<Node> first = page("Cart (0)", "1");
+  const std::vector<std::string> before = Assign(first, anchors);
+  std::vector<Node> retitled = page("Cart (1)", "1");
+  EXPECT_EQ(Assign(retitled, anchors), before);
+  std::vector<Node> rebuilt = page("Cart (1)", "2");
+  const std::vector<std::string> after = Assign(rebuilt, anchors);
+  EXPECT_EQ(after, before) << Kept(before, after) << " of " << before.size();
+  EXPECT_EQ(anchors.Find(BackendRef{kOwner, "/doc1"}), nullptr) << "each ID anchored once";
+  // Built again under yet another title, it is a new page.
+  std::vector<Node> other = page("Checkout", "3");
+  EXPECT_NE(Assign(other, anchors)[2], before[2]);
+}
+
+TEST(IdAnchorsTest, AnAnchorRecordsTheOriginOfItsId) {
+  IdAnchors anchors;
+  std::vector<Node> first = EditorTree("Untitled - Mousepad", 1);
+  Assign(first, anchors);
+  const IdAnchor* window = anchors.Find(BackendRef{kOwner, "/win"});
+  ASSERT_NE(window, nullptr);
+  EXPECT_EQ(window->origin, window->hash) << "an ID given by hash";
+  const uint64_t origin = window->origin;
+  std::vector<Node> retitled = EditorTree("doc.txt - Mousepad", 1);
+  Assign(retitled, anchors);
+  window = anchors.Find(BackendRef{kOwner, "/win"});
+  ASSERT_NE(window, nullptr);
+  EXPECT_EQ(window->origin, origin) << "the ID, and so its origin, came from the anchor";
+  EXPECT_NE(window->hash, origin) << "the identity hash follows the title";
+}
+
 TEST(IdAnchorsTest, TrimDropsTheLeastRecentlySeen) {
   AppAnchors app;
   for (int i = 0; i < 10; ++i) {
     app.by_path["/p" + std::to_string(i)] = IdAnchor{
-        "btn_" + std::to_string(i), Role::kButton, 0, static_cast<uint64_t>(i / 2), "", -1, ""};
+        "btn_" + std::to_string(i), Role::kButton, 0, 0, static_cast<uint64_t>(i / 2), "", -1, ""};
   }
   IdAnchors::Trim(app, 5);
   ASSERT_EQ(app.by_path.size(), 5u);
@@ -356,7 +524,7 @@ TEST(IdAnchorsTest, AnchorsStayBoundedAndKeepTheCurrentTree) {
   AppAnchors& app = anchors.apps[kOwner];
   for (size_t i = 0; i < kMaxAnchorsPerApp; ++i) {
     app.by_path["/gone" + std::to_string(i)] =
-        IdAnchor{"btn_g" + std::to_string(i), Role::kButton, 0, 0, "", -1, ""};
+        IdAnchor{"btn_g" + std::to_string(i), Role::kButton, 0, 0, 0, "", -1, ""};
   }
   std::vector<Node> again = CalcTree();
   const std::vector<std::string> ids = Assign(again, anchors);

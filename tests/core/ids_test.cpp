@@ -349,5 +349,27 @@ TEST(IdsTest, ContainerIdDoesNotFollowItsFirstLabel) {
   EXPECT_EQ(before[0].children[0].children[1].id, after[0].children[0].children[1].id);
 }
 
+// The IDs of a tree without anchors and without a previous snapshot are a
+// contract: memory/ and agents' notes hold them across versions. Pinned here
+// so that a change to how hashes are derived cannot move them silently.
+TEST(IdsTest, HashIdsArePinned) {
+  const std::vector<std::string> pinned = {
+      "app_9293", "win_07bb", "tb_fbc3",  "btn_974a", "btn_9319", "lst_2688", "itm_cc2f",
+      "lbl_18b8", "itm_d28b", "lbl_b87b", "itm_f7be", "lbl_7c64", "itm_65f0", "lbl_1c66",
+      "itm_fa33", "lbl_fdd9", "txt_4468", "btn_cc0d", "btn_815d"};
+  EXPECT_EQ(CollectIds(Assigned(EditorTree())), pinned);
+  // Reconciled against a previous snapshot, without anchors: the same too.
+  const std::vector<Node> before = Assigned(EditorTree());
+  std::vector<Node> retitled = EditorTree("*Notes - Editor");
+  FileList(retitled).children.insert(
+      FileList(retitled).children.begin(),
+      MakeNode(Role::kListItem, "", {MakeNode(Role::kLabel, "Row 0")}));
+  const std::vector<std::string> pinned_reconciled = {
+      "app_9293", "win_07bb", "tb_fbc3",  "btn_974a", "btn_9319", "lst_2688", "itm_c280",
+      "lbl_f281", "itm_cc2f", "lbl_18b8", "itm_d28b", "lbl_b87b", "itm_f7be", "lbl_7c64",
+      "itm_65f0", "lbl_1c66", "itm_fa33", "lbl_fdd9", "txt_4468", "btn_cc0d", "btn_815d"};
+  EXPECT_EQ(CollectIds(Assigned(retitled, &before)), pinned_reconciled);
+}
+
 }  // namespace
 }  // namespace uiscope
