@@ -13,8 +13,8 @@
 #include <iostream>
 #include <map>
 #include <mutex>
-#include <set>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "platform/accessibility.h"
@@ -257,9 +257,8 @@ TEST_P(MirrorTest, RandomChangesLeaveTheMirrorEqualToAFreshWalk) {
     } else if (dirty->empty()) {
       how += "-";  // no event
     } else {
-      const bool all_in_tree = std::all_of(dirty->begin(), dirty->end(), [&](const auto& d) {
-        return paths.count(d.path) > 0;
-      });
+      const bool all_in_tree = std::all_of(dirty->begin(), dirty->end(),
+                                           [&](const auto& d) { return paths.count(d.path) > 0; });
       how += all_in_tree ? "p" : "o";  // p: could be refreshed in part; o: an object not in it
     }
   }

@@ -23,9 +23,8 @@ EventChange ClassifyEvent(std::string_view iface, std::string_view member,
     // Whether the object and its subtree are shown at all, or what its
     // children are (an expanded row shows its children; a container that
     // starts managing its descendants is read by what is in view).
-    if (detail == "showing" || detail == "visible" || detail == "defunct" ||
-        detail == "expanded" || detail == "collapsed" || detail == "expandable" ||
-        detail == "manages-descendants") {
+    if (detail == "showing" || detail == "visible" || detail == "defunct" || detail == "expanded" ||
+        detail == "collapsed" || detail == "expandable" || detail == "manages-descendants") {
       return EventChange::kSubtree;
     }
     return EventChange::kAttributes;
@@ -38,9 +37,9 @@ EventChange ClassifyEvent(std::string_view iface, std::string_view member,
   // The event names the parent (ChildrenChanged) or the container whose
   // children changed their states or rows.
   if (member == "ChildrenChanged" || member == "SelectionChanged" ||
-      member == "ActiveDescendantChanged" || member == "ModelChanged" ||
-      member == "RowInserted" || member == "RowDeleted" || member == "RowReordered" ||
-      member == "ColumnInserted" || member == "ColumnDeleted" || member == "ColumnReordered") {
+      member == "ActiveDescendantChanged" || member == "ModelChanged" || member == "RowInserted" ||
+      member == "RowDeleted" || member == "RowReordered" || member == "ColumnInserted" ||
+      member == "ColumnDeleted" || member == "ColumnReordered") {
     return EventChange::kSubtree;
   }
   // BoundsChanged moves what lies around the object; VisibleDataChanged

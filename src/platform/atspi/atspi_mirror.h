@@ -73,8 +73,7 @@ enum class EventChange {
 // "org.a11y.atspi.Event." ("Object", "Window", "Focus", "Document"),
 // `member` the signal ("StateChanged"), `detail` its first argument
 // ("showing", "accessible-name"; "" when it has none).
-EventChange ClassifyEvent(std::string_view iface, std::string_view member,
-                          std::string_view detail);
+EventChange ClassifyEvent(std::string_view iface, std::string_view member, std::string_view detail);
 
 class MirrorBook {
  public:
