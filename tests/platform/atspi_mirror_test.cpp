@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace uiscope::atspi {
 namespace {
 
@@ -145,6 +148,157 @@ TEST(MirrorBookTest, DropForgetsTheTreeButNotTheStream) {
   EXPECT_FALSE(book.Lookup(kBus, kKey).has_value());
   book.Store(kBus, kKey, book.MarkOf(kBus), AppTree("Play"));
   EXPECT_TRUE(book.Lookup(kBus, kKey).has_value());
+}
+
+// Which objects the events since a walk named (the first step to refreshing
+// a tree in part): Dirty().
+
+using Dirt = std::vector<MirrorBook::DirtyObject>;
+constexpr EventChange kAttrs = EventChange::kAttributes;
+constexpr EventChange kSub = EventChange::kSubtree;
+
+TEST(ClassifyEventTest, NamesWhatEachEventMayHaveChanged) {
+  EXPECT_EQ(ClassifyEvent("Object", "PropertyChange", "accessible-name"), kAttrs);
+  EXPECT_EQ(ClassifyEvent("Object", "PropertyChange", "accessible-value"), kAttrs);
+  EXPECT_EQ(ClassifyEvent("Object", "PropertyChange", "accessible-role"), kSub);
+  EXPECT_EQ(ClassifyEvent("Object", "PropertyChange", "accessible-parent"),
+            EventChange::kElsewhere);
+  EXPECT_EQ(ClassifyEvent("Object", "StateChanged", "checked"), kAttrs);
+  EXPECT_EQ(ClassifyEvent("Object", "StateChanged", "focused"), kAttrs);
+  EXPECT_EQ(ClassifyEvent("Object", "StateChanged", "showing"), kSub);
+  EXPECT_EQ(ClassifyEvent("Object", "StateChanged", "visible"), kSub);
+  EXPECT_EQ(ClassifyEvent("Object", "StateChanged", "defunct"), kSub);
+  EXPECT_EQ(ClassifyEvent("Object", "TextChanged", "insert"), kAttrs);
+  EXPECT_EQ(ClassifyEvent("Object", "ChildrenChanged", "add"), kSub);
+  EXPECT_EQ(ClassifyEvent("Object", "ChildrenChanged", "remove"), kSub);
+  EXPECT_EQ(ClassifyEvent("Object", "BoundsChanged", ""), EventChange::kElsewhere);
+  EXPECT_EQ(ClassifyEvent("Object", "VisibleDataChanged", ""), EventChange::kElsewhere);
+  EXPECT_EQ(ClassifyEvent("Window", "Activate", ""), EventChange::kElsewhere);
+  EXPECT_EQ(ClassifyEvent("Document", "LoadComplete", ""), EventChange::kElsewhere);
+  EXPECT_EQ(ClassifyEvent("Focus", "Focus", ""), EventChange::kElsewhere);
+  EXPECT_EQ(ClassifyEvent("Object", "SomethingNew", ""), EventChange::kElsewhere);
+}
+
+TEST(MirrorBookDirtyTest, NothingDirtyWhileNoEventCame) {
+  MirrorBook book;
+  StoreTree(book);
+  auto dirty = book.Dirty(kBus, kKey);
+  ASSERT_TRUE(dirty.has_value());
+  EXPECT_TRUE(dirty->empty());
+}
+
+TEST(MirrorBookDirtyTest, ListsEachNamedObjectOnceWithItsWidestChange) {
+  MirrorBook book;
+  StoreTree(book);
+  book.OnEvent(kBus, "/label", kAttrs);
+  book.OnEvent(kBus, "/list", kSub);
+  book.OnEvent(kBus, "/label", kAttrs);
+  book.OnEvent(kBus, "/check", kAttrs);
+  book.OnEvent(kBus, "/check", kSub);
+  EXPECT_FALSE(book.Lookup(kBus, kKey).has_value()) << "dirty objects are not served as they were";
+  auto dirty = book.Dirty(kBus, kKey);
+  ASSERT_TRUE(dirty.has_value());
+  EXPECT_EQ(*dirty, (Dirt{{"/label", kAttrs}, {"/list", kSub}, {"/check", kSub}}));
+  // Another app's events are not this one's.
+  book.OnEvent(":1.43", "/other", kAttrs);
+  EXPECT_EQ(book.Dirty(kBus, kKey)->size(), 3u);
+}
+
+TEST(MirrorBookDirtyTest, WhatTheWalkSawIsCleanWhatCameDuringItIsDirty) {
+  MirrorBook book;
+  StoreTree(book);
+  book.OnEvent(kBus, "/before", kAttrs);
+  const MirrorBook::Mark mark = book.MarkOf(kBus);  // a walk begins
+  book.OnEvent(kBus, "/during", kAttrs);
+  book.Store(kBus, kKey, mark, AppTree("Pause"));
+  auto dirty = book.Dirty(kBus, kKey);
+  ASSERT_TRUE(dirty.has_value());
+  EXPECT_EQ(*dirty, (Dirt{{"/during", kAttrs}}));
+  // Named before and during the walk: dirty.
+  book.OnEvent(kBus, "/before", kAttrs);
+  const MirrorBook::Mark mark2 = book.MarkOf(kBus);
+  book.OnEvent(kBus, "/before", kAttrs);
+  book.Store(kBus, kKey, mark2, AppTree("Pause"));
+  EXPECT_EQ(*book.Dirty(kBus, kKey), (Dirt{{"/before", kAttrs}}));
+}
+
+TEST(MirrorBookDirtyTest, AnEventThatMayChangeOtherObjectsMeansWalk) {
+  MirrorBook book;
+  StoreTree(book);
+  book.OnEvent(kBus, "/label", kAttrs);
+  book.OnEvent(kBus, "/panel", EventChange::kElsewhere);
+  EXPECT_FALSE(book.Dirty(kBus, kKey).has_value());
+  // The same object named again by a local event does not make it local.
+  book.OnEvent(kBus, "/panel", kAttrs);
+  EXPECT_FALSE(book.Dirty(kBus, kKey).has_value());
+  // A walk covers it.
+  book.Store(kBus, kKey, book.MarkOf(kBus), AppTree("Play"));
+  EXPECT_TRUE(book.Dirty(kBus, kKey).has_value());
+}
+
+TEST(MirrorBookDirtyTest, MoreObjectsThanTheBoundMeansWalk) {
+  MirrorBook book;
+  StoreTree(book);
+  for (size_t i = 0; i < MirrorBook::kMaxDirtyObjects; ++i) {
+    book.OnEvent(kBus, "/row" + std::to_string(i), kAttrs);
+  }
+  ASSERT_TRUE(book.Dirty(kBus, kKey).has_value());
+  EXPECT_EQ(book.Dirty(kBus, kKey)->size(), MirrorBook::kMaxDirtyObjects);
+  book.OnEvent(kBus, "/row0", kAttrs);  // named again: still within the bound
+  EXPECT_TRUE(book.Dirty(kBus, kKey).has_value());
+  book.OnEvent(kBus, "/one-more", kAttrs);
+  EXPECT_FALSE(book.Dirty(kBus, kKey).has_value());
+  // A walk that began after the overflow makes the log usable again.
+  book.Store(kBus, kKey, book.MarkOf(kBus), AppTree("Play"));
+  book.OnEvent(kBus, "/label", kAttrs);
+  EXPECT_EQ(*book.Dirty(kBus, kKey), (Dirt{{"/label", kAttrs}}));
+}
+
+TEST(MirrorBookDirtyTest, AnOverflowDuringTheWalkKeepsItDirtyBeyondRepair) {
+  MirrorBook book;
+  StoreTree(book);
+  const MirrorBook::Mark mark = book.MarkOf(kBus);
+  for (size_t i = 0; i <= MirrorBook::kMaxDirtyObjects; ++i) {
+    book.OnEvent(kBus, "/row" + std::to_string(i), kAttrs);
+  }
+  book.Store(kBus, kKey, mark, AppTree("Play"));
+  EXPECT_FALSE(book.Dirty(kBus, kKey).has_value());
+}
+
+TEST(MirrorBookDirtyTest, AnActionNotAnsweredByAnEventMeansWalk) {
+  MirrorBook book;
+  StoreTree(book);
+  book.OnEvent(kBus, "/label", kAttrs);
+  book.NoteActed(kBus);
+  EXPECT_FALSE(book.Dirty(kBus, kKey).has_value()) << "the action's effect is not reported yet";
+  book.OnEvent(kBus, "/button", kAttrs);  // the app reacts
+  EXPECT_EQ(*book.Dirty(kBus, kKey), (Dirt{{"/label", kAttrs}, {"/button", kAttrs}}));
+}
+
+TEST(MirrorBookDirtyTest, NoTreeOrAnotherKeyMeansWalk) {
+  MirrorBook book;
+  book.OnEvent(kBus, "/label", kAttrs);
+  EXPECT_FALSE(book.Dirty(kBus, kKey).has_value()) << "nothing stored";
+  book.Store(kBus, kKey, book.MarkOf(kBus), AppTree("Play"));
+  EXPECT_FALSE(book.Dirty(kBus, "limits|win@5,0,100,100").has_value());
+  book.Drop(kBus);
+  EXPECT_FALSE(book.Dirty(kBus, kKey).has_value());
+  EXPECT_FALSE(book.Dirty(":1.99", kKey).has_value());
+}
+
+TEST(MirrorBookDirtyTest, ALostStreamForgetsTheLog) {
+  MirrorBook book;
+  StoreTree(book);
+  book.OnEvent(kBus, "/label", kAttrs);
+  book.OnStreamLost();
+  EXPECT_FALSE(book.Dirty(kBus, kKey).has_value());
+}
+
+TEST(MirrorBookDirtyTest, AnEventWithoutAKindIsTakenAsChangingAnything) {
+  MirrorBook book;
+  StoreTree(book);
+  book.OnEvent(kBus, "/label");
+  EXPECT_FALSE(book.Dirty(kBus, kKey).has_value());
 }
 
 }  // namespace

@@ -151,17 +151,18 @@ void EventWatcher::Handle(DBusMessage* msg) {
     if (iface == nullptr || sender == nullptr) return;
     if (std::strncmp(iface, kEventPrefix, sizeof(kEventPrefix) - 1) == 0) {
       const char* path = dbus_message_get_path(msg);
-      book_.OnEvent(sender, path ? path : "");
+      const char* member = dbus_message_get_member(msg);
+      const char* detail = nullptr;
+      DBusMessageIter it;
+      if (dbus_message_iter_init(msg, &it) &&
+          dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_STRING) {
+        dbus_message_iter_get_basic(&it, &detail);
+      }
+      const std::string_view kind = iface + sizeof(kEventPrefix) - 1;
+      book_.OnEvent(sender, path ? path : "",
+                    ClassifyEvent(kind, member ? member : "", detail ? detail : ""));
       if (tap_) {
-        const char* member = dbus_message_get_member(msg);
-        const char* detail = nullptr;
-        DBusMessageIter it;
-        if (dbus_message_iter_init(msg, &it) &&
-            dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_STRING) {
-          dbus_message_iter_get_basic(&it, &detail);
-        }
-        tap_(sender, std::string(iface + sizeof(kEventPrefix) - 1) + "." + (member ? member : ""),
-             detail ? detail : "");
+        tap_(sender, std::string(kind) + "." + (member ? member : ""), detail ? detail : "");
       }
     } else if (std::strcmp(iface, "org.freedesktop.DBus") == 0 &&
                dbus_message_is_signal(msg, "org.freedesktop.DBus", "NameOwnerChanged")) {

@@ -1,6 +1,51 @@
 #include "platform/atspi/atspi_mirror.h"
 
+#include <algorithm>
+
 namespace uiscope::atspi {
+
+EventChange ClassifyEvent(std::string_view iface, std::string_view member,
+                          std::string_view detail) {
+  // Window (created, moved, activated...), Focus and Document (a page
+  // loaded or changed) events speak of more than one object.
+  if (iface != "Object") return EventChange::kElsewhere;
+  if (member == "PropertyChange") {
+    if (detail == "accessible-name" || detail == "accessible-description" ||
+        detail == "accessible-value") {
+      return EventChange::kAttributes;
+    }
+    // A new role re-normalises the node and the toolkit quirks that read
+    // it decide for its children; a new parent moves the object elsewhere;
+    // table captions, summaries, headers and unknown properties: elsewhere.
+    return detail == "accessible-role" ? EventChange::kSubtree : EventChange::kElsewhere;
+  }
+  if (member == "StateChanged") {
+    // Whether the object and its subtree are shown at all, or what its
+    // children are (an expanded row shows its children; a container that
+    // starts managing its descendants is read by what is in view).
+    if (detail == "showing" || detail == "visible" || detail == "defunct" || detail == "expanded" ||
+        detail == "collapsed" || detail == "expandable" || detail == "manages-descendants") {
+      return EventChange::kSubtree;
+    }
+    return EventChange::kAttributes;
+  }
+  if (member == "TextChanged" || member == "TextCaretMoved" || member == "TextSelectionChanged" ||
+      member == "TextAttributesChanged" || member == "AttributesChanged" ||
+      member == "Announcement" || member == "LinkSelected") {
+    return EventChange::kAttributes;
+  }
+  // The event names the parent (ChildrenChanged) or the container whose
+  // children changed their states or rows.
+  if (member == "ChildrenChanged" || member == "SelectionChanged" ||
+      member == "ActiveDescendantChanged" || member == "ModelChanged" || member == "RowInserted" ||
+      member == "RowDeleted" || member == "RowReordered" || member == "ColumnInserted" ||
+      member == "ColumnDeleted" || member == "ColumnReordered") {
+    return EventChange::kSubtree;
+  }
+  // BoundsChanged moves what lies around the object; VisibleDataChanged
+  // and unknown members: not sure what changed.
+  return EventChange::kElsewhere;
+}
 
 MirrorBook::App& MirrorBook::AppOf(const std::string& bus) {
   auto [it, made] = apps_.try_emplace(bus);
@@ -8,9 +53,20 @@ MirrorBook::App& MirrorBook::AppOf(const std::string& bus) {
   return it->second;
 }
 
-void MirrorBook::OnEvent(const std::string& bus, std::string_view /*path*/) {
+void MirrorBook::OnEvent(const std::string& bus, std::string_view path, EventChange change) {
   std::lock_guard lock(mutex_);
-  ++AppOf(bus).events;
+  App& app = AppOf(bus);
+  const uint64_t count = ++app.events;
+  auto it = std::find_if(app.log.begin(), app.log.end(),
+                         [&](const App::Logged& l) { return l.object.path == path; });
+  if (it != app.log.end()) {
+    it->object.change = std::max(it->object.change, change);
+    it->last = count;
+  } else if (app.log.size() < kMaxDirtyObjects) {
+    app.log.push_back({DirtyObject{std::string(path), change}, count});
+  } else {
+    app.lost_at = count;
+  }
 }
 
 void MirrorBook::OnAppGone(const std::string& bus) {
@@ -67,6 +123,28 @@ void MirrorBook::Store(const std::string& bus, const std::string& key, Mark mark
   // began: the walk saw the reaction's start, and its events vouch for it.
   if (app.acted && mark.events > app.events_at_act) app.acted = false;
   app.tree = std::move(tree);
+  // What the walk saw is no longer dirty; what came during it still is.
+  std::erase_if(app.log, [&](const App::Logged& l) { return l.last <= mark.events; });
+}
+
+std::optional<std::vector<MirrorBook::DirtyObject>> MirrorBook::Dirty(
+    const std::string& bus, const std::string& key) const {
+  std::lock_guard lock(mutex_);
+  auto it = apps_.find(bus);
+  if (it == apps_.end()) return std::nullopt;
+  const App& app = it->second;
+  if (!app.has_tree || app.key != key || app.events_at_walk == 0) return std::nullopt;
+  // Acted on: only once the app has answered the action with an event do
+  // its events say what the action changed.
+  if (app.acted && app.events == app.events_at_act) return std::nullopt;
+  if (app.lost_at > app.events_at_walk) return std::nullopt;
+  std::vector<DirtyObject> dirty;
+  for (const App::Logged& l : app.log) {
+    if (l.last <= app.events_at_walk) continue;
+    if (l.object.change == EventChange::kElsewhere) return std::nullopt;
+    dirty.push_back(l.object);
+  }
+  return dirty;
 }
 
 void MirrorBook::Drop(const std::string& bus) {

@@ -24,6 +24,18 @@
 // its tree. Events are counted, not queued: a storm costs no memory, and no
 // event is "dropped" from a queue that could overflow.
 //
+// Which objects changed (the first step to refreshing a tree in part, issue
+// 16 "only dirty subtrees are re-fetched"): besides counting, the book keeps
+// the objects the events since the last walk named, each with what the
+// event may have changed (EventChange, from ClassifyEvent), at most
+// kMaxDirtyObjects distinct objects per app. Dirty() hands them out for a
+// stored tree that would be served but for those events; an event that may
+// have changed objects it does not name (kElsewhere), or more objects than
+// the bound, makes Dirty() say "walk" (nullopt). The log is bounded too: a
+// storm costs at most kMaxDirtyObjects entries per app.
+// Nothing re-reads those objects yet: Tree() still walks the whole app when
+// any event came (see atspi_tree.cpp).
+//
 // Thread safety: every method may be called from any thread (one mutex);
 // the event thread calls OnEvent / OnAppGone / OnStreamLost while the
 // observing thread looks up and stores.
@@ -35,13 +47,53 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "core/node.h"
 
 namespace uiscope::atspi {
 
+// What an event may have changed, from the most local to the least.
+enum class EventChange {
+  // The named object's own attributes: name, description, value, text,
+  // states other than those in kSubtree.
+  kAttributes,
+  // The named object and what lies below it: its children (children-changed
+  // names the parent), or whether it and its subtree are shown at all
+  // (showing, visible, defunct, expanded...), a role change, a selection or
+  // active descendant among its children, a table's rows.
+  kSubtree,
+  // Objects the event does not name may have changed too (bounds moved
+  // siblings, a window or document changed, a parent was re-set), or the
+  // event is not one the book knows: only a walk of the whole app is sure.
+  kElsewhere,
+};
+
+// The change an AT-SPI event implies. `iface` is its interface after
+// "org.a11y.atspi.Event." ("Object", "Window", "Focus", "Document"),
+// `member` the signal ("StateChanged"), `detail` its first argument
+// ("showing", "accessible-name"; "" when it has none).
+EventChange ClassifyEvent(std::string_view iface, std::string_view member, std::string_view detail);
+
 class MirrorBook {
  public:
+  // How many distinct objects the events since an app's walk may name for
+  // its tree still to be refreshed in part (Dirty()). Why this bound: each
+  // object costs at least one pipelined round of ~5 requests (more for a
+  // subtree), and beyond a few dozen (a page switch, a list refilled, a
+  // storm) the change is broad enough that the walk of a window's shown
+  // nodes (a few hundred) costs about as much; it also bounds the book's
+  // memory per app whatever the event rate. Not tuned to a fixture.
+  static constexpr size_t kMaxDirtyObjects = 32;
+
+  // An object named by the events since an app's walk, and the widest
+  // change they imply for it.
+  struct DirtyObject {
+    std::string path;
+    EventChange change = EventChange::kAttributes;
+    bool operator==(const DirtyObject&) const = default;
+  };
+
   // Where an application's event stream stood when a walk began: pass it to
   // Store() so that events that came during the walk keep the tree dirty.
   struct Mark {
@@ -51,8 +103,11 @@ class MirrorBook {
   };
 
   // An event from the application with unique bus name `bus`, on the object
-  // at `path` (kept for diagnostics only: any event dirties the whole app).
-  void OnEvent(const std::string& bus, std::string_view path);
+  // at `path`, that may have changed what `change` says (ClassifyEvent).
+  // Every event makes Lookup() walk the app; the objects named are kept
+  // for Dirty().
+  void OnEvent(const std::string& bus, std::string_view path,
+               EventChange change = EventChange::kElsewhere);
   // The application left the bus (NameOwnerChanged): its tree goes.
   void OnAppGone(const std::string& bus);
   // The event stream itself was lost (the bus connection dropped): nothing
@@ -71,6 +126,14 @@ class MirrorBook {
   // stream was lost since `mark`; stored but dirty when the app sent events
   // since (the next Lookup walks again).
   void Store(const std::string& bus, const std::string& key, Mark mark, Node tree);
+  // For a stored tree that Lookup() refuses only because events came since
+  // its walk (every other condition of the top of this file holds, and an
+  // action on the app, if any, was answered by an event): the objects those
+  // events named, in the order first named, each once with the widest
+  // change. nullopt: no such tree, or a kElsewhere event, or more than
+  // kMaxDirtyObjects objects: walk. Empty: no event since (Lookup() hits).
+  std::optional<std::vector<DirtyObject>> Dirty(const std::string& bus,
+                                                const std::string& key) const;
   void Drop(const std::string& bus);
 
   // Counts, for tests and benchmarks.
@@ -87,6 +150,16 @@ class MirrorBook {
     bool acted = false;
     uint64_t events_at_act = 0;  // events when it was last acted on
     Node tree;
+    // The objects named by events, each with the count (`events` just
+    // after it) of the last event naming it; Store() forgets those whose
+    // last event is covered by the walk. `lost_at`: the count of the last
+    // event that found the log full (its object is not in it).
+    struct Logged {
+      DirtyObject object;
+      uint64_t last = 0;
+    };
+    std::vector<Logged> log;
+    uint64_t lost_at = 0;
   };
   mutable std::mutex mutex_;
   uint64_t generation_ = 0;
