@@ -84,6 +84,12 @@ class Learner {
     return it == hits_.end() ? 0 : it->second;
   }
 
+  // The signature whose learned targets hold ID `id` (nullopt when none
+  // does): where a learned target that is not shown now belongs.
+  Result<std::optional<AppSignature>> Holding(const std::string& id) const {
+    return store_->Holding(id);
+  }
+
   // The signature of `window` under application node `app`.
   static AppSignature SignatureOf(const Node& app, const Node& window);
 
