@@ -84,6 +84,10 @@ class Learner {
     return it == hits_.end() ? 0 : it->second;
   }
 
+  // Every element Hits knows of, with its hits: a copy to rank by after
+  // the lease is released (the learner is not thread-safe).
+  const std::unordered_map<std::string, int>& AllHits() const { return hits_; }
+
   // The signature whose learned targets hold ID `id` (nullopt when none
   // does): where a learned target that is not shown now belongs.
   Result<std::optional<AppSignature>> Holding(const std::string& id) const {

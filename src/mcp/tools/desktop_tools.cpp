@@ -2,6 +2,7 @@
 #include <chrono>
 #include <deque>
 #include <mutex>
+#include <unordered_map>
 
 #include "core/format.h"
 #include "engine/find.h"
@@ -134,9 +135,13 @@ std::string ScopeOf(const Workspace& workspace, const std::string& display, cons
 
 // Observes through the workspace; on a failure that means the desktop went
 // away, forgets the connection so the next call reconnects.
+// `learned_hits`, when given, receives a copy of what the learner knows of
+// each element's hits (engine/learner.h), taken under the lease: find ranks
+// by it after the lease is released.
 Result<Observation> ObserveOnce(DesktopTools& tools, const json& args, const Sources& sources,
                                 ToolContext& ctx, std::string* display,
-                                std::vector<std::string>* notes) {
+                                std::vector<std::string>* notes,
+                                std::unordered_map<std::string, int>* learned_hits = nullptr) {
   ctx.Progress(1, 3, "connecting to the desktop");
   auto lease = tools.workspace.Acquire(args.value("session", ""));
   if (!lease.ok()) return lease.error();
@@ -161,6 +166,9 @@ Result<Observation> ObserveOnce(DesktopTools& tools, const json& args, const Sou
     return perceived.error();
   }
   for (const auto& w : perceived->observation.warnings) ctx.Log(LogLevel::kWarning, w);
+  if (learned_hits != nullptr && lease->learner != nullptr) {
+    *learned_hits = lease->learner->AllHits();
+  }
   return std::move(perceived->observation);
 }
 
@@ -291,8 +299,15 @@ ToolResult Find(DesktopTools& tools, const json& args, ToolContext& ctx) {
   if (!sources.ok()) return ToolResult::FromError(sources.error());
   std::vector<std::string> notes;
   std::string display;
-  auto obs = ObserveOnce(tools, args, *sources, ctx, &display, &notes);
+  std::unordered_map<std::string, int> hits;
+  auto obs = ObserveOnce(tools, args, *sources, ctx, &display, &notes, &hits);
   if (!obs.ok()) return WithNotes(ToolResult::FromError(obs.error()), notes);
+  if (!hits.empty()) {
+    query.learned_hits = [&hits](const Node& n) {
+      auto it = hits.find(n.id);
+      return it == hits.end() ? 0 : it->second;
+    };
+  }
   // Matching gets its own timeout_ms after the observation (which had one
   // per application), and stops when the client cancels.
   query.deadline =
