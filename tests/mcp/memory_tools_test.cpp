@@ -144,6 +144,36 @@ TEST_F(MemoryToolsTest, FindRanksLearnedHitsFirst) {
   EXPECT_EQ(after["structuredContent"]["matches"][0]["id"], label->id);
 }
 
+// observe format "targets" (seed 002's list): compact lines for the model,
+// the structured form valid against the outputSchema; a taught target is
+// among them, learned.
+TEST_F(MemoryToolsTest, ObserveTargetsListsTaughtTargetsAsLearned) {
+  json taught = Call("teach", {{"label", "Help icon"}, {"x", 480}, {"y", 100}, {"role", "icon"}});
+  ASSERT_FALSE(taught.value("isError", false)) << taught.dump();
+  const std::string id = taught["structuredContent"]["id"];
+  json observed = Call("observe", {{"format", "targets"}});
+  ASSERT_FALSE(observed.value("isError", false)) << observed.dump();
+  const json& s = observed["structuredContent"];
+  EXPECT_EQ(s["format"], "targets");
+  EXPECT_EQ(s["app"], "login-app");
+  EXPECT_EQ(s["window"], "Sign in");
+  bool found = false;
+  for (const json& t : s["targets"]) {
+    EXPECT_NE(t["role"], "label") << "only what an agent acts on";
+    if (t["id"] != id) continue;
+    found = true;
+    EXPECT_TRUE(t["learned"].get<bool>());
+    // Taught at 455,85 50x30: its window ends at x=500, so the click
+    // lands in the middle of the part inside it (as an action aims).
+    EXPECT_EQ(t["click"], (json{{"x", 477}, {"y", 100}}));
+  }
+  EXPECT_TRUE(found) << s.dump();
+  const std::string text = observed["content"][0]["text"];
+  EXPECT_TRUE(text.starts_with("app \"login-app\" window \"Sign in\"")) << text;
+  EXPECT_NE(text.find("[icon \"Help icon\" id=" + id + " click=477,100"), std::string::npos)
+      << text;
+}
+
 TEST_F(MemoryToolsTest, BadArgumentsAreToolErrors) {
   EXPECT_TRUE(Call("teach", {{"label", "x"}, {"x", 5000}, {"y", 5000}}).value("isError", false));
   EXPECT_TRUE(Call("teach", {{"label", " "}, {"x", 480}, {"y", 100}}).value("isError", false));
