@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <exception>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -524,15 +525,175 @@ FormatOutput FormatSemantic(const Snapshot& snapshot, const std::vector<FlatNode
   return out;
 }
 
+// One entry of the targets format: an element an agent can act on.
+struct TargetEntry {
+  const Node* node = nullptr;
+  const Node* app = nullptr;
+  const Node* window = nullptr;
+  Point click;
+  int hits = 0;
+  size_t window_rank = 0;  // 0 for the active window, then in tree order
+  size_t order = 0;        // preorder
+};
+
+// Where a click on `n` lands: the centre of its part inside its window and
+// the frame (as actions aim, engine/act.cpp); nullopt when none shows.
+std::optional<Point> TargetClick(const Node& n, const Node& window, const Frame& frame) {
+  if (!n.bounds || n.bounds->Empty()) return std::nullopt;
+  Rect r = *n.bounds;
+  if (window.bounds) r = Intersect(r, *window.bounds);
+  if (frame.width > 0 && frame.height > 0) r = ClampToFrame(r, frame.width, frame.height);
+  if (r.Empty()) return std::nullopt;
+  return r.Center();
+}
+
+// The elements of every window an agent can act on (an interactive role, or
+// a target memory holds), most relevant first: the active window's, then
+// more learned hits, higher confidence, reading order.
+std::vector<TargetEntry> CollectTargets(const Snapshot& snapshot, const FormatOptions& options) {
+  std::vector<TargetEntry> out;
+  std::vector<const Node*> windows;
+  size_t order = 0;
+  for (const Node& app : snapshot.roots) {
+    for (const Node& window : app.children) {
+      if (!IsWindowRole(window.role)) continue;
+      windows.push_back(&window);
+      ForEachNode(window.children, [&](const Node& n, int) {
+        ++order;
+        if (!IsInteractiveRole(n.role) && n.source != Source::kLearned) return;
+        auto click = TargetClick(n, window, snapshot.frame);
+        if (!click) return;
+        TargetEntry e;
+        e.node = &n;
+        e.app = &app;
+        e.window = &window;
+        e.click = *click;
+        e.hits = options.learned_hits ? options.learned_hits(n) : 0;
+        e.order = order;
+        out.push_back(e);
+      });
+    }
+  }
+  auto active = std::find_if(windows.begin(), windows.end(),
+                             [](const Node* w) { return w->Has(State::kActive); });
+  for (TargetEntry& e : out) {
+    const auto at =
+        static_cast<size_t>(std::find(windows.begin(), windows.end(), e.window) - windows.begin());
+    e.window_rank = active == windows.end() ? at : e.window == *active ? 0 : at + 1;
+  }
+  std::stable_sort(out.begin(), out.end(), [](const TargetEntry& a, const TargetEntry& b) {
+    if (a.window_rank != b.window_rank) return a.window_rank < b.window_rank;
+    if (a.hits != b.hits) return a.hits > b.hits;
+    if (a.node->confidence != b.node->confidence) return a.node->confidence > b.node->confidence;
+    return a.order < b.order;
+  });
+  return out;
+}
+
+bool Learned(const TargetEntry& e) { return e.hits > 0 || e.node->source == Source::kLearned; }
+
+std::string_view LabelOf(const Node& n) { return n.name.empty() ? n.description : n.name; }
+
+std::string WindowLine(const TargetEntry& e) {
+  std::string line = "app ";
+  AppendQuoted(line, e.app->name);
+  line += " window ";
+  AppendQuoted(line, e.window->name);
+  if (e.window->Has(State::kActive)) line += " active";
+  line += '\n';
+  return line;
+}
+
+// `  [button "Submit" id=btn_1a2b click=842,567 conf=0.95 learned]`
+std::string TargetLine(const TargetEntry& e) {
+  const Node& n = *e.node;
+  std::string line = "  [";
+  line += RoleName(n.role);
+  line += ' ';
+  AppendQuoted(line, LabelOf(n));
+  line += " id=" + n.id;
+  line += " click=" + std::to_string(e.click.x) + ',' + std::to_string(e.click.y);
+  line += " conf=" + FixedDecimals(n.confidence, 2);
+  if (Learned(e)) line += " learned";
+  if (e.hits > 0) line += " hits=" + std::to_string(e.hits);
+  if (KnownDisabled(n)) line += " disabled";
+  if (n.Has(State::kFocused)) line += " focused";
+  if (n.Has(State::kPassword)) line += " password";
+  if (n.Has(State::kStale)) line += " stale";
+  line += "]\n";
+  return line;
+}
+
+json TargetJson(const TargetEntry& e) {
+  const Node& n = *e.node;
+  json j = {{"id", Utf8(n.id)},
+            {"role", std::string(RoleName(n.role))},
+            {"label", Utf8(LabelOf(n))},
+            {"app", Utf8(e.app->name)},
+            {"window", Utf8(e.window->name)},
+            {"click", {{"x", e.click.x}, {"y", e.click.y}}},
+            {"confidence", n.confidence},
+            {"source", std::string(SourceName(n.source))},
+            {"learned", Learned(e)},
+            {"hits", e.hits}};
+  if (KnownDisabled(n)) j["disabled"] = true;
+  if (n.Has(State::kStale)) j["stale"] = true;
+  return j;
+}
+
+Result<FormatOutput> FormatTargets(const Snapshot& snapshot, const FormatOptions& options) {
+  const std::vector<TargetEntry> targets = CollectTargets(snapshot, options);
+  Result<size_t> start = ParseCursor(options.cursor, targets.size());
+  if (!start.ok()) return start.error();
+  FormatOutput out;
+  Budget budget(options);
+  json list = json::array();
+  const Node* window = nullptr;
+  size_t next = *start;
+  for (; next < targets.size(); ++next) {
+    const TargetEntry& e = targets[next];
+    std::string lines = e.window == window ? std::string() : WindowLine(e);
+    lines += TargetLine(e);
+    if (!budget.Fits(lines.size())) break;
+    budget.Take(lines.size());
+    out.text += lines;
+    window = e.window;
+    list.push_back(TargetJson(e));
+  }
+  out.nodes_emitted = budget.items();
+  FinishPage(out, next, targets.size());
+  if (out.truncated) {
+    out.text += std::string(kEllipsis) + ' ' + std::to_string(targets.size() - next) +
+                " more targets (cursor=" + out.next_cursor + ")\n";
+  }
+  // The seed's context: the active application and window (else the first
+  // that has targets).
+  const TargetEntry* head = nullptr;
+  for (const TargetEntry& e : targets) {
+    if (e.window->Has(State::kActive)) {
+      head = &e;
+      break;
+    }
+  }
+  if (head == nullptr && !targets.empty()) head = &targets.front();
+  out.json = {{"app", head ? Utf8(head->app->name) : std::string()},
+              {"window", head ? Utf8(head->window->name) : std::string()},
+              {"targets", std::move(list)},
+              {"frame", FrameJson(snapshot.frame)},
+              {"page", PageJson(out)}};
+  return out;
+}
+
 }  // namespace
 
 Result<Format> ParseFormat(std::string_view name) {
   if (name == "compact") return Format::kCompact;
   if (name == "json") return Format::kJson;
   if (name == "semantic") return Format::kSemantic;
+  if (name == "targets") return Format::kTargets;
   return MakeError(ErrorCode::kInvalidArgument,
                    "unknown format \"" + SanitiseAndTruncate(name, 40) +
-                       "\": valid formats are compact, json, semantic");
+                       "\": valid formats are compact, json, semantic, targets");
 }
 
 std::string_view FormatName(Format format) {
@@ -543,6 +704,8 @@ std::string_view FormatName(Format format) {
       return "json";
     case Format::kSemantic:
       return "semantic";
+    case Format::kTargets:
+      return "targets";
   }
   return "compact";
 }
@@ -663,6 +826,7 @@ Result<FormatOutput> FormatSnapshot(const Snapshot& snapshot, const FormatOption
   // nlohmann::json throws on misuse and std::string on exhaustion; the caller
   // is promised a Result, so those become an Internal error here.
   try {
+    if (options.format == Format::kTargets) return FormatTargets(snapshot, options);
     std::vector<FlatNode> flat;
     flat.reserve(CountNodes(snapshot.roots));
     if (options.format == Format::kCompact && options.elide_layout) {
@@ -679,6 +843,8 @@ Result<FormatOutput> FormatSnapshot(const Snapshot& snapshot, const FormatOption
         return FormatJson(snapshot, flat, *start, options);
       case Format::kSemantic:
         return FormatSemantic(snapshot, flat, *start, options);
+      case Format::kTargets:
+        break;  // above
     }
     return MakeError(ErrorCode::kInvalidArgument, "unknown format");
   } catch (const std::exception& e) {

@@ -10,12 +10,17 @@
 // - json: the node set with frame, stats and page, for programs.
 // - semantic: the frame of seed 000 — windows, buttons, text_fields, links,
 //   text_content.
+// - targets: seed 002's flat list — per window (the active one first), the
+//   elements an agent can act on, most relevant first, each with its click
+//   point, confidence and whether memory learned it (engine/learner.h).
+//   The text is compact lines for a model; `json` the structured form.
 //
 // Password values are never printed in any format, even when a backend filled
 // Node::value by mistake. The diff format lives with the engine, which keeps
 // the previous observation.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -25,16 +30,17 @@
 
 namespace uiscope {
 
-enum class Format { kCompact, kJson, kSemantic };
+enum class Format { kCompact, kJson, kSemantic, kTargets };
 
-// "compact" | "json" | "semantic"; otherwise InvalidArgument listing those.
+// "compact" | "json" | "semantic" | "targets"; otherwise InvalidArgument listing those.
 Result<Format> ParseFormat(std::string_view name);
 std::string_view FormatName(Format format);
 
 struct FormatOptions {
   Format format = Format::kCompact;
   // Nodes emitted in this page; 0 = unlimited. For semantic: entries (one per
-  // window, button, text field, link or text_content line).
+  // window, button, text field, link or text_content line); for targets:
+  // targets.
   int max_nodes = 0;
   // Size of this page in UTF-8 bytes; 0 = unlimited. At least one node is
   // always emitted, so a page may exceed a budget smaller than one node.
@@ -43,12 +49,18 @@ struct FormatOptions {
   //   json:     approximate: the sum of each node's own serialised object
   //             (without children); nesting and the envelope are not counted.
   //   semantic: approximate: the sum of each entry's serialised size.
+  //   targets:  bytes of the text's target and window lines (not the
+  //             trailer).
   int max_chars = 0;
   std::string cursor;  // "" = first page; else a next_cursor of the same snapshot
   // compact only: unnamed layout boxes (panel / unknown role, no name, value,
   // actions or notable state) are not printed; their children take their
   // place. Cursors and node counts then refer to the printed nodes.
   bool elide_layout = true;
+  // targets only: how often an action on an element had its effect
+  // (engine/learner.h, Learner::Hits). More hits rank first and make the
+  // element read learned. Empty: no memory.
+  std::function<int(const Node&)> learned_hits;
 };
 
 struct FormatOutput {

@@ -174,6 +174,8 @@ class LearnedStore {
   // transaction; the signature's last-seen time becomes `now_ms`.
   virtual Status Save(const AppSignature& signature, const std::vector<LearnedTarget>& upserted,
                       const std::vector<std::string>& removed, int64_t now_ms) = 0;
+  // The signature whose targets hold ID `id` (nullopt when none does).
+  virtual Result<std::optional<AppSignature>> Holding(const std::string& id) = 0;
 };
 
 // A window's elements as SeenTargets: every element under `window` with an

@@ -259,6 +259,7 @@ class Executor {
   Status Validate();
   Result<Snapshot> ObserveFor(const std::string& id, int pid_hint, bool include_hidden = false);
   const Node* PerceiveAgain(const std::string& id);
+  Result<const Node*> Recall(const std::string& id);
   Status Resolve();
   Status ChoosePath();
   Result<ElementCapabilities> Capabilities();
@@ -410,6 +411,38 @@ const Node* Executor::PerceiveAgain(const std::string& id) {
   return FindById(plan_.snapshot.roots, id);
 }
 
+// A learned or taught target (source learned) is in no accessibility tree:
+// memory adds it to plan_.snapshot again (engine/learner.h), at its window's
+// current origin plus the bounds it has there, or where its fingerprint is
+// found now. Null when `id` is not a learned target; an error when it is one
+// whose window is not on screen.
+Result<const Node*> Executor::Recall(const std::string& id) {
+  Learner* learner = lease_.learner;
+  if (learner == nullptr) return nullptr;
+  std::vector<std::string> warnings;
+  learner->Learn(plan_.snapshot, ScreenRegions(lease_), warnings);
+  for (auto& w : warnings) result_.notes.push_back(std::move(w));
+  if (const Node* node = FindById(plan_.snapshot.roots, id)) {
+    if (node->source == Source::kLearned) {
+      result_.notes.push_back("found " + id + " in the learned memory" +
+                              (node->Has(State::kStale)
+                                   ? " where it was last seen in its window (the pixels did not "
+                                     "confirm it now)"
+                                   : ""));
+    }
+    return node;
+  }
+  auto holding = learner->Holding(id);
+  if (!holding.ok() || !*holding) return nullptr;
+  const AppSignature& sig = **holding;
+  return MakeError(ErrorCode::kStale,
+                   "element " + id + " is a target learned in " + sig.app + "'s window \"" +
+                       sig.title_pattern +
+                       "\", which is not on screen now: open that window, then act (see `uiscope "
+                       "memory show " +
+                       sig.app + "`)");
+}
+
 Status Executor::Resolve() {
   const ActionTarget& t = request_.target;
   Hands& hands = *lease_.hands;
@@ -442,6 +475,11 @@ Status Executor::Resolve() {
   if (!t.id.empty()) {
     const Node* node = FindById(roots, t.id);
     if (node == nullptr) node = PerceiveAgain(t.id);
+    if (node == nullptr) {
+      auto recalled = Recall(t.id);
+      if (!recalled.ok()) return recalled.error();
+      node = *recalled;
+    }
     if (node == nullptr && !lease_.observer->WhyMissing(t.id)) {
       // `observe --all` prints elements that are not showing, with the IDs
       // a default observation gives them (the anchors see to that): look
@@ -504,7 +542,8 @@ Status Executor::Resolve() {
 // Known from X11 or pixels only: no accessibility object to ask, and its
 // app may be the one not answering (issue 15 §3: input never waits on it).
 bool OutsideAccessibility(const Node& n) {
-  return n.source == Source::kX11 || n.source == Source::kOcr || n.source == Source::kVision;
+  return n.source == Source::kX11 || n.source == Source::kOcr || n.source == Source::kVision ||
+         n.source == Source::kLearned;
 }
 
 Result<ElementCapabilities> Executor::Capabilities() {

@@ -84,6 +84,16 @@ class Learner {
     return it == hits_.end() ? 0 : it->second;
   }
 
+  // Every element Hits knows of, with its hits: a copy to rank by after
+  // the lease is released (the learner is not thread-safe).
+  const std::unordered_map<std::string, int>& AllHits() const { return hits_; }
+
+  // The signature whose learned targets hold ID `id` (nullopt when none
+  // does): where a learned target that is not shown now belongs.
+  Result<std::optional<AppSignature>> Holding(const std::string& id) const {
+    return store_->Holding(id);
+  }
+
   // The signature of `window` under application node `app`.
   static AppSignature SignatureOf(const Node& app, const Node& window);
 

@@ -62,12 +62,8 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
   }
   Snapshot& snapshot = perception.observation.snapshot;
   if (lease.learner != nullptr) {
-    RegionCapture capture;
-    if (lease.display_connection != nullptr) {
-      const x11::X11Display* display = lease.display_connection;
-      capture = [display](const Rect& r) { return x11::CaptureRegion(*display, r); };
-    }
-    perception.learned = lease.learner->Learn(snapshot, capture, perception.observation.warnings);
+    perception.learned =
+        lease.learner->Learn(snapshot, ScreenRegions(lease), perception.observation.warnings);
   }
   if (sources.ocr || sources.vision) {
     // Their IDs exist only where these sources run: an action on one in
@@ -79,6 +75,12 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
   snapshot.stats.latency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return perception;
+}
+
+RegionCapture ScreenRegions(const Workspace::Lease& lease) {
+  if (lease.display_connection == nullptr) return {};
+  const x11::X11Display* display = lease.display_connection;
+  return [display](const Rect& r) { return x11::CaptureRegion(*display, r); };
 }
 
 Status AddPixelSources(Perception& perception, Workspace::Lease& lease,

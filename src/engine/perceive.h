@@ -70,4 +70,8 @@ Status AddPixelSources(Perception& perception, Workspace::Lease& lease,
                        const ocr::OcrOptions& ocr_options = {},
                        const vision::Detector* detector = nullptr);
 
+// The lease's screen, for the learner's fingerprints (engine/learner.h);
+// empty on a fake desktop (no screen).
+RegionCapture ScreenRegions(const Workspace::Lease& lease);
+
 }  // namespace uiscope

@@ -217,6 +217,19 @@ Result<std::vector<AppSignature>> TargetStore::SignaturesOf(const std::string& a
   return out;
 }
 
+Result<std::optional<AppSignature>> TargetStore::Holding(const std::string& id) {
+  std::lock_guard lock(db_->mutex());
+  auto stmt = db_->Prepare(
+      "SELECT a.app, a.title_pattern, a.toolkit FROM targets t JOIN apps a ON a.sig = t.sig "
+      "WHERE t.id = ? ORDER BY a.last_seen_ms DESC LIMIT 1");
+  if (!stmt.ok()) return stmt.error();
+  stmt->Bind(1, id);
+  auto row = stmt->Step();
+  if (!row.ok()) return row.error();
+  if (!*row) return std::optional<AppSignature>();
+  return std::optional<AppSignature>(AppSignature{stmt->Text(0), stmt->Text(1), stmt->Text(2)});
+}
+
 Status TargetStore::Compact() {
   // VACUUM rewrites the file from its live rows; the checkpoint then empties
   // the WAL, which still held the pages as they were before the delete.

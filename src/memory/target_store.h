@@ -52,6 +52,7 @@ class TargetStore final : public LearnedStore {
   Result<std::vector<LearnedTarget>> Load(const AppSignature& signature) override;
   Status Save(const AppSignature& signature, const std::vector<LearnedTarget>& upserted,
               const std::vector<std::string>& removed, int64_t now_ms) override;
+  Result<std::optional<AppSignature>> Holding(const std::string& id) override;
 
   // Every signature, most recently seen first.
   Result<std::vector<AppSummary>> ListApps();

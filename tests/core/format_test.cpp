@@ -95,6 +95,69 @@ FormatOptions Options(Format format, int max_nodes = 0, int max_chars = 0,
   return o;
 }
 
+// Seed 002's flat list: the active window's targets first, then more
+// learned hits, higher confidence, reading order; a target memory holds
+// reads learned; elements with no click point on screen are left out.
+TEST(FormatTest, TargetsListsWhatToActOnMostRelevantFirst) {
+  Snapshot s = PlayerSnapshot();
+  Node& player = s.roots[0].children[0];
+  player.children[3].bounds = Rect{100, 5, 80, 30};  // "Stop", disabled
+  Node knob = WithId(MakeNode(Role::kIcon, "Canvas knob"), "lrn_knob");
+  knob.bounds = Rect{400, 300, 40, 20};
+  knob.source = Source::kLearned;
+  knob.confidence = 0.9f;
+  knob.states.Set(State::kStale);
+  player.children.push_back(std::move(knob));
+  // A second application's window, not active: after the active one's.
+  Node ok = WithId(MakeNode(Role::kButton, "OK"), "btn_ok");
+  ok.bounds = Rect{1000, 500, 60, 24};
+  Node dialog = WithId(MakeNode(Role::kDialog, "Saved", {std::move(ok)}), "dlg_saved");
+  dialog.bounds = Rect{950, 450, 200, 120};
+  s.roots.insert(s.roots.begin(),
+                 WithId(MakeNode(Role::kApplication, "notes", {std::move(dialog)}), "app_notes"));
+
+  FormatOptions o = Options(Format::kTargets);
+  o.learned_hits = [](const Node& n) { return n.id == "lnk_help" ? 2 : 0; };
+  const FormatOutput out = MustFormat(s, o);
+  EXPECT_EQ(out.text,
+            "app \"player\" window \"Player\" active\n"
+            "  [link \"Help\" id=lnk_help click=720,578 conf=1.00 learned hits=2]\n"
+            "  [button \"Play\" id=btn_play click=50,20 conf=1.00 focused]\n"
+            "  [button \"Stop\" id=btn_stop click=140,20 conf=1.00 disabled]\n"
+            "  [icon \"Canvas knob\" id=lrn_knob click=420,310 conf=0.90 learned stale]\n"
+            "  [slider \"Volume\" id=sld_vol click=200,60 conf=0.83]\n"
+            "app \"notes\" window \"Saved\"\n"
+            "  [button \"OK\" id=btn_ok click=1030,512 conf=1.00]\n");
+  EXPECT_EQ(out.json["app"], "player");
+  EXPECT_EQ(out.json["window"], "Player");
+  ASSERT_EQ(out.json["targets"].size(), 6u);
+  const json& help = out.json["targets"][0];
+  EXPECT_EQ(help["id"], "lnk_help");
+  EXPECT_EQ(help["label"], "Help");
+  EXPECT_EQ(help["click"], (json{{"x", 720}, {"y", 578}}));
+  EXPECT_TRUE(help["learned"].get<bool>());
+  EXPECT_EQ(help["hits"], 2);
+  EXPECT_FALSE(out.json["targets"][1]["learned"].get<bool>());
+  EXPECT_TRUE(out.json["targets"][3]["learned"].get<bool>()) << "source learned";
+  EXPECT_EQ(out.json["targets"][5]["app"], "notes");
+  EXPECT_EQ(out.json["page"]["nodes_total"], 6);
+  for (const json& t : out.json["targets"]) EXPECT_NE(t["id"], "txt_pw") << "no click point";
+
+  // Pages of two: the window line again where a page starts, nothing lost.
+  o.max_nodes = 2;
+  std::vector<std::string> ids;
+  std::string cursor;
+  do {
+    o.cursor = cursor;
+    const FormatOutput page = MustFormat(s, o);
+    EXPECT_TRUE(page.text.starts_with("app ")) << page.text;
+    for (const json& t : page.json["targets"]) ids.push_back(t["id"]);
+    cursor = page.next_cursor;
+  } while (!cursor.empty());
+  EXPECT_EQ(ids, (std::vector<std::string>{"lnk_help", "btn_play", "btn_stop", "lrn_knob",
+                                           "sld_vol", "btn_ok"}));
+}
+
 TEST(FormatTest, ParseFormat) {
   EXPECT_EQ(*ParseFormat("compact"), Format::kCompact);
   EXPECT_EQ(*ParseFormat("json"), Format::kJson);
@@ -106,6 +169,8 @@ TEST(FormatTest, ParseFormat) {
   EXPECT_FALSE(ParseFormat("").ok());
   EXPECT_FALSE(ParseFormat("JSON").ok());
   EXPECT_EQ(FormatName(Format::kSemantic), "semantic");
+  EXPECT_EQ(*ParseFormat("targets"), Format::kTargets);
+  EXPECT_EQ(FormatName(Format::kTargets), "targets");
 }
 
 TEST(FormatTest, CompactElidesAnonymousLayoutBoxes) {

@@ -13,10 +13,14 @@
 #include <iostream>
 
 #include "core/format.h"
+#include "engine/act.h"
 #include "engine/perceive.h"
 #include "engine/workspace.h"
 #include "memory/target_store.h"
 #include "support/fake_accessibility.h"
+#include "support/fake_capture.h"
+#include "support/fake_input.h"
+#include "support/fake_windows.h"
 
 namespace uiscope {
 namespace {
@@ -141,6 +145,83 @@ TEST_F(LearnerTest, ObservingLearnsAndAReliableTargetThatWentIsShownStale) {
   }
   // Button 0 was never hit: gone, it would not be shown (not reliable).
   EXPECT_EQ(gone->learned.merged, 1);
+}
+
+// A taught target's ID is acted on (issue 18): by input at its window's
+// current origin plus where it was taught, by a fresh learner (the next CLI
+// call); with its window gone, the error says where it belongs.
+TEST_F(LearnerTest, ATaughtTargetIsClickedByItsIdWhereItsWindowIsNow) {
+  auto make = [&](test::FakeInput** input, test::FakeWindows** windows) {
+    auto ax = std::make_unique<test::FakeAccessibility>(Tree(3));
+    fake_ = ax.get();
+    auto in = std::make_unique<test::FakeInput>();
+    *input = in.get();
+    WindowInfo w;
+    w.id = 0x500001;
+    w.title = "Bench - Main";
+    w.pid = 4242;
+    w.bounds = Rect{100, 100, 800, 600};
+    w.focused = true;
+    auto ws_windows = std::make_unique<test::FakeWindows>(std::vector<WindowInfo>{w});
+    *windows = ws_windows.get();
+    auto ws = std::make_unique<Workspace>(
+        FakeDesktopParts{std::move(ax), Frame{1920, 1080, 1.0}, std::move(in),
+                         std::move(ws_windows), std::make_unique<test::FakeCapture>(1920, 1080)});
+    ws->SetLearner(std::make_shared<Learner>(store_));
+    return ws;
+  };
+  test::FakeInput* input = nullptr;
+  test::FakeWindows* windows = nullptr;
+  std::string id;
+  {
+    auto ws = make(&input, &windows);
+    auto seen = Observe(*ws);
+    ASSERT_TRUE(seen.ok());
+    auto lease = ws->Acquire();
+    auto taught = lease->learner->Teach(seen->observation.snapshot.roots, "Canvas knob",
+                                        Rect{400, 300, 40, 20}, Role::kButton, {});
+    ASSERT_TRUE(taught.ok()) << taught.error().message;
+    id = taught->target.id;
+  }
+  auto ws = make(&input, &windows);
+  // The window moved by (200, 100) since it was taught.
+  fake_->apps()[0].children[0].bounds = Rect{300, 200, 800, 600};
+  windows->windows()[0].bounds = Rect{300, 200, 800, 600};
+  auto act = [&]() -> Result<ActionResult> {
+    auto lease = ws->Acquire("", Workspace::Need::kHands);
+    if (!lease.ok()) return lease.error();
+    ActionRequest r;
+    r.kind = ActionKind::kClick;
+    r.target.id = id;
+    r.verify.settle = std::chrono::milliseconds(60);
+    return PerformAction(*lease, r);
+  };
+  auto clicked = act();
+  ASSERT_TRUE(clicked.ok()) << clicked.error().message;
+  EXPECT_TRUE(clicked->performed);
+  EXPECT_EQ(clicked->via, "xtest");
+  ASSERT_FALSE(input->events().empty());
+  EXPECT_EQ(input->events().back(), "click left 620,410 x1");
+  ASSERT_TRUE(clicked->target.has_value());
+  EXPECT_EQ(clicked->target->source, Source::kLearned);
+  ASSERT_TRUE(clicked->verification.has_value());
+  EXPECT_EQ(clicked->verification->effect, "none") << "nothing changes on a fake desktop";
+  auto stored = store_->Load(AppSignature{"bench", "Main", "atspi"});
+  ASSERT_TRUE(stored.ok());
+  for (const LearnedTarget& t : *stored) {
+    if (t.id == id) {
+      EXPECT_EQ(t.misses, 1) << "the click without effect is learned";
+    }
+  }
+
+  // Its window closed: stale, naming the app and window it belongs to.
+  fake_->apps()[0].children.clear();
+  windows->windows().clear();
+  auto gone = act();
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.error().code, ErrorCode::kStale);
+  EXPECT_NE(gone.error().message.find("learned in bench's window \"Main\""), std::string::npos)
+      << gone.error().message;
 }
 
 TEST_F(LearnerTest, AMissLowersConfidence) {

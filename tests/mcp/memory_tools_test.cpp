@@ -38,6 +38,7 @@ class MemoryToolsTest : public ::testing::Test {
         test::LoadFixtureTree(std::string(UISCOPE_TREE_FIXTURES) + "/login.json"));
     workspace_ = std::make_unique<Workspace>(std::move(fake), Frame{1920, 1080, 1.0});
     auto learner = std::make_shared<Learner>(*store);
+    learner_ = learner;
     workspace_->SetLearner(learner);
     ASSERT_TRUE(RegisterDesktopTools(registry_, *workspace_).ok());
     ASSERT_TRUE(RegisterMemoryTools(registry_, *workspace_, *store, learner).ok());
@@ -72,6 +73,7 @@ class MemoryToolsTest : public ::testing::Test {
   }
 
   fs::path dir_;
+  std::shared_ptr<Learner> learner_;
   std::unique_ptr<Workspace> workspace_;
   ToolRegistry registry_;
   std::unique_ptr<Server> server_;
@@ -107,6 +109,69 @@ TEST_F(MemoryToolsTest, ATaughtTargetIsObservedFoundAndListed) {
   json shown = Call("memory", {{"app", "login-app"}});
   EXPECT_NE(shown["structuredContent"].dump().find("Help icon"), std::string::npos);
   EXPECT_TRUE(registry_.Find("memory")->annotations.read_only);
+}
+
+// find ranks learned hits first (seed 002 §5): the label "Email" outranks
+// the field "Email" (an actable role) once clicks on it had their effect.
+TEST_F(MemoryToolsTest, FindRanksLearnedHitsFirst) {
+  json before = Call("find", {{"name", "Email"}, {"exact", true}});
+  ASSERT_FALSE(before.value("isError", false)) << before.dump();
+  ASSERT_EQ(before["structuredContent"]["matches"].size(), 2u);
+  EXPECT_EQ(before["structuredContent"]["matches"][0]["role"], "text_field");
+
+  std::vector<Node> roots;
+  {
+    auto lease = workspace_->Acquire();
+    ASSERT_TRUE(lease.ok());
+    auto obs = lease->observer->Observe(ObserveRequest{});
+    ASSERT_TRUE(obs.ok());
+    roots = obs->snapshot.roots;
+  }
+  const Node* label = nullptr;
+  ForEachNode(roots, [&](const Node& n, int) {
+    if (n.role == Role::kLabel && n.name == "Email") label = &n;
+  });
+  ASSERT_NE(label, nullptr);
+  std::vector<std::string> warnings;
+  {
+    auto lease = workspace_->Acquire();
+    for (int i = 0; i < 2; ++i) learner_->RecordAction(*label, roots, "observed", warnings);
+  }
+  EXPECT_TRUE(warnings.empty());
+  json after = Call("find", {{"name", "Email"}, {"exact", true}});
+  ASSERT_FALSE(after.value("isError", false)) << after.dump();
+  EXPECT_EQ(after["structuredContent"]["matches"][0]["role"], "label") << after.dump();
+  EXPECT_EQ(after["structuredContent"]["matches"][0]["id"], label->id);
+}
+
+// observe format "targets" (seed 002's list): compact lines for the model,
+// the structured form valid against the outputSchema; a taught target is
+// among them, learned.
+TEST_F(MemoryToolsTest, ObserveTargetsListsTaughtTargetsAsLearned) {
+  json taught = Call("teach", {{"label", "Help icon"}, {"x", 480}, {"y", 100}, {"role", "icon"}});
+  ASSERT_FALSE(taught.value("isError", false)) << taught.dump();
+  const std::string id = taught["structuredContent"]["id"];
+  json observed = Call("observe", {{"format", "targets"}});
+  ASSERT_FALSE(observed.value("isError", false)) << observed.dump();
+  const json& s = observed["structuredContent"];
+  EXPECT_EQ(s["format"], "targets");
+  EXPECT_EQ(s["app"], "login-app");
+  EXPECT_EQ(s["window"], "Sign in");
+  bool found = false;
+  for (const json& t : s["targets"]) {
+    EXPECT_NE(t["role"], "label") << "only what an agent acts on";
+    if (t["id"] != id) continue;
+    found = true;
+    EXPECT_TRUE(t["learned"].get<bool>());
+    // Taught at 455,85 50x30: its window ends at x=500, so the click
+    // lands in the middle of the part inside it (as an action aims).
+    EXPECT_EQ(t["click"], (json{{"x", 477}, {"y", 100}}));
+  }
+  EXPECT_TRUE(found) << s.dump();
+  const std::string text = observed["content"][0]["text"];
+  EXPECT_TRUE(text.starts_with("app \"login-app\" window \"Sign in\"")) << text;
+  EXPECT_NE(text.find("[icon \"Help icon\" id=" + id + " click=477,100"), std::string::npos)
+      << text;
 }
 
 TEST_F(MemoryToolsTest, BadArgumentsAreToolErrors) {

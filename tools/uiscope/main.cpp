@@ -25,10 +25,10 @@
 #include "engine/perceive.h"
 #include "engine/workspace.h"
 #include "find_command.h"
-#include "memory_command.h"
 #include "hands_commands.h"
 #include "mcp/http_options.h"
 #include "mcp/serve.h"
+#include "memory_command.h"
 #include "observe_diff_command.h"
 #include "policy_flags.h"
 #include "read_text_command.h"
@@ -97,6 +97,11 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
   options.max_nodes = f.max_nodes;
   options.max_chars = f.max_chars;
   options.cursor = f.cursor;
+  if (lease->learner != nullptr) {
+    options.learned_hits = [learner = lease->learner](const Node& n) {
+      return learner->Hits(n.id);
+    };
+  }
   auto out = FormatSnapshot(obs->snapshot, options);
   if (!out.ok()) return Fail(g, out.error());
 
@@ -341,8 +346,9 @@ int main(int argc, char** argv) {
   observe
       ->add_option("--format", of.format,
                    "compact | json | semantic | diff (only what changed since the previous "
-                   "`observe --format diff`)")
-      ->check(CLI::IsMember({"compact", "json", "semantic", "diff"}));
+                   "`observe --format diff`) | targets (the elements to act on, most relevant "
+                   "first, with click points and what memory learned)")
+      ->check(CLI::IsMember({"compact", "json", "semantic", "diff", "targets"}));
   observe->add_option("--sources", of.sources,
                       "perception sources, comma-separated: ax (accessibility), "
                       "ocr (adds text where the tree is blind: terminals, canvases), vision "

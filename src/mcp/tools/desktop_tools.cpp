@@ -2,6 +2,7 @@
 #include <chrono>
 #include <deque>
 #include <mutex>
+#include <unordered_map>
 
 #include "core/format.h"
 #include "engine/find.h"
@@ -49,6 +50,32 @@ json Node() {
         {"children", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}};
 }
 
+json Target() {
+  return {{"type", "object"},
+          {"required",
+           {"id", "role", "label", "app", "window", "click", "confidence", "source", "learned",
+            "hits"}},
+          {"properties",
+           {{"id", String("stable ID; pass it to action tools")},
+            {"role", String("normalised role: button, text_field, check_box, ...")},
+            {"label", String("its name, else its description")},
+            {"app", String("owning application")},
+            {"window", String("its window's title")},
+            {"click",
+             {{"type", "object"},
+              {"required", {"x", "y"}},
+              {"properties", {{"x", {{"type", "integer"}}}, {"y", {{"type", "integer"}}}}},
+              {"description", "where a click lands, screen pixels"}}},
+            {"confidence", {{"type", "number"}}},
+            {"source",
+             {{"type", "string"}, {"enum", {"ax", "ocr", "vision", "merged", "learned", "x11"}}}},
+            {"learned",
+             Boolean("memory knows it: taught or learned, or actions on it had their effect")},
+            {"hits", Integer("actions on it that had their effect", 0)},
+            {"disabled", Boolean("known to be disabled")},
+            {"stale", Boolean("a learned target not confirmed on screen now")}}}};
+}
+
 json SessionArgument() {
   return String(
       "uiscope session ID (from session_start or session_list) to work on; default: the "
@@ -74,6 +101,9 @@ class SnapshotCache {
     std::string scope;
     Snapshot snapshot;
     std::vector<std::string> warnings;
+    // What the learner knew of each element's hits when it was observed
+    // (the targets format ranks by it, on every page alike).
+    std::unordered_map<std::string, int> learned_hits;
   };
   void Put(Entry entry) {
     std::lock_guard lock(mutex_);
@@ -134,9 +164,13 @@ std::string ScopeOf(const Workspace& workspace, const std::string& display, cons
 
 // Observes through the workspace; on a failure that means the desktop went
 // away, forgets the connection so the next call reconnects.
+// `learned_hits`, when given, receives a copy of what the learner knows of
+// each element's hits (engine/learner.h), taken under the lease: find ranks
+// by it after the lease is released.
 Result<Observation> ObserveOnce(DesktopTools& tools, const json& args, const Sources& sources,
                                 ToolContext& ctx, std::string* display,
-                                std::vector<std::string>* notes) {
+                                std::vector<std::string>* notes,
+                                std::unordered_map<std::string, int>* learned_hits = nullptr) {
   ctx.Progress(1, 3, "connecting to the desktop");
   auto lease = tools.workspace.Acquire(args.value("session", ""));
   if (!lease.ok()) return lease.error();
@@ -161,6 +195,9 @@ Result<Observation> ObserveOnce(DesktopTools& tools, const json& args, const Sou
     return perceived.error();
   }
   for (const auto& w : perceived->observation.warnings) ctx.Log(LogLevel::kWarning, w);
+  if (learned_hits != nullptr && lease->learner != nullptr) {
+    *learned_hits = lease->learner->AllHits();
+  }
   return std::move(perceived->observation);
 }
 
@@ -205,7 +242,7 @@ ToolResult ObserveDiff(DesktopTools& tools, const json& args, ToolContext& ctx,
   ToolResult result;
   result.content.push_back(Content::Text(std::move(text)));
   result.structured = std::move(structured);
-  tools.cache.Put({scope, std::move(obs->snapshot), obs->warnings});
+  tools.cache.Put({scope, std::move(obs->snapshot), obs->warnings, {}});
   return WithNotes(std::move(result), notes);
 }
 
@@ -225,6 +262,7 @@ ToolResult Observe(DesktopTools& tools, const json& args, ToolContext& ctx) {
   std::string display;
   Snapshot snapshot;
   std::vector<std::string> warnings;
+  std::unordered_map<std::string, int> hits;
   const ObserveRequest request = ObserveRequestFrom(args);
   if (!options.cursor.empty()) {
     // A cursor continues the observation it came from.
@@ -240,13 +278,20 @@ ToolResult Observe(DesktopTools& tools, const json& args, ToolContext& ctx) {
     }
     snapshot = std::move(cached->snapshot);
     warnings = std::move(cached->warnings);
+    hits = std::move(cached->learned_hits);
   } else {
-    auto obs = ObserveOnce(tools, args, *sources, ctx, &display, &notes);
+    auto obs = ObserveOnce(tools, args, *sources, ctx, &display, &notes, &hits);
     if (!obs.ok()) return WithNotes(ToolResult::FromError(obs.error()), notes);
     snapshot = std::move(obs->snapshot);
     warnings = std::move(obs->warnings);
   }
   if (ctx.cancelled()) return ToolResult::Error("cancelled");
+  if (!hits.empty()) {
+    options.learned_hits = [&hits](const Node& n) {
+      auto it = hits.find(n.id);
+      return it == hits.end() ? 0 : it->second;
+    };
+  }
 
   auto out = FormatSnapshot(snapshot, options);
   if (!out.ok()) return ToolResult::FromError(out.error());
@@ -268,9 +313,10 @@ ToolResult Observe(DesktopTools& tools, const json& args, ToolContext& ctx) {
   for (const auto& w : warnings) text += "warning: " + w + "\n";
   result.content.push_back(Content::Text(std::move(text)));
   result.structured = std::move(structured);
-  if (options.cursor.empty())
-    tools.cache.Put(
-        {ScopeOf(tools.workspace, display, request, *sources), std::move(snapshot), warnings});
+  if (options.cursor.empty()) {
+    tools.cache.Put({ScopeOf(tools.workspace, display, request, *sources), std::move(snapshot),
+                     warnings, std::move(hits)});
+  }
   return WithNotes(std::move(result), notes);
 }
 
@@ -291,8 +337,15 @@ ToolResult Find(DesktopTools& tools, const json& args, ToolContext& ctx) {
   if (!sources.ok()) return ToolResult::FromError(sources.error());
   std::vector<std::string> notes;
   std::string display;
-  auto obs = ObserveOnce(tools, args, *sources, ctx, &display, &notes);
+  std::unordered_map<std::string, int> hits;
+  auto obs = ObserveOnce(tools, args, *sources, ctx, &display, &notes, &hits);
   if (!obs.ok()) return WithNotes(ToolResult::FromError(obs.error()), notes);
+  if (!hits.empty()) {
+    query.learned_hits = [&hits](const Node& n) {
+      auto it = hits.find(n.id);
+      return it == hits.end() ? 0 : it->second;
+    };
+  }
   // Matching gets its own timeout_ms after the observation (which had one
   // per application), and stops when the client cancels.
   query.deadline =
@@ -332,13 +385,15 @@ json ObserveInputSchema() {
         {"pid", Integer("only this process", 1)},
         {"format",
          {{"type", "string"},
-          {"enum", {"compact", "json", "semantic", "diff"}},
+          {"enum", {"compact", "json", "semantic", "diff", "targets"}},
           {"default", "compact"},
           {"description",
            "compact: one line per element, cheapest for a model; json: every field, for "
            "programs; semantic: windows, buttons, text_fields, links, text_content; diff: only "
            "what changed (added / removed / changed elements by ID) since the previous "
-           "observe of the same scope — the first call gives the whole tree"}}},
+           "observe of the same scope — the first call gives the whole tree; targets: the "
+           "elements to act on, flat, the active window's first, most relevant first, each "
+           "with its click point, confidence and whether memory learned it"}}},
         {"sources",
          {{"type", "array"},
           {"items", {{"type", "string"}, {"enum", {"ax", "ocr", "vision"}}}},
@@ -388,7 +443,8 @@ json ObserveOutputSchema() {
   return {{"type", "object"},
           {"required", {"format", "display", "page", "warnings"}},
           {"properties",
-           {{"format", {{"type", "string"}, {"enum", {"compact", "json", "semantic", "diff"}}}},
+           {{"format",
+             {{"type", "string"}, {"enum", {"compact", "json", "semantic", "diff", "targets"}}}},
             {"display", String("the X display observed")},
             {"tree", String("compact format: the tree, one line per element")},
             {"frame", frame},
@@ -404,6 +460,12 @@ json ObserveOutputSchema() {
             {"text_fields", entries},
             {"links", entries},
             {"text_content", String("semantic format: visible text, one line per element")},
+            {"app", String("targets format: the active application (else the first)")},
+            {"window", String("targets format: its window's title")},
+            {"targets",
+             {{"type", "array"},
+              {"items", schema::Target()},
+              {"description", "targets format: the elements to act on, most relevant first"}}},
             {"baseline",
              Boolean("diff format: no previous observation to compare with; tree is the whole "
                      "tree")},

@@ -45,6 +45,8 @@ inline json TimeoutMs(int default_ms, const char* description) {
 // A node of the json format (core/format.h NodeToJson); `children` nests
 // the same shape.
 json Node();
+// A target of the targets format (core/format.h).
+json Target();
 // The `session` argument every desktop tool takes.
 json SessionArgument();
 
