@@ -321,6 +321,17 @@ Result<nlohmann::json> TargetStore::Export(const std::string& app) {
   return out;
 }
 
+nlohmann::json AppSummaryToJson(const AppSummary& a) {
+  return {{"app", a.signature.app},
+          {"title_pattern", a.signature.title_pattern},
+          {"toolkit", a.signature.toolkit},
+          {"targets", a.targets},
+          {"taught", a.taught},
+          {"bytes", a.bytes},
+          {"first_seen_ms", a.first_seen_ms},
+          {"last_seen_ms", a.last_seen_ms}};
+}
+
 nlohmann::json LearnedTargetToJson(const LearnedTarget& t) {
   nlohmann::json j = {
       {"id", t.id},

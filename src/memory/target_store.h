@@ -80,6 +80,9 @@ Result<std::shared_ptr<TargetStore>> OpenTargetStore(const std::string& path, bo
 
 // A target as JSON (bounds and click relative to its window) and back.
 nlohmann::json LearnedTargetToJson(const LearnedTarget& target);
+// One app of ListApps as JSON, as `uiscope memory list --json` and the MCP
+// `memory` tool give it.
+nlohmann::json AppSummaryToJson(const AppSummary& app);
 
 }  // namespace uiscope::memory
 

@@ -120,16 +120,7 @@ int RunList(const GlobalFlags& g) {
   const auto file_bytes = std::filesystem::file_size((*store)->path(), ec);
   if (g.json) {
     nlohmann::json list = nlohmann::json::array();
-    for (const memory::AppSummary& a : *apps) {
-      list.push_back({{"app", a.signature.app},
-                      {"title_pattern", a.signature.title_pattern},
-                      {"toolkit", a.signature.toolkit},
-                      {"targets", a.targets},
-                      {"taught", a.taught},
-                      {"bytes", a.bytes},
-                      {"first_seen_ms", a.first_seen_ms},
-                      {"last_seen_ms", a.last_seen_ms}});
-    }
+    for (const memory::AppSummary& a : *apps) list.push_back(memory::AppSummaryToJson(a));
     std::cout << nlohmann::json{{"apps", list},
                                 {"path", (*store)->path()},
                                 {"file_bytes", ec ? 0 : static_cast<int64_t>(file_bytes)}}

@@ -73,15 +73,7 @@ ToolResult List(const MemoryToolsPtr& tools, const json& args) {
     auto apps = tools->store->ListApps();
     if (!apps.ok()) return ToolResult::FromError(apps.error());
     json list = json::array();
-    for (const memory::AppSummary& a : *apps) {
-      list.push_back({{"app", a.signature.app},
-                      {"title_pattern", a.signature.title_pattern},
-                      {"toolkit", a.signature.toolkit},
-                      {"targets", a.targets},
-                      {"taught", a.taught},
-                      {"bytes", a.bytes},
-                      {"last_seen_ms", a.last_seen_ms}});
-    }
+    for (const memory::AppSummary& a : *apps) list.push_back(memory::AppSummaryToJson(a));
     out.structured = {{"apps", list}, {"learning", tools->learner != nullptr}};
   }
   out.content.push_back(Content::Text(out.structured.dump()));
