@@ -11,10 +11,6 @@
 namespace uiscope {
 namespace {
 
-// A top-level X window is a window of the tree when they overlap this much
-// (as engine/ocr_nodes.cpp decides for OCR).
-constexpr double kSameWindowIoU = 0.5;
-
 std::string Label(const AppInfo& app) {
   return (app.name.empty() ? std::string("(no name)") : app.name) + " (pid " +
          std::to_string(app.pid) + ")";

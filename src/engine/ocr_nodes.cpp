@@ -7,6 +7,7 @@
 #include "core/ids.h"
 #include "core/merge.h"
 #include "engine/privacy.h"
+#include "engine/x11_windows_nodes.h"
 #include "platform/process_name.h"
 #include "platform/x11/ximage_capture.h"
 
@@ -15,8 +16,6 @@ namespace {
 
 constexpr int kMinTargetWidth = 16;
 constexpr int kMinTargetHeight = 8;
-// A top-level X window is the tree's window when they overlap this much.
-constexpr double kSameWindowIoU = 0.5;
 
 bool BigEnough(const std::optional<Rect>& r) {
   return r && r->w >= kMinTargetWidth && r->h >= kMinTargetHeight;

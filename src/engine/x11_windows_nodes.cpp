@@ -69,10 +69,6 @@ std::vector<Node> X11AppNodes(const std::vector<WindowInfo>& windows,
 
 namespace {
 
-// The least overlap for an accessible window and an X11 window of the same
-// process to be one window (as observe_breaker.cpp's windows in the tree).
-constexpr double kSameWindowIoU = 0.5;
-
 bool Untitled(const Node& n) {
   return IsWindowRole(n.role) && n.name.empty() && n.bounds && n.source == Source::kAx;
 }

@@ -37,6 +37,10 @@ std::vector<WindowInfo> WindowsOfPid(const std::vector<WindowInfo>& windows, int
 std::vector<Node> X11AppNodes(const std::vector<WindowInfo>& windows,
                               const std::function<std::string(const WindowInfo&)>& app_name = {});
 
+// An accessible window and a top-level X11 window (of the same process, or
+// without a pid) are one window when they overlap this much.
+inline constexpr double kSameWindowIoU = 0.5;
+
 // Gives each unnamed top-level window of `apps` (an accessible window
 // without a name: kcalc's main window, gtk3-widget-factory's) the title
 // of its X11 window: the same process's window that overlaps it most, at
