@@ -116,6 +116,9 @@ void Observer::AddWindowsWithoutTree(Observation& obs) {
   if (windows_ == nullptr) return;
   auto listed = windows_->ListWindows();
   if (!listed.ok()) return;
+  // The same listing names the tree's unnamed windows, so that
+  // Observer::NameUntitledWindows need not list them again.
+  uiscope::NameUntitledWindows(obs.snapshot.roots, *listed);
   std::vector<int> pids;
   std::vector<Rect> shown;
   for (const Node& app : obs.snapshot.roots) {
