@@ -181,30 +181,28 @@ struct PixelPoll {
   Image after;
 };
 
+// Copies `area` (clamped to the images, which have one size) of `from`
+// into `to`.
+void CopyArea(const Image& from, Image& to, const Rect& area) {
+  const Rect r = ClampToFrame(area, to.width, to.height);
+  for (int y = r.y; y < r.Bottom(); ++y) {
+    std::copy_n(from.Pixel(r.x, y), static_cast<size_t>(r.w) * 3, to.Pixel(r.x, y));
+  }
+}
+
 // `after` with everything outside `keep` (image coordinates) taken from
 // `before`: a change on the desktop between two windows is not theirs.
 void KeepOnly(Image& after, const Image& before, const std::vector<Rect>& keep) {
   if (keep.size() == 1 && keep[0] == Rect{0, 0, after.width, after.height}) return;
   Image out = before;
-  for (const Rect& k : keep) {
-    const Rect r = ClampToFrame(k, after.width, after.height);
-    for (int y = r.y; y < r.Bottom(); ++y) {
-      std::copy_n(after.Pixel(r.x, y), static_cast<size_t>(r.w) * 3, out.Pixel(r.x, y));
-    }
-  }
+  for (const Rect& k : keep) CopyArea(after, out, k);
   after = std::move(out);
 }
 
 // `after` with the areas `drop` (image coordinates) taken from `before`:
 // what was animating before the action is not its effect.
 void MaskOut(Image& after, const Image& before, const std::vector<Rect>& drop) {
-  for (const Rect& d : drop) {
-    const Rect r = ClampToFrame(d, after.width, after.height);
-    if (r.Empty()) continue;
-    for (int y = r.y; y < r.Bottom(); ++y) {
-      std::copy_n(before.Pixel(r.x, y), static_cast<size_t>(r.w) * 3, after.Pixel(r.x, y));
-    }
-  }
+  for (const Rect& d : drop) CopyArea(before, after, d);
 }
 
 std::vector<Rect> Localised(const std::vector<Rect>& rects, const Rect& region) {
