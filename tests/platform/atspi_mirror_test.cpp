@@ -35,8 +35,8 @@ TEST(MirrorBookTest, ServesTheStoredTreeWhileNoEventCame) {
   StoreTree(book);
   auto kept = book.Lookup(kBus, kKey);
   ASSERT_TRUE(kept.has_value());
-  ASSERT_EQ(kept->children.size(), 1u);
-  EXPECT_EQ(kept->children[0].name, "Play");
+  ASSERT_EQ(kept->tree.children.size(), 1u);
+  EXPECT_EQ(kept->tree.children[0].name, "Play");
   EXPECT_TRUE(book.Lookup(kBus, kKey).has_value()) << "serving does not use the tree up";
 }
 
@@ -49,7 +49,7 @@ TEST(MirrorBookTest, AnyEventMakesTheNextLookupWalk) {
   book.Store(kBus, kKey, book.MarkOf(kBus), AppTree("Pause"));
   auto kept = book.Lookup(kBus, kKey);
   ASSERT_TRUE(kept.has_value());
-  EXPECT_EQ(kept->children[0].name, "Pause");
+  EXPECT_EQ(kept->tree.children[0].name, "Pause");
 }
 
 TEST(MirrorBookTest, EventsOfOtherAppsDoNotDirtyIt) {
@@ -77,6 +77,34 @@ TEST(MirrorBookTest, AnAppThatNeverSentAnEventIsAlwaysWalked) {
   EXPECT_FALSE(book.Lookup(kBus, kKey).has_value());
 }
 
+TEST(MirrorBookTest, AnAppOfAToolkitThatReportsChangesIsServedAtRest) {
+  // LibreOffice at rest sends nothing: without the toolkit's word it would
+  // be walked on every call.
+  MirrorBook book;
+  book.Store(kBus, kKey, book.MarkOf(kBus), AppTree("Play"), StreamTrust::kToolkit);
+  ASSERT_TRUE(book.Lookup(kBus, kKey).has_value());
+  EXPECT_EQ(book.Dirty(kBus, kKey), std::vector<MirrorBook::DirtyObject>{});
+  // Its first event still makes the next observation walk it...
+  book.OnEvent(kBus, "/cell", EventChange::kAttributes);
+  EXPECT_FALSE(book.Lookup(kBus, kKey).has_value());
+  // ...and an action not answered by an event too.
+  book.Store(kBus, kKey, book.MarkOf(kBus), AppTree("Play"), StreamTrust::kToolkit);
+  book.NoteActed(kBus);
+  EXPECT_FALSE(book.Lookup(kBus, kKey).has_value());
+}
+
+TEST(MirrorBookTest, AServedTreeSaysAgainWhatItsWalkSaidOfIt) {
+  // Calc's sheet is read by its visible cells: the tree served again must
+  // still say that it is cut.
+  MirrorBook book;
+  book.OnEvent(kBus, "/a");
+  book.Store(kBus, kKey, book.MarkOf(kBus), AppTree("Play"), StreamTrust::kOnceAnEventCame,
+             {"soffice: read only the cells A1:W13"});
+  auto kept = book.Lookup(kBus, kKey);
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->warnings, std::vector<std::string>{"soffice: read only the cells A1:W13"});
+}
+
 TEST(MirrorBookTest, AnotherKeyIsWalked) {
   // A moved window, another screen, other request limits.
   MirrorBook book;
@@ -98,7 +126,7 @@ TEST(MirrorBookTest, AfterAnActionTheAppIsWalkedUntilItSendsAnEvent) {
   book.Store(kBus, kKey, book.MarkOf(kBus), AppTree("Stopped"));
   auto kept = book.Lookup(kBus, kKey);
   ASSERT_TRUE(kept.has_value());
-  EXPECT_EQ(kept->children[0].name, "Stopped");
+  EXPECT_EQ(kept->tree.children[0].name, "Stopped");
 }
 
 TEST(MirrorBookTest, AnActionOnAnAppNotSeenYetCounts) {

@@ -94,21 +94,26 @@ MirrorBook::Mark MirrorBook::MarkOf(const std::string& bus) {
   return Mark{generation_, app.epoch, app.events};
 }
 
-std::optional<Node> MirrorBook::Lookup(const std::string& bus, const std::string& key) const {
+std::optional<MirrorBook::Kept> MirrorBook::Lookup(const std::string& bus, const std::string& key) const {
   std::lock_guard lock(mutex_);
   auto it = apps_.find(bus);
   if (it == apps_.end()) return std::nullopt;
   const App& app = it->second;
-  // events_at_walk > 0: the stream has carried at least one event, so the
-  // toolkit does emit them (to this listener).
   if (!app.has_tree || app.acted || app.key != key || app.events != app.events_at_walk ||
-      app.events_at_walk == 0) {
+      !StreamVouched(app)) {
     return std::nullopt;
   }
-  return app.tree;
+  return app.kept;
 }
 
-void MirrorBook::Store(const std::string& bus, const std::string& key, Mark mark, Node tree) {
+bool MirrorBook::StreamVouched(const App& app) {
+  // events_at_walk > 0: the stream has carried at least one event, so the
+  // toolkit does emit them (to this listener).
+  return app.events_at_walk > 0 || app.stream == StreamTrust::kToolkit;
+}
+
+void MirrorBook::Store(const std::string& bus, const std::string& key, Mark mark, Node tree,
+                       StreamTrust stream, std::vector<std::string> warnings) {
   std::lock_guard lock(mutex_);
   if (mark.generation != generation_) return;
   // An app that left during the walk (OnAppGone) has a new record, if any:
@@ -119,10 +124,11 @@ void MirrorBook::Store(const std::string& bus, const std::string& key, Mark mark
   app.has_tree = true;
   app.key = key;
   app.events_at_walk = mark.events;
+  app.stream = stream;
   // Acted on and reacted (an event came after the action) before this walk
   // began: the walk saw the reaction's start, and its events vouch for it.
   if (app.acted && mark.events > app.events_at_act) app.acted = false;
-  app.tree = std::move(tree);
+  app.kept = Kept{std::move(tree), std::move(warnings)};
   // What the walk saw is no longer dirty; what came during it still is.
   std::erase_if(app.log, [&](const App::Logged& l) { return l.last <= mark.events; });
 }
@@ -133,7 +139,7 @@ std::optional<std::vector<MirrorBook::DirtyObject>> MirrorBook::Dirty(
   auto it = apps_.find(bus);
   if (it == apps_.end()) return std::nullopt;
   const App& app = it->second;
-  if (!app.has_tree || app.key != key || app.events_at_walk == 0) return std::nullopt;
+  if (!app.has_tree || app.key != key || !StreamVouched(app)) return std::nullopt;
   // Acted on: only once the app has answered the action with an event do
   // its events say what the action changed.
   if (app.acted && app.events == app.events_at_act) return std::nullopt;
@@ -151,7 +157,7 @@ void MirrorBook::Drop(const std::string& bus) {
   std::lock_guard lock(mutex_);
   if (auto it = apps_.find(bus); it != apps_.end()) {
     it->second.has_tree = false;
-    it->second.tree = Node{};
+    it->second.kept = Kept{};
   }
 }
 

@@ -12,7 +12,9 @@
 //   any kind, on any of its objects, makes the next observation walk it);
 // - its event stream is known to work: it has sent at least one event since
 //   the book started listening (an app whose toolkit emits nothing would
-//   otherwise be served its first tree forever);
+//   otherwise be served its first tree forever), or its toolkit is one known
+//   to report every change to a registered listener (Store's `stream`:
+//   kToolkit), so that an app at rest, which sends nothing, is served too;
 // - after an action on it (input or accessibility), it has sent an event
 //   since the action: an app that never reacts to actions with events (a
 //   toolkit that does not report that effect) is walked every time;
@@ -75,6 +77,18 @@ enum class EventChange {
 // ("showing", "accessible-name"; "" when it has none).
 EventChange ClassifyEvent(std::string_view iface, std::string_view member, std::string_view detail);
 
+// Why an application's event stream may be trusted to report its changes.
+enum class StreamTrust {
+  // Only once it has carried an event (the app's toolkit is not known to
+  // report changes: an unknown bridge, a toolkit that sends nothing).
+  kOnceAnEventCame,
+  // From the start: the toolkit's bridge sends an event for every change
+  // once a listener registered (checked by the property test of
+  // atspi_mirror_desktop_test, and on LibreOffice and Inkscape), and the
+  // barrier (EventWatcher::Sync) proved the app saw the registration.
+  kToolkit,
+};
+
 class MirrorBook {
  public:
   // How many distinct objects the events since an app's walk may name for
@@ -118,14 +132,26 @@ class MirrorBook {
   // sent an event since and been walked after that event.
   void NoteActed(const std::string& bus);
 
+  // A stored walk: its tree, and what its warnings said of it (where it was
+  // cut: a table read by its visible cells, a cap), which a tree served
+  // again must say again.
+  struct Kept {
+    Node tree;
+    std::vector<std::string> warnings;
+  };
+
   Mark MarkOf(const std::string& bus);
-  // The tree stored for `bus` under `key`, when it can be vouched for (see
+  // The walk stored for `bus` under `key`, when it can be vouched for (see
   // the top of this file); nullopt means "walk".
-  std::optional<Node> Lookup(const std::string& bus, const std::string& key) const;
+  std::optional<Kept> Lookup(const std::string& bus, const std::string& key) const;
   // Stores the tree of a walk that began at `mark`. Not stored when the
   // stream was lost since `mark`; stored but dirty when the app sent events
-  // since (the next Lookup walks again).
-  void Store(const std::string& bus, const std::string& key, Mark mark, Node tree);
+  // since (the next Lookup walks again). `stream`: whether it may be served
+  // before the app has sent any event (see StreamTrust); `warnings`: what
+  // the walk said of the tree.
+  void Store(const std::string& bus, const std::string& key, Mark mark, Node tree,
+             StreamTrust stream = StreamTrust::kOnceAnEventCame,
+             std::vector<std::string> warnings = {});
   // For a stored tree that Lookup() refuses only because events came since
   // its walk (every other condition of the top of this file holds, and an
   // action on the app, if any, was answered by an event): the objects those
@@ -147,9 +173,10 @@ class MirrorBook {
     bool has_tree = false;
     std::string key;
     uint64_t events_at_walk = 0;
+    StreamTrust stream = StreamTrust::kOnceAnEventCame;
     bool acted = false;
     uint64_t events_at_act = 0;  // events when it was last acted on
-    Node tree;
+    Kept kept;
     // The objects named by events, each with the count (`events` just
     // after it) of the last event naming it; Store() forgets those whose
     // last event is covered by the walk. `lost_at`: the count of the last
@@ -161,6 +188,8 @@ class MirrorBook {
     std::vector<Logged> log;
     uint64_t lost_at = 0;
   };
+  // The stream has carried an event before the stored walk, or needs none.
+  static bool StreamVouched(const App& app);
   mutable std::mutex mutex_;
   uint64_t generation_ = 0;
   uint64_t next_epoch_ = 1;

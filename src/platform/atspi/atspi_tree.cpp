@@ -423,6 +423,9 @@ class Walker {
   bool app_gone() const { return app_gone_ || pipeline_.disconnected(); }
   bool silent() const { return pipeline_.replies() == 0; }
   bool capped() const { return capped_; }
+  // Stopped by its deadline: what it left out depends on how fast the app
+  // answered this time, not on the app's state.
+  bool cut_short() const { return cut_time_; }
   // Why the walk stopped growing, and what it read partially, in words.
   std::vector<std::string> Cuts() const {
     std::vector<std::string> cuts = notes_;
@@ -1555,6 +1558,26 @@ std::string MirrorKeyFor(const TreeRequest& request, const AppInfo& app, const R
   return key;
 }
 
+
+// Toolkits whose bridge sends an event for every change of what a walk reads
+// once a listener registered, so that an app of theirs at rest (which sends
+// nothing) may be served from the mirror before its first event: GTK 3
+// through at-spi2-atk (which LibreOffice's VCL gtk3 plugin and Inkscape use:
+// an edit typed into Calc by another client sends text-changed,
+// children-changed and active-descendant events), Qt 5's own bridge and
+// Chromium's; the property test of atspi_mirror_desktop_test checks the
+// three against fresh walks. Others (an unknown bridge, Qt 6 unchecked)
+// are served only once their stream has carried an event; GTK 2 and GTK 4
+// are not stored at all (MirrorKeyFor).
+StreamTrust StreamTrustOf(const AppInfo& app) {
+  const std::string toolkit = AsciiLower(app.toolkit);
+  const char major = app.toolkit_version.empty() ? '\0' : app.toolkit_version[0];
+  if ((toolkit == "gtk" && major == '3') || (toolkit == "qt" && major == '5') ||
+      toolkit == "chromium") {
+    return StreamTrust::kToolkit;
+  }
+  return StreamTrust::kOnceAnEventCame;
+}
 }  // namespace
 
 Result<std::string> FindAccessibilityBus(const AtspiOptions& options) {
@@ -1963,8 +1986,10 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     if (mirror && synced.count(app.root.bus)) {
       key = MirrorKeyFor(request, app.info, screen, toplevels);
       if (!key.empty() && !request.fresh) {
-        if (std::optional<Node> kept = book_->Lookup(app.root.bus, key)) {
-          result.apps.push_back(std::move(*kept));
+        if (std::optional<MirrorBook::Kept> kept = book_->Lookup(app.root.bus, key)) {
+          result.warnings.insert(result.warnings.end(), kept->warnings.begin(),
+                                 kept->warnings.end());
+          result.apps.push_back(std::move(kept->tree));
           ++hits;
           return false;
         }
@@ -2022,15 +2047,17 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     }
     unresponsive_.erase(app.info.bus_name);
     ++walks;
-    // A walk that was cut or met a cycle said so in a warning: served again,
-    // the tree would come without it. Such trees are not stored.
-    const bool storable = !key.empty() && walker.revisits() == 0 && walker.Cuts().empty();
+    // What the walk says of its tree (where it was cut, a cycle) is stored
+    // with it and said again whenever the tree is served; a walk stopped by
+    // its deadline is not stored.
+    const bool storable = !key.empty() && !walker.cut_short();
+    std::vector<std::string> said;
     if (walker.revisits() > 0) {
-      result.warnings.push_back(label + ": " + std::to_string(walker.revisits()) +
-                                " objects were reached twice (a cycle or a shared child) and "
-                                "listed once");
+      said.push_back(label + ": " + std::to_string(walker.revisits()) +
+                     " objects were reached twice (a cycle or a shared child) and listed once");
     }
-    for (const std::string& cut : walker.Cuts()) result.warnings.push_back(label + ": " + cut);
+    for (const std::string& cut : walker.Cuts()) said.push_back(label + ": " + cut);
+    result.warnings.insert(result.warnings.end(), said.begin(), said.end());
     Node node = walker.Build(app.info);
     if (node.name.empty()) node.name = app.info.name;
     if (IsGtk4(app.info)) FixWindowRelativeExtents(node, toplevels);
@@ -2047,7 +2074,9 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
       }
     };
     if (storable) check(node);
-    if (storable && own) book_->Store(app.root.bus, key, mark, node);
+    if (storable && own) {
+      book_->Store(app.root.bus, key, mark, node, StreamTrustOf(app.info), std::move(said));
+    }
     result.apps.push_back(std::move(node));
     return false;
   };
