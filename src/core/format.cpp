@@ -284,6 +284,7 @@ std::string CompactLine(const Node& n, int depth) {
   }
   if (!n.id.empty()) line += " id=" + n.id;
   if (n.role == Role::kApplication && n.pid > 0) line += " pid=" + std::to_string(n.pid);
+  if (n.role == Role::kApplication && !n.toolkit.empty()) line += " toolkit=" + n.toolkit;
   if (const std::string_view value = VisibleValue(n); !value.empty()) {
     // Vision reads a knob's angle or a bar's fill: an estimate, not a reading.
     line += n.source == Source::kVision ? " value≈" : " value=";
@@ -731,6 +732,7 @@ json NodeToJson(const Node& node, bool with_children) {
   if (node.source != Source::kAx) j["confidence"] = RoundedConfidence(node.confidence);
   j["app"] = Utf8(node.app);
   j["pid"] = node.pid;
+  if (!node.toolkit.empty()) j["toolkit"] = Utf8(node.toolkit);
   j["window"] = Utf8(node.window);
   if (with_children) {
     json children = json::array();
@@ -774,6 +776,7 @@ Status NodeFromJson(const json& j, Node* out, int depth) {
     out->confidence = j.value("confidence", 1.0f);
     out->app = j.value("app", "");
     out->pid = j.value("pid", 0);
+    out->toolkit = j.value("toolkit", "");
     out->window = j.value("window", "");
     for (const json& c : j.value("children", json::array())) {
       Node child;

@@ -163,6 +163,10 @@ struct Node {
   float confidence = 1.0f;  // 1 for ax; detector / OCR confidence otherwise
   std::string app;          // owning application name
   int pid = 0;              // owning process, 0 if unknown
+  // Application nodes: the toolkit that drew the app ("gtk3", "gtk4",
+  // "gtk2", "qt5", "chromium"; see ToolkitLabel in the backend), "" when
+  // not known (an app without accessibility).
+  std::string toolkit;
   std::string window;       // ID of the owning window node, filled by AssignIds
   BackendRef ref;           // how the backend reaches the object (not output)
   std::vector<Node> children;

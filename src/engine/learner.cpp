@@ -48,8 +48,11 @@ Learner::Learner(std::shared_ptr<LearnedStore> store,
 bool Learner::Learns(const std::string& app) const { return !learns_ || learns_(app); }
 
 AppSignature Learner::SignatureOf(const Node& app, const Node& window) {
-  return AppSignature{app.name, TitlePattern(window.name),
-                      app.source == Source::kX11 ? "x11" : "atspi"};
+  // The toolkit the backend named (gtk3, qt5...); an app without
+  // accessibility is known only to X11.
+  std::string toolkit = app.toolkit;
+  if (toolkit.empty()) toolkit = app.source == Source::kX11 ? "x11" : "atspi";
+  return AppSignature{app.name, TitlePattern(window.name), std::move(toolkit)};
 }
 
 LearnStats Learner::Learn(Snapshot& snapshot, const RegionCapture& capture,

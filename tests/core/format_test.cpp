@@ -586,6 +586,19 @@ TEST(FormatTest, CompactTruncationTrailer) {
   EXPECT_EQ(next.text.substr(0, 7), "      [");  // depth 3: a list item
 }
 
+TEST(FormatTest, AnApplicationSaysItsToolkitInEveryFormat) {
+  Snapshot s = PlayerSnapshot();
+  s.roots[0].toolkit = "qt5";
+  EXPECT_NE(MustFormat(s, Options(Format::kCompact)).text.find("pid=1234 toolkit=qt5]"),
+            std::string::npos);
+  const json j = NodeToJson(s.roots[0]);
+  EXPECT_EQ(j.value("toolkit", ""), "qt5");
+  EXPECT_FALSE(NodeToJson(s.roots[0].children[0]).contains("toolkit")) << "only where known";
+  auto back = NodesFromJson(json::array({j}));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ((*back)[0].toolkit, "qt5") << "a stored observation keeps it";
+}
+
 TEST(FormatTest, NodeToJsonRecursesOnRequest) {
   const Snapshot s = PlayerSnapshot();
   const json with = NodeToJson(s.roots[0]);

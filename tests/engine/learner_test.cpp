@@ -224,6 +224,21 @@ TEST_F(LearnerTest, ATaughtTargetIsClickedByItsIdWhereItsWindowIsNow) {
       << gone.error().message;
 }
 
+TEST_F(LearnerTest, TargetsAreKeptPerToolkitOfTheApp) {
+  // Seed 002's signature: app name + window title pattern + toolkit. The
+  // same app name drawn by another toolkit is another app.
+  std::vector<Node> tree = Tree(2);
+  tree[0].toolkit = "gtk3";
+  auto ws = Fake(tree);
+  ASSERT_TRUE(Observe(*ws).ok());
+  auto gtk3 = store_->Load(AppSignature{"bench", "Main", "gtk3"});
+  ASSERT_TRUE(gtk3.ok());
+  EXPECT_EQ(gtk3->size(), 2u);
+  auto other = store_->Load(AppSignature{"bench", "Main", "atspi"});
+  ASSERT_TRUE(other.ok());
+  EXPECT_TRUE(other->empty());
+}
+
 TEST_F(LearnerTest, AMissLowersConfidence) {
   auto ws = Fake(Tree(2));
   auto first = Observe(*ws);

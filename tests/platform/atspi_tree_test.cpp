@@ -68,6 +68,20 @@ class AtspiTreeTest : public ::testing::Test {
   std::unique_ptr<Accessibility> ax_;
 };
 
+TEST(ToolkitLabelTest, NamesTheToolkitInOneWord) {
+  auto label = [](std::string name, std::string toolkit, std::string version) {
+    return ToolkitLabel(AppInfo{std::move(name), 1, std::move(toolkit), std::move(version), ""});
+  };
+  EXPECT_EQ(label("gedit", "GTK", "3.24.38"), "gtk3");
+  EXPECT_EQ(label("gtk4-demo", "GTK", "4.8.3"), "gtk4");
+  EXPECT_EQ(label("GNU Image Manipulation Program", "GAIL", "2.24.33"), "gtk2");
+  EXPECT_EQ(label("kcalc", "Qt", "5.15.8"), "qt5");
+  EXPECT_EQ(label("Chromium", "Chromium", "116"), "chromium");
+  EXPECT_EQ(label("soffice", "gtk", "3.24.38"), "libreoffice-vcl");
+  EXPECT_EQ(label("app", "Tk", ""), "tk");
+  EXPECT_EQ(label("app", "", ""), "");
+}
+
 TEST_F(AtspiTreeTest, FixtureTreeHasExpectedWidgetsWithRealGeometry) {
   auto tree = WaitForTree(*ax_, ForFixture());
   ASSERT_TRUE(tree.ok()) << tree.error().ToString();

@@ -2059,6 +2059,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     for (const std::string& cut : walker.Cuts()) said.push_back(label + ": " + cut);
     result.warnings.insert(result.warnings.end(), said.begin(), said.end());
     Node node = walker.Build(app.info);
+    node.toolkit = ToolkitLabel(app.info);
     if (node.name.empty()) node.name = app.info.name;
     if (IsGtk4(app.info)) FixWindowRelativeExtents(node, toplevels);
     if (app.info.name == "soffice") FixVclTablesInDisplacedPane(node);
