@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/clock.h"
 #include "image/perceptual_hash.h"
@@ -13,6 +14,8 @@ namespace {
 // How far from its remembered place (window pixels, each axis) a target is
 // looked for in the pixels: a layout that shifted by a toolbar or a line.
 constexpr int kSearchRadius = 48;
+// How many targets one observation looks for by fingerprint per window.
+constexpr size_t kMaxSearchesPerWindow = 8;
 
 // The targets of `after` that differ from `before` (by ID), and the IDs of
 // `before` that `after` no longer holds.
@@ -26,12 +29,6 @@ void Changes(const std::vector<LearnedTarget>& before, const std::vector<Learned
     if (it != old.end()) old.erase(it);
   }
   for (const auto& [id, t] : old) removed.push_back(id);
-}
-
-bool HasPixelTargets(const std::vector<LearnedTarget>& stored) {
-  return std::any_of(stored.begin(), stored.end(), [](const LearnedTarget& t) {
-    return t.visual_hash && t.source != LearnedSource::kAx && t.source != LearnedSource::kMerged;
-  });
 }
 
 struct WindowRef {
@@ -73,31 +70,63 @@ LearnStats Learner::Learn(Snapshot& snapshot, const RegionCapture& capture,
       }
       ++stats.windows;
       std::vector<SeenTarget> seen = SeenTargetsOf(window);
-      // Targets only the pixels show (taught, vision) are looked for by
-      // their fingerprint near where they were, relative to the window.
+      // The window's pixels, captured once and only when needed: to look
+      // for targets only the pixels show (taught, vision, OCR) that were not
+      // seen now, near where they were relative to the window; and to take
+      // the fingerprint of such targets seen for the first time, which is
+      // what finds them again after the layout shifts.
+      std::unordered_set<std::string> seen_ids;
+      for (const SeenTarget& s : seen) seen_ids.insert(s.id);
+      std::unordered_map<std::string, const LearnedTarget*> stored_by_id;
+      for (const LearnedTarget& t : *stored) stored_by_id[t.id] = &t;
+      auto pixel_only = [](LearnedSource source) {
+        return source != LearnedSource::kAx && source != LearnedSource::kMerged;
+      };
+      // Each search reads the window around the target's old place (a few
+      // ms for a button): only taught and reliable targets are looked for,
+      // the most confident first, at most kMaxSearchesPerWindow.
+      std::vector<const LearnedTarget*> to_find;
+      for (const LearnedTarget& t : *stored) {
+        if (t.visual_hash && pixel_only(t.source) && !seen_ids.count(t.id) &&
+            (t.source == LearnedSource::kTaught || t.Reliable())) {
+          to_find.push_back(&t);
+        }
+      }
+      std::stable_sort(to_find.begin(), to_find.end(), [](const auto* a, const auto* b) {
+        const bool ta = a->source == LearnedSource::kTaught;
+        const bool tb = b->source == LearnedSource::kTaught;
+        return ta != tb ? ta : a->confidence > b->confidence;
+      });
+      if (to_find.size() > kMaxSearchesPerWindow) to_find.resize(kMaxSearchesPerWindow);
+      std::vector<SeenTarget*> to_fingerprint;
+      for (SeenTarget& s : seen) {
+        auto it = stored_by_id.find(s.id);
+        const bool stored_now = it != stored_by_id.end();
+        if (pixel_only(s.source) && (stored_now ? !it->second->visual_hash : s.learn_new)) {
+          to_fingerprint.push_back(&s);
+        }
+      }
       std::vector<FoundTarget> found;
       bool pixels_checked = false;
-      if (capture && HasPixelTargets(*stored)) {
+      if (capture && (!to_find.empty() || !to_fingerprint.empty())) {
         auto image = capture(*window.bounds);
         if (image.ok()) {
           pixels_checked = true;
-          for (const LearnedTarget& t : *stored) {
-            if (!t.visual_hash || t.source == LearnedSource::kAx ||
-                t.source == LearnedSource::kMerged) {
-              continue;
-            }
-            auto match = FindByHash(*image, *t.visual_hash, t.bounds, kSearchRadius);
+          for (SeenTarget* s : to_fingerprint) s->visual_hash = DHash64(*image, s->bounds);
+          for (const LearnedTarget* t : to_find) {
+            auto match = FindByHash(*image, *t->visual_hash, t->bounds, kSearchRadius);
             if (!match) continue;
             SeenTarget s;
-            s.id = t.id;
-            s.role = t.role;
-            s.label = t.label;
+            s.id = t->id;
+            s.role = t->role;
+            s.label = t->label;
             s.bounds = match->rect;
-            s.source = t.source;
-            s.parent = t.parent;
+            s.source = t->source;
+            s.visual_hash = t->visual_hash;
+            s.parent = t->parent;
             seen.push_back(std::move(s));
             found.push_back(
-                FoundTarget{t.id, match->rect.Translated(window.bounds->x, window.bounds->y)});
+                FoundTarget{t->id, match->rect.Translated(window.bounds->x, window.bounds->y)});
           }
         } else {
           warnings.push_back("learned memory: could not capture \"" + window.name +

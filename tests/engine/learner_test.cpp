@@ -16,6 +16,7 @@
 #include "engine/act.h"
 #include "engine/perceive.h"
 #include "engine/workspace.h"
+#include "image/image.h"
 #include "memory/target_store.h"
 #include "support/fake_accessibility.h"
 #include "support/fake_capture.h"
@@ -237,6 +238,80 @@ TEST_F(LearnerTest, TargetsAreKeptPerToolkitOfTheApp) {
   auto other = store_->Load(AppSignature{"bench", "Main", "atspi"});
   ASSERT_TRUE(other.ok());
   EXPECT_TRUE(other->empty());
+}
+
+// Seed 002 §3.1 for what only vision saw: a detected button is stored with
+// its fingerprint, and once reliable it is found again by it when vision no
+// longer reports it and the layout shifted.
+TEST_F(LearnerTest, AVisionTargetIsFingerprintedAndReFoundAfterTheLayoutShifts) {
+  Learner learner(store_);
+  // A window of noise-free grey with one textured "button" at `at`.
+  auto frame = [](Point at) {
+    Image img = MakeImage(400, 300);
+    for (int y = 0; y < 300; ++y) {
+      for (int x = 0; x < 400; ++x) {
+        uint8_t* p = img.Pixel(x, y);
+        const bool inside = x >= at.x && x < at.x + 80 && y >= at.y && y < at.y + 30;
+        const uint8_t v = inside ? static_cast<uint8_t>(((x - at.x) * 37 + (y - at.y) * 91) % 256) : 200;
+        p[0] = p[1] = p[2] = v;
+      }
+    }
+    return img;
+  };
+  Point button_at{50, 40};
+  RegionCapture capture = [&](const Rect&) -> Result<Image> { return frame(button_at); };
+  auto snapshot = [&](bool with_vision) {
+    Snapshot s;
+    Node app;
+    app.role = Role::kApplication;
+    app.name = "canvas";
+    app.pid = 77;
+    app.toolkit = "tk";
+    Node window;
+    window.role = Role::kWindow;
+    window.name = "Canvas";
+    window.id = "win_cnvs";
+    window.bounds = Rect{100, 100, 400, 300};
+    if (with_vision) {
+      Node b;
+      b.role = Role::kButton;
+      b.name = "Go";
+      b.id = "btn_go00";
+      b.source = Source::kVision;
+      b.confidence = 0.8f;
+      b.bounds = Rect{100 + button_at.x, 100 + button_at.y, 80, 30};
+      window.children.push_back(b);
+    }
+    app.children.push_back(window);
+    s.roots.push_back(app);
+    return s;
+  };
+  std::vector<std::string> warnings;
+  Snapshot first = snapshot(true);
+  learner.Learn(first, capture, warnings);
+  const AppSignature sig{"canvas", "Canvas", "tk"};
+  auto stored = store_->Load(sig);
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->size(), 1u);
+  ASSERT_TRUE((*stored)[0].visual_hash.has_value()) << "a vision target without a fingerprint";
+  // Reliable by its hits (what clicks with an effect record).
+  LearnedTarget t = (*stored)[0];
+  t.hits = 5;
+  t.confidence = 0.9;
+  ASSERT_TRUE(store_->Save(sig, {t}, {}, 1).ok());
+  // The layout shifted by 20 px; vision is not asked this time.
+  button_at = Point{70, 52};
+  Snapshot later = snapshot(false);
+  learner.Learn(later, capture, warnings);
+  const Node* found = nullptr;
+  ForEachNode(later.roots, [&](const Node& n, int) {
+    if (n.id == "btn_go00") found = &n;
+  });
+  ASSERT_NE(found, nullptr) << "not re-found by its fingerprint";
+  ASSERT_TRUE(found->bounds.has_value());
+  EXPECT_LE(std::abs(found->bounds->x - 170), 2);
+  EXPECT_LE(std::abs(found->bounds->y - 152), 2);
+  EXPECT_FALSE(found->Has(State::kStale));
 }
 
 TEST_F(LearnerTest, AMissLowersConfidence) {
