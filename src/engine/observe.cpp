@@ -30,6 +30,10 @@ Result<Observation> Observer::Observe(const ObserveRequest& request) {
   tree.deadline = request.deadline;
   tree.fresh = request.fresh;
   tree.skip_app = hide_app_;
+  // An app that does not answer is recorded by the breaker, also when it
+  // is the one asked for, so that the next call probes it instead of
+  // waiting its whole timeout again.
+  tree.unanswered_is_error = false;
   Breaker breaker = OpenBreaker(request);
   tree.skip_buses = breaker.skip_buses;
   auto result = accessibility_.Tree(tree);

@@ -61,6 +61,12 @@ struct TreeRequest {
   // Walk every application, even where the backend keeps a mirror of its
   // tree that it could vouch for (TreeResult::cache).
   bool fresh = false;
+  // For a request of one app (pid or app_name): an app that does not answer
+  // is an error (kTimeout) when true; when false it is left out with a
+  // warning and listed in TreeResult::unanswered, as among several apps, so
+  // that a caller with a circuit breaker (the Observer) records it and
+  // shows its windows from X11.
+  bool unanswered_is_error = true;
 };
 
 // What an element offers to be acted on through accessibility (DESIGN §7).

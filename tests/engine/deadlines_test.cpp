@@ -320,6 +320,33 @@ TEST_F(DeadlinesDesktopTest, AStoppedAppIsSkippedByTheNextCliCall) {
   EXPECT_EQ(after.out.find("source=x11"), std::string::npos) << after.out;
 }
 
+// The same for an observation of the stopped app itself (--pid, --app):
+// the first call spends its deadline and records it, the next probes it
+// instead of waiting the whole deadline again (it waited 2.3 s every call).
+TEST_F(DeadlinesDesktopTest, AStoppedAppAskedForByPidIsProbedByTheNextCliCall) {
+  Process* stopped = Launch("uiscope-pid-stopped");
+  ASSERT_NE(stopped, nullptr);
+  const std::string pid = std::to_string(stopped->pid());
+  ASSERT_EQ(RunCli("observe --pid " + pid).exit_code, 0);
+  ASSERT_EQ(::kill(stopped->pid(), SIGSTOP), 0);
+  CliRun first = RunCli("observe --sources ax --timeout-ms 2000 --pid " + pid);
+  std::cout << "[ measured ] CLI observe --pid, app stopped, deadline 2000 ms: " << first.ms
+            << " ms\n";
+  EXPECT_EQ(first.exit_code, 0) << first.out;
+  EXPECT_NE(first.out.find("source=x11"), std::string::npos) << first.out;
+  CliRun second = RunCli("observe --sources ax --timeout-ms 2000 --pid " + pid);
+  std::cout << "[ measured ] CLI observe --pid again, app still stopped: " << second.ms
+            << " ms\n";
+  EXPECT_EQ(second.exit_code, 0) << second.out;
+  EXPECT_LT(second.ms, 500 + 300) << "process start and connection included";
+  EXPECT_NE(second.out.find("not answering since"), std::string::npos) << second.out;
+  EXPECT_NE(second.out.find("source=x11"), std::string::npos) << second.out;
+  ASSERT_EQ(::kill(stopped->pid(), SIGCONT), 0);
+  CliRun after = RunCli("observe --timeout-ms 2000 --pid " + pid);
+  EXPECT_EQ(after.exit_code, 0) << after.out;
+  EXPECT_NE(after.out.find("\"Login\""), std::string::npos) << after.out;
+}
+
 // stdout alone (warnings go to stderr, kept in `err`), for --json output.
 struct CliJson {
   int exit_code = -1;

@@ -1977,7 +1977,9 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     const std::string label = AppLabel(app.info, app.root.bus);
     if (!app.answered || Clock::now() >= app_deadline) {
       std::string why = not_answering(app, app.answered ? since : start);
-      if (single) return MakeError(ErrorCode::kTimeout, "application " + label + " " + why);
+      if (single && request.unanswered_is_error) {
+        return MakeError(ErrorCode::kTimeout, "application " + label + " " + why);
+      }
       result.warnings.push_back("skipped " + label + ": it " + why);
       return false;
     }
@@ -2026,7 +2028,8 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
       // error; among several, the app is left out and named in a warning.
       // An app that answered part of its walk is slow, not hung.
       std::string why;
-      if (!status.ok() && status.error().code != ErrorCode::kTimeout) {
+      const bool failed = !status.ok() && status.error().code != ErrorCode::kTimeout;
+      if (failed) {
         why = "could not be read: " + status.error().message;
       } else if (walker.silent()) {
         why = not_answering(app, since);
@@ -2038,7 +2041,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
               " ms (" + std::to_string(walker.requests()) +
               " requests). Retry with a longer timeout_ms";
       }
-      if (single) {
+      if (single && (request.unanswered_is_error || failed || !walker.silent())) {
         return MakeError(status.ok() ? ErrorCode::kTimeout : status.error().code,
                          "application " + label + " " + why);
       }
