@@ -12,13 +12,19 @@
 //     clicked (its status label renames to "Logged in as <new email>": the
 //     fixture's set-email, an untimed observation, then click-login).
 // The cache column says how each was served (hit / miss). Ratios are
-// against the walk measured in the same run.
+// against the walk measured in the same run, and against a pyatspi full
+// re-walk of the same app (bench/pyatspi_walk.py: role, name, states,
+// extents, actions of every node, the way pyatspi agent tools read a tree;
+// best of 3), the reference issue 16 names (target >= 20x in the loop),
+// when /usr/bin/python3 has pyatspi.
 //
 //   build/bin/bench_observe_loop [--runs N] [--rows N] [--toolkits gtk3,qt5,chromium]
 //
 // Writes nothing outside the headless desktop's own temporary directory.
 // Uses the tests' fixture launchers (tests/support), so it is built with the
 // tests.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -68,6 +74,23 @@ Result<Timing> Measure(Observer& observer, int pid, bool fresh, int runs,
   return t;
 }
 
+// pyatspi's full walk of the app of `pid` (best of `runs`), in ms; 0 when
+// /usr/bin/python3 or pyatspi is missing. `env`: the desktop's session.
+double PyatspiWalkMs(int pid, int runs, const std::vector<std::pair<std::string, std::string>>& env,
+                     int* nodes) {
+  if (access("/usr/bin/python3", X_OK) != 0) return 0;
+  std::string cmd = "env";
+  for (const auto& [k, v] : env) cmd += " " + k + "='" + v + "'";
+  cmd += std::string(" /usr/bin/python3 ") + UISCOPE_PYATSPI_WALK + " " + std::to_string(pid) +
+         " " + std::to_string(runs) + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return 0;
+  double seconds = 0;
+  if (std::fscanf(p, "%d %lf", nodes, &seconds) != 2) seconds = 0;
+  pclose(p);
+  return seconds * 1000;
+}
+
 std::string CacheText(const Timing& t) {
   std::string out;
   for (const auto& [what, n] : t.cache) {
@@ -94,8 +117,8 @@ int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits) {
   std::printf("bench_observe_loop: %d rows, median of %d observations each (stats.latency_ms)"
               "\n\n",
               rows, runs);
-  std::printf("| toolkit | nodes | case | median | cache | vs walk |\n");
-  std::printf("|---|---|---|---|---|---|\n");
+  std::printf("| toolkit | nodes | case | median | cache | vs walk | vs pyatspi |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
   int failures = 0;
   for (test::Toolkit toolkit : toolkits) {
     const std::string name(test::ToolkitName(toolkit));
@@ -140,11 +163,26 @@ int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits) {
       }
     }
     if (!walk.ok() || !fresh.ok() || !unchanged.ok() || !clicked.ok()) continue;
-    auto row = [&](const char* what, const Timing& t) {
-      std::printf("| %s | %d | %s | %.2f ms | %s | %.1fx |\n", name.c_str(), t.nodes, what,
-                  t.median_ms, CacheText(t).c_str(),
-                  t.median_ms > 0 ? walk->median_ms / t.median_ms : 0.0);
+    int py_nodes = 0;
+    const double py_ms = PyatspiWalkMs(app->pid(), 3, desktop.Environment(), &py_nodes);
+    auto ratio = [](double reference, double ms) -> std::string {
+      if (reference <= 0 || ms <= 0) return "-";
+      char text[32];
+      std::snprintf(text, sizeof text, "%.1fx", reference / ms);
+      return text;
     };
+    auto row = [&](const char* what, const Timing& t) {
+      std::printf("| %s | %d | %s | %.2f ms | %s | %s | %s |\n", name.c_str(), t.nodes, what,
+                  t.median_ms, CacheText(t).c_str(), ratio(walk->median_ms, t.median_ms).c_str(),
+                  ratio(py_ms, t.median_ms).c_str());
+    };
+    if (py_ms > 0) {
+      std::printf("| %s | %d | pyatspi full walk (reference) | %.2f ms | - | - | 1.0x |\n",
+                  name.c_str(), py_nodes, py_ms);
+    } else {
+      std::printf("| %s | - | pyatspi: not available (/usr/bin/python3 without pyatspi) | - | - "
+                  "| - | - |\n", name.c_str());
+    }
     row("walk (no mirror)", *walk);
     row("walk (fresh)", *fresh);
     row("unchanged", *unchanged);
