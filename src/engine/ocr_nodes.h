@@ -41,7 +41,7 @@ struct OcrTarget {
   // (a window, canvas or terminal); empty for a window missing from the tree.
   std::vector<size_t> path;
   // A window missing from the tree: its X window, title, pid and application
-  // name (the process name, "" when unknown).
+  // name (its WM_CLASS instance, else the process name, "" when unknown).
   uint64_t x_window = 0;
   std::string title;
   int pid = 0;
@@ -108,9 +108,11 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
                                      TextReader& reader, const ObserveRequest& scope,
                                      const ocr::OcrOptions& options = {});
 // The same with the targets already chosen (FindOcrTargets on the snapshot
-// as observed, before other sources added to it).
+// as observed, before other sources added to it), and `also_masked` (screen
+// pixels) blanked like password fields: those of a tree left out.
 Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease,
                                      TextReader& reader, std::vector<OcrTarget> targets,
-                                     const ocr::OcrOptions& options = {});
+                                     const ocr::OcrOptions& options = {},
+                                     const std::vector<Rect>& also_masked = {});
 
 }  // namespace uiscope
