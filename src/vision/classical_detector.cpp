@@ -219,8 +219,37 @@ bool IsCompound(Candidate& c, const std::vector<Candidate>& all) {
   return true;
 }
 
-void Classify(Candidate& c, const cv::Mat& gray, const std::vector<ocr::TextRegion>& text,
-              const std::vector<Candidate>& all) {
+// How many items the text of a box holds along its row: the text regions,
+// each cut where its columns are blank for a glyph height or more (a word
+// space is a third of one). A button's label is one item, or two with an
+// icon or arrow beside it; three or more are a bar of items (a menu bar
+// taken whole: "File  Edit  Settings  Help").
+int ItemsInRow(const cv::Mat& edges, const std::vector<ocr::TextRegion>& text,
+               const std::vector<int>& which) {
+  int items = 0;
+  for (int i : which) {
+    const ocr::TextRegion& t = text[static_cast<size_t>(i)];
+    const Rect r = ClampToFrame(t.bounds, edges.cols, edges.rows);
+    ++items;
+    if (r.Empty()) continue;
+    const int wide = std::max(4, t.glyph_height);
+    int blank = 0;
+    for (int x = r.x; x < r.Right(); ++x) {
+      if (cv::countNonZero(edges(cv::Rect(x, r.y, 1, r.h))) == 0) {
+        ++blank;
+        continue;
+      }
+      // The boundary map is the gradient over 3x3: glyphs grow a pixel
+      // each side, and a gap shrinks by two.
+      if (blank + 2 >= wide) ++items;
+      blank = 0;
+    }
+  }
+  return items;
+}
+
+void Classify(Candidate& c, const cv::Mat& gray, const cv::Mat& edges,
+              const std::vector<ocr::TextRegion>& text, const std::vector<Candidate>& all) {
   const Rect& b = c.box;
   const double aspect = static_cast<double>(b.w) / b.h;
   c.interior = FillLevel(gray, Grow(b, -3));
@@ -241,8 +270,10 @@ void Classify(Candidate& c, const cv::Mat& gray, const std::vector<ocr::TextRegi
       return;
     }
   }
-  // Wider than any button: a menu bar, a tool bar, a header.
-  if (big_children >= 2 || rows >= 2 || b.h > kMaxControlHeight || aspect > kMaxButtonAspect) {
+  // Wider than any button, or holding a row of items: a menu bar, a tool
+  // bar, a header.
+  if (big_children >= 2 || rows >= 2 || b.h > kMaxControlHeight || aspect > kMaxButtonAspect ||
+      ItemsInRow(edges, text, c.texts) >= 3) {
     c.kind = Kind::kContainer;
     return;
   }
@@ -512,6 +543,14 @@ void FindSliders(const std::vector<std::vector<cv::Point>>& contours,
       }
     }
     if (best_run < 3 || best_run > 14) continue;
+    // Text is no slider, even where its glyphs join along a dash run
+    // ("drwxr-xr-x" in a terminal): a component the line finder took for
+    // a line of text is one.
+    const Rect component = FromCv(r);
+    const bool is_text = std::any_of(text.begin(), text.end(), [&](const ocr::TextRegion& t) {
+      return ShareInside(component, Grow(t.bounds, 2)) >= 0.8;
+    });
+    if (is_text) continue;
     // The knob makes the component at least twice as thick as its trough,
     // and sits centred on it.
     if (across < 2 * best_run) continue;
@@ -628,7 +667,7 @@ Result<std::vector<Element>> ClassicalDetector::Detect(const Image& image, Point
   // Tab strips first: a strip of labels looks like a wide button.
   for (Candidate& c : boxes) FindTabs(c, boxes, text, found);
   for (Candidate& c : boxes) {
-    if (c.kind != Kind::kTabStrip) Classify(c, gray, text, boxes);
+    if (c.kind != Kind::kTabStrip) Classify(c, gray, edges, text, boxes);
   }
   for (const Candidate& c : boxes) {
     if (c.kind == Kind::kContainer) FindListRows(c, boxes, text, found);
