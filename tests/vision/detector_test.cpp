@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "../ocr/ocr_test_support.h"
 #include "image/draw.h"
 #include "vision/classical_detector.h"
 #include "vision/labels.h"
@@ -89,6 +90,50 @@ TEST(ClassicalDetectorTest, FindsEachKindOfControlWithItsRole) {
     }
   }
   EXPECT_LE(found->size(), expected.size() + 1) << "few false detections";
+}
+
+// Issue 17: an xterm's `ls -l` listing (tests/fixtures/images/
+// xterm_listing.png, captured from xterm with its default font): each
+// "drwxr-xr-x" joins along its dashes into a long thin component with
+// letters standing out of it, like a trough and a knob. Text, not sliders;
+// the synthesised screen's slider is still found (FindsEachKindOfControl).
+TEST(ClassicalDetectorTest, TerminalTextIsNoSlider) {
+  const Image image = test::LoadPng(std::string(UISCOPE_TEST_IMAGES) + "/xterm_listing.png");
+  ASSERT_TRUE(image.Valid());
+  ClassicalDetector detector;
+  auto found = detector.Detect(image, Point{0, 0});
+  ASSERT_TRUE(found.ok());
+  for (const Element& e : *found) {
+    EXPECT_NE(e.role, Role::kSlider) << "a slider at " << e.bounds.x << "," << e.bounds.y;
+  }
+}
+
+// Issue 17: kcalc's menu bar, a framed strip with its menus' names spread
+// along it, was taken for one button "File Edit Settings Help". A box
+// whose text is three or more items apart is a bar; a button's label with
+// several words is still a button.
+TEST(ClassicalDetectorTest, ARowOfItemsIsABarNotAButton) {
+  Image image = MakeImage(640, 200);
+  FillRect(image, Rect{0, 0, 640, 200}, kWindow);
+  Box(image, Rect{20, 20, 400, 30}, Rgb{236, 236, 236});
+  int x = 34;
+  for (const char* menu : {"File", "Edit", "Settings", "Help"}) {
+    DrawText(image, x, 26, menu, kInk, 2);
+    x += TextWidth(menu, 2) + 36;
+  }
+  Box(image, Rect{20, 100, 240, 36}, Rgb{220, 224, 235});
+  DrawText(image, 20 + (240 - TextWidth("Send the parcel", 2)) / 2, 109, "Send the parcel", kInk,
+           2);
+  ClassicalDetector detector;
+  auto found = detector.Detect(image, Point{0, 0});
+  ASSERT_TRUE(found.ok());
+  bool parcel = false;
+  for (const Element& e : *found) {
+    EXPECT_FALSE(e.role == Role::kButton && IoU(e.bounds, Rect{20, 20, 400, 30}) >= 0.5)
+        << "the menu bar as a button";
+    parcel = parcel || (e.role == Role::kButton && IoU(e.bounds, Rect{20, 100, 240, 36}) >= 0.8);
+  }
+  EXPECT_TRUE(parcel) << "a button with a label of three words";
 }
 
 TEST(ClassicalDetectorTest, ResultsAreInReadingOrderAndDeterministic) {
@@ -218,6 +263,27 @@ TEST(LabelsTest, SymbolsReadAsLettersAreNotPartOfTheLabel) {
   EXPECT_EQ(d[0].name, "Left");
   EXPECT_EQ(d[1].name, "Page 1") << "a digit next to its word stays";
   EXPECT_EQ(d[2].name, "checkbutton") << "nothing read on the indicator";
+}
+
+// Issue 17: gnome-calculator's π read as "Tl" at 0.64 named its button.
+// A reading of 1-3 characters under 0.7 is a symbol, not a label; a longer
+// word read as unsurely is still text.
+TEST(LabelsTest, UnsureShortReadingsLabelNothing) {
+  const std::vector<Element> elements = {
+      {Rect{0, 0, 60, 40}, Role::kButton, 0.7f, ""},
+      {Rect{0, 50, 120, 34}, Role::kButton, 0.7f, ""},
+      {Rect{0, 100, 60, 40}, Role::kButton, 0.7f, ""},
+  };
+  std::vector<ocr::OcrLine> lines = {Line("Tl", Rect{20, 12, 20, 16}),
+                                     Line("Settings", Rect{20, 59, 80, 16}),
+                                     Line("mod", Rect{15, 112, 30, 16})};
+  lines[0].words[0].confidence = lines[0].confidence = 0.64f;
+  lines[1].words[0].confidence = lines[1].confidence = 0.62f;
+  lines[2].words[0].confidence = lines[2].confidence = 0.97f;
+  std::vector<Detection> d = LabelElements(elements, lines);
+  EXPECT_EQ(d[0].name, "") << "a symbol taken for letters";
+  EXPECT_EQ(d[1].name, "Settings");
+  EXPECT_EQ(d[2].name, "mod");
 }
 
 TEST(LabelsTest, RegionsCoverLabelsBesideAndMerge) {
