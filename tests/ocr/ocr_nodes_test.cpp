@@ -87,6 +87,29 @@ TEST(OcrNodesTest, TargetsAreBlindWindowsWidgetsAndMissingWindows) {
   EXPECT_EQ(targets.size(), 2u) << "the xterm belongs to another process";
 }
 
+// Issue 17: a window missing from the tree is in scope of --app by the rule
+// `windows` names apps by (its WM_CLASS), and its app is named that way, not
+// by the process name the kernel cuts at 15 characters ("gnome-calculato").
+TEST(OcrNodesTest, MissingWindowsAreScopedAndNamedByTheirWmClass) {
+  Snapshot s;
+  x11::TopLevel calc;
+  calc.window = 0x500;
+  calc.title = "Calculator";
+  calc.pid = 0;  // no process to name it: only WM_CLASS can
+  calc.bounds = calc.frame = Rect{100, 100, 360, 500};
+  calc.app_instance = "gnome-calculator";
+  calc.app_class = "Gnome-calculator";
+  ObserveRequest scope;
+  scope.app = "gnome-calculator";
+  std::vector<OcrTarget> targets = FindOcrTargets(s, {calc}, scope);
+  ASSERT_EQ(targets.size(), 1u);
+  EXPECT_EQ(targets[0].app, "gnome-calculator");
+  scope.app = "Gnome-Calculator";  // the class, any case
+  EXPECT_EQ(FindOcrTargets(s, {calc}, scope).size(), 1u);
+  scope.app = "kcalc";
+  EXPECT_TRUE(FindOcrTargets(s, {calc}, scope).empty());
+}
+
 // gedit's status bar shows "Ln 2, Col 9" in a label that exposes no text.
 TEST(OcrNodesTest, ATextLeafThatExposesNoTextIsRead) {
   Snapshot s;
