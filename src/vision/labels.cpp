@@ -170,28 +170,45 @@ std::vector<Detection> LabelElements(std::span<const Element> elements,
   const std::vector<ocr::OcrLine> text = TextWords(read);
   const std::span<const ocr::OcrLine> lines = text;
   std::vector<Detection> out = ToDetections(elements);
-  for (Detection& d : out) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    Detection& d = out[i];
     if (!d.name.empty()) continue;
     const auto inside = WordsInside(d.bounds, d.role, lines);
+    // The text beside it, less what another element shows inside itself:
+    // the placeholder of the field above is not this field's label, nor a
+    // check box's label the slider's below it.
+    std::vector<ocr::OcrLine> free;
+    for (const ocr::OcrLine& l : lines) {
+      bool owned = false;
+      for (size_t k = 0; k < elements.size() && !owned; ++k) {
+        owned = k != i && ShareInside(l.bounds, elements[k].bounds) >= kInsideShare;
+      }
+      if (!owned) free.push_back(l);
+    }
+    const std::span<const ocr::OcrLine> beside = free;
     switch (d.role) {
       case Role::kCheckBox:
       case Role::kRadioButton:
         // The detector may have taken the label into the box already.
         if (!inside.empty()) {
           d.name = Join(inside.front());
-        } else if (const ocr::OcrLine* l = RightOf(d.bounds, lines, Reach(d.bounds))) {
+        } else if (const ocr::OcrLine* l = RightOf(d.bounds, beside, Reach(d.bounds))) {
           d.name = l->text;
         }
         break;
       case Role::kSlider: {
         // Inside a slider is its trough and knob (which OCR may read as
-        // "—o") and perhaps its value: only a number is taken, as the value.
-        std::string own;
-        for (const auto& line : inside) AppendWords(own, Join(line));
-        if (std::any_of(own.begin(), own.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-          d.value = own;
+        // "—o" or "©") and perhaps its value: only numbers are taken, as
+        // the value.
+        for (const auto& line : inside) {
+          for (const ocr::OcrWord* w : line) {
+            if (std::any_of(w->text.begin(), w->text.end(),
+                            [](char c) { return c >= '0' && c <= '9'; })) {
+              AppendWords(d.value, w->text);
+            }
+          }
         }
-        if (const ocr::OcrLine* l = LeftOrAbove(d.bounds, lines, Reach(d.bounds))) {
+        if (const ocr::OcrLine* l = LeftOrAbove(d.bounds, beside, Reach(d.bounds))) {
           d.name = l->text;
         }
         break;
@@ -201,7 +218,7 @@ std::vector<Detection> LabelElements(std::span<const Element> elements,
       case Role::kSpinButton: {
         std::string own;
         for (const auto& line : inside) AppendWords(own, Join(line));
-        const ocr::OcrLine* l = LeftOrAbove(d.bounds, lines, Reach(d.bounds));
+        const ocr::OcrLine* l = LeftOrAbove(d.bounds, beside, Reach(d.bounds));
         if (l != nullptr) {
           d.name = l->text;
           d.value = own;

@@ -286,6 +286,29 @@ TEST(LabelsTest, UnsureShortReadingsLabelNothing) {
   EXPECT_EQ(d[2].name, "mod");
 }
 
+// Issue 17, on a plain GTK 3 form: the second field was labelled with the
+// first one's placeholder (the text just above it) and the slider with the
+// check box's label. Text another element shows inside itself labels no
+// neighbour; a slider's value is only its numbers (the knob read as "©").
+TEST(LabelsTest, TextInsideAnotherElementIsNoLabelBesideIt) {
+  const std::vector<Element> elements = {
+      {Rect{18, 18, 384, 34}, Role::kTextField, 0.6f, ""},
+      {Rect{18, 64, 384, 34}, Role::kTextField, 0.6f, ""},
+      {Rect{22, 113, 190, 16}, Role::kCheckBox, 0.6f, ""},
+      {Rect{30, 147, 360, 44}, Role::kSlider, 0.65f, ""},
+  };
+  std::vector<ocr::OcrLine> lines = {Line("Harbour name", Rect{28, 27, 110, 16}),
+                                     Line("lantern@example.org", Rect{28, 73, 160, 16}),
+                                     Line("Keep the orchard", Rect{42, 113, 108, 16}),
+                                     Line("35 ©", Rect{148, 148, 40, 12})};
+  std::vector<Detection> d = LabelElements(elements, lines);
+  EXPECT_EQ(d[0].name, "Harbour name") << "its own text, nothing beside it";
+  EXPECT_EQ(d[1].name, "lantern@example.org") << "not the placeholder of the field above";
+  EXPECT_EQ(d[2].name, "Keep the orchard");
+  EXPECT_EQ(d[3].name, "") << "not the check box's label";
+  EXPECT_EQ(d[3].value, "35");
+}
+
 TEST(LabelsTest, RegionsCoverLabelsBesideAndMerge) {
   const std::vector<Element> elements = {
       {Rect{100, 100, 16, 16}, Role::kCheckBox, 0.6f, ""},
