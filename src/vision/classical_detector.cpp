@@ -270,10 +270,15 @@ void Classify(Candidate& c, const cv::Mat& gray, const cv::Mat& edges,
       return;
     }
   }
+  // A bright box of control height is a field however wide it is: a
+  // full-width entry in a wide window or of a compact toolkit (Tk's, 362 x
+  // 20) is longer than any button.
+  const bool bright = c.interior >= kBrightInterior && c.interior >= c.ring + 4;
+  const bool field_like = bright && b.h >= kMinControlHeight && rows <= 1 && big_children == 0;
   // Wider than any button, or holding a row of items: a menu bar, a tool
   // bar, a header.
-  if (big_children >= 2 || rows >= 2 || b.h > kMaxControlHeight || aspect > kMaxButtonAspect ||
-      ItemsInRow(edges, text, c.texts) >= 3) {
+  if (big_children >= 2 || rows >= 2 || b.h > kMaxControlHeight ||
+      (aspect > kMaxButtonAspect && !field_like) || ItemsInRow(edges, text, c.texts) >= 3) {
     c.kind = Kind::kContainer;
     return;
   }
@@ -287,7 +292,6 @@ void Classify(Candidate& c, const cv::Mat& gray, const cv::Mat& edges,
   }
   if (b.h < kMinControlHeight || aspect < 0.8) return;
   c.kind = Kind::kElement;
-  const bool bright = c.interior >= kBrightInterior && c.interior >= c.ring + 4;
   if (c.texts.empty()) {
     if (aspect >= 3) {
       c.role = Role::kTextField;

@@ -136,6 +136,28 @@ TEST(ClassicalDetectorTest, ARowOfItemsIsABarNotAButton) {
   EXPECT_TRUE(parcel) << "a button with a label of three words";
 }
 
+// Issue 17: a full-width entry longer than any button (Tk's: 362 x 20, or
+// a GTK one in a wide window) was taken for a bar and missed. A bright box
+// of control height is a field however wide.
+TEST(ClassicalDetectorTest, AFullWidthFieldIsAFieldHoweverWide) {
+  Image image = MakeImage(700, 160);
+  FillRect(image, Rect{0, 0, 700, 160}, Rgb{217, 217, 217});
+  Box(image, Rect{20, 30, 620, 22}, kWhite);
+  Box(image, Rect{20, 80, 620, 30}, kWhite);
+  DrawText(image, 28, 87, "lantern", kInk, 2);
+  ClassicalDetector detector;
+  auto found = detector.Detect(image, Point{0, 0});
+  ASSERT_TRUE(found.ok());
+  int fields = 0;
+  for (const Element& e : *found) {
+    if (e.role == Role::kTextField && (IoU(e.bounds, Rect{20, 30, 620, 22}) >= 0.8 ||
+                                       IoU(e.bounds, Rect{20, 80, 620, 30}) >= 0.8)) {
+      ++fields;
+    }
+  }
+  EXPECT_EQ(fields, 2);
+}
+
 TEST(ClassicalDetectorTest, ResultsAreInReadingOrderAndDeterministic) {
   std::vector<Expected> expected;
   const Image image = Screen(&expected);
