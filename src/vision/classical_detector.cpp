@@ -387,6 +387,59 @@ void JoinLinkedBoxes(std::vector<Candidate>& boxes) {
   }
 }
 
+// The value label drawn just above a horizontal slider ("25") is part of
+// it, as toolkits report it.
+Rect WithValueAbove(Rect box, const std::vector<ocr::TextRegion>& text) {
+  for (const ocr::TextRegion& t : text) {
+    const Rect& b = t.bounds;
+    const int gap = box.y - b.Bottom();
+    if (gap >= 0 && gap <= 8 && b.h <= box.h && b.x >= box.x && b.Right() <= box.Right() &&
+        b.w * 4 <= box.w) {
+      box = Union(box, b);
+    }
+  }
+  return box;
+}
+
+// A sunken trough that a raised knob cuts in two (Tk, Motif, Athena: the
+// knob fills the trough's height): two long empty boxes of one height end
+// to end on a row, with the knob's box between them. One slider.
+void JoinTroughs(std::vector<Candidate>& boxes, const std::vector<ocr::TextRegion>& text,
+                 std::vector<Element>& out) {
+  std::vector<Candidate*> long_parts;
+  for (Candidate& c : boxes) {
+    const Rect& b = c.box;
+    if (c.kind == Kind::kElement && c.texts.empty() && c.children.empty() && b.h >= kMinToggle &&
+        b.h <= kMaxToggle + 4 && b.w >= 2 * b.h) {
+      long_parts.push_back(&c);
+    }
+  }
+  std::sort(long_parts.begin(), long_parts.end(),
+            [](const Candidate* a, const Candidate* b) { return a->box.x < b->box.x; });
+  for (Candidate* left : long_parts) {
+    for (Candidate* right : long_parts) {
+      if (left->kind != Kind::kElement || right->kind != Kind::kElement) continue;
+      const Rect& l = left->box;
+      const Rect& r = right->box;
+      const int gap = r.x - l.Right();
+      if (gap < l.h / 2 || gap > 3 * l.h || std::abs(l.y - r.y) > 2 || std::abs(l.h - r.h) > 2) {
+        continue;
+      }
+      const Rect between{l.Right() - 2, std::min(l.y, r.y) - 3, gap + 4, std::max(l.h, r.h) + 6};
+      std::vector<Candidate*> knob;
+      for (Candidate& c : boxes) {
+        if (&c != left && &c != right && c.kind == Kind::kElement && Inside(c.box, between)) {
+          knob.push_back(&c);
+        }
+      }
+      if (knob.empty()) continue;
+      out.push_back({WithValueAbove(Union(l, r), text), Role::kSlider, kSlider, ""});
+      left->kind = right->kind = Kind::kNone;
+      for (Candidate* k : knob) k->kind = Kind::kNone;
+    }
+  }
+}
+
 // Filled indicators (a checked box, a selected radio button): a solid blob
 // of toggle size whose fill stands out from what is around it. Outlined
 // ones are holes and were found as boxes.
@@ -565,18 +618,7 @@ void FindSliders(const std::vector<std::vector<cv::Point>>& contours,
     const int room = (across * 3 / 2 - across) / 2;
     box = horizontal ? Rect{box.x, box.y - room, box.w, box.h + 2 * room}
                      : Rect{box.x - room, box.y, box.w + 2 * room, box.h};
-    if (horizontal) {
-      // The value label drawn just above the knob ("25") is part of the
-      // slider, as toolkits report it.
-      for (const ocr::TextRegion& t : text) {
-        const Rect& b = t.bounds;
-        const int gap = box.y - b.Bottom();
-        if (gap >= 0 && gap <= 8 && b.h <= box.h && b.x >= box.x && b.Right() <= box.Right() &&
-            b.w * 4 <= box.w) {
-          box = Union(box, b);
-        }
-      }
-    }
+    if (horizontal) box = WithValueAbove(box, text);
     out.push_back({box, Role::kSlider, kSlider, ""});
   }
 }
@@ -678,6 +720,7 @@ Result<std::vector<Element>> ClassicalDetector::Detect(const Image& image, Point
   }
   JoinLinkedBoxes(boxes);
   FindFilledToggles(contours, hierarchy, gray, boxes);
+  JoinTroughs(boxes, text, found);
   std::vector<Rect> toggles;
   for (const Candidate& c : boxes) {
     if (c.kind == Kind::kElement && (c.role == Role::kCheckBox || c.role == Role::kRadioButton)) {

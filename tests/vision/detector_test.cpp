@@ -158,6 +158,34 @@ TEST(ClassicalDetectorTest, AFullWidthFieldIsAFieldHoweverWide) {
   EXPECT_EQ(fields, 2);
 }
 
+// Issue 17, tried on a Tk form: a classic scale is a sunken trough that
+// its raised knob cuts in two; the detector saw two fields and two check
+// boxes. Two long empty boxes of one height end to end with the knob's box
+// between them are one slider, with its value label above.
+TEST(ClassicalDetectorTest, ATroughCutByItsKnobIsOneSlider) {
+  Image image = MakeImage(400, 120);
+  FillRect(image, Rect{0, 0, 400, 120}, Rgb{217, 217, 217});
+  Box(image, Rect{20, 60, 121, 18}, Rgb{195, 195, 195});
+  Box(image, Rect{140, 60, 31, 18}, Rgb{230, 230, 230});
+  Box(image, Rect{170, 60, 150, 18}, Rgb{195, 195, 195});
+  DrawText(image, 144, 38, "35", kInk, 2);
+  ClassicalDetector detector;
+  auto found = detector.Detect(image, Point{0, 0});
+  ASSERT_TRUE(found.ok());
+  int sliders = 0;
+  for (const Element& e : *found) {
+    if (e.role == Role::kSlider) {
+      ++sliders;
+      EXPECT_GE(IoU(e.bounds, Rect{20, 38, 300, 40}), 0.8)
+          << e.bounds.x << "," << e.bounds.y << " " << e.bounds.w << "x" << e.bounds.h;
+    } else {
+      EXPECT_TRUE(Intersect(e.bounds, Rect{20, 60, 300, 18}).Empty())
+          << RoleName(e.role) << " at " << e.bounds.x << "," << e.bounds.y;
+    }
+  }
+  EXPECT_EQ(sliders, 1);
+}
+
 TEST(ClassicalDetectorTest, ResultsAreInReadingOrderAndDeterministic) {
   std::vector<Expected> expected;
   const Image image = Screen(&expected);
