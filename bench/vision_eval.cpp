@@ -16,6 +16,8 @@
 //   form      held out (issue 17): a plain GTK 3 form nothing in src/vision
 //             was tuned on (tests/fixtures/heldout/gtk3_form.py), run with
 //             NO_AT_BRIDGE=1; ground truth = its widgets' own allocations
+//   tk-form   the same form in Tk (tests/fixtures/heldout/tk_form.py), no
+//             accessibility; ground truth = its widgets' geometry
 // Each window is captured, the detector runs on the capture (no masks, no
 // tree: vision alone), OCR labels the detections, and detections are paired
 // one-to-one with ground-truth boxes by decreasing IoU (>= 0.5). Printed per
@@ -29,7 +31,7 @@
 // Then the detection time per 1920x1080 frame (the whole screen with the
 // fixture on it), with the process pinned to one core, OCR excluded.
 //
-//   build/bin/bench_vision_eval [--apps fixture,factory,xcalc,gnome-calculator,kcalc,form]
+//   build/bin/bench_vision_eval [--apps fixture,factory,xcalc,gnome-calculator,kcalc,form,tk-form]
 //                               [--runs N]
 //                               [--dump DIR] [--verbose]
 // --dump writes DIR/<app>.png with ground truth (green), detections (red)
@@ -541,15 +543,21 @@ int Run(const Options& options) {
       const Snapshot tree = bench.snapshot();
       evaluate(program + " (AT-SPI)", ax, *e, window->bounds, &tree);
       (void)p->Terminate();
-    } else if (app == "form") {
+    } else if (app == "form" || app == "tk-form") {
+      // Held out: forms nothing in src/vision was tuned on, truth from the
+      // toolkits' own geometry.
+      const bool tk = app == "tk-form";
       SpawnOptions spawn;
-      spawn.argv = {"/usr/bin/python3", UISCOPE_HELDOUT_FORM, "+40+40"};
+      spawn.argv = {"/usr/bin/python3",
+                    std::string(UISCOPE_HELDOUT_FIXTURES) + (tk ? "/tk_form.py" : "/gtk3_form.py"),
+                    "+40+40"};
       spawn.env = {{"NO_AT_BRIDGE", "1"}};
       spawn.capture_stdout = true;
       auto p = bench.Spawn(spawn);
       if (!p) continue;
       auto line = p->ReadLine(std::chrono::seconds(30));
-      auto window = bench.WindowOf(p->pid(), "");
+      // Tk sets no _NET_WM_PID: found by its title.
+      auto window = bench.WindowOf(tk ? 0 : p->pid(), tk ? "Held-out Tk form" : "");
       if (!line.ok() || !window) {
         std::fprintf(stderr, "bench_vision_eval: the held-out form showed no window\n");
         continue;
@@ -564,7 +572,8 @@ int Run(const Options& options) {
       if (!e.ok()) continue;
       detect_total += e->detect_ms;
       ++detect_count;
-      evaluate("held-out GTK 3 form (allocations)", truths, *e, window->bounds);
+      evaluate(tk ? "held-out Tk form (geometry)" : "held-out GTK 3 form (allocations)", truths, *e,
+               window->bounds);
       (void)p->Terminate();
     } else if (app == "xcalc") {
       auto p = bench.Launch({"xcalc", "-geometry", "+40+40"}, false);
@@ -585,7 +594,7 @@ int Run(const Options& options) {
     } else {
       std::fprintf(stderr,
                    "bench_vision_eval: unknown app \"%s\" (fixture, factory, xcalc, "
-                   "gnome-calculator, kcalc, form)\n",
+                   "gnome-calculator, kcalc, form, tk-form)\n",
                    app.c_str());
       return 2;
     }
@@ -688,10 +697,10 @@ int main(int argc, char** argv) {
         start = end + 1;
       }
     } else {
-      std::fprintf(
-          stderr,
-          "usage: bench_vision_eval [--apps fixture,factory,xcalc,gnome-calculator,kcalc,form] "
-          "[--runs N] [--dump DIR] [--verbose]\n");
+      std::fprintf(stderr,
+                   "usage: bench_vision_eval [--apps "
+                   "fixture,factory,xcalc,gnome-calculator,kcalc,form,tk-form] "
+                   "[--runs N] [--dump DIR] [--verbose]\n");
       return 2;
     }
   }

@@ -17,6 +17,7 @@
 #include "engine/perceive.h"
 #include "platform/x11/ximage_capture.h"
 #include "support/desktop_fixture.h"
+#include "support/tree_queries.h"
 #include "vision/detector.h"
 
 namespace uiscope {
@@ -409,6 +410,66 @@ TEST(HeldOutFormVisionDesktopTest, VisionAloneFindsTheFormsWidgets) {
               found, truths.size(), recall * 100,
               missed.empty() ? "" : ("; missed:" + missed).c_str());
   EXPECT_GE(found, 5) << "missed:" << missed;
+}
+
+// The same form in Tk (tests/fixtures/heldout/tk_form.py: no accessibility,
+// truth from the widgets' geometry): vision alone finds all 5 (measured),
+// labels included (the entry's from the text above it).
+TEST(HeldOutFormVisionDesktopTest, VisionAloneFindsTheTkFormsWidgets) {
+  TestDesktop& desktop = TestDesktop::Shared();
+  ASSERT_TRUE(desktop.ok()) << desktop.error();
+  SpawnOptions options;
+  options.argv = {"/usr/bin/python3", std::string(UISCOPE_HELDOUT_FIXTURES) + "/tk_form.py",
+                  "+1200+420"};
+  options.capture_stdout = true;
+  auto form = desktop.Launch(options);
+  ASSERT_NE(form, nullptr) << "python3-tk (scripts/deps.sh) did not start the form";
+  auto line = form->ReadLine(milliseconds(20000));
+  ASSERT_TRUE(line.ok()) << line.error().ToString();
+  std::vector<Truth> truths;
+  for (const auto& w : nlohmann::json::parse(*line)) {
+    truths.push_back({Rect{w["x"], w["y"], w["w"], w["h"]},
+                      RoleFromName(w["role"].get<std::string>()), w["name"]});
+  }
+  ASSERT_EQ(truths.size(), 5u);
+
+  WorkspaceOptions where;
+  where.display = desktop.info().display_name;
+  where.start_headless = false;
+  Workspace workspace(where);
+  auto sources = ParseSources({"vision", "ocr"});
+  ASSERT_TRUE(sources.ok());
+  ObserveRequest scope;
+  scope.app = "uiscope-tk-form";  // Tk sets no _NET_WM_PID: its WM_CLASS names it
+  std::vector<const Node*> nodes;
+  Snapshot snapshot;
+  std::string missed;
+  int found = 0;
+  test::WaitUntil(
+      [&] {
+        auto lease = workspace.Acquire();
+        if (!lease.ok()) return false;
+        auto perceived = Perceive(*lease, scope, *sources, &Reader());
+        if (!perceived.ok()) return false;
+        snapshot = std::move(perceived->observation.snapshot);
+        std::vector<Rect> boxes;
+        ForEachNode(snapshot.roots, [&](const Node& n, int) {
+          if (n.source == Source::kVision && n.role != Role::kWindow &&
+              n.role != Role::kApplication && n.bounds) {
+            boxes.push_back(*n.bounds);
+          }
+        });
+        missed.clear();
+        found = Found(truths, boxes, &missed);
+        return found >= 5;
+      },
+      milliseconds(15000));
+  std::printf("held-out Tk form, vision alone: %d of %zu widgets at IoU >= 0.5%s\n", found,
+              truths.size(), missed.empty() ? "" : ("; missed:" + missed).c_str());
+  EXPECT_EQ(found, 5) << "missed:" << missed;
+  const Node* entry = test::FindNode(snapshot.roots, Role::kTextField, "Harbour name");
+  EXPECT_NE(entry, nullptr) << "the entry, labelled by the text above it";
+  EXPECT_NE(test::FindNode(snapshot.roots, Role::kButton, "Send the parcel"), nullptr);
 }
 
 // xcalc (Athena widgets, no accessibility at all): with sources ax,vision
