@@ -61,7 +61,9 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
     }
   }
   Snapshot& snapshot = perception.observation.snapshot;
-  if (lease.learner != nullptr) {
+  // Memory learns from and adds to the tree; the pixels alone are shown as
+  // they are.
+  if (lease.learner != nullptr && sources.ax) {
     perception.learned =
         lease.learner->Learn(snapshot, ScreenRegions(lease), perception.observation.warnings);
   }

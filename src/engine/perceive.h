@@ -59,7 +59,7 @@ struct Perception {
 
 // Observes through the lease, then adds the other sources (without ax: see
 // ParseSources; the tree is still read, for the password fields to mask,
-// and then left out). `reader` is
+// and then left out, and memory neither learns nor adds). `reader` is
 // needed for OCR and for the labels of vision nodes (it keeps the engine and
 // its cache across calls); `detector` for vision (null: the default
 // classical detector). The snapshot's latency covers every source.
