@@ -30,7 +30,14 @@ bool HasContent(const Node& n) {
   return false;
 }
 
-void CollectTargets(const Node& n, std::vector<size_t>& path, std::vector<OcrTarget>& out) {
+// `tops`: X's top-levels; a top-level window of the tree that none of them
+// shows is skipped with all it holds (`in_window`: below a window already
+// checked).
+void CollectTargets(const Node& n, std::vector<size_t>& path,
+                    const std::vector<x11::TopLevel>& tops, bool in_window,
+                    std::vector<OcrTarget>& out) {
+  if (IsWindowRole(n.role) && !in_window && n.bounds && !ShownByX(*n.bounds, tops)) return;
+  in_window = in_window || IsWindowRole(n.role);
   const bool empty_window = IsWindowRole(n.role) && !HasContent(n);
   const bool blind_widget =
       (n.role == Role::kCanvas || n.role == Role::kTerminal) && n.children.empty();
@@ -46,7 +53,7 @@ void CollectTargets(const Node& n, std::vector<size_t>& path, std::vector<OcrTar
   }
   for (size_t i = 0; i < n.children.size(); ++i) {
     path.push_back(i);
-    CollectTargets(n.children[i], path, out);
+    CollectTargets(n.children[i], path, tops, in_window, out);
     path.pop_back();
   }
 }
@@ -124,7 +131,7 @@ std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
   std::vector<Rect> windows;
   for (size_t i = 0; i < snapshot.roots.size(); ++i) {
     path.assign(1, i);
-    CollectTargets(snapshot.roots[i], path, out);
+    CollectTargets(snapshot.roots[i], path, top_levels, false, out);
   }
   ForEachNode(snapshot.roots, [&](const Node& n, int) {
     if (IsWindowRole(n.role) && n.bounds) windows.push_back(*n.bounds);
@@ -154,6 +161,13 @@ std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
     out.push_back(std::move(t));
   }
   return out;
+}
+
+bool ShownByX(const Rect& window, const std::vector<x11::TopLevel>& top_levels) {
+  return top_levels.empty() ||
+         std::any_of(top_levels.begin(), top_levels.end(), [&](const x11::TopLevel& tl) {
+           return IoU(tl.bounds, window) >= kSameWindowIoU;
+         });
 }
 
 Node* NodeAtPath(std::vector<Node>& roots, const std::vector<size_t>& path) {

@@ -48,9 +48,16 @@ struct OcrTarget {
   std::string app;
 };
 
+// Whether one of `top_levels` (X client windows) shows the tree's window at
+// `window` (IoU >= kSameWindowIoU): an app may list windows X never maps
+// (Chromium's two bubble windows, "showing", over its main window), whose
+// pixels are another window's. True when there is no listing.
+bool ShownByX(const Rect& window, const std::vector<x11::TopLevel>& top_levels);
+
 // The targets of `snapshot`: windows without accessible content, empty
-// canvas and terminal nodes, and the `top_levels` (X client windows) that
-// match no window of the tree, restricted to `scope`'s app / pid.
+// canvas and terminal nodes (not in a top-level window X does not show:
+// ShownByX), and the `top_levels` (X client windows) that match no window
+// of the tree, restricted to `scope`'s app / pid.
 std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
                                       const std::vector<x11::TopLevel>& top_levels,
                                       const ObserveRequest& scope);

@@ -6,7 +6,6 @@
 #include "core/clock.h"
 #include "core/ids.h"
 #include "engine/privacy.h"
-#include "engine/x11_windows_nodes.h"
 #include "platform/x11/ximage_capture.h"
 #include "vision/labels.h"
 
@@ -54,13 +53,7 @@ std::vector<OcrTarget> FindVisionTargets(const Snapshot& snapshot,
   // may list windows that are not mapped (Chromium's two bubble windows,
   // "showing" and over its main window), and the pixels there are another
   // window's. Without a listing (no window manager's client list) all stay.
-  if (!top_levels.empty()) {
-    std::erase_if(out, [&](const OcrTarget& t) {
-      return std::none_of(top_levels.begin(), top_levels.end(), [&](const x11::TopLevel& tl) {
-        return IoU(tl.bounds, t.bounds) >= kSameWindowIoU;
-      });
-    });
-  }
+  std::erase_if(out, [&](const OcrTarget& t) { return !ShownByX(t.bounds, top_levels); });
   // Windows missing from the tree: the same ones OCR reads.
   for (OcrTarget& t : FindOcrTargets(snapshot, top_levels, scope)) {
     if (t.path.empty()) out.push_back(std::move(t));
