@@ -26,6 +26,9 @@ UISCOPE_TEST_PACKAGES=(
   x11-apps gtk-3-examples xclip
   qtbase5-dev libgtk-4-dev chromium
   libgtk2.0-dev
+  # tests/fixtures/heldout/gtk3_form.py (GTK 3 from Python); bench_vision_eval's
+  # gnome-calculator and kcalc.
+  gir1.2-gtk-3.0 gnome-calculator kcalc
   # tests/realapp (label realapp): the seed's workflows on real apps.
   libreoffice-calc libreoffice-gtk3 gimp inkscape gedit unzip
 )

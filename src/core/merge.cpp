@@ -13,6 +13,7 @@ struct Located {
   std::vector<size_t> path;
   Rect bounds;
   int64_t area = 0;
+  bool nested = false;  // inside another element (a row's button)
 };
 
 struct ScopeIndex {
@@ -27,7 +28,7 @@ void Collect(const Node& n, std::vector<size_t>& path, bool inside_element, Scop
   if (HasBounds(n)) {
     element = IsMergeElement(n);
     if (element) {
-      index.elements.push_back({path, *n.bounds, n.bounds->Area()});
+      index.elements.push_back({path, *n.bounds, n.bounds->Area(), inside_element});
     } else if (!inside_element) {
       // What lies inside an element is a part of it, never a container of
       // orphans (a combo box's popup list).
@@ -71,6 +72,25 @@ struct Plan {
   std::vector<int> part_of;                  // per detection: element index or -1
   std::vector<int> container_of;             // per orphan detection: container index or -1
 };
+
+// The share of `box` lying on the outermost elements (siblings do not
+// overlap, so their intersections add up), and the element it lies on most.
+double ShareOnElements(const Rect& box, const ScopeIndex& index, int* most) {
+  const int64_t area = box.Area();
+  if (area == 0) return 0;
+  int64_t covered = 0;
+  int64_t best = 0;
+  for (size_t e = 0; e < index.elements.size(); ++e) {
+    if (index.elements[e].nested) continue;
+    const int64_t on = Intersect(box, index.elements[e].bounds).Area();
+    covered += on;
+    if (on > best) {
+      best = on;
+      *most = static_cast<int>(e);
+    }
+  }
+  return std::min(1.0, static_cast<double>(covered) / static_cast<double>(area));
+}
 
 Plan MakePlan(const ScopeIndex& index, std::span<const Detection> detections,
               const MergeOptions& options) {
@@ -127,6 +147,14 @@ Plan MakePlan(const ScopeIndex& index, std::span<const Detection> detections,
       plan.entries[d] = {Placement::kPart, index.elements[holder].path};
       continue;
     }
+    // Rule 2, a vision box lying mostly on elements: those elements seen
+    // askew or together.
+    int most = -1;
+    if (detections[d].source == Source::kVision &&
+        ShareOnElements(box, index, &most) >= options.covered_share && most >= 0) {
+      plan.entries[d] = {Placement::kDuplicate, index.elements[static_cast<size_t>(most)].path};
+      continue;
+    }
     // Rule 4: the smallest container holding its centre.
     const Point centre = box.Center();
     int container = -1;
@@ -158,12 +186,17 @@ Node NodeFrom(const Detection& d, const Node& owner) {
   return n;
 }
 
+// Whether `d` carries a name read as text.
+bool ReadName(const Detection& d, const MergeOptions& options) {
+  return !d.name.empty() && d.name_confidence >= options.min_name_confidence;
+}
+
 // Fills what `element` lacks from `d`; returns whether its name was filled.
-bool Fill(Node& element, const Detection& d, MergeStats& stats) {
+bool Fill(Node& element, const Detection& d, const MergeOptions& options, MergeStats& stats) {
   bool filled = false;
   bool named = false;
   if (!element.Has(State::kPassword)) {
-    if (element.name.empty() && !d.name.empty()) {
+    if (element.name.empty() && ReadName(d, options)) {
       element.name = d.name;
       filled = named = true;
     }
@@ -263,7 +296,7 @@ MergeStats MergeDetections(Node& scope, std::span<const Detection> detections,
     if (plan.matched_by[e] < 0) continue;
     ++stats.matched;
     Fill(*Resolve(scope, index.elements[e].path),
-         detections[static_cast<size_t>(plan.matched_by[e])], stats);
+         detections[static_cast<size_t>(plan.matched_by[e])], options, stats);
   }
   for (const PlannedDetection& p : plan.entries) {
     if (p.placement == Placement::kDuplicate) ++stats.duplicates;
@@ -275,7 +308,7 @@ MergeStats MergeDetections(Node& scope, std::span<const Detection> detections,
     int named_parts = 0;
     const Detection* only_named = nullptr;
     for (int d : members) {
-      if (!detections[static_cast<size_t>(d)].name.empty()) {
+      if (ReadName(detections[static_cast<size_t>(d)], options)) {
         ++named_parts;
         only_named = &detections[static_cast<size_t>(d)];
       }
@@ -285,13 +318,14 @@ MergeStats MergeDetections(Node& scope, std::span<const Detection> detections,
       naming = only_named;
       Detection as_name = *naming;
       as_name.value.clear();
-      Fill(element, as_name, stats);
+      Fill(element, as_name, options, stats);
     }
     for (int d : members) {
       const Detection& part = detections[static_cast<size_t>(d)];
       if (&part == naming) continue;
       // Password fields keep nothing: whatever was read there is not for the tree.
-      if (element.Has(State::kPassword) || part.name.empty() || ShowsText(element, part.name)) {
+      if (element.Has(State::kPassword) || !ReadName(part, options) ||
+          ShowsText(element, part.name)) {
         ++stats.duplicates;
         continue;
       }

@@ -10,16 +10,25 @@
 //     row holding a label and a button is still one thing to click) — in
 //     decreasing order of IoU. A pair with IoU >= `match_iou` (0.5) makes the
 //     element `merged`: its name, when empty, and its value, when empty, are
-//     filled from the detection (never for password fields), and it takes the
+//     filled from the detection (never for password fields; the name only
+//     when it was read as text, `min_name_confidence`), and it takes the
 //     detection's confidence when something was filled (the confidence then
 //     says how far to trust the filled text); otherwise it keeps its own.
 //  2. Duplicates. A detection with IoU >= `match_iou` against an element
-//     already paired is the same thing seen twice, and is dropped.
+//     already paired is the same thing seen twice, and is dropped. So is
+//     a vision detection (a thing to act on, not text) that lies mostly
+//     (`covered_share` of its area) on accessible elements without being
+//     inside one: widgets do not overlap, so a box that is mostly other
+//     widgets is those widgets seen askew (title-bar buttons found a few
+//     pixels off, two of them as one box) or together (a menu bar taken for
+//     one button). A text line is not dropped so: its words beyond the
+//     elements are text the tree lacks.
 //  3. Parts. A detection lying mostly inside an element (`inside_share` of
 //     its area) is a part of it: the box of a check box, the text of a
 //     button. An unnamed element holding exactly one named part takes that
-//     name (merged, as in 1). Parts that add nothing — no text, or text the
-//     element already shows in its name or value — are dropped; parts with
+//     name (merged, as in 1). Parts that add nothing — no text, text not
+//     read as text (`min_name_confidence`), or text the element already
+//     shows in its name or value — are dropped; parts with
 //     other text (the lines of an unnamed text area) stay, as children of
 //     the element.
 //  4. Orphans. Every other detection becomes a node of its own (source
@@ -47,17 +56,26 @@ namespace uiscope {
 
 // A box found in the pixels.
 struct Detection {
-  Rect bounds;                      // screen pixels
-  Role role = Role::kUnknown;       // the detector's guess (kText for an OCR line)
-  std::string name;                 // label: OCR text inside or beside the box ("" = none)
+  Rect bounds;                 // screen pixels
+  Role role = Role::kUnknown;  // the detector's guess (kText for an OCR line)
+  std::string name;            // label: OCR text inside or beside the box ("" = none)
+  // How surely `name` is text (for OCR: ocr::TextConfidence; 1 for a name
+  // a detector read itself): an element's empty name is filled only from
+  // a name read at `MergeOptions::min_name_confidence` or more.
+  float name_confidence = 1;
   std::string value;                // an estimated value ("" = none)
   float confidence = 0;             // 0..1
   Source source = Source::kVision;  // kVision or kOcr
 };
 
 struct MergeOptions {
-  double match_iou = 0.5;     // rule 1 and 2
-  double inside_share = 0.8;  // rule 3: share of a detection's area inside an element
+  double match_iou = 0.5;      // rule 1 and 2
+  double inside_share = 0.8;   // rule 3: share of a detection's area inside an element
+  double covered_share = 0.5;  // rule 2: share of a vision detection's area on elements
+  // Rules 1 and 3: a name read less surely than this is a symbol taken for
+  // letters and names nothing (ocr/ocr_types.h, TextConfidence: π read as
+  // "Tl" at 0.64).
+  float min_name_confidence = 0.7f;
 };
 
 struct MergeStats {

@@ -398,7 +398,7 @@ const Node* Executor::PerceiveAgain(const std::string& id) {
     perception.observation.snapshot = plan_.snapshot;
   }
   TextReader reader;
-  const Sources sources{true, origin->ocr, origin->vision};
+  const Sources sources{origin->ax, origin->ocr, origin->vision};
   if (auto st = AddPixelSources(perception, lease_, scope, sources, &reader); !st.ok()) {
     result_.notes.push_back("could not perceive " + id + " again: " + st.error().message);
     return nullptr;
@@ -873,8 +873,8 @@ TypeOptions Executor::Pacing(const std::string& text) {
       text_unreadable_ = true;
       result_.notes.push_back(
           "the field showed none of the typed text within " +
-          std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(kTypingCatchUp)
-                             .count()) +
+          std::to_string(
+              std::chrono::duration_cast<std::chrono::milliseconds>(kTypingCatchUp).count()) +
           " ms (it may expose no text): typing went on, nothing was typed again");
     } else {
       result_.notes.push_back("the field did not show the typed text in time; typing went on");
@@ -922,8 +922,7 @@ Status Executor::CheckText(Verifier& verifier) {
   // warned already when it is not the expected one.
   Input& input = *lease_.hands->input;
   result_.notes.push_back("the field read \"" + SanitiseForDisplay(*after, 60) +
-                          "\", not the expected \"" +
-                          SanitiseForDisplay(*plan_.expect_value, 60) +
+                          "\", not the expected \"" + SanitiseForDisplay(*plan_.expect_value, 60) +
                           "\": selected all and typed the whole text again (once)");
   result_.method += "; then ctrl+a and the whole text again";
   if (auto st = input.PressChord(*ParseKeyChord("ctrl+a")); !st.ok()) return st;

@@ -1,9 +1,10 @@
 #include "engine/ocr_nodes.h"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
+#include <span>
 
+#include "core/app_name.h"
 #include "core/ids.h"
 #include "core/merge.h"
 #include "engine/privacy.h"
@@ -29,40 +30,42 @@ bool HasContent(const Node& n) {
   return false;
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](unsigned char x, unsigned char y) {
-           return std::tolower(x) == std::tolower(y);
-         });
-}
-
-void CollectTargets(const Node& n, std::vector<size_t>& path, std::vector<OcrTarget>& out) {
+// `tops`: X's top-levels; a top-level window of the tree that none of them
+// shows is skipped with all it holds (`in_window`: below a window already
+// checked).
+void CollectTargets(const Node& n, std::vector<size_t>& path,
+                    const std::vector<x11::TopLevel>& tops, bool in_window,
+                    std::vector<OcrTarget>& out) {
+  if (IsWindowRole(n.role) && !in_window && n.bounds && !ShownByX(*n.bounds, tops)) return;
+  in_window = in_window || IsWindowRole(n.role);
   const bool empty_window = IsWindowRole(n.role) && !HasContent(n);
   const bool blind_widget =
       (n.role == Role::kCanvas || n.role == Role::kTerminal) && n.children.empty();
   // A text leaf that shows text but exposes none: gedit's status bar shows
   // "Ln 2, Col 9" in a label without name, value or Text.
-  const bool blind_text = (n.role == Role::kLabel || n.role == Role::kText ||
-                           n.role == Role::kStatusBar) &&
-                          n.children.empty() && n.name.empty() && n.value.empty() &&
-                          n.description.empty() && n.source == Source::kAx;
+  const bool blind_text =
+      (n.role == Role::kLabel || n.role == Role::kText || n.role == Role::kStatusBar) &&
+      n.children.empty() && n.name.empty() && n.value.empty() && n.description.empty() &&
+      n.source == Source::kAx;
   if ((empty_window || blind_widget || blind_text) && BigEnough(n.bounds)) {
     out.push_back(TargetOf(n, path));
     return;
   }
   for (size_t i = 0; i < n.children.size(); ++i) {
     path.push_back(i);
-    CollectTargets(n.children[i], path, out);
+    CollectTargets(n.children[i], path, tops, in_window, out);
     path.pop_back();
   }
 }
 
-Detection TextDetection(const Rect& bounds, std::string text, float confidence) {
+Detection TextDetection(const Rect& bounds, std::string text, float confidence,
+                        float text_confidence) {
   Detection d;
   d.bounds = bounds;
   d.role = Role::kText;
   d.name = std::move(text);
   d.confidence = confidence;
+  d.name_confidence = text_confidence;  // symbols taken for letters name nothing
   d.source = Source::kOcr;
   return d;
 }
@@ -75,7 +78,8 @@ std::vector<Detection> LineDetections(const Node& holder, const std::vector<ocr:
   std::vector<Detection> whole;
   whole.reserve(lines.size());
   for (const ocr::OcrLine& line : lines) {
-    whole.push_back(TextDetection(line.bounds, line.text, line.confidence));
+    whole.push_back(
+        TextDetection(line.bounds, line.text, line.confidence, ocr::TextConfidence(line.words)));
   }
   const std::vector<PlannedDetection> plan = PlanMerge(holder, whole);
   std::vector<Detection> out;
@@ -87,7 +91,8 @@ std::vector<Detection> LineDetections(const Node& holder, const std::vector<ocr:
     }
     std::vector<Detection> words;
     for (const ocr::OcrWord& w : line.words) {
-      words.push_back(TextDetection(w.bounds, w.text, w.confidence));
+      words.push_back(
+          TextDetection(w.bounds, w.text, w.confidence, ocr::TextConfidence(std::span(&w, 1))));
     }
     const std::vector<PlannedDetection> word_plan = PlanMerge(holder, words);
     bool split = false;
@@ -107,6 +112,7 @@ std::vector<Detection> LineDetections(const Node& holder, const std::vector<ocr:
         run.bounds = Union(run.bounds, words[j].bounds);
         run.name += " " + words[j].name;
         run.confidence = std::min(run.confidence, words[j].confidence);
+        run.name_confidence = std::max(run.name_confidence, words[j].name_confidence);
       }
       out.push_back(std::move(run));
       k = end;
@@ -125,7 +131,7 @@ std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
   std::vector<Rect> windows;
   for (size_t i = 0; i < snapshot.roots.size(); ++i) {
     path.assign(1, i);
-    CollectTargets(snapshot.roots[i], path, out);
+    CollectTargets(snapshot.roots[i], path, top_levels, false, out);
   }
   ForEachNode(snapshot.roots, [&](const Node& n, int) {
     if (IsWindowRole(n.role) && n.bounds) windows.push_back(*n.bounds);
@@ -134,7 +140,11 @@ std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
     if (tl.bounds.w < kMinTargetWidth || tl.bounds.h < kMinTargetHeight) continue;
     if (scope.pid != 0 && tl.pid != scope.pid) continue;
     const std::string app = ProcessName(tl.pid);
-    if (!scope.app.empty() && !EqualsIgnoreCase(app, scope.app)) continue;
+    // The one rule `windows` and `observe --app` name apps by (core/app_name.h).
+    if (!scope.app.empty() && !AppNameMatches(scope.app, tl.app_instance) &&
+        !AppNameMatches(scope.app, tl.app_class, app)) {
+      continue;
+    }
     const bool in_tree = std::any_of(windows.begin(), windows.end(), [&](const Rect& w) {
       return IoU(w, tl.bounds) >= kSameWindowIoU;
     });
@@ -144,10 +154,20 @@ std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
     t.x_window = tl.window;
     t.title = tl.title;
     t.pid = tl.pid;
-    t.app = app;
+    // Named as `windows` names an app known from X11 alone (X11AppName):
+    // its WM_CLASS instance, else its process name (which the kernel cuts
+    // at 15 characters: "gnome-calculato").
+    t.app = !tl.app_instance.empty() ? tl.app_instance : app;
     out.push_back(std::move(t));
   }
   return out;
+}
+
+bool ShownByX(const Rect& window, const std::vector<x11::TopLevel>& top_levels) {
+  return top_levels.empty() ||
+         std::any_of(top_levels.begin(), top_levels.end(), [&](const x11::TopLevel& tl) {
+           return IoU(tl.bounds, window) >= kSameWindowIoU;
+         });
 }
 
 Node* NodeAtPath(std::vector<Node>& roots, const std::vector<size_t>& path) {
@@ -266,7 +286,8 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
 
 Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease,
                                      TextReader& reader, std::vector<OcrTarget> targets,
-                                     const ocr::OcrOptions& options) {
+                                     const ocr::OcrOptions& options,
+                                     const std::vector<Rect>& also_masked) {
   if (lease.display_connection == nullptr) {
     return MakeError(ErrorCode::kUnsupported,
                      "source \"ocr\" needs the screen, and desktop " + lease.display +
@@ -275,7 +296,8 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
   const auto start = std::chrono::steady_clock::now();
   const x11::X11Display& display = *lease.display_connection;
   const Rect screen{0, 0, display.width(), display.height()};
-  const std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
+  std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
+  passwords.insert(passwords.end(), also_masked.begin(), also_masked.end());
   const std::vector<x11::TopLevel> tops = display.TopLevels();
   const std::vector<unsigned long> stacking = display.StackingOrder();
   // The windows of deny-listed apps are blanked like password fields.

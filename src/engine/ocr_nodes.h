@@ -41,16 +41,23 @@ struct OcrTarget {
   // (a window, canvas or terminal); empty for a window missing from the tree.
   std::vector<size_t> path;
   // A window missing from the tree: its X window, title, pid and application
-  // name (the process name, "" when unknown).
+  // name (its WM_CLASS instance, else the process name, "" when unknown).
   uint64_t x_window = 0;
   std::string title;
   int pid = 0;
   std::string app;
 };
 
+// Whether one of `top_levels` (X client windows) shows the tree's window at
+// `window` (IoU >= kSameWindowIoU): an app may list windows X never maps
+// (Chromium's two bubble windows, "showing", over its main window), whose
+// pixels are another window's. True when there is no listing.
+bool ShownByX(const Rect& window, const std::vector<x11::TopLevel>& top_levels);
+
 // The targets of `snapshot`: windows without accessible content, empty
-// canvas and terminal nodes, and the `top_levels` (X client windows) that
-// match no window of the tree, restricted to `scope`'s app / pid.
+// canvas and terminal nodes (not in a top-level window X does not show:
+// ShownByX), and the `top_levels` (X client windows) that match no window
+// of the tree, restricted to `scope`'s app / pid.
 std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
                                       const std::vector<x11::TopLevel>& top_levels,
                                       const ObserveRequest& scope);
@@ -108,9 +115,11 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
                                      TextReader& reader, const ObserveRequest& scope,
                                      const ocr::OcrOptions& options = {});
 // The same with the targets already chosen (FindOcrTargets on the snapshot
-// as observed, before other sources added to it).
+// as observed, before other sources added to it), and `also_masked` (screen
+// pixels) blanked like password fields: those of a tree left out.
 Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease,
                                      TextReader& reader, std::vector<OcrTarget> targets,
-                                     const ocr::OcrOptions& options = {});
+                                     const ocr::OcrOptions& options = {},
+                                     const std::vector<Rect>& also_masked = {});
 
 }  // namespace uiscope

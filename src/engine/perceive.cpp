@@ -32,12 +32,12 @@ Result<Sources> ParseSources(const std::vector<std::string>& names) {
                        "unknown source \"" + name + "\" (valid: ax, ocr, vision)");
     }
   }
-  if (!sources.ax) {
-    // The tree's windows and password fields come from accessibility; the
-    // other sources fill what it cannot see, they do not replace it.
+  if (!sources.ax && !sources.vision) {
+    // OCR reads where the tree is blind, or labels what vision found: alone
+    // it has no windows to read.
     return MakeError(ErrorCode::kInvalidArgument,
-                     "sources must include \"ax\": OCR and vision add to the accessibility "
-                     "tree (e.g. ax,ocr,vision)");
+                     "sources must include \"ax\" or \"vision\": OCR adds text to the "
+                     "accessibility tree or to what vision found (e.g. ax,ocr or vision,ocr)");
   }
   return sources;
 }
@@ -61,7 +61,9 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
     }
   }
   Snapshot& snapshot = perception.observation.snapshot;
-  if (lease.learner != nullptr) {
+  // Memory learns from and adds to the tree; the pixels alone are shown as
+  // they are.
+  if (lease.learner != nullptr && sources.ax) {
     perception.learned =
         lease.learner->Learn(snapshot, ScreenRegions(lease), perception.observation.warnings);
   }
@@ -70,7 +72,7 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
     // another call perceives again with them (engine/pixel_ids.h).
     PixelIds(PixelIdsFile(SessionStateDir(), lease.display))
         .Remember(snapshot.roots,
-                  PixelIdOrigin{sources.ocr, sources.vision, request.app, request.pid});
+                  PixelIdOrigin{sources.ocr, sources.vision, request.app, request.pid, sources.ax});
   }
   snapshot.stats.latency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -96,6 +98,17 @@ Status AddPixelSources(Perception& perception, Workspace::Lease& lease,
                          "\" needs the screen, and desktop " + lease.display +
                          " has none (a fake desktop); use sources [\"ax\"]");
   }
+  // Pixels alone: the tree only says where password fields are (masked
+  // below), then gives way to the windows the X server lists.
+  std::vector<Rect> masked;
+  if (!sources.ax) {
+    masked = PasswordFieldBounds(snapshot.roots);
+    snapshot.roots.clear();
+    snapshot.stats = ObserveStats{};
+    // What they said about the tree (an app without one, one not
+    // answering) is not about what is shown now.
+    perception.observation.warnings.clear();
+  }
   // OCR reads where the accessibility tree alone is blind: decided before
   // vision adds what it sees.
   std::vector<OcrTarget> ocr_targets;
@@ -110,7 +123,7 @@ Status AddPixelSources(Perception& perception, Workspace::Lease& lease,
       own = std::move(created).value();
       detector = own.get();
     }
-    auto added = AddVisionSource(snapshot, lease, *reader, *detector, request, ocr_options);
+    auto added = AddVisionSource(snapshot, lease, *reader, *detector, request, ocr_options, masked);
     if (!added.ok()) return added.error();
     perception.vision_targets = added->targets;
     perception.vision_detected = added->detected;
@@ -125,7 +138,7 @@ Status AddPixelSources(Perception& perception, Workspace::Lease& lease,
     }
   }
   if (sources.ocr) {
-    auto added = AddOcrSource(snapshot, lease, *reader, ocr_targets, ocr_options);
+    auto added = AddOcrSource(snapshot, lease, *reader, ocr_targets, ocr_options, masked);
     if (!added.ok()) return added.error();
     perception.ocr_targets = added->targets;
     perception.ocr_regions_read = added->regions_read;

@@ -38,7 +38,12 @@ struct Sources {
 // "ax", "ocr", "vision", in any order; InvalidArgument names the valid ones.
 // An empty list (empty names are skipped: `--sources ''`) is accessibility,
 // with the windows of apps without a readable tree read from pixels; a list
-// naming sources gives exactly those.
+// naming sources gives exactly those. Without "ax", "vision" is required:
+// the detector then runs on every window, trees or not, and the snapshot
+// holds only what the pixels gave (vision nodes, and OCR text when "ocr"
+// is named too) under application and window nodes from the X server —
+// what pixels alone give, for evaluation and for users who want to see it.
+// OCR alone (without ax or vision) is refused.
 Result<Sources> ParseSources(const std::vector<std::string>& names);
 
 struct Perception {
@@ -52,7 +57,9 @@ struct Perception {
   LearnStats learned;  // what memory learned and added (engine/learner.h)
 };
 
-// Observes through the lease, then adds the other sources. `reader` is
+// Observes through the lease, then adds the other sources (without ax: see
+// ParseSources; the tree is still read, for the password fields to mask,
+// and then left out, and memory neither learns nor adds). `reader` is
 // needed for OCR and for the labels of vision nodes (it keeps the engine and
 // its cache across calls); `detector` for vision (null: the default
 // classical detector). The snapshot's latency covers every source.
@@ -64,7 +71,9 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
 // The pixel sources of `sources` (OCR, vision) added to `perception`, an
 // observation already made under `lease` with `request`: what Perceive does
 // after observing. An action re-perceives with it to find the OCR or vision
-// ID an earlier call printed (engine/pixel_ids.h).
+// ID an earlier call printed (engine/pixel_ids.h). Without sources.ax the
+// snapshot's tree is replaced by what the pixels give (its password fields
+// masked first).
 Status AddPixelSources(Perception& perception, Workspace::Lease& lease,
                        const ObserveRequest& request, const Sources& sources, TextReader* reader,
                        const ocr::OcrOptions& ocr_options = {},

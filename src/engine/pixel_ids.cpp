@@ -48,6 +48,7 @@ void PixelIds::Remember(const std::vector<Node>& roots, const PixelIdOrigin& ori
                           {"vision", origin.vision},
                           {"app", origin.app},
                           {"pid", origin.pid},
+                          {"ax", origin.ax},
                           {"ids", std::move(ids)}});
   while (observations.size() > kKept) observations.erase(observations.begin());
   // Unwritable: an OCR or vision ID is then found only within this process.
@@ -72,6 +73,7 @@ std::optional<PixelIdOrigin> PixelIds::Lookup(const std::string& id) const {
       origin.vision = it->value("vision", false);
       origin.app = it->value("app", "");
       origin.pid = it->value("pid", 0);
+      origin.ax = it->value("ax", true);
       return origin;
     }
   }

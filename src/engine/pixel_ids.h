@@ -23,6 +23,7 @@ struct PixelIdOrigin {
   bool vision = false;
   std::string app;  // the observation's scope
   int pid = 0;
+  bool ax = true;  // false: pixels alone (`--sources vision`), the tree left out
 };
 
 class PixelIds {

@@ -49,6 +49,11 @@ std::vector<OcrTarget> FindVisionTargets(const Snapshot& snapshot,
     path.assign(1, i);
     CollectWindows(snapshot.roots[i], path, out);
   }
+  // A window of the tree is seen only where the X server shows one: an app
+  // may list windows that are not mapped (Chromium's two bubble windows,
+  // "showing" and over its main window), and the pixels there are another
+  // window's. Without a listing (no window manager's client list) all stay.
+  std::erase_if(out, [&](const OcrTarget& t) { return !ShownByX(t.bounds, top_levels); });
   // Windows missing from the tree: the same ones OCR reads.
   for (OcrTarget& t : FindOcrTargets(snapshot, top_levels, scope)) {
     if (t.path.empty()) out.push_back(std::move(t));
@@ -83,7 +88,8 @@ VisionMergeStats MergeVisionDetections(Snapshot& snapshot,
 Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease& lease,
                                            TextReader& reader, const vision::Detector& detector,
                                            const ObserveRequest& scope,
-                                           const ocr::OcrOptions& options) {
+                                           const ocr::OcrOptions& options,
+                                           const std::vector<Rect>& also_masked) {
   if (lease.display_connection == nullptr) {
     return MakeError(ErrorCode::kUnsupported,
                      "source \"vision\" needs the screen, and desktop " + lease.display +
@@ -92,7 +98,8 @@ Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease&
   const auto start = Clock::now();
   const x11::X11Display& display = *lease.display_connection;
   const Rect screen{0, 0, display.width(), display.height()};
-  const std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
+  std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
+  passwords.insert(passwords.end(), also_masked.begin(), also_masked.end());
   const std::vector<x11::TopLevel> tops = display.TopLevels();
   const std::vector<unsigned long> stacking = display.StackingOrder();
   // Deny-listed apps (engine/privacy.h): their windows are no targets, and

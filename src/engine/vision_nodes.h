@@ -34,8 +34,10 @@
 namespace uiscope {
 
 // The windows of `snapshot` in `scope` (window, dialog and alert nodes with
-// bounds), then the top-levels missing from the tree (path empty), in the
-// form OCR targets take (engine/ocr_nodes.h).
+// bounds) that one of `top_levels` shows (IoU >= kSameWindowIoU: a window
+// an app lists without mapping it is none), then the top-levels missing
+// from the tree (path empty), in the form OCR targets take
+// (engine/ocr_nodes.h).
 std::vector<OcrTarget> FindVisionTargets(const Snapshot& snapshot,
                                          const std::vector<x11::TopLevel>& top_levels,
                                          const ObserveRequest& scope);
@@ -73,9 +75,12 @@ struct VisionSourceResult {
 
 // Everything `observe --sources ax,vision` needs after the observation.
 // Unsupported on a desktop without a screen. The lease stays held.
+// `also_masked` (screen pixels) is blanked like the snapshot's password
+// fields: those of a tree left out (`--sources vision`).
 Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease& lease,
                                            TextReader& reader, const vision::Detector& detector,
                                            const ObserveRequest& scope,
-                                           const ocr::OcrOptions& options = {});
+                                           const ocr::OcrOptions& options = {},
+                                           const std::vector<Rect>& also_masked = {});
 
 }  // namespace uiscope

@@ -1,6 +1,7 @@
 // What OCR returns: words and lines with their bounds and confidences.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,30 @@ struct OcrWord {
   Rect bounds;           // screen pixels (OcrEngine::Read's origin added)
   float confidence = 0;  // 0..1, Tesseract's word confidence / 100
 };
+
+// Below this confidence, a word of 1-3 characters is a symbol OCR took for
+// letters (gnome-calculator's π read as "Tl" at 0.64, title-bar icons as
+// "cr" at 0.54, a combo's arrow as "v" at 0.68); words read as words score
+// 0.8 and more. Longer words are text at any confidence the engine returns
+// (a tab's "Page 1" on a tinted strip scores lower and is still text).
+inline constexpr float kMinSymbolTextConfidence = 0.7f;
+
+// Whether `w` was read as text rather than as a symbol taken for letters.
+inline bool ReadAsText(const OcrWord& w) {
+  return w.text.size() > 3 || w.confidence >= kMinSymbolTextConfidence;
+}
+
+// How surely `words` are text (Detection::name_confidence, core/merge.h):
+// 1 when one of them was read as text, else the best of their confidences.
+template <typename Words>
+float TextConfidence(const Words& words) {
+  float best = 0;
+  for (const OcrWord& w : words) {
+    if (w.text.size() > 3) return 1;
+    best = std::max(best, w.confidence);
+  }
+  return best;
+}
 
 // One line of text as a person reads it: the words of one row, left to
 // right; text far apart on the same row (columns) are separate lines.

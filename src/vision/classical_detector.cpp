@@ -219,8 +219,37 @@ bool IsCompound(Candidate& c, const std::vector<Candidate>& all) {
   return true;
 }
 
-void Classify(Candidate& c, const cv::Mat& gray, const std::vector<ocr::TextRegion>& text,
-              const std::vector<Candidate>& all) {
+// How many items the text of a box holds along its row: the text regions,
+// each cut where its columns are blank for a glyph height or more (a word
+// space is a third of one). A button's label is one item, or two with an
+// icon or arrow beside it; three or more are a bar of items (a menu bar
+// taken whole: "File  Edit  Settings  Help").
+int ItemsInRow(const cv::Mat& edges, const std::vector<ocr::TextRegion>& text,
+               const std::vector<int>& which) {
+  int items = 0;
+  for (int i : which) {
+    const ocr::TextRegion& t = text[static_cast<size_t>(i)];
+    const Rect r = ClampToFrame(t.bounds, edges.cols, edges.rows);
+    ++items;
+    if (r.Empty()) continue;
+    const int wide = std::max(4, t.glyph_height);
+    int blank = 0;
+    for (int x = r.x; x < r.Right(); ++x) {
+      if (cv::countNonZero(edges(cv::Rect(x, r.y, 1, r.h))) == 0) {
+        ++blank;
+        continue;
+      }
+      // The boundary map is the gradient over 3x3: glyphs grow a pixel
+      // each side, and a gap shrinks by two.
+      if (blank + 2 >= wide) ++items;
+      blank = 0;
+    }
+  }
+  return items;
+}
+
+void Classify(Candidate& c, const cv::Mat& gray, const cv::Mat& edges,
+              const std::vector<ocr::TextRegion>& text, const std::vector<Candidate>& all) {
   const Rect& b = c.box;
   const double aspect = static_cast<double>(b.w) / b.h;
   c.interior = FillLevel(gray, Grow(b, -3));
@@ -241,8 +270,15 @@ void Classify(Candidate& c, const cv::Mat& gray, const std::vector<ocr::TextRegi
       return;
     }
   }
-  // Wider than any button: a menu bar, a tool bar, a header.
-  if (big_children >= 2 || rows >= 2 || b.h > kMaxControlHeight || aspect > kMaxButtonAspect) {
+  // A bright box of control height is a field however wide it is: a
+  // full-width entry in a wide window or of a compact toolkit (Tk's, 362 x
+  // 20) is longer than any button.
+  const bool bright = c.interior >= kBrightInterior && c.interior >= c.ring + 4;
+  const bool field_like = bright && b.h >= kMinControlHeight && rows <= 1 && big_children == 0;
+  // Wider than any button, or holding a row of items: a menu bar, a tool
+  // bar, a header.
+  if (big_children >= 2 || rows >= 2 || b.h > kMaxControlHeight ||
+      (aspect > kMaxButtonAspect && !field_like) || ItemsInRow(edges, text, c.texts) >= 3) {
     c.kind = Kind::kContainer;
     return;
   }
@@ -256,7 +292,6 @@ void Classify(Candidate& c, const cv::Mat& gray, const std::vector<ocr::TextRegi
   }
   if (b.h < kMinControlHeight || aspect < 0.8) return;
   c.kind = Kind::kElement;
-  const bool bright = c.interior >= kBrightInterior && c.interior >= c.ring + 4;
   if (c.texts.empty()) {
     if (aspect >= 3) {
       c.role = Role::kTextField;
@@ -349,6 +384,59 @@ void JoinLinkedBoxes(std::vector<Candidate>& boxes) {
     field->confidence = kCompound;
     first->kind = Kind::kNone;
     if (second != nullptr) second->kind = Kind::kNone;
+  }
+}
+
+// The value label drawn just above a horizontal slider ("25") is part of
+// it, as toolkits report it.
+Rect WithValueAbove(Rect box, const std::vector<ocr::TextRegion>& text) {
+  for (const ocr::TextRegion& t : text) {
+    const Rect& b = t.bounds;
+    const int gap = box.y - b.Bottom();
+    if (gap >= 0 && gap <= 8 && b.h <= box.h && b.x >= box.x && b.Right() <= box.Right() &&
+        b.w * 4 <= box.w) {
+      box = Union(box, b);
+    }
+  }
+  return box;
+}
+
+// A sunken trough that a raised knob cuts in two (Tk, Motif, Athena: the
+// knob fills the trough's height): two long empty boxes of one height end
+// to end on a row, with the knob's box between them. One slider.
+void JoinTroughs(std::vector<Candidate>& boxes, const std::vector<ocr::TextRegion>& text,
+                 std::vector<Element>& out) {
+  std::vector<Candidate*> long_parts;
+  for (Candidate& c : boxes) {
+    const Rect& b = c.box;
+    if (c.kind == Kind::kElement && c.texts.empty() && c.children.empty() && b.h >= kMinToggle &&
+        b.h <= kMaxToggle + 4 && b.w >= 2 * b.h) {
+      long_parts.push_back(&c);
+    }
+  }
+  std::sort(long_parts.begin(), long_parts.end(),
+            [](const Candidate* a, const Candidate* b) { return a->box.x < b->box.x; });
+  for (Candidate* left : long_parts) {
+    for (Candidate* right : long_parts) {
+      if (left->kind != Kind::kElement || right->kind != Kind::kElement) continue;
+      const Rect& l = left->box;
+      const Rect& r = right->box;
+      const int gap = r.x - l.Right();
+      if (gap < l.h / 2 || gap > 3 * l.h || std::abs(l.y - r.y) > 2 || std::abs(l.h - r.h) > 2) {
+        continue;
+      }
+      const Rect between{l.Right() - 2, std::min(l.y, r.y) - 3, gap + 4, std::max(l.h, r.h) + 6};
+      std::vector<Candidate*> knob;
+      for (Candidate& c : boxes) {
+        if (&c != left && &c != right && c.kind == Kind::kElement && Inside(c.box, between)) {
+          knob.push_back(&c);
+        }
+      }
+      if (knob.empty()) continue;
+      out.push_back({WithValueAbove(Union(l, r), text), Role::kSlider, kSlider, ""});
+      left->kind = right->kind = Kind::kNone;
+      for (Candidate* k : knob) k->kind = Kind::kNone;
+    }
   }
 }
 
@@ -512,6 +600,14 @@ void FindSliders(const std::vector<std::vector<cv::Point>>& contours,
       }
     }
     if (best_run < 3 || best_run > 14) continue;
+    // Text is no slider, even where its glyphs join along a dash run
+    // ("drwxr-xr-x" in a terminal): a component the line finder took for
+    // a line of text is one.
+    const Rect component = FromCv(r);
+    const bool is_text = std::any_of(text.begin(), text.end(), [&](const ocr::TextRegion& t) {
+      return ShareInside(component, Grow(t.bounds, 2)) >= 0.8;
+    });
+    if (is_text) continue;
     // The knob makes the component at least twice as thick as its trough,
     // and sits centred on it.
     if (across < 2 * best_run) continue;
@@ -522,18 +618,7 @@ void FindSliders(const std::vector<std::vector<cv::Point>>& contours,
     const int room = (across * 3 / 2 - across) / 2;
     box = horizontal ? Rect{box.x, box.y - room, box.w, box.h + 2 * room}
                      : Rect{box.x - room, box.y, box.w + 2 * room, box.h};
-    if (horizontal) {
-      // The value label drawn just above the knob ("25") is part of the
-      // slider, as toolkits report it.
-      for (const ocr::TextRegion& t : text) {
-        const Rect& b = t.bounds;
-        const int gap = box.y - b.Bottom();
-        if (gap >= 0 && gap <= 8 && b.h <= box.h && b.x >= box.x && b.Right() <= box.Right() &&
-            b.w * 4 <= box.w) {
-          box = Union(box, b);
-        }
-      }
-    }
+    if (horizontal) box = WithValueAbove(box, text);
     out.push_back({box, Role::kSlider, kSlider, ""});
   }
 }
@@ -628,13 +713,14 @@ Result<std::vector<Element>> ClassicalDetector::Detect(const Image& image, Point
   // Tab strips first: a strip of labels looks like a wide button.
   for (Candidate& c : boxes) FindTabs(c, boxes, text, found);
   for (Candidate& c : boxes) {
-    if (c.kind != Kind::kTabStrip) Classify(c, gray, text, boxes);
+    if (c.kind != Kind::kTabStrip) Classify(c, gray, edges, text, boxes);
   }
   for (const Candidate& c : boxes) {
     if (c.kind == Kind::kContainer) FindListRows(c, boxes, text, found);
   }
   JoinLinkedBoxes(boxes);
   FindFilledToggles(contours, hierarchy, gray, boxes);
+  JoinTroughs(boxes, text, found);
   std::vector<Rect> toggles;
   for (const Candidate& c : boxes) {
     if (c.kind == Kind::kElement && (c.role == Role::kCheckBox || c.role == Role::kRadioButton)) {

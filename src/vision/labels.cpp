@@ -9,8 +9,6 @@ namespace {
 
 // A word belongs to an element when this share of it lies inside.
 constexpr double kInsideShare = 0.6;
-// Below this, a word of 1-3 characters at the end of a label is a symbol.
-constexpr float kSymbolConfidence = 0.7f;
 
 double ShareInside(const Rect& inner, const Rect& outer) {
   const int64_t area = inner.Area();
@@ -31,13 +29,13 @@ void AppendWords(std::string& to, const std::string& words) {
   to += words;
 }
 
-// A word of 1-3 characters standing apart at an end of a label is a symbol
-// taken for letters (a combo's arrow read as "Eka", an icon as "fe"): apart
-// by 1.5 of its height, or by one when it was read with low confidence. A
-// digit that ends "Page 1" is not apart.
+// A word of 1-3 characters standing apart at an end of a label, by 1.5 of
+// its height, is a symbol taken for letters even when read confidently (a
+// combo's arrow read as "Eka", an icon as "fe"; the unsure ones were
+// dropped already, TextWords). A digit that ends "Page 1" is not apart.
 bool SymbolApart(const ocr::OcrWord& w, int gap) {
   if (w.text.size() > 3) return false;
-  return gap * 2 >= w.bounds.h * 3 || (w.confidence < kSymbolConfidence && gap >= w.bounds.h);
+  return gap * 2 >= w.bounds.h * 3;
 }
 
 // The words inside `box`, per line, lines in reading order. For a check box
@@ -124,6 +122,32 @@ const ocr::OcrLine* LeftOrAbove(const Rect& box, std::span<const ocr::OcrLine> l
 
 int Reach(const Rect& box) { return std::clamp(box.h * 3, 24, 120); }
 
+// `lines` with only the words read as text (ocr::ReadAsText): a symbol OCR
+// took for letters (π read as "Tl") is no label. Lines left without words are dropped; the others
+// are re-joined.
+std::vector<ocr::OcrLine> TextWords(std::span<const ocr::OcrLine> lines) {
+  std::vector<ocr::OcrLine> out;
+  for (const ocr::OcrLine& line : lines) {
+    ocr::OcrLine kept;
+    for (const ocr::OcrWord& w : line.words) {
+      if (!ocr::ReadAsText(w)) continue;
+      kept.bounds = kept.words.empty() ? w.bounds : Union(kept.bounds, w.bounds);
+      AppendWords(kept.text, w.text);
+      kept.words.push_back(w);
+    }
+    if (kept.words.empty()) continue;
+    float weighted = 0;
+    size_t letters = 0;
+    for (const ocr::OcrWord& w : kept.words) {
+      weighted += w.confidence * static_cast<float>(w.text.size());
+      letters += w.text.size();
+    }
+    kept.confidence = letters == 0 ? 0 : weighted / static_cast<float>(letters);
+    out.push_back(std::move(kept));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Detection> ToDetections(std::span<const Element> elements) {
@@ -142,30 +166,49 @@ std::vector<Detection> ToDetections(std::span<const Element> elements) {
 }
 
 std::vector<Detection> LabelElements(std::span<const Element> elements,
-                                     std::span<const ocr::OcrLine> lines) {
+                                     std::span<const ocr::OcrLine> read) {
+  const std::vector<ocr::OcrLine> text = TextWords(read);
+  const std::span<const ocr::OcrLine> lines = text;
   std::vector<Detection> out = ToDetections(elements);
-  for (Detection& d : out) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    Detection& d = out[i];
     if (!d.name.empty()) continue;
     const auto inside = WordsInside(d.bounds, d.role, lines);
+    // The text beside it, less what another element shows inside itself:
+    // the placeholder of the field above is not this field's label, nor a
+    // check box's label the slider's below it.
+    std::vector<ocr::OcrLine> free;
+    for (const ocr::OcrLine& l : lines) {
+      bool owned = false;
+      for (size_t k = 0; k < elements.size() && !owned; ++k) {
+        owned = k != i && ShareInside(l.bounds, elements[k].bounds) >= kInsideShare;
+      }
+      if (!owned) free.push_back(l);
+    }
+    const std::span<const ocr::OcrLine> beside = free;
     switch (d.role) {
       case Role::kCheckBox:
       case Role::kRadioButton:
         // The detector may have taken the label into the box already.
         if (!inside.empty()) {
           d.name = Join(inside.front());
-        } else if (const ocr::OcrLine* l = RightOf(d.bounds, lines, Reach(d.bounds))) {
+        } else if (const ocr::OcrLine* l = RightOf(d.bounds, beside, Reach(d.bounds))) {
           d.name = l->text;
         }
         break;
       case Role::kSlider: {
         // Inside a slider is its trough and knob (which OCR may read as
-        // "—o") and perhaps its value: only a number is taken, as the value.
-        std::string own;
-        for (const auto& line : inside) AppendWords(own, Join(line));
-        if (std::any_of(own.begin(), own.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-          d.value = own;
+        // "—o" or "©") and perhaps its value: only numbers are taken, as
+        // the value.
+        for (const auto& line : inside) {
+          for (const ocr::OcrWord* w : line) {
+            if (std::any_of(w->text.begin(), w->text.end(),
+                            [](char c) { return c >= '0' && c <= '9'; })) {
+              AppendWords(d.value, w->text);
+            }
+          }
         }
-        if (const ocr::OcrLine* l = LeftOrAbove(d.bounds, lines, Reach(d.bounds))) {
+        if (const ocr::OcrLine* l = LeftOrAbove(d.bounds, beside, Reach(d.bounds))) {
           d.name = l->text;
         }
         break;
@@ -175,7 +218,7 @@ std::vector<Detection> LabelElements(std::span<const Element> elements,
       case Role::kSpinButton: {
         std::string own;
         for (const auto& line : inside) AppendWords(own, Join(line));
-        const ocr::OcrLine* l = LeftOrAbove(d.bounds, lines, Reach(d.bounds));
+        const ocr::OcrLine* l = LeftOrAbove(d.bounds, beside, Reach(d.bounds));
         if (l != nullptr) {
           d.name = l->text;
           d.value = own;

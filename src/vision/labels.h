@@ -9,7 +9,9 @@
 //   - text field, slider, combo box: the text just left of it on its row,
 //     else just above it; a field's own text (typed or placeholder) is its
 //     value when a label was found beside it, else its name.
-// An element that reads its own label (Element::label) keeps it.
+// An element that reads its own label (Element::label) keeps it. Only
+// words OCR read as text label anything (ocr::ReadAsText): a symbol taken
+// for letters ("Tl" for π) is no name.
 //
 // Pure, thread-safe.
 #pragma once

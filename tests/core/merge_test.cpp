@@ -86,9 +86,9 @@ TEST(MergeTest, MatchedNamedLeafKeepsNameAndConfidence) {
 
 TEST(MergeTest, BelowHalfIoUIsNoMatch) {
   Node w = Window();
-  // 10,10,100,30 against 60,10,100,30: 50*30 / (2*3000 - 1500) = 0.33.
-  // Not inside anything either: an orphan under the panel.
-  MergeStats stats = MergeDetections(w, std::vector{Vision(Role::kButton, {60, 10, 100, 30})});
+  // 10,10,100,30 against 75,10,100,30: 35*30 / (2*3000 - 1050) = 0.21.
+  // Not inside anything, and only a third on it: an orphan under the panel.
+  MergeStats stats = MergeDetections(w, std::vector{Vision(Role::kButton, {75, 10, 100, 30})});
   EXPECT_EQ(At(w, {0, 0}).source, Source::kAx);
   EXPECT_EQ(stats.matched, 0);
   EXPECT_EQ(stats.added, 1);
@@ -104,6 +104,91 @@ TEST(MergeTest, OneToOneBestIoUWinsTheRestAreDuplicates) {
   EXPECT_EQ(stats.matched, 1);
   EXPECT_EQ(stats.duplicates, 1);
   EXPECT_EQ(stats.added, 0);
+}
+
+// A title bar with accessible buttons, as gnome-calculator's (client-side
+// decorations): the detector finds them a few pixels off, two of them as
+// one box, and OCR reads their icons as "cr" and "x".
+Node TitleBar() {
+  return Ax(Role::kWindow, "Calculator", Rect{777, 304, 365, 496},
+            {Ax(Role::kButton, "Minimize", Rect{1023, 315, 24, 24}),
+             Ax(Role::kButton, "Maximize", Rect{1060, 315, 24, 24}),
+             Ax(Role::kButton, "Close", Rect{1097, 315, 24, 24})});
+}
+
+TEST(MergeTest, VisionBoxesLyingMostlyOnElementsAreDuplicates) {
+  Node w = TitleBar();
+  // IoU with Maximize 0.47 and with Close 0.47: no match; 59 % of each box
+  // on a button, and the wide one 58 % on Minimize and Maximize together.
+  const std::vector<Detection> d = {Vision(Role::kRadioButton, {1027, 319, 52, 26}, "cr"),
+                                    Vision(Role::kButton, {1064, 319, 26, 26}, "cr"),
+                                    Vision(Role::kButton, {1101, 319, 26, 26}, "x")};
+  const std::vector<PlannedDetection> plan = PlanMerge(w, d);
+  ASSERT_EQ(plan.size(), 3u);
+  EXPECT_EQ(plan[0].placement, Placement::kDuplicate);
+  EXPECT_EQ(plan[0].element, (std::vector<size_t>{0})) << "the button it lies on most";
+  EXPECT_EQ(plan[2].element, (std::vector<size_t>{2}));
+  const MergeStats stats = MergeDetections(w, d);
+  EXPECT_EQ(stats.added, 0);
+  EXPECT_EQ(stats.duplicates, 3);
+  EXPECT_EQ(w.children.size(), 3u) << "the tree's buttons are not repeated";
+}
+
+TEST(MergeTest, AMenuBarTakenForOneButtonIsADuplicate) {
+  // kcalc: a menu bar of four menus; the detector saw the bar as a button.
+  Node w = Ax(Role::kWindow, "KCalc", Rect{254, 403, 268, 288},
+              {Ax(Role::kMenuBar, "", Rect{254, 403, 268, 22},
+                  {Ax(Role::kMenu, "File", Rect{260, 403, 30, 22}),
+                   Ax(Role::kMenu, "Edit", Rect{296, 403, 34, 22}),
+                   Ax(Role::kMenu, "Settings", Rect{336, 403, 62, 22}),
+                   Ax(Role::kMenu, "Help", Rect{404, 403, 38, 22})})});
+  const MergeStats stats = MergeDetections(
+      w, std::vector{Vision(Role::kButton, {254, 403, 268, 22}, "File Edit Settings Help")});
+  EXPECT_EQ(stats.added, 0);
+  EXPECT_EQ(stats.duplicates, 1);
+  EXPECT_EQ(At(w, {0}).children.size(), 4u);
+}
+
+TEST(MergeTest, AVisionBoxMostlyBesideElementsStays) {
+  Node w = TitleBar();
+  // A painted button next to Close, a quarter of it on Close: new.
+  const MergeStats stats =
+      MergeDetections(w, std::vector{Vision(Role::kButton, {1115, 315, 24, 24}, "Help")});
+  EXPECT_EQ(stats.added, 1);
+  EXPECT_EQ(w.children.back().name, "Help");
+}
+
+TEST(MergeTest, TextLinesAreNotDroppedForLyingOnElements) {
+  Node w = TitleBar();
+  // "Minimize Maximize" read across two buttons and beyond: text, whose
+  // words past the buttons the tree does not have.
+  Detection line = Vision(Role::kText, {1023, 315, 70, 24}, "status Ready");
+  line.source = Source::kOcr;
+  const MergeStats stats = MergeDetections(w, std::vector{line});
+  EXPECT_EQ(stats.added, 1);
+  EXPECT_EQ(stats.duplicates, 0);
+}
+
+TEST(MergeTest, AReadingTooUnsureToBeTextNamesNothing) {
+  // gnome-calculator's π read as "Tl" at 0.64: neither a match nor a part
+  // names the unnamed button, and the part is not kept as text.
+  for (const Rect& box : {Rect{12, 52, 100, 30}, Rect{30, 57, 50, 14}}) {
+    Node w = Window();
+    Detection junk = Vision(Role::kText, box, "Tl", 0.64f);
+    junk.source = Source::kOcr;
+    junk.name_confidence = 0.64f;
+    const MergeStats stats = MergeDetections(w, std::vector{junk});
+    EXPECT_TRUE(At(w, {0, 1}).name.empty()) << box.x;
+    EXPECT_TRUE(At(w, {0, 1}).children.empty()) << box.x;
+    EXPECT_EQ(stats.named, 0);
+    EXPECT_EQ(stats.added, 0);
+  }
+  Node w = Window();
+  Detection read = Vision(Role::kText, {30, 57, 50, 14}, "Send", 0.91f);
+  read.source = Source::kOcr;
+  read.name_confidence = 0.91f;
+  MergeDetections(w, std::vector{read});
+  EXPECT_EQ(At(w, {0, 1}).name, "Send");
 }
 
 TEST(MergeTest, PasswordFieldIsNeverNamedOrValuedFromPixels) {

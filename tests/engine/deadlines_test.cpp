@@ -463,5 +463,38 @@ TEST_F(DeadlinesDesktopTest, AStoppedAppsWindowIsReadFromPixelsAndItsIdsAct) {
       << "pointer at " << pointer->x << "," << pointer->y << ", button " << b.dump();
 }
 
+// Issue 17 §4: `observe --sources vision` shows what the pixels alone give
+// on an app that has a tree — vision nodes only, under a window from the X
+// server — and a click on one of its IDs in a later process perceives again
+// the same way (without the tree) and lands on the element.
+TEST_F(DeadlinesDesktopTest, VisionAloneIdsActFromAnotherProcess) {
+  Process* app = Launch("uiscope-vision-alone", {"--position", "1000,480"});
+  ASSERT_NE(app, nullptr);
+  const std::string pid = std::to_string(app->pid());
+  CliJson seen = RunCliJson("observe --format json --sources vision --pid " + pid);
+  ASSERT_EQ(seen.exit_code, 0) << seen.err;
+  nlohmann::json tree = AppOf(seen.out, app->pid());
+  ASSERT_FALSE(tree.is_null()) << seen.out.dump();
+  EXPECT_EQ(tree["source"], "vision");
+  EXPECT_TRUE(NodeFrom(tree, "ax").is_null()) << tree.dump();
+  EXPECT_TRUE(NodeFrom(tree, "merged").is_null()) << tree.dump();
+  nlohmann::json button = NodeFrom(tree, "vision", "Login");
+  ASSERT_FALSE(button.is_null()) << tree.dump();
+
+  const std::string id = button["id"];
+  CliJson click = RunCliJson("click " + id + " --json");
+  ASSERT_EQ(click.exit_code, 0) << click.err << click.out.dump();
+  EXPECT_NE(click.out.dump().find("perceiving again with vision"), std::string::npos)
+      << click.out.dump();
+  auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+  ASSERT_TRUE(lease.ok()) << lease.error().ToString();
+  auto pointer = lease->hands->input->PointerPosition();
+  ASSERT_TRUE(pointer.ok()) << pointer.error().ToString();
+  const nlohmann::json& b = button["bounds"];
+  const Rect bounds{b["x"].get<int>(), b["y"].get<int>(), b["w"].get<int>(), b["h"].get<int>()};
+  EXPECT_TRUE(bounds.Contains(*pointer))
+      << "pointer at " << pointer->x << "," << pointer->y << ", button " << b.dump();
+}
+
 }  // namespace
 }  // namespace uiscope

@@ -3,7 +3,6 @@
 #include "engine/observe.h"
 
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -177,7 +176,7 @@ class AnchoredObserverTest : public ::testing::Test {
 TEST_F(AnchoredObserverTest, ProcessesSharingTheStoreKeepIdsThroughRetitlesAndNewText) {
   const std::vector<std::string> before = Ids(Observe(*NewObserver()).snapshot.roots);
   ASSERT_NE(FindNode(fake_->apps(), Role::kWindow, "Sign in"), nullptr);
-  Rename("Sign in", "*Sign in");  // the window title gains '*' ...
+  Rename("Sign in", "*Sign in");                            // the window title gains '*' ...
   Rename("Not logged in", "Logged in as ada@example.org");  // ... and a label new text
   EXPECT_EQ(Ids(Observe(*NewObserver()).snapshot.roots), before);
 
@@ -402,8 +401,26 @@ TEST(ParseSourcesTest, NamingSourcesTurnsOffPixelsWhereBlind) {
   ASSERT_TRUE(all.ok());
   EXPECT_TRUE(all->ocr && all->vision);
   EXPECT_FALSE(all->pixels_where_blind);
-  EXPECT_FALSE(ParseSources({"ocr"}).ok()) << "ax is required";
+  EXPECT_FALSE(ParseSources({"ocr"}).ok()) << "ax or vision is required";
   EXPECT_FALSE(ParseSources({"ax", "pixels"}).ok());
+}
+
+// Issue 17 §4: vision alone (with OCR or not) is the pixels alone.
+TEST(ParseSourcesTest, VisionWithoutAxIsThePixelsAlone) {
+  auto vision = ParseSources({"vision"});
+  ASSERT_TRUE(vision.ok()) << vision.error().message;
+  EXPECT_FALSE(vision->ax);
+  EXPECT_TRUE(vision->vision);
+  EXPECT_FALSE(vision->ocr || vision->pixels_where_blind);
+  auto with_ocr = ParseSources({"ocr", "vision"});
+  ASSERT_TRUE(with_ocr.ok());
+  EXPECT_FALSE(with_ocr->ax);
+  EXPECT_TRUE(with_ocr->ocr && with_ocr->vision);
+  auto unknown = ParseSources({"vision", "pixels"});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("unknown source \"pixels\" (valid: ax, ocr, vision)"),
+            std::string::npos)
+      << unknown.error().message;
 }
 
 }  // namespace

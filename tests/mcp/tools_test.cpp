@@ -164,7 +164,15 @@ TEST_F(ToolsTest, ObserveFailuresAreToolErrors) {
   EXPECT_NE(Text(ocr).find("needs the screen"), std::string::npos) << Text(ocr);
   json no_ax = Call("observe", {{"sources", {"ocr"}}});
   EXPECT_TRUE(no_ax["isError"].get<bool>());
-  EXPECT_NE(Text(no_ax).find("must include \"ax\""), std::string::npos) << Text(no_ax);
+  EXPECT_NE(Text(no_ax).find("must include \"ax\" or \"vision\""), std::string::npos)
+      << Text(no_ax);
+  // Vision alone is a source of its own now, and needs the screen too.
+  json vision_alone = Call("observe", {{"sources", {"vision"}}});
+  EXPECT_TRUE(vision_alone["isError"].get<bool>());
+  EXPECT_NE(Text(vision_alone).find("\"vision\" needs the screen"), std::string::npos)
+      << Text(vision_alone);
+  json unknown = Call("observe", {{"sources", {"vision", "pixels"}}});
+  EXPECT_TRUE(unknown["isError"].get<bool>());
   json app = Call("observe", {{"app", "nonexistent"}});
   EXPECT_TRUE(app["isError"].get<bool>());
   EXPECT_NE(Text(app).find("not_found: no accessible application"), std::string::npos) << Text(app);

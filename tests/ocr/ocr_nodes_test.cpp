@@ -68,6 +68,7 @@ TEST(OcrNodesTest, TargetsAreBlindWindowsWidgetsAndMissingWindows) {
   };
   std::vector<x11::TopLevel> tops = {
       top(0x100, "Main", 4242, Rect{0, 0, 400, 300}, true),       // in the tree
+      top(0x150, "Blank", 4242, Rect{500, 0, 300, 200}, false),   // in the tree
       top(0x200, "xterm", 777, Rect{100, 400, 600, 300}, false),  // missing
       top(0x300, "tiny", 888, Rect{0, 0, 4, 4}, false),           // too small to read
   };
@@ -85,6 +86,52 @@ TEST(OcrNodesTest, TargetsAreBlindWindowsWidgetsAndMissingWindows) {
   only_demo.pid = 4242;
   targets = FindOcrTargets(s, tops, only_demo);
   EXPECT_EQ(targets.size(), 2u) << "the xterm belongs to another process";
+}
+
+// Issue 17: Chromium lists two empty windows X never maps over its main
+// window; OCR read the main window's pixels into each. A top-level window of
+// the tree that no X top-level shows is no target, nor what it holds.
+TEST(OcrNodesTest, WindowsTheXServerDoesNotShowAreNotRead) {
+  Snapshot s;
+  Node main = MakeNode(Role::kWindow, "Page", Rect{0, 0, 800, 600},
+                       {MakeNode(Role::kButton, "Reload", Rect{10, 220, 80, 30}),
+                        MakeNode(Role::kCanvas, "", Rect{10, 10, 300, 200})});
+  Node bubble = MakeNode(Role::kWindow, "", Rect{100, 25, 460, 88},
+                         {MakeNode(Role::kPanel, "", Rect{100, 25, 460, 88})});
+  s.roots.push_back(MakeNode(Role::kApplication, "chromium", Rect{}, {main, bubble, bubble}));
+  s.roots[0].bounds.reset();
+  x11::TopLevel shown;
+  shown.window = 0x100;
+  shown.title = "Page";
+  shown.pid = 4242;
+  shown.bounds = shown.frame = Rect{0, 0, 800, 600};
+  std::vector<OcrTarget> targets = FindOcrTargets(s, {shown}, ObserveRequest{});
+  ASSERT_EQ(targets.size(), 1u);
+  EXPECT_EQ(targets[0].path, (std::vector<size_t>{0, 0, 1})) << "the canvas of the shown window";
+  EXPECT_EQ(FindOcrTargets(s, {}, ObserveRequest{}).size(), 3u) << "no listing: the tree decides";
+}
+
+// Issue 17: a window missing from the tree is in scope of --app by the rule
+// `windows` names apps by (its WM_CLASS), and its app is named that way, not
+// by the process name the kernel cuts at 15 characters ("gnome-calculato").
+TEST(OcrNodesTest, MissingWindowsAreScopedAndNamedByTheirWmClass) {
+  Snapshot s;
+  x11::TopLevel calc;
+  calc.window = 0x500;
+  calc.title = "Calculator";
+  calc.pid = 0;  // no process to name it: only WM_CLASS can
+  calc.bounds = calc.frame = Rect{100, 100, 360, 500};
+  calc.app_instance = "gnome-calculator";
+  calc.app_class = "Gnome-calculator";
+  ObserveRequest scope;
+  scope.app = "gnome-calculator";
+  std::vector<OcrTarget> targets = FindOcrTargets(s, {calc}, scope);
+  ASSERT_EQ(targets.size(), 1u);
+  EXPECT_EQ(targets[0].app, "gnome-calculator");
+  scope.app = "Gnome-Calculator";  // the class, any case
+  EXPECT_EQ(FindOcrTargets(s, {calc}, scope).size(), 1u);
+  scope.app = "kcalc";
+  EXPECT_TRUE(FindOcrTargets(s, {calc}, scope).empty());
 }
 
 // gedit's status bar shows "Ln 2, Col 9" in a label that exposes no text.

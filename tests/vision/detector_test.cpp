@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "../ocr/ocr_test_support.h"
 #include "image/draw.h"
 #include "vision/classical_detector.h"
 #include "vision/labels.h"
@@ -89,6 +90,100 @@ TEST(ClassicalDetectorTest, FindsEachKindOfControlWithItsRole) {
     }
   }
   EXPECT_LE(found->size(), expected.size() + 1) << "few false detections";
+}
+
+// Issue 17: an xterm's `ls -l` listing (tests/fixtures/images/
+// xterm_listing.png, captured from xterm with its default font): each
+// "drwxr-xr-x" joins along its dashes into a long thin component with
+// letters standing out of it, like a trough and a knob. Text, not sliders;
+// the synthesised screen's slider is still found (FindsEachKindOfControl).
+TEST(ClassicalDetectorTest, TerminalTextIsNoSlider) {
+  const Image image = test::LoadPng(std::string(UISCOPE_TEST_IMAGES) + "/xterm_listing.png");
+  ASSERT_TRUE(image.Valid());
+  ClassicalDetector detector;
+  auto found = detector.Detect(image, Point{0, 0});
+  ASSERT_TRUE(found.ok());
+  for (const Element& e : *found) {
+    EXPECT_NE(e.role, Role::kSlider) << "a slider at " << e.bounds.x << "," << e.bounds.y;
+  }
+}
+
+// Issue 17: kcalc's menu bar, a framed strip with its menus' names spread
+// along it, was taken for one button "File Edit Settings Help". A box
+// whose text is three or more items apart is a bar; a button's label with
+// several words is still a button.
+TEST(ClassicalDetectorTest, ARowOfItemsIsABarNotAButton) {
+  Image image = MakeImage(640, 200);
+  FillRect(image, Rect{0, 0, 640, 200}, kWindow);
+  Box(image, Rect{20, 20, 400, 30}, Rgb{236, 236, 236});
+  int x = 34;
+  for (const char* menu : {"File", "Edit", "Settings", "Help"}) {
+    DrawText(image, x, 26, menu, kInk, 2);
+    x += TextWidth(menu, 2) + 36;
+  }
+  Box(image, Rect{20, 100, 240, 36}, Rgb{220, 224, 235});
+  DrawText(image, 20 + (240 - TextWidth("Send the parcel", 2)) / 2, 109, "Send the parcel", kInk,
+           2);
+  ClassicalDetector detector;
+  auto found = detector.Detect(image, Point{0, 0});
+  ASSERT_TRUE(found.ok());
+  bool parcel = false;
+  for (const Element& e : *found) {
+    EXPECT_FALSE(e.role == Role::kButton && IoU(e.bounds, Rect{20, 20, 400, 30}) >= 0.5)
+        << "the menu bar as a button";
+    parcel = parcel || (e.role == Role::kButton && IoU(e.bounds, Rect{20, 100, 240, 36}) >= 0.8);
+  }
+  EXPECT_TRUE(parcel) << "a button with a label of three words";
+}
+
+// Issue 17: a full-width entry longer than any button (Tk's: 362 x 20, or
+// a GTK one in a wide window) was taken for a bar and missed. A bright box
+// of control height is a field however wide.
+TEST(ClassicalDetectorTest, AFullWidthFieldIsAFieldHoweverWide) {
+  Image image = MakeImage(700, 160);
+  FillRect(image, Rect{0, 0, 700, 160}, Rgb{217, 217, 217});
+  Box(image, Rect{20, 30, 620, 22}, kWhite);
+  Box(image, Rect{20, 80, 620, 30}, kWhite);
+  DrawText(image, 28, 87, "lantern", kInk, 2);
+  ClassicalDetector detector;
+  auto found = detector.Detect(image, Point{0, 0});
+  ASSERT_TRUE(found.ok());
+  int fields = 0;
+  for (const Element& e : *found) {
+    if (e.role == Role::kTextField && (IoU(e.bounds, Rect{20, 30, 620, 22}) >= 0.8 ||
+                                       IoU(e.bounds, Rect{20, 80, 620, 30}) >= 0.8)) {
+      ++fields;
+    }
+  }
+  EXPECT_EQ(fields, 2);
+}
+
+// Issue 17, tried on a Tk form: a classic scale is a sunken trough that
+// its raised knob cuts in two; the detector saw two fields and two check
+// boxes. Two long empty boxes of one height end to end with the knob's box
+// between them are one slider, with its value label above.
+TEST(ClassicalDetectorTest, ATroughCutByItsKnobIsOneSlider) {
+  Image image = MakeImage(400, 120);
+  FillRect(image, Rect{0, 0, 400, 120}, Rgb{217, 217, 217});
+  Box(image, Rect{20, 60, 121, 18}, Rgb{195, 195, 195});
+  Box(image, Rect{140, 60, 31, 18}, Rgb{230, 230, 230});
+  Box(image, Rect{170, 60, 150, 18}, Rgb{195, 195, 195});
+  DrawText(image, 144, 38, "35", kInk, 2);
+  ClassicalDetector detector;
+  auto found = detector.Detect(image, Point{0, 0});
+  ASSERT_TRUE(found.ok());
+  int sliders = 0;
+  for (const Element& e : *found) {
+    if (e.role == Role::kSlider) {
+      ++sliders;
+      EXPECT_GE(IoU(e.bounds, Rect{20, 38, 300, 40}), 0.8)
+          << e.bounds.x << "," << e.bounds.y << " " << e.bounds.w << "x" << e.bounds.h;
+    } else {
+      EXPECT_TRUE(Intersect(e.bounds, Rect{20, 60, 300, 18}).Empty())
+          << RoleName(e.role) << " at " << e.bounds.x << "," << e.bounds.y;
+    }
+  }
+  EXPECT_EQ(sliders, 1);
 }
 
 TEST(ClassicalDetectorTest, ResultsAreInReadingOrderAndDeterministic) {
@@ -218,6 +313,50 @@ TEST(LabelsTest, SymbolsReadAsLettersAreNotPartOfTheLabel) {
   EXPECT_EQ(d[0].name, "Left");
   EXPECT_EQ(d[1].name, "Page 1") << "a digit next to its word stays";
   EXPECT_EQ(d[2].name, "checkbutton") << "nothing read on the indicator";
+}
+
+// Issue 17: gnome-calculator's π read as "Tl" at 0.64 named its button.
+// A reading of 1-3 characters under 0.7 is a symbol, not a label; a longer
+// word read as unsurely is still text.
+TEST(LabelsTest, UnsureShortReadingsLabelNothing) {
+  const std::vector<Element> elements = {
+      {Rect{0, 0, 60, 40}, Role::kButton, 0.7f, ""},
+      {Rect{0, 50, 120, 34}, Role::kButton, 0.7f, ""},
+      {Rect{0, 100, 60, 40}, Role::kButton, 0.7f, ""},
+  };
+  std::vector<ocr::OcrLine> lines = {Line("Tl", Rect{20, 12, 20, 16}),
+                                     Line("Settings", Rect{20, 59, 80, 16}),
+                                     Line("mod", Rect{15, 112, 30, 16})};
+  lines[0].words[0].confidence = lines[0].confidence = 0.64f;
+  lines[1].words[0].confidence = lines[1].confidence = 0.62f;
+  lines[2].words[0].confidence = lines[2].confidence = 0.97f;
+  std::vector<Detection> d = LabelElements(elements, lines);
+  EXPECT_EQ(d[0].name, "") << "a symbol taken for letters";
+  EXPECT_EQ(d[1].name, "Settings");
+  EXPECT_EQ(d[2].name, "mod");
+}
+
+// Issue 17, on a plain GTK 3 form: the second field was labelled with the
+// first one's placeholder (the text just above it) and the slider with the
+// check box's label. Text another element shows inside itself labels no
+// neighbour; a slider's value is only its numbers (the knob read as "©").
+TEST(LabelsTest, TextInsideAnotherElementIsNoLabelBesideIt) {
+  const std::vector<Element> elements = {
+      {Rect{18, 18, 384, 34}, Role::kTextField, 0.6f, ""},
+      {Rect{18, 64, 384, 34}, Role::kTextField, 0.6f, ""},
+      {Rect{22, 113, 190, 16}, Role::kCheckBox, 0.6f, ""},
+      {Rect{30, 147, 360, 44}, Role::kSlider, 0.65f, ""},
+  };
+  std::vector<ocr::OcrLine> lines = {Line("Harbour name", Rect{28, 27, 110, 16}),
+                                     Line("lantern@example.org", Rect{28, 73, 160, 16}),
+                                     Line("Keep the orchard", Rect{42, 113, 108, 16}),
+                                     Line("35 ©", Rect{148, 148, 40, 12})};
+  std::vector<Detection> d = LabelElements(elements, lines);
+  EXPECT_EQ(d[0].name, "Harbour name") << "its own text, nothing beside it";
+  EXPECT_EQ(d[1].name, "lantern@example.org") << "not the placeholder of the field above";
+  EXPECT_EQ(d[2].name, "Keep the orchard");
+  EXPECT_EQ(d[3].name, "") << "not the check box's label";
+  EXPECT_EQ(d[3].value, "35");
 }
 
 TEST(LabelsTest, RegionsCoverLabelsBesideAndMerge) {

@@ -66,6 +66,27 @@ TEST(VisionNodesTest, TargetsAreTheTreeWindowsAndTheMissingOnes) {
   EXPECT_EQ(targets[1].x_window, 0x200u);
 }
 
+// Chromium lists two windows in its tree that X does not show (bubbles,
+// "showing", over its main window): their pixels are the main window's, and
+// each held a copy of its detections. Only windows X shows are targets.
+TEST(VisionNodesTest, WindowsTheXServerDoesNotShowAreNoTargets) {
+  Snapshot s = Demo();
+  Node bubble = MakeNode(Role::kWindow, "", Rect{100, 25, 200, 40});
+  bubble.states.Set(State::kShowing);
+  s.roots[0].children.push_back(bubble);
+  s.roots[0].children.push_back(bubble);
+  x11::TopLevel main;
+  main.window = 0x100;
+  main.title = "Main";
+  main.pid = 4242;
+  main.bounds = main.frame = Rect{0, 0, 400, 300};
+  const std::vector<OcrTarget> targets = FindVisionTargets(s, {main}, ObserveRequest{});
+  ASSERT_EQ(targets.size(), 1u);
+  EXPECT_EQ(targets[0].path, (std::vector<size_t>{0, 0}));
+  // Without any listing (no window manager's client list) the tree decides.
+  EXPECT_EQ(FindVisionTargets(s, {}, ObserveRequest{}).size(), 3u);
+}
+
 TEST(VisionNodesTest, MatchedAreMergedPaintedGoIntoTheCanvasWithIds) {
   Snapshot s = Demo();
   const std::string quit_id = test::FindNode(s.roots, Role::kButton, "Quit")->id;

@@ -23,7 +23,7 @@ CLI::App* AddFindCommand(CLI::App& app, GlobalFlags& g, FindFlags& f) {
   cmd->add_option("--sources", f.sources,
                   "where to look, comma-separated: ax (accessibility), ocr (text "
                   "where the tree is blind), vision (elements detected in the pixels); "
-                  "default as observe's");
+                  "default as observe's; vision without ax: the pixels alone");
   cmd->add_option("--limit", f.limit, "at most N matches")->check(CLI::Range(1, 100000));
   cmd->add_option("--timeout-ms", f.timeout_ms, "deadline per application")
       ->check(CLI::Range(10, 600000));

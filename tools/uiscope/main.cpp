@@ -355,7 +355,9 @@ int main(int argc, char** argv) {
                       "(adds elements detected in the pixels: painted controls, apps without "
                       "accessibility). Default: ax, and the windows of apps that are not "
                       "answering or have no accessibility read by ocr and vision; naming "
-                      "sources (--sources ax) gives exactly those");
+                      "sources (--sources ax) gives exactly those; without ax (--sources vision, "
+                      "vision,ocr) the detector runs on every window and only what the pixels "
+                      "give is shown, under windows from X11");
   observe->add_option("--max-nodes", of.max_nodes, "at most N nodes in this page")
       ->check(CLI::NonNegativeNumber);
   observe->add_option("--max-chars", of.max_chars, "at most N characters in this page")

@@ -41,7 +41,8 @@ json Node() {
         {"bounds", Bounds()},
         {"states", StringArray("focused, checked, selected, expanded, password, ...")},
         {"actions", StringArray("accessibility actions (click, activate, ...)")},
-        {"source", {{"type", "string"}, {"enum", {"ax", "ocr", "vision", "merged", "learned", "x11"}}}},
+        {"source",
+         {{"type", "string"}, {"enum", {"ax", "ocr", "vision", "merged", "learned", "x11"}}}},
         {"confidence", {{"type", "number"}}},
         {"app", String("owning application")},
         {"pid", {{"type", "integer"}}},
@@ -404,7 +405,10 @@ json ObserveInputSchema() {
            "text of windows and widgets the tree is blind to (terminals, canvases, apps "
            "without accessibility) as source=ocr nodes; vision adds elements detected in the "
            "pixels of each window (painted buttons, fields, check boxes, sliders, tabs, rows, "
-           "icons) as source=vision nodes and marks accessible elements it sees as merged"}}},
+           "icons) as source=vision nodes and marks accessible elements it sees as merged. "
+           "Without ax ([\"vision\"], [\"vision\", \"ocr\"]) the detector runs on every "
+           "window, tree or not, and only what the pixels give is returned, under windows "
+           "from X11 (to see what pixels alone give)"}}},
         {"max_nodes",
          {{"type", "integer"},
           {"minimum", 0},
@@ -490,7 +494,8 @@ json FindInputSchema() {
               {"description",
                "where to look, default [\"ax\"]: ax = the accessibility tree; ocr adds text "
                "where the tree is blind; vision adds elements detected in the pixels "
-               "(painted controls, apps without accessibility)"}}},
+               "(painted controls, apps without accessibility); [\"vision\"] alone: the "
+               "pixels alone"}}},
             {"limit",
              {{"type", "integer"},
               {"minimum", 1},
