@@ -17,6 +17,10 @@ struct ServeOptions {
   std::string display;      // --display; "" = $DISPLAY, else a headless desktop on first need
   std::string config_path;  // --config: the safety policy ("" = the default place)
   bool http = false;
+  // `uiscope web`: HTTP for a person: a token of its own when none is given,
+  // and the page's URL (with it) printed. Over HTTP the page (web/web_site.h)
+  // is always served beside /mcp.
+  bool web = false;
   std::string http_host = "127.0.0.1";
   int http_port = 0;
   std::string token;  // "" = none

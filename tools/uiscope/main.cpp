@@ -458,6 +458,29 @@ int main(int argc, char** argv) {
                       "X display to use (default: $DISPLAY, else a "
                       "headless desktop started on first need)");
 
+  // `uiscope web`: the same server, for a person: the page's URL (with a
+  // token of its own) on stdout.
+  mcp::ServeOptions web_options;
+  web_options.version = UISCOPE_VERSION;
+  web_options.web = true;
+  std::string web_listen;
+  int web_port = -1;
+  auto* web_cmd = app.add_subcommand(
+      "web", "serve the web page (sessions, confirmations, audit, memory) and print its URL");
+  auto* web_http = web_cmd->add_option("--http", web_listen,
+                                       "listen at HOST:PORT (default 127.0.0.1, any free port)");
+  web_cmd->add_option("--port", web_port, "listen at 127.0.0.1:PORT")
+      ->check(CLI::Range(0, 65535))
+      ->excludes(web_http);
+  web_cmd
+      ->add_option("--token", web_options.token,
+                   "the token the page's URL carries (default: a new random one)")
+      ->envname("UISCOPE_MCP_TOKEN");
+  web_cmd->add_option("--allow-origin", web_options.allowed_origins,
+                      "also accept requests from this browser Origin (repeatable)");
+  web_cmd->add_option("--config", g.config, "safety policy file (as for mcp)");
+  web_cmd->add_option("--display", g.display, "X display to use (as for mcp)");
+
   int rows = 5;
   auto* demo = app.add_subcommand("demo",
                                   "start a headless desktop, observe the fixture app, act on it "
@@ -517,6 +540,18 @@ int main(int argc, char** argv) {
                                    std::to_string(max_sessions) + "); raise --max-sessions too"));
     }
     return mcp::Serve(mcp_options);
+  }
+  if (web_cmd->parsed()) {
+    web_options.display = g.display;
+    web_options.config_path = g.config;
+    web_options.http = true;
+    if (!web_listen.empty()) {
+      auto st = mcp::ParseListenAddress(web_listen, &web_options.http_host, &web_options.http_port);
+      if (!st.ok()) return Fail(g, st.error());
+    } else if (web_port >= 0) {
+      web_options.http_port = web_port;
+    }
+    return mcp::Serve(web_options);
   }
   return kExitUsage;
 }
