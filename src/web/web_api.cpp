@@ -190,8 +190,8 @@ mcp::HttpReply WebApi::Tiles() {
           return;
         }
       }
-      if (++ticks % 20 == 0 && feed.last_unchanged_cpu_ms() >= 0) {
-        if (!out.Send({{"type", "stats"}, {"unchanged_tick_cpu_ms", feed.last_unchanged_cpu_ms()}}))
+      if (++ticks % 4 == 0 && feed.last_unchanged_cpu_ms() >= 0) {
+        if (!out.Send({{"type", "stats"}, {"unchanged_tile_cpu_ms", feed.last_unchanged_cpu_ms()}}))
           return;
       }
       std::this_thread::sleep_for(options_.tile_interval);
@@ -281,8 +281,11 @@ constexpr int kPointBox = 16;
 
 mcp::HttpReply WebApi::Crop(const Query& q) {
   if (!services_.confirmations) return JsonError(Missing("the confirmation store"));
-  auto it = q.find("token");
-  if (it == q.end()) return JsonError(MakeError(ErrorCode::kInvalidArgument, "?token=TOKEN"));
+  // Not ?token=: that name is the page URL's (the server's token).
+  auto it = q.find("confirmation");
+  if (it == q.end()) {
+    return JsonError(MakeError(ErrorCode::kInvalidArgument, "?confirmation=TOKEN"));
+  }
   auto c = services_.confirmations->Get(it->second, UnixNowMs());
   if (!c.ok()) return JsonError(c.error());
   std::vector<CropBox> boxes;

@@ -14,7 +14,7 @@
 //   /api/screenshot?session=S the whole screen of S now (PNG)
 //   /api/tree?session=S       the accessibility tree of S: {frame, nodes}
 //   /api/confirmations        pending confirmations and live grants
-//   /api/crop?token=T         where a held action acts: a crop of its screen with
+//   /api/crop?confirmation=T  where a held action acts: a crop of its screen with
 //                             the target (or each candidate) boxed (PNG)
 //   POST /api/decide          {token, decision: "approve"|"deny", grant?: "30m"}
 //   /api/audit?since&tool&decision&app&limit   audit entries, newest last

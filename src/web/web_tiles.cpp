@@ -6,6 +6,7 @@
 
 #include "image/draw.h"
 #include "image/image.h"
+#include "image/image_hash.h"
 #include "image/resize.h"
 
 namespace uiscope::web {
@@ -50,7 +51,12 @@ std::vector<TileFeed::Changed> TileFeed::Tick(const std::vector<TileSource>& sou
       screen = std::move(it->second);
     }
     if (!screen.capture) {
-      auto opened = OpenScreenCapture(source.display);
+      // Hashes are computed here, only when XDamage does not say that
+      // nothing changed: an unchanged tick costs the grab alone.
+      CaptureOptions options;
+      options.hashes = false;
+      options.use_damage = true;
+      auto opened = OpenScreenCapture(source.display, options);
       if (!opened.ok()) continue;
       screen.capture = std::move(*opened);
     }
@@ -60,8 +66,12 @@ std::vector<TileFeed::Changed> TileFeed::Tick(const std::vector<TileSource>& sou
       kept[source.session] = std::move(screen);
       continue;
     }
-    const uint64_t hash = frame->frame_hash;
-    if (hash != 0 && hash == screen.hash) {
+    if (screen.hash != 0 && frame->damage && frame->damage->empty()) {
+      kept[source.session] = std::move(screen);
+      continue;
+    }
+    const uint64_t hash = FrameHash(HashTiles(frame->image));
+    if (hash == screen.hash) {
       kept[source.session] = std::move(screen);
       continue;
     }
@@ -79,7 +89,9 @@ std::vector<TileFeed::Changed> TileFeed::Tick(const std::vector<TileSource>& sou
     kept[source.session] = std::move(screen);
   }
   screens_ = std::move(kept);
-  if (changed.empty() && !sources.empty()) last_unchanged_cpu_ms_ = ThreadCpuMs() - start;
+  if (changed.empty() && !sources.empty()) {
+    last_unchanged_cpu_ms_ = (ThreadCpuMs() - start) / static_cast<double>(sources.size());
+  }
   return changed;
 }
 

@@ -1,12 +1,13 @@
 // The pixels the web page shows: live session tiles, whole screenshots, and
 // the crop of a held action's target.
 //
-// Tiles: TileFeed::Tick captures every session's screen (XShm, with the
-// frame hash the capture computes anyway) and compares the hash with the
-// last one; only a changed screen is scaled and encoded (JPEG), and kept in
-// the shared TileCache under a new version, which the page then fetches.
-// An unchanged tick costs the capture and its hash only (issue 22: at most
-// 5 ms of server CPU; TileFeed measures it).
+// Tiles: TileFeed::Tick captures every session's screen (XShm) and, unless
+// XDamage reports that nothing was drawn since the last grab, hashes it
+// and compares the hash with the last one; only a changed screen is scaled
+// and encoded (JPEG), and kept in the shared TileCache under a new version,
+// which the page then fetches. An unchanged tile costs the grab (and at
+// worst its hash) only (issue 22: at most 5 ms of server CPU; TileFeed
+// measures it).
 //
 // Thread safety: TileCache is thread-safe; a TileFeed belongs to one
 // thread (one event stream). The free functions may be called from any
@@ -67,7 +68,8 @@ class TileFeed {
   // skipped (and retried next tick); sources no longer listed are dropped.
   std::vector<Changed> Tick(const std::vector<TileSource>& sources);
 
-  // Thread CPU time of the last tick in which nothing changed, ms (-1: none yet).
+  // Thread CPU time of the last tick in which nothing changed, per source,
+  // ms (-1: none yet).
   double last_unchanged_cpu_ms() const { return last_unchanged_cpu_ms_; }
 
  private:

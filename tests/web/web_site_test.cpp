@@ -230,6 +230,10 @@ TEST_F(WebSiteTest, ListsPendingConfirmationsAndDecidesThem) {
             404);
   EXPECT_EQ(Site().Handle(Post("/api/decide", {{"token", "tok3"}, {"decision", "maybe"}})).status,
             400);
+  // The crop: a confirmation with no box and no point names no place; the
+  // parameter is not `token` (that one is the page URL's).
+  EXPECT_EQ(Site().Handle(Authed("/api/crop?confirmation=tok3")).status, 404);
+  EXPECT_EQ(Site().Handle(Authed("/api/crop")).status, 400);
   // Decisions are audited, as `uiscope confirm` audits them.
   json audit = Body(Site().Handle(Authed("/api/audit?decision=rejected")));
   ASSERT_EQ(audit["entries"].size(), 1u);

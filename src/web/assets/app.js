@@ -94,7 +94,7 @@ function confirmationCard(c) {
     actions.append(el('label', {}, 'and also allow for ', select),
       el('button', { type: 'button', dataset: { action: 'grant', token: c.token }, 'aria-describedby': `${id}-h`, onclick: () => decide('approve', select.value) }, 'Approve with grant'));
   }
-  const crop = el('img', { src: `/api/crop?token=${encodeURIComponent(c.token)}`, alt: `where: ${title}` });
+  const crop = el('img', { src: `/api/crop?confirmation=${encodeURIComponent(c.token)}`, alt: `where: ${title}` });
   crop.addEventListener('error', () => crop.replaceWith(el('p', { class: 'hint' }, 'no picture of the target')));
   const card = el('article', { class: 'confirm', id, 'aria-labelledby': `${id}-h`, dataset: { token: c.token } },
     el('div', {}, el('h3', { id: `${id}-h` }, `Allow ${title}?`), dl, candidates, actions, status),
@@ -173,7 +173,7 @@ function watchTiles() {
         loadSessions();
       }
     }
-    if (m.type === 'stats') $('#tile-stats').textContent = `server CPU per unchanged tick: ${m.unchanged_tick_cpu_ms.toFixed(2)} ms`;
+    if (m.type === 'stats') $('#tile-stats').textContent = `server CPU per unchanged tile: ${m.unchanged_tile_cpu_ms.toFixed(2)} ms`;
   };
 }
 

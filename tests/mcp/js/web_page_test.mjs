@@ -291,6 +291,7 @@ async function main() {
     await ask('set-email tile@example.org');
     await sleep(800); // that change is not the click's
     const va2 = await tileVersion(a.id);
+    const start = Date.now();
     const res = await call('click', { name: 'Login', role: 'button', app: FIXTURE_NAME, settle_ms: 0 });
     const t0 = Date.now();
     if (res.isError) throw new Error(short(res));
@@ -303,8 +304,9 @@ async function main() {
     await shot('03-wall-after-click');
     const vb2 = await tileVersion(b.id);
     if (vb2 !== vb) throw new Error(`B's tile changed too (${vb} -> ${vb2}) although its pixels did not`);
+    await page.waitForFunction(() => document.querySelector('#tile-stats').textContent, null, { timeout: 5000 });
     const stats = await page.locator('#tile-stats').textContent();
-    return `A's tile ${va} -> ${va2} -> ${await tileVersion(a.id)} ${ms} ms after the click returned; B stayed ${vb}; ${stats}`;
+    return `A's tile ${va} -> ${va2} -> ${await tileVersion(a.id)} ${ms} ms after the click returned (${t0 - start} ms after it was sent); B stayed ${vb}; ${stats}`;
   });
 
   // Tabs (and nothing else) until the focus is on `selector`.
@@ -330,6 +332,10 @@ async function main() {
     await page.goto(`${base}/#confirm`);
     const card = `article[data-token="${held.token}"]`;
     await page.waitForSelector(card, { timeout: 5000 });
+    const crop = await fetch(`${base}/api/crop?confirmation=${held.token}`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+    if (crop.status !== 200 || crop.headers.get('content-type') !== 'image/png') {
+      throw new Error(`the crop of the target: ${crop.status} ${short(await crop.text())}`);
+    }
     await page.waitForFunction((sel) => document.querySelector(`${sel} figure img`)?.naturalWidth > 0, card, { timeout: 10_000 });
     const items = await page.locator(`${card} ol li`).count();
     if (items < 2) throw new Error(`${items} candidates shown`);
