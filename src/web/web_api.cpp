@@ -121,14 +121,31 @@ mcp::HttpReply WebApi::Sessions() {
   if (!list.ok()) return JsonError(list.error());
   json out = json::array();
   for (const DesktopInfo& d : *list) {
-    out.push_back({{"id", d.id},
-                   {"display", d.display_name},
-                   {"backend", "x11 (Xvfb)"},
-                   {"width", d.width},
-                   {"height", d.height},
-                   {"alive", d.alive},
-                   {"problem", d.problem},
-                   {"started_at_ms", d.started_at_ms}});
+    json s = {{"id", d.id},
+              {"display", d.display_name},
+              {"backend", "x11 (Xvfb)"},
+              {"width", d.width},
+              {"height", d.height},
+              {"alive", d.alive},
+              {"problem", d.problem},
+              {"started_at_ms", d.started_at_ms}};
+    // The apps on its accessibility bus (one D-Bus call under its deadline).
+    if (d.alive && services_.workspace != nullptr) {
+      if (auto lease = services_.workspace->Acquire(d.id); lease.ok()) {
+        if (auto apps = lease->accessibility->ListApps(); apps.ok()) {
+          json names = json::array();
+          for (const AppInfo& a : *apps) {
+            names.push_back({{"name", a.name}, {"pid", a.pid}, {"toolkit", a.toolkit}});
+          }
+          s["apps"] = std::move(names);
+        } else {
+          s["apps_error"] = apps.error().message;
+        }
+      } else {
+        s["apps_error"] = lease.error().message;
+      }
+    }
+    out.push_back(std::move(s));
   }
   return JsonOk({{"sessions", out}});
 }
@@ -387,14 +404,25 @@ mcp::HttpReply WebApi::Audit(const Query& q) {
     limit = std::min(std::stoi(l), kMaxAuditLimit);
   }
   const std::string app = Lower(get("app"));
-  // The app is matched here (the log has no index on it): ask for all
-  // entries then, and keep the last `limit` that match.
-  query.limit = app.empty() ? limit : 0;
+  const std::string session = get("session");
+  // An action on a session's display counts as the session's also when the
+  // agent reached it as its default desktop (no session ID in the entry).
+  std::string session_display;
+  if (!session.empty()) {
+    if (auto d = DisplayOf(session); d.ok()) session_display = *d;
+  }
+  // The app and session are matched here (the log has no index on them):
+  // ask for all entries then, and keep the last `limit` that match.
+  query.limit = app.empty() && session.empty() ? limit : 0;
   auto entries = services_.audit->Query(query);
   if (!entries.ok()) return JsonError(entries.error());
   json out = json::array();
   for (const auto& e : *entries) {
     if (!app.empty() && Lower(e.app) != app) continue;
+    if (!session.empty() && e.session != session &&
+        (session_display.empty() || e.display != session_display)) {
+      continue;
+    }
     out.push_back(safety::AuditEntryToJson(e));
   }
   if (static_cast<int>(out.size()) > limit) out.erase(out.begin(), out.end() - limit);

@@ -6,7 +6,8 @@
 //
 // Routes (all GET unless said):
 //   /                         the page (/app.js, /app.css: its script and style)
-//   /api/sessions             the sessions (SessionControl::List)
+//   /api/sessions             the sessions (SessionControl::List), each with the
+//                             apps on its accessibility bus
 //   /api/tiles                event stream: {"type":"tile","session","version"} when a
 //                             session's pixels changed (frame hash), at most every
 //                             tile_interval; the image is /api/tile?session=S&v=N
@@ -17,7 +18,7 @@
 //   /api/crop?confirmation=T  where a held action acts: a crop of its screen with
 //                             the target (or each candidate) boxed (PNG)
 //   POST /api/decide          {token, decision: "approve"|"deny", grant?: "30m"}
-//   /api/audit?since&tool&decision&app&limit   audit entries, newest last
+//   /api/audit?since&tool&decision&app&session&limit   audit entries, newest last
 //   /api/memory               the apps memory holds; ?app=NAME: what it holds of one
 //   POST /api/forget          {app}
 //

@@ -148,7 +148,8 @@ async function loadSessions() {
   for (const t of [...wall.children]) if (!ids.has(t.dataset.session)) t.remove();
   for (const s of data.sessions) {
     let tile = wall.querySelector(`[data-session="${CSS.escape(s.id)}"]`);
-    const caption = `${s.id} ${s.display} · ${s.width}×${s.height} · ${s.backend} · ${s.alive ? 'running' : s.problem}`;
+    const apps = s.apps ? s.apps.map((a) => a.name).filter(Boolean).join(', ') || 'no accessible apps' : s.apps_error || '';
+    const caption = `${s.id} ${s.display} · ${s.width}×${s.height} · ${s.backend} · ${s.alive ? 'running' : s.problem} · ${apps}`;
     if (!tile) {
       tile = el('a', { class: 'tile', href: `#session/${encodeURIComponent(s.id)}`, dataset: { session: s.id } },
         el('img', { alt: `screen of session ${s.id}` }), el('div', { class: 'caption' }));
@@ -192,6 +193,20 @@ async function openSession(id) {
     return;
   }
   renderTree();
+  loadSessionActions(id);
+}
+
+// The session's last actions and what each changed (the audit's verification).
+async function loadSessionActions(id) {
+  const body = $('#session-actions tbody');
+  try {
+    const data = await getJson(`/api/audit?session=${encodeURIComponent(id)}&limit=20`);
+    body.replaceChildren(...data.entries.slice().reverse().map((e) => el('tr', {},
+      el('td', {}, when(e.time_ms)), el('td', {}, e.tool), el('td', {}, e.target_desc || e.target || ''),
+      el('td', {}, e.decision), el('td', { class: 'args' }, e.error || JSON.stringify(e.verification || {})))));
+  } catch (e) {
+    body.replaceChildren(el('tr', {}, el('td', { colspan: '5', class: 'error' }, e.message)));
+  }
 }
 
 function renderTree() {
@@ -323,4 +338,5 @@ route();
 refreshConfirmations();
 setInterval(refreshConfirmations, 1000);
 loadSessions();
+setInterval(loadSessions, 5000);  // apps come and go
 watchTiles();

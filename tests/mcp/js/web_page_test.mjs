@@ -421,9 +421,13 @@ async function main() {
     const match = await page.locator('#tree li.match').count();
     await page.locator('#tree li.match').first().hover();
     const hot = await page.locator('#boxes .box.hot').count();
+    await page.waitForSelector('#session-actions tbody tr', { timeout: 5000 });
+    const actions = await page.locator('#session-actions tbody tr').count();
     await shot('09-session');
     if (!boxes || !match || !hot) throw new Error(`${boxes} boxes, ${match} matches, ${hot} highlighted`);
-    return `${nodes} nodes, ${boxes} boxes; find "Login": ${match}; hover highlights ${hot}`;
+    const tiles = await page.evaluate(() => [...document.querySelectorAll('.tile .caption')].map((c) => c.textContent));
+    if (!tiles.some((t) => t.includes(FIXTURE_NAME))) throw new Error(`no tile names the fixture app: ${short(tiles)}`);
+    return `${nodes} nodes, ${boxes} boxes; find "Login": ${match}; hover highlights ${hot}; ${actions} last actions`;
   });
 
   if (errors.length) {
