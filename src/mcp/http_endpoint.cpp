@@ -220,8 +220,8 @@ class McpHttpEndpoint::Impl {
       : server_(server), options_(std::move(options)), loopback_(loopback), site_(std::move(site)) {}
 
   HttpReply Handle(const HttpRequest& req) {
-    if (req.path != "/mcp") {
-      if (site_) return site_->Handle(req);
+    if (req.path != "/mcp" || !options_.mcp) {
+      if (site_ && req.path != "/mcp") return site_->Handle(req);
       return Refuse(404, "not found: the MCP endpoint is /mcp");
     }
     if (auto refusal = Screen(req)) return std::move(*refusal);

@@ -170,7 +170,7 @@ int Serve(const ServeOptions& options) {
   http.host = options.http_host;
   http.port = options.http_port;
   http.token = options.token;
-  if (options.web && http.token.empty()) http.token = web::WebSite::NewToken();
+  http.mcp = !options.web;
   http.allowed_origins = options.allowed_origins;
   http.max_message_bytes = options.max_message_bytes;
   if (options.max_connections > 0) http.max_connections = options.max_connections;
@@ -178,9 +178,11 @@ int Serve(const ServeOptions& options) {
   if (options.max_sessions_per_client > 0) {
     http.max_sessions_per_client = options.max_sessions_per_client;
   }
-  // The web page beside /mcp (DESIGN §9), under the same token.
+  // The web page beside /mcp (DESIGN §9), under a token of its own (see
+  // ServeOptions::web).
   web::WebOptions web_options;
-  web_options.token = http.token;
+  web_options.token =
+      options.page_token.empty() ? web::WebSite::NewToken() : options.page_token;
   web_options.allowed_origins = http.allowed_origins;
   web_options.loopback = IsLoopbackHost(http.host);
   web::WebServices web_services;
@@ -207,18 +209,17 @@ int Serve(const ServeOptions& options) {
               << " is more than the file descriptor limit allows; serving at most "
               << t->max_connections() << " connections (raise it with `ulimit -n`)\n";
   }
-  std::cerr << "uiscope: MCP server listening on " << t->url() << "\n";
-  const std::string page = web::WebSite::PageUrl(http.host, t->port(), http.token);
+  const std::string page = web::WebSite::PageUrl(http.host, t->port(), web_options.token);
   if (options.web) {
+    std::cerr << "uiscope: web page at " << page << "\n" << std::flush;
     std::cout << page << "\n" << std::flush;
   } else {
-    std::cerr << "uiscope: web page at " << web::WebSite::PageUrl(http.host, t->port(), "")
-              << (http.token.empty() ? "" : "?token=<the token>") << "\n";
+    std::cerr << "uiscope: MCP server listening on " << t->url() << "\n";
+    std::cerr << "uiscope: web page at " << page << "\n" << std::flush;
   }
-  std::cerr << std::flush;
   t->Wait();
   signals.Stopping();
-  std::cerr << "uiscope: MCP server stopped\n";
+  std::cerr << (options.web ? "uiscope: web page stopped\n" : "uiscope: MCP server stopped\n");
   return 0;
 }
 

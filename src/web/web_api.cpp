@@ -165,12 +165,30 @@ Result<std::string> WebApi::DisplayOf(const std::string& id) {
 
 mcp::HttpReply WebApi::Tiles() {
   if (services_.sessions == nullptr) return JsonError(Missing("the session registry"));
+  // Counted from here until the stream ends (or is dropped unrun: the
+  // transport's call threads all busy).
+  if (tile_streams_.fetch_add(1) >= options_.max_tile_streams) {
+    tile_streams_.fetch_sub(1);
+    mcp::HttpReply busy = JsonError(MakeError(
+        ErrorCode::kUnavailable, "too many open session walls (" +
+                                     std::to_string(options_.max_tile_streams) +
+                                     "); close one in another tab or window"));
+    busy.headers.emplace_back("Retry-After", "5");
+    return busy;
+  }
+  struct Slot {
+    std::atomic<int>& count;
+    ~Slot() { count.fetch_sub(1); }
+  };
+  // Not make_shared<Slot>(Slot{...}): the temporary's destructor would give
+  // the slot back at once.
+  auto slot = std::shared_ptr<Slot>(new Slot{tile_streams_});
   mcp::HttpReply reply;
   reply.content_type = "text/event-stream";
   reply.headers = {{"Cache-Control", "no-store"}};
   // Runs on a call thread until the page goes: a write fails (or Alive's
   // keep-alive comment does) once the connection is closed.
-  reply.stream = [this](mcp::Outbound& out) {
+  reply.stream = [this, slot](mcp::Outbound& out) {
     TileFeed feed(tiles_, options_.tile_width);
     std::vector<TileSource> sources;
     auto listed_at = std::chrono::steady_clock::now() - std::chrono::hours(1);

@@ -5,6 +5,7 @@
 // Thread safety: every method may be called from any thread.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <string>
 
@@ -49,6 +50,7 @@ class WebApi {
   WebOptions options_;
   WebServices services_;
   TileCache tiles_;
+  std::atomic<int> tile_streams_{0};
 };
 
 }  // namespace uiscope::web

@@ -133,6 +133,11 @@ class WebSite::Impl {
                            "then keeps it in a cookie");
       }
       if (!mcp::TokenMatches(given->second, options_.token)) return Unauthorized(req);
+      if (!WebSite::IsPageSafeToken(options_.token)) {
+        return Refuse(400, "this server's token has characters a cookie cannot carry; start it "
+                           "with a token of letters, digits and - . _ ~ (or none: `uiscope web` "
+                           "makes one)");
+      }
       return Redirect(req, options_.token);
     }
     const std::string auth(req.Header("Authorization"));
@@ -242,6 +247,16 @@ std::string WebSite::PageUrl(const std::string& host, int port, const std::strin
 }  // namespace uiscope::web
 
 namespace uiscope::web {
+
+bool WebSite::IsPageSafeToken(std::string_view token) {
+  if (token.empty()) return false;
+  for (char c : token) {
+    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '.' || c == '_' || c == '~';
+    if (!safe) return false;
+  }
+  return true;
+}
 
 std::string WebSite::NewToken() {
   unsigned char bytes[16] = {};

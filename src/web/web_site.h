@@ -22,10 +22,13 @@
 //   /api/memory               the apps memory holds; ?app=NAME: what it holds of one
 //   POST /api/forget          {app}
 //
-// Security: the same rules as /mcp (mcp/http_endpoint.h), made to fit a
-// browser, which cannot send an Authorization header when a person opens a
-// URL:
-//   - the token comes once, in the URL `uiscope web` prints (`/?token=T`):
+// Security: the rules of /mcp (mcp/http_endpoint.h), made to fit a browser,
+// which cannot send an Authorization header when a person opens a URL, and
+// a token of the page's own:
+//   - the page's token is not the MCP token (mcp/serve.h): an agent holds
+//     that one, and with it could approve its own held actions here, which
+//     confirmations.agent_may_confirm false forbids;
+//   - the token comes once, in the URL the server prints (`/?token=T`):
 //     that request is answered with a redirect to `/` that sets it as a
 //     cookie (HttpOnly: no script reads it; SameSite=Strict: no other site's
 //     page sends it; named after the port, so two servers do not clash), so
@@ -55,6 +58,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/sessions.h"
@@ -67,13 +71,16 @@
 namespace uiscope::web {
 
 struct WebOptions {
-  std::string token;  // "" = no authentication (as /mcp without --token)
+  std::string token;  // the page's own token; "" = no authentication (tests only)
   std::vector<std::string> allowed_origins;
   bool loopback = true;  // bound to loopback: the Host must name it
   // Tiles: how often the pixels are checked (a few frames a second at
-  // most) and how wide a tile image is.
+  // most) and how wide a tile image is. Each open wall holds one of the
+  // transport's call threads (HttpOptions::threads, shared with tool
+  // calls), so at most `max_tile_streams` are served at once (503 beyond).
   std::chrono::milliseconds tile_interval{250};
   int tile_width = 480;
+  int max_tile_streams = 4;
 };
 
 // What the page shows and changes. Null members make their part of the
@@ -97,6 +104,9 @@ class WebSite final : public mcp::HttpSite {
   static std::string PageUrl(const std::string& host, int port, const std::string& token);
   // A new token for `uiscope web`: 128 bits from the kernel's CSPRNG, hex.
   static std::string NewToken();
+  // Whether `token` can travel in a URL and a cookie as it is: letters,
+  // digits and - . _ ~ only. The page refuses to set a cookie otherwise.
+  static bool IsPageSafeToken(std::string_view token);
 
  private:
   class Impl;

@@ -315,6 +315,31 @@ TEST_F(WebSiteTest, SessionsAndMissingServices) {
   EXPECT_NE(Body(r)["error"].get<std::string>().find("not available"), std::string::npos);
 }
 
+TEST_F(WebSiteTest, OpenWallsAreCappedAndGiveTheirSlotBack) {
+  options_.max_tile_streams = 1;
+  HttpReply first = Site().Handle(Authed("/api/tiles"));
+  ASSERT_EQ(first.status, 200);
+  ASSERT_TRUE(first.stream);
+  HttpReply second = Site().Handle(Authed("/api/tiles"));
+  EXPECT_EQ(second.status, 503);
+  EXPECT_EQ(HeaderOf(second, "Retry-After"), "5");
+  first.stream = nullptr;  // the transport dropped it (or it ended)
+  EXPECT_EQ(Site().Handle(Authed("/api/tiles")).status, 200);
+}
+
+TEST_F(WebSiteTest, ATokenACookieCannotCarryIsNotSetAsOne) {
+  EXPECT_TRUE(WebSite::IsPageSafeToken(WebSite::NewToken()));
+  EXPECT_EQ(WebSite::NewToken().size(), 32u);
+  EXPECT_NE(WebSite::NewToken(), WebSite::NewToken());
+  EXPECT_FALSE(WebSite::IsPageSafeToken("a b"));
+  EXPECT_FALSE(WebSite::IsPageSafeToken("a;b"));
+  EXPECT_FALSE(WebSite::IsPageSafeToken(""));
+  options_.token = "semi;colon";
+  HttpReply r = Site().Handle(Get("/?token=semi%3Bcolon"));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(HeaderOf(r, "Set-Cookie"), "");
+}
+
 TEST(WebAssetsTest, ThePageIsSmallAndSelfContained) {
   EXPECT_LT(WebAssetBytes(), 200u * 1024);
   for (const char* path : {"/", "/app.js", "/app.css"}) {

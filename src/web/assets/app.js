@@ -303,9 +303,19 @@ async function loadMemory() {
     $('#memory-list').replaceChildren();
     return;
   }
-  const name = (a) => a.app || a.signature?.app || '';
-  $('#memory-list').replaceChildren(...data.apps.map((a) => el('li', { dataset: { app: name(a) } },
-    `${name(a)}: ${a.targets} targets (${a.taught} taught), last seen ${when(a.last_seen_ms)} `,
+  // One line per app: the store lists each window title pattern and toolkit apart.
+  const byApp = new Map();
+  for (const s of data.apps) {
+    const a = byApp.get(s.app) || { app: s.app, targets: 0, taught: 0, last_seen_ms: 0, signatures: 0 };
+    a.targets += s.targets;
+    a.taught += s.taught;
+    a.signatures += 1;
+    a.last_seen_ms = Math.max(a.last_seen_ms, s.last_seen_ms);
+    byApp.set(s.app, a);
+  }
+  const name = (a) => a.app;
+  $('#memory-list').replaceChildren(...[...byApp.values()].map((a) => el('li', { dataset: { app: name(a) } },
+    `${name(a)}: ${a.targets} targets (${a.taught} taught) in ${a.signatures} window kind(s), last seen ${when(a.last_seen_ms)} `,
     el('button', { type: 'button', onclick: () => showApp(name(a)) }, `Show ${name(a)}`), ' ',
     el('button', { type: 'button', class: 'deny', dataset: { action: 'forget' }, onclick: () => forget(name(a)) }, `Forget ${name(a)}`))));
   if (!data.apps.length) $('#memory-list').append(el('li', { class: 'hint' }, 'Nothing learned.'));

@@ -8,8 +8,10 @@
 //   node web_page_test.mjs BUILD_DIR
 //
 // Checks:
-//   - without the token the page and the API are refused (401), and the
-//     token in the page URL becomes a cookie and leaves the address bar;
+//   - without the page's token (printed by the server on stderr; not the
+//     MCP token the agent holds) the page and the API are refused (401),
+//     and the token in the page URL becomes a cookie and leaves the
+//     address bar;
 //   - a foreign Origin is refused (403), on the page's API and on /mcp;
 //   - the wall shows both sessions as tiles;
 //   - a click in session A updates A's tile within 1 s (and not B's);
@@ -111,6 +113,7 @@ delete env.DBUS_SESSION_BUS_ADDRESS;
 delete env.AT_SPI_BUS_ADDRESS;
 delete env.UISCOPE_CONFIG;
 delete env.UISCOPE_MCP_TOKEN;
+delete env.UISCOPE_PAGE_TOKEN;
 delete env.UISCOPE_SESSION;
 cleanups.push(async () => rmSync(stateDir, { recursive: true, force: true }));
 const cfg = path.join(stateDir, 'config.json');
@@ -153,7 +156,8 @@ async function startFixture(fenv) {
   };
 }
 
-// `uiscope mcp --http 127.0.0.1:0 --token TOKEN` on `senv`'s desktop; its base URL.
+// `uiscope mcp --http 127.0.0.1:0 --token TOKEN` on `senv`'s desktop: its
+// base URL and the page's URL (with the page's own token) from stderr.
 async function startServer(senv) {
   const child = spawn(uiscope, ['mcp', '--http', '127.0.0.1:0', '--token', TOKEN, '--config', cfg], {
     env: senv,
@@ -167,18 +171,18 @@ async function startServer(senv) {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   });
-  const url = await new Promise((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no listening line: ${stderr}`)), 20_000);
     child.stderr.on('data', (d) => {
       stderr += d.toString();
       const m = stderr.match(/listening on (http:\/\/[^\s]+)\/mcp/);
-      if (m) {
+      const p = stderr.match(/web page at (http:\/\/[^\s]+\?token=([^\s]+))/);
+      if (m && p) {
         clearTimeout(timer);
-        resolve(m[1]);
+        resolve({ base: m[1], pageUrl: p[1], pageToken: p[2] });
       }
     });
   });
-  return url;
 }
 
 async function main() {
@@ -186,7 +190,7 @@ async function main() {
   const b = await startSession();
   const aenv = { ...env, ...a.env };
   const ask = await startFixture(aenv);
-  const base = await startServer(aenv);
+  const { base, pageUrl, pageToken } = await startServer(aenv);
 
   const client = new Client({ name: 'uiscope-web-test', version: '1.0.0' }, { capabilities: {} });
   await client.connect(
@@ -207,7 +211,7 @@ async function main() {
     await sleep(250);
   }
 
-  await check('without the token the page and its API are refused', async () => {
+  await check("without the page's token the page and its API are refused (the agent's MCP token included)", async () => {
     const codes = [];
     for (const [url, headers] of [
       [`${base}/`, {}],
@@ -215,6 +219,10 @@ async function main() {
       [`${base}/api/confirmations`, {}],
       [`${base}/api/confirmations`, { Cookie: 'uiscope_1=x' }],
       [`${base}/?token=wrong`, {}],
+      // The agent's (MCP) token does not open the page: with it an agent
+      // could approve its own held actions.
+      [`${base}/api/confirmations`, { Authorization: `Bearer ${TOKEN}` }],
+      [`${base}/?token=${TOKEN}`, {}],
     ]) {
       const r = await fetch(url, { headers, redirect: 'manual' });
       codes.push(r.status);
@@ -222,13 +230,13 @@ async function main() {
       if (r.status !== 401) throw new Error(`${url}: ${r.status} ${short(body)}`);
       if (body.includes('<script')) throw new Error(`${url}: the refusal carries the page`);
     }
-    const ok = await fetch(`${base}/api/confirmations`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+    const ok = await fetch(`${base}/api/confirmations`, { headers: { Authorization: `Bearer ${pageToken}` } });
     if (ok.status !== 200) throw new Error(`with the token: ${ok.status}`);
     return codes.join(' ');
   });
   await check('a foreign Origin is refused (page API and /mcp)', async () => {
-    const r1 = await fetch(`${base}/api/confirmations`, { headers: { Authorization: `Bearer ${TOKEN}`, Origin: 'https://evil.example' } });
-    const r2 = await fetch(`${base}/api/sessions`, { headers: { Authorization: `Bearer ${TOKEN}`, Origin: 'http://127.0.0.1:1' } });
+    const r1 = await fetch(`${base}/api/confirmations`, { headers: { Authorization: `Bearer ${pageToken}`, Origin: 'https://evil.example' } });
+    const r2 = await fetch(`${base}/api/sessions`, { headers: { Authorization: `Bearer ${pageToken}`, Origin: 'http://127.0.0.1:1' } });
     const r3 = await fetch(`${base}/mcp`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${TOKEN}`, Origin: 'https://evil.example', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
@@ -236,13 +244,44 @@ async function main() {
     });
     const r4 = await fetch(`${base}/api/decide`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+      headers: { Authorization: `Bearer ${pageToken}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ token: 'x', decision: 'approve' }),
     });
     if (r1.status !== 403 || r2.status !== 403 || r3.status !== 403 || r4.status !== 403) {
       throw new Error(`${r1.status} ${r2.status} ${r3.status} ${r4.status}`);
     }
     return 'evil.example 403, another local port 403, /mcp 403, a POST without X-Uiscope 403';
+  });
+
+  await check('`uiscope web` serves the page alone: its URL on stdout, no /mcp', async () => {
+    const child = spawn(uiscope, ['web', '--port', '0', '--config', cfg], { env: aenv, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error(`no URL on stdout: ${out}`)), 20_000);
+        child.stdout.on('data', (d) => {
+          out += d.toString();
+          const m = out.match(/^(http:\/\/127\.0\.0\.1:\d+\/)\?token=([0-9a-f]{32})\n/);
+          if (m) {
+            clearTimeout(timer);
+            resolve({ base: m[1], token: m[2] });
+          }
+        });
+      });
+      const page = await fetch(`${url.base}?token=${url.token}`, { redirect: 'manual' });
+      const mcp = await fetch(`${url.base}mcp`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${url.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      const pending = await fetch(`${url.base}api/confirmations`, { headers: { Authorization: `Bearer ${url.token}` } });
+      if (page.status !== 303 || mcp.status !== 404 || pending.status !== 200) {
+        throw new Error(`page ${page.status}, /mcp ${mcp.status}, API ${pending.status}`);
+      }
+      return `page 303 (cookie set), /mcp 404, API 200`;
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
@@ -253,14 +292,14 @@ async function main() {
   const shot = (name) => page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
 
   await check('the token in the page URL becomes an HttpOnly cookie and leaves the address bar', async () => {
-    await page.goto(`${base}/?token=${TOKEN}`);
+    await page.goto(pageUrl);
     if (page.url() !== `${base}/`) throw new Error(`address ${page.url()}`);
     await page.waitForSelector('#confirm-list p.empty, #confirm-list article', { timeout: 10_000 });
     const cookies = await page.context().cookies();
     const c = cookies.find((k) => k.name.startsWith('uiscope_'));
     if (!c || !c.httpOnly || c.sameSite !== 'Strict') throw new Error(short(cookies));
     const visible = await page.evaluate(() => document.cookie);
-    if (visible.includes(TOKEN)) throw new Error('a script can read the token');
+    if (visible.includes(pageToken)) throw new Error('a script can read the token');
     await shot('01-confirmations-empty');
     return `${c.name}, HttpOnly, SameSite=Strict`;
   });
@@ -332,7 +371,7 @@ async function main() {
     await page.goto(`${base}/#confirm`);
     const card = `article[data-token="${held.token}"]`;
     await page.waitForSelector(card, { timeout: 5000 });
-    const crop = await fetch(`${base}/api/crop?confirmation=${held.token}`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+    const crop = await fetch(`${base}/api/crop?confirmation=${held.token}`, { headers: { Authorization: `Bearer ${pageToken}` } });
     if (crop.status !== 200 || crop.headers.get('content-type') !== 'image/png') {
       throw new Error(`the crop of the target: ${crop.status} ${short(await crop.text())}`);
     }
@@ -384,7 +423,7 @@ async function main() {
     const text = await page.locator('#audit tbody').textContent();
     if (!text.includes('click')) throw new Error(short(text));
     await shot('06-audit-rejected');
-    const r = await fetch(`${base}/api/audit?decision=rejected`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+    const r = await fetch(`${base}/api/audit?decision=rejected`, { headers: { Authorization: `Bearer ${pageToken}` } });
     const entries = (await r.json()).entries;
     if (!entries.some((e) => e.token === deniedToken)) throw new Error(`the refusal ${deniedToken} is not in ${short(entries)}`);
     return `${rows.length} rejected row(s)`;
