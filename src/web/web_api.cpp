@@ -1,12 +1,14 @@
 #include "web/web_api.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 #include "core/ascii.h"
 #include "core/clock.h"
 #include "core/format.h"
 #include "engine/observe.h"
+#include "engine/privacy.h"
 #include "mcp/json_rpc.h"
 #include "safety/policy_gate.h"
 
@@ -163,6 +165,19 @@ Result<std::string> WebApi::DisplayOf(const std::string& id) {
   return MakeError(ErrorCode::kNotFound, "no session " + id + " (see /api/sessions)");
 }
 
+Result<std::vector<Rect>> WebApi::HiddenAreas(const std::string& id) {
+  // Without a workspace nothing is observed, so nothing is hidden either.
+  if (services_.workspace == nullptr) return std::vector<Rect>{};
+  auto lease = services_.workspace->Acquire(id);
+  if (!lease.ok()) return lease.error();
+  if (lease->observer == nullptr) return std::vector<Rect>{};
+  const HiddenWindows hidden = HiddenWindows::Of(*lease->observer);
+  if (hidden.empty()) return std::vector<Rect>{};  // no deny list: costs nothing
+  if (lease->display_connection == nullptr) return std::vector<Rect>{};
+  const x11::X11Display& display = *lease->display_connection;
+  return hidden.Regions(display.TopLevels(), display.StackingOrder());
+}
+
 mcp::HttpReply WebApi::Tiles() {
   if (services_.sessions == nullptr) return JsonError(Missing("the session registry"));
   // Counted from here until the stream ends (or is dropped unrun: the
@@ -216,7 +231,12 @@ mcp::HttpReply WebApi::Tiles() {
           if (!out.Send({{"type", "sessions"}, {"sessions", ids}})) return;
         }
       }
-      for (const auto& c : feed.Tick(sources)) {
+      // A screen whose deny-listed areas cannot be known is shown black.
+      const auto masks = [this](const std::string& session) {
+        auto areas = HiddenAreas(session);
+        return areas.ok() ? *areas : std::vector<Rect>{Rect{0, 0, 1 << 15, 1 << 15}};
+      };
+      for (const auto& c : feed.Tick(sources, masks)) {
         if (!out.Send({{"type", "tile"},
                        {"session", c.session},
                        {"version", c.version},
@@ -246,9 +266,12 @@ mcp::HttpReply WebApi::TileImage(const Query& q) {
 }
 
 mcp::HttpReply WebApi::Screenshot(const Query& q) {
-  auto display = DisplayOf(q.count("session") ? q.at("session") : "");
+  const std::string id = q.count("session") ? q.at("session") : "";
+  auto display = DisplayOf(id);
   if (!display.ok()) return JsonError(display.error());
-  auto png = ScreenPng(*display);
+  auto hidden = HiddenAreas(id);
+  if (!hidden.ok()) return JsonError(hidden.error());
+  auto png = ScreenPng(*display, *hidden);
   if (!png.ok()) return JsonError(png.error());
   return Binary("image/png", std::move(*png));
 }
@@ -323,6 +346,29 @@ mcp::HttpReply WebApi::Crop(const Query& q) {
   }
   auto c = services_.confirmations->Get(it->second, UnixNowMs());
   if (!c.ok()) return JsonError(c.error());
+  if (c->display.empty()) {
+    return JsonError(MakeError(ErrorCode::kUnavailable, "the held action's display is unknown"));
+  }
+  // The desktop to ask about deny-listed windows: the session showing that
+  // display, else the default desktop when it is $DISPLAY. Never Acquire("")
+  // blindly: without a DISPLAY that starts a headless desktop.
+  std::string session = c->session;
+  bool known = !session.empty();
+  if (!known && services_.sessions != nullptr) {
+    if (auto list = services_.sessions->List(); list.ok()) {
+      for (const DesktopInfo& d : *list) {
+        if (d.display_name == c->display) {
+          session = d.id;
+          known = true;
+        }
+      }
+    }
+  }
+  const char* env_display = std::getenv("DISPLAY");
+  if (!known && !(env_display != nullptr && c->display == env_display)) {
+    return JsonError(MakeError(ErrorCode::kUnavailable,
+                               "display " + c->display + " is not a uiscope session"));
+  }
   std::vector<CropBox> boxes;
   // An ambiguous name: every candidate, numbered as the page lists them.
   if (c->candidates.is_array()) {
@@ -347,7 +393,7 @@ mcp::HttpReply WebApi::Crop(const Query& q) {
     if (args.is_object() && args.contains(k) && args[k].is_string()) id = args[k].get<std::string>();
   }
   if (boxes.empty() && !id.empty() && services_.workspace != nullptr) {
-    if (auto lease = services_.workspace->Acquire(c->session); lease.ok()) {
+    if (auto lease = services_.workspace->Acquire(session); lease.ok()) {
       if (auto observed = lease->observer->Observe(ObserveRequest{}); observed.ok()) {
         if (const Node* n = FindById(observed->snapshot.roots, id); n && n->bounds) {
           boxes.push_back({*n->bounds, id});
@@ -359,10 +405,9 @@ mcp::HttpReply WebApi::Crop(const Query& q) {
     return JsonError(MakeError(ErrorCode::kNotFound,
                                "confirmation " + c->token + " names no place on the screen"));
   }
-  if (c->display.empty()) {
-    return JsonError(MakeError(ErrorCode::kUnavailable, "the held action's display is unknown"));
-  }
-  auto png = CropPng(c->display, boxes);
+  auto hidden = HiddenAreas(session);
+  if (!hidden.ok()) return JsonError(hidden.error());
+  auto png = CropPng(c->display, boxes, *hidden);
   if (!png.ok()) return JsonError(png.error());
   return Binary("image/png", std::move(*png));
 }

@@ -46,6 +46,10 @@ class WebApi {
   // The display of session `id`: NotFound when unknown, Unavailable when
   // not alive.
   Result<std::string> DisplayOf(const std::string& id);
+  // The screen areas of deny-listed apps' windows on session `id`'s desktop
+  // ("" = the default one), engine/privacy.h. Unavailable when they cannot
+  // be known (then nothing is shown: failing open would show them).
+  Result<std::vector<Rect>> HiddenAreas(const std::string& id);
 
   WebOptions options_;
   WebServices services_;

@@ -41,7 +41,14 @@ std::optional<Tile> TileCache::Get(const std::string& session) {
   return it->second;
 }
 
-std::vector<TileFeed::Changed> TileFeed::Tick(const std::vector<TileSource>& sources) {
+void BlackOut(Image& image, Point origin, const std::vector<Rect>& masks) {
+  for (const Rect& m : masks) {
+    FillRect(image, Rect{m.x - origin.x, m.y - origin.y, m.w, m.h}, Rgb{0, 0, 0});
+  }
+}
+
+std::vector<TileFeed::Changed> TileFeed::Tick(const std::vector<TileSource>& sources,
+                                              const MaskFn& masks) {
   const double start = ThreadCpuMs();
   std::vector<Changed> changed;
   std::map<std::string, Screen> kept;
@@ -70,6 +77,7 @@ std::vector<TileFeed::Changed> TileFeed::Tick(const std::vector<TileSource>& sou
       kept[source.session] = std::move(screen);
       continue;
     }
+    if (masks) BlackOut(frame->image, {frame->region.x, frame->region.y}, masks(source.session));
     const uint64_t hash = FrameHash(HashTiles(frame->image));
     if (hash == screen.hash) {
       kept[source.session] = std::move(screen);
@@ -95,7 +103,7 @@ std::vector<TileFeed::Changed> TileFeed::Tick(const std::vector<TileSource>& sou
   return changed;
 }
 
-Result<std::string> ScreenPng(const std::string& display) {
+Result<std::string> ScreenPng(const std::string& display, const std::vector<Rect>& masks) {
   CaptureOptions options;
   options.hashes = false;
   options.use_damage = false;
@@ -103,10 +111,12 @@ Result<std::string> ScreenPng(const std::string& display) {
   if (!capture.ok()) return capture.error();
   auto frame = (*capture)->CaptureScreen();
   if (!frame.ok()) return frame.error();
+  BlackOut(frame->image, {0, 0}, masks);
   return EncodePng(frame->image);
 }
 
-Result<std::string> CropPng(const std::string& display, const std::vector<CropBox>& boxes) {
+Result<std::string> CropPng(const std::string& display, const std::vector<CropBox>& boxes,
+                            const std::vector<Rect>& masks) {
   CaptureOptions options;
   options.hashes = false;
   options.use_damage = false;
@@ -127,6 +137,7 @@ Result<std::string> CropPng(const std::string& display, const std::vector<CropBo
                    screen);
   auto frame = (*capture)->CaptureRegion(area);
   if (!frame.ok()) return frame.error();
+  BlackOut(frame->image, {frame->region.x, frame->region.y}, masks);
   std::vector<MarkToDraw> marks;
   for (const CropBox& b : boxes) {
     marks.push_back({Rect{b.box.x - frame->region.x, b.box.y - frame->region.y, b.box.w, b.box.h},

@@ -9,12 +9,18 @@
 // worst its hash) only (issue 22: at most 5 ms of server CPU; TileFeed
 // measures it).
 //
+// Deny-listed apps (engine/privacy.h): every image here is given the screen
+// areas of their windows (`masks`, screen pixels), painted black right after
+// the capture, before anything is hashed, scaled or encoded, as screenshots
+// do.
+//
 // Thread safety: TileCache is thread-safe; a TileFeed belongs to one
 // thread (one event stream). The free functions may be called from any
 // thread.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +30,7 @@
 
 #include "core/geometry.h"
 #include "core/result.h"
+#include "image/image.h"
 #include "platform/capture.h"
 
 namespace uiscope::web {
@@ -63,10 +70,14 @@ class TileFeed {
     int width = 0;
     int height = 0;
   };
+  // The areas to black out on a session's screen now; asked only for a
+  // screen something was drawn on since the last tick.
+  using MaskFn = std::function<std::vector<Rect>(const std::string& session)>;
+
   // Captures each source; returns those whose pixels changed since the last
   // tick (all of them on the first). A source that cannot be captured is
   // skipped (and retried next tick); sources no longer listed are dropped.
-  std::vector<Changed> Tick(const std::vector<TileSource>& sources);
+  std::vector<Changed> Tick(const std::vector<TileSource>& sources, const MaskFn& masks = {});
 
   // Thread CPU time of the last tick in which nothing changed, per source,
   // ms (-1: none yet).
@@ -84,7 +95,7 @@ class TileFeed {
 };
 
 // The whole screen of `display` as PNG.
-Result<std::string> ScreenPng(const std::string& display);
+Result<std::string> ScreenPng(const std::string& display, const std::vector<Rect>& masks);
 
 // A crop of `display` around `boxes` (screen pixels), each outlined and
 // labelled with its label ("1", "2", ...), as PNG. InvalidArgument when no
@@ -93,6 +104,11 @@ struct CropBox {
   Rect box;
   std::string label;
 };
-Result<std::string> CropPng(const std::string& display, const std::vector<CropBox>& boxes);
+Result<std::string> CropPng(const std::string& display, const std::vector<CropBox>& boxes,
+                            const std::vector<Rect>& masks);
+
+// Paints `masks` (screen pixels) black in `image`, which shows the screen
+// from `origin`.
+void BlackOut(Image& image, Point origin, const std::vector<Rect>& masks);
 
 }  // namespace uiscope::web

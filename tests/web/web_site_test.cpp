@@ -230,10 +230,18 @@ TEST_F(WebSiteTest, ListsPendingConfirmationsAndDecidesThem) {
             404);
   EXPECT_EQ(Site().Handle(Post("/api/decide", {{"token", "tok3"}, {"decision", "maybe"}})).status,
             400);
-  // The crop: a confirmation with no box and no point names no place; the
-  // parameter is not `token` (that one is the page URL's).
-  EXPECT_EQ(Site().Handle(Authed("/api/crop?confirmation=tok3")).status, 404);
+  // The crop: the parameter is not `token` (that one is the page URL's); a
+  // display that is no session is not captured (nor a desktop started for
+  // it); a confirmation with no box and no point names no place.
   EXPECT_EQ(Site().Handle(Authed("/api/crop")).status, 400);
+  EXPECT_EQ(Site().Handle(Authed("/api/crop?confirmation=tok3")).status, 503);
+  auto s90 = sessions_.Start(DesktopOptions{});
+  ASSERT_TRUE(s90.ok());
+  safety::Confirmation on90 = Held("tok4");
+  on90.token = "tok5";
+  on90.display = s90->display_name;
+  ASSERT_TRUE(services_.confirmations->Create(on90).ok());
+  EXPECT_EQ(Site().Handle(Authed("/api/crop?confirmation=tok5")).status, 404);
   // Decisions are audited, as `uiscope confirm` audits them.
   json audit = Body(Site().Handle(Authed("/api/audit?decision=rejected")));
   ASSERT_EQ(audit["entries"].size(), 1u);

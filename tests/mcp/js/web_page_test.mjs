@@ -23,7 +23,10 @@
 //     refusal and the app is untouched;
 //   - the audit view filtered by decision shows that refusal, only;
 //   - forget on the memory view removes the fixture's learned memory
-//     (`uiscope memory list` no longer has it).
+//     (`uiscope memory list` no longer has it);
+//   - the session view draws element boxes and the tree, finds, highlights;
+//   - with the fixture on deny_apps, its window is black on the page's
+//     screenshot (as in the agent's).
 // Screenshots of each page state are saved under the artifacts directory
 // printed at the start ($UISCOPE_TEST_ARTIFACTS, else a new temporary one,
 // kept). Prints one line per check and "N passed, N failed"; exit 1 on a
@@ -158,8 +161,8 @@ async function startFixture(fenv) {
 
 // `uiscope mcp --http 127.0.0.1:0 --token TOKEN` on `senv`'s desktop: its
 // base URL and the page's URL (with the page's own token) from stderr.
-async function startServer(senv) {
-  const child = spawn(uiscope, ['mcp', '--http', '127.0.0.1:0', '--token', TOKEN, '--config', cfg], {
+async function startServer(senv, config = cfg) {
+  const child = spawn(uiscope, ['mcp', '--http', '127.0.0.1:0', '--token', TOKEN, '--config', config], {
     env: senv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -467,6 +470,40 @@ async function main() {
     const tiles = await page.evaluate(() => [...document.querySelectorAll('.tile .caption')].map((c) => c.textContent));
     if (!tiles.some((t) => t.includes(FIXTURE_NAME))) throw new Error(`no tile names the fixture app: ${short(tiles)}`);
     return `${nodes} nodes, ${boxes} boxes; find "Login": ${match}; hover highlights ${hot}; ${actions} last actions`;
+  });
+
+  await check("a deny-listed app's window is black on the page's screenshot, as in the agent's", async () => {
+    const found = await call('find', { name: 'Login', role: 'button', app: FIXTURE_NAME });
+    const bounds = found.structuredContent?.matches?.[0]?.bounds;
+    if (!bounds) throw new Error(short(found));
+    const x = bounds.x + Math.floor(bounds.w / 2);
+    const y = bounds.y + Math.floor(bounds.h / 2);
+    // The pixel at (x, y) of the page's screenshot of session A, read in the page.
+    const pixel = (p) =>
+      p.evaluate(
+        async ([id, px, py]) => {
+          const r = await fetch(`/api/screenshot?session=${id}`);
+          if (!r.ok) return `HTTP ${r.status}`;
+          const bitmap = await createImageBitmap(await r.blob());
+          const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+          const ctx = canvas.getContext('2d');
+          ctx.drawImage(bitmap, 0, 0);
+          return [...ctx.getImageData(px, py, 1, 1).data.slice(0, 3)];
+        },
+        [a.id, x, y],
+      );
+    const shown = await pixel(page);
+    const denyCfg = path.join(stateDir, 'deny.json');
+    writeFileSync(denyCfg, JSON.stringify({ database: path.join(stateDir, 'deny.db'), deny_apps: [FIXTURE_NAME] }));
+    const denied = await startServer(aenv, denyCfg);
+    const other = await browser.newPage();
+    await other.goto(denied.pageUrl);
+    const hidden = await pixel(other);
+    await other.screenshot({ path: path.join(artifacts, '10-deny-listed-page.png') });
+    await other.close();
+    if (!Array.isArray(shown) || shown.every((v) => v === 0)) throw new Error(`without the deny list: ${short(shown)}`);
+    if (!Array.isArray(hidden) || hidden.some((v) => v !== 0)) throw new Error(`with the deny list: ${short(hidden)}`);
+    return `Login's centre (${x},${y}): rgb(${shown}) without the list, rgb(${hidden}) with it`;
   });
 
   if (errors.length) {
