@@ -217,7 +217,10 @@ struct HttpSession {
 class McpHttpEndpoint::Impl {
  public:
   Impl(const Server& server, HttpOptions options, bool loopback, std::shared_ptr<HttpSite> site)
-      : server_(server), options_(std::move(options)), loopback_(loopback), site_(std::move(site)) {}
+      : server_(server),
+        options_(std::move(options)),
+        loopback_(loopback),
+        site_(std::move(site)) {}
 
   HttpReply Handle(const HttpRequest& req) {
     if (req.path != "/mcp" || !options_.mcp) {

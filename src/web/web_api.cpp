@@ -29,7 +29,8 @@ std::string PercentDecode(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '+') {
       out += ' ';
-    } else if (s[i] == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 && HexValue(s[i + 2]) >= 0) {
+    } else if (s[i] == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 &&
+               HexValue(s[i + 2]) >= 0) {
       out += static_cast<char>(HexValue(s[i + 1]) * 16 + HexValue(s[i + 2]));
       i += 2;
     } else {
@@ -81,8 +82,8 @@ mcp::HttpReply JsonOk(const json& body) {
 }
 
 mcp::HttpReply JsonError(const Error& error) {
-  mcp::HttpReply r = JsonOk(json{{"error", error.message},
-                                 {"code", std::string(ErrorCodeName(error.code))}});
+  mcp::HttpReply r =
+      JsonOk(json{{"error", error.message}, {"code", std::string(ErrorCodeName(error.code))}});
   switch (error.code) {
     case ErrorCode::kInvalidArgument:
       r.status = 400;
@@ -110,8 +111,7 @@ mcp::HttpReply JsonError(const Error& error) {
 
 namespace {
 Error Missing(const char* what) {
-  return MakeError(ErrorCode::kUnavailable,
-                   std::string(what) + " is not available in this server");
+  return MakeError(ErrorCode::kUnavailable, std::string(what) + " is not available in this server");
 }
 }  // namespace
 
@@ -184,10 +184,10 @@ mcp::HttpReply WebApi::Tiles() {
   // transport's call threads all busy).
   if (tile_streams_.fetch_add(1) >= options_.max_tile_streams) {
     tile_streams_.fetch_sub(1);
-    mcp::HttpReply busy = JsonError(MakeError(
-        ErrorCode::kUnavailable, "too many open session walls (" +
-                                     std::to_string(options_.max_tile_streams) +
-                                     "); close one in another tab or window"));
+    mcp::HttpReply busy =
+        JsonError(MakeError(ErrorCode::kUnavailable, "too many open session walls (" +
+                                                         std::to_string(options_.max_tile_streams) +
+                                                         "); close one in another tab or window"));
     busy.headers.emplace_back("Retry-After", "5");
     return busy;
   }
@@ -366,8 +366,8 @@ mcp::HttpReply WebApi::Crop(const Query& q) {
   }
   const char* env_display = std::getenv("DISPLAY");
   if (!known && !(env_display != nullptr && c->display == env_display)) {
-    return JsonError(MakeError(ErrorCode::kUnavailable,
-                               "display " + c->display + " is not a uiscope session"));
+    return JsonError(
+        MakeError(ErrorCode::kUnavailable, "display " + c->display + " is not a uiscope session"));
   }
   std::vector<CropBox> boxes;
   // An ambiguous name: every candidate, numbered as the page lists them.
@@ -390,7 +390,8 @@ mcp::HttpReply WebApi::Crop(const Query& q) {
   // An element ID: its box in the session's tree now.
   std::string id;
   for (const char* k : {"id", "target"}) {
-    if (args.is_object() && args.contains(k) && args[k].is_string()) id = args[k].get<std::string>();
+    if (args.is_object() && args.contains(k) && args[k].is_string())
+      id = args[k].get<std::string>();
   }
   if (boxes.empty() && !id.empty() && services_.workspace != nullptr) {
     if (auto lease = services_.workspace->Acquire(session); lease.ok()) {
@@ -435,9 +436,9 @@ mcp::HttpReply WebApi::Decide(const json& body) {
     if (!scope.ok()) return JsonError(scope.error());
     grant = *scope;
   }
-  auto decided = safety::DecideConfirmation(
-      *services_.confirmations, services_.audit.get(), body["token"].get<std::string>(),
-      decision == "approve", "a person, on the web page", UnixNowMs(), grant);
+  auto decided = safety::DecideConfirmation(*services_.confirmations, services_.audit.get(),
+                                            body["token"].get<std::string>(), decision == "approve",
+                                            "a person, on the web page", UnixNowMs(), grant);
   if (!decided.ok()) return JsonError(decided.error());
   return JsonOk(safety::ConfirmationToJson(*decided));
 }
@@ -460,9 +461,8 @@ mcp::HttpReply WebApi::Audit(const Query& q) {
   if (!get("limit").empty()) {
     const std::string l = get("limit");
     if (l.size() > 6 || l.find_first_not_of("0123456789") != std::string::npos || l == "0") {
-      return JsonError(MakeError(ErrorCode::kInvalidArgument,
-                                 "limit must be a number from 1 to " +
-                                     std::to_string(kMaxAuditLimit)));
+      return JsonError(MakeError(ErrorCode::kInvalidArgument, "limit must be a number from 1 to " +
+                                                                  std::to_string(kMaxAuditLimit)));
     }
     limit = std::min(std::stoi(l), kMaxAuditLimit);
   }

@@ -129,14 +129,16 @@ class WebSite::Impl {
     }
     if (given != query.end()) {
       if (req.path != "/" || req.method != "GET") {
-        return Refuse(400, "the token goes only in the page's URL (/?token=...); the page "
-                           "then keeps it in a cookie");
+        return Refuse(400,
+                      "the token goes only in the page's URL (/?token=...); the page "
+                      "then keeps it in a cookie");
       }
       if (!mcp::TokenMatches(given->second, options_.token)) return Unauthorized(req);
       if (!WebSite::IsPageSafeToken(options_.token)) {
-        return Refuse(400, "this server's token has characters a cookie cannot carry; start it "
-                           "with a token of letters, digits and - . _ ~ (or none: `uiscope web` "
-                           "makes one)");
+        return Refuse(400,
+                      "this server's token has characters a cookie cannot carry; start it "
+                      "with a token of letters, digits and - . _ ~ (or none: `uiscope web` "
+                      "makes one)");
       }
       return Redirect(req, options_.token);
     }
@@ -156,8 +158,8 @@ class WebSite::Impl {
     r.status = 303;
     r.headers.emplace_back("Location", "/");
     if (!token.empty()) {
-      r.headers.emplace_back("Set-Cookie", CookieName(req) + "=" + token +
-                                               "; Path=/; HttpOnly; SameSite=Strict");
+      r.headers.emplace_back("Set-Cookie",
+                             CookieName(req) + "=" + token + "; Path=/; HttpOnly; SameSite=Strict");
     }
     return r;
   }
@@ -168,9 +170,10 @@ class WebSite::Impl {
     r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"uiscope\"");
     if (req.path.rfind("/api/", 0) == 0) {
       r.content_type = "application/json";
-      r.body = mcp::DumpMessage(
-          json{{"error", "unauthorized: open the URL `uiscope web` printed (it carries the "
-                         "token), or send `Authorization: Bearer TOKEN`"}});
+      r.body =
+          mcp::DumpMessage(json{{"error",
+                                 "unauthorized: open the URL `uiscope web` printed (it carries the "
+                                 "token), or send `Authorization: Bearer TOKEN`"}});
     } else {
       r.content_type = "text/html; charset=utf-8";
       r.body =
@@ -233,7 +236,8 @@ HttpReply WebSite::Handle(const HttpRequest& request) {
     return impl_->Handle(request);
   } catch (const std::exception& e) {
     (void)e;
-    return JsonError(MakeError(ErrorCode::kInternal, "internal error: the request could not be handled"));
+    return JsonError(
+        MakeError(ErrorCode::kInternal, "internal error: the request could not be handled"));
   }
 }
 

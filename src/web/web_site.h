@@ -87,7 +87,7 @@ struct WebOptions {
 // page say it is unavailable.
 struct WebServices {
   std::shared_ptr<safety::ConfirmationStore> confirmations;
-  std::shared_ptr<memory::AuditLog> audit;    // also records decisions
+  std::shared_ptr<memory::AuditLog> audit;  // also records decisions
   std::shared_ptr<memory::TargetStore> memory;
   SessionControl* sessions = nullptr;
   Workspace* workspace = nullptr;  // trees (session view, a held target's box)

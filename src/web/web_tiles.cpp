@@ -140,8 +140,8 @@ Result<std::string> CropPng(const std::string& display, const std::vector<CropBo
   BlackOut(frame->image, {frame->region.x, frame->region.y}, masks);
   std::vector<MarkToDraw> marks;
   for (const CropBox& b : boxes) {
-    marks.push_back({Rect{b.box.x - frame->region.x, b.box.y - frame->region.y, b.box.w, b.box.h},
-                     b.label});
+    marks.push_back(
+        {Rect{b.box.x - frame->region.x, b.box.y - frame->region.y, b.box.w, b.box.h}, b.label});
   }
   DrawMarks(frame->image, marks);
   return EncodePng(frame->image);

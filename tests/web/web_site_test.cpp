@@ -132,8 +132,7 @@ TEST_F(WebSiteTest, TheTokenInThePageUrlBecomesACookieAndLeavesTheUrl) {
   EXPECT_EQ(page.status, 200);
   EXPECT_EQ(page.content_type.rfind("text/html", 0), 0u);
   EXPECT_NE(page.body.find("/app.js"), std::string::npos);
-  EXPECT_NE(HeaderOf(page, "Content-Security-Policy").find("script-src 'self'"),
-            std::string::npos);
+  EXPECT_NE(HeaderOf(page, "Content-Security-Policy").find("script-src 'self'"), std::string::npos);
   EXPECT_EQ(HeaderOf(page, "X-Frame-Options"), "DENY");
   EXPECT_EQ(Site().Handle(Get("/", {{"Authorization", std::string("Bearer ") + kToken}})).status,
             200);
@@ -171,7 +170,8 @@ TEST_F(WebSiteTest, RefusesForeignOriginsHostsAndCrossSiteRequests) {
 
 TEST_F(WebSiteTest, PostsNeedTheirHeaderAndJson) {
   Held("tok1");
-  EXPECT_EQ(Site().Handle(Post("/api/decide", {{"token", "tok1"}, {"decision", "approve"}}, false))
+  EXPECT_EQ(Site()
+                .Handle(Post("/api/decide", {{"token", "tok1"}, {"decision", "approve"}}, false))
                 .status,
             403);
   HttpRequest form = Post("/api/decide", {{"token", "tok1"}, {"decision", "approve"}});
@@ -199,7 +199,8 @@ TEST_F(WebSiteTest, ListsPendingConfirmationsAndDecidesThem) {
   EXPECT_EQ(items[0]["grantable"], false);
   EXPECT_EQ(items[1]["grantable"], true);
 
-  HttpReply approved = Site().Handle(Post("/api/decide", {{"token", "tok1"}, {"decision", "approve"}}));
+  HttpReply approved =
+      Site().Handle(Post("/api/decide", {{"token", "tok1"}, {"decision", "approve"}}));
   ASSERT_EQ(approved.status, 200) << approved.body;
   auto c = services_.confirmations->Get("tok1", UnixNowMs());
   ASSERT_TRUE(c.ok());
@@ -209,8 +210,9 @@ TEST_F(WebSiteTest, ListsPendingConfirmationsAndDecidesThem) {
   EXPECT_EQ(Site().Handle(Post("/api/decide", {{"token", "tok1"}, {"decision", "deny"}})).status,
             409);
   // Only a grantable hold takes a grant; a bad one is refused, nothing decided.
-  EXPECT_EQ(Site().Handle(Post("/api/decide", {{"token", "tok2"}, {"decision", "approve"},
-                                               {"grant", "forever"}}))
+  EXPECT_EQ(Site()
+                .Handle(Post("/api/decide",
+                             {{"token", "tok2"}, {"decision", "approve"}, {"grant", "forever"}}))
                 .status,
             400);
   HttpReply granted = Site().Handle(

@@ -425,8 +425,8 @@ int main(int argc, char** argv) {
       ->envname("UISCOPE_MCP_TOKEN");
   mcp_cmd
       ->add_option("--page-token", mcp_options.page_token,
-                    "HTTP: the web page's own token (default: a new random one, printed in the "
-                    "page's URL on stderr); never the MCP token, so an agent cannot open it")
+                   "HTTP: the web page's own token (default: a new random one, printed in the "
+                   "page's URL on stderr); never the MCP token, so an agent cannot open it")
       ->envname("UISCOPE_PAGE_TOKEN");
   mcp_cmd->add_option("--allow-origin", mcp_options.allowed_origins,
                       "also accept requests from this browser Origin (repeatable)");
@@ -559,8 +559,7 @@ int main(int argc, char** argv) {
     web_options.display = g.display;
     web_options.config_path = g.config;
     web_options.http = true;
-    if (!web_options.page_token.empty() &&
-        !web::WebSite::IsPageSafeToken(web_options.page_token)) {
+    if (!web_options.page_token.empty() && !web::WebSite::IsPageSafeToken(web_options.page_token)) {
       return Fail(g, MakeError(ErrorCode::kInvalidArgument,
                                "--token: the page's URL and cookie carry it, so use letters, "
                                "digits and - . _ ~ only (or leave it out for a random one)"));

@@ -62,7 +62,11 @@ function confirmationCard(c) {
   const decide = async (decision, grant) => {
     try {
       await postJson('/api/decide', { token: c.token, decision, grant });
+      // Keep the keyboard where it was: on the next held action, else the heading.
+      const had = card.contains(document.activeElement);
+      const next = card.nextElementSibling?.matches('article') ? card.nextElementSibling : card.previousElementSibling;
       card.remove();
+      if (had) (next?.querySelector('button') || $('#h-confirm')).focus();
       announce(`${decision === 'approve' ? 'Approved' : 'Denied'}: ${title}`);
       refreshConfirmations();
     } catch (e) {
@@ -109,7 +113,7 @@ function confirmationCard(c) {
 }
 
 function announce(text) {
-  $('#confirm-list').setAttribute('data-last', text);
+  $('#announce').textContent = text;
 }
 
 async function refreshConfirmations() {
