@@ -10,6 +10,9 @@
 #include <filesystem>
 
 #include "core/clock.h"
+#include "mcp/http_site.h"
+#include "mcp/server.h"
+#include "mcp/tool_registry.h"
 #include "memory/state_db.h"
 #include "safety/policy_gate.h"
 #include "support/fake_sessions.h"
@@ -348,6 +351,43 @@ TEST_F(WebSiteTest, ATokenACookieCannotCarryIsNotSetAsOne) {
   HttpReply r = Site().Handle(Get("/?token=semi%3Bcolon"));
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(HeaderOf(r, "Set-Cookie"), "");
+}
+
+// The endpoint's hook (mcp/http_site.h): every path but /mcp goes to the
+// site; with HttpOptions::mcp false (`uiscope web`), /mcp is 404 and never
+// reaches the site either.
+class CountingSite final : public mcp::HttpSite {
+ public:
+  HttpReply Handle(const HttpRequest&) override {
+    ++calls;
+    HttpReply r;
+    r.status = 299;
+    return r;
+  }
+  int calls = 0;
+};
+
+TEST(WebEndpointTest, TheSiteServesEveryPathButMcp) {
+  mcp::ToolRegistry tools;
+  mcp::ServerOptions so;
+  so.tools_inline = true;
+  mcp::Server server(tools, so);
+  auto site = std::make_shared<CountingSite>();
+  mcp::HttpOptions options;
+  mcp::McpHttpEndpoint with_mcp(server, options, true, site);
+  EXPECT_EQ(with_mcp.Handle(Get("/"), {}).status, 299);
+  EXPECT_EQ(with_mcp.Handle(Get("/api/x?y=1"), {}).status, 299);
+  EXPECT_EQ(site->calls, 2);
+  // /mcp is the MCP endpoint's: a GET without a session is its refusal.
+  EXPECT_NE(with_mcp.Handle(Get("/mcp"), {}).status, 299);
+  EXPECT_EQ(site->calls, 2);
+  options.mcp = false;
+  mcp::McpHttpEndpoint page_only(server, options, true, site);
+  EXPECT_EQ(page_only.Handle(Get("/mcp"), {}).status, 404);
+  EXPECT_EQ(page_only.Handle(Get("/"), {}).status, 299);
+  EXPECT_EQ(site->calls, 3);
+  mcp::McpHttpEndpoint no_site(server, mcp::HttpOptions{}, true);
+  EXPECT_EQ(no_site.Handle(Get("/"), {}).status, 404);
 }
 
 TEST(WebAssetsTest, ThePageIsSmallAndSelfContained) {

@@ -331,8 +331,17 @@ async function main() {
     const va = await tileVersion(a.id);
     const vb = await tileVersion(b.id);
     await ask('set-email tile@example.org');
-    await sleep(800); // that change is not the click's
-    const va2 = await tileVersion(a.id);
+    // That change is not the click's: wait until A's tile has shown it and
+    // stays the same for 750 ms (three ticks).
+    let va2 = await tileVersion(a.id);
+    for (let stable = Date.now(); Date.now() - stable < 750; ) {
+      await sleep(50);
+      const v = await tileVersion(a.id);
+      if (v !== va2) {
+        va2 = v;
+        stable = Date.now();
+      }
+    }
     const start = Date.now();
     const res = await call('click', { name: 'Login', role: 'button', app: FIXTURE_NAME, settle_ms: 0 });
     const t0 = Date.now();
