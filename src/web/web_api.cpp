@@ -117,7 +117,7 @@ Error Missing(const char* what) {
 
 // --- Sessions and pixels -------------------------------------------------------
 
-mcp::HttpReply WebApi::Sessions() {
+mcp::HttpReply WebApi::Sessions(const Query&) {
   if (services_.sessions == nullptr) return JsonError(Missing("the session registry"));
   auto list = services_.sessions->List();
   if (!list.ok()) return JsonError(list.error());
@@ -178,7 +178,7 @@ Result<std::vector<Rect>> WebApi::HiddenAreas(const std::string& id) {
   return hidden.Regions(display.TopLevels(), display.StackingOrder());
 }
 
-mcp::HttpReply WebApi::Tiles() {
+mcp::HttpReply WebApi::Tiles(const Query&) {
   if (services_.sessions == nullptr) return JsonError(Missing("the session registry"));
   // Counted from here until the stream ends (or is dropped unrun: the
   // transport's call threads all busy).
@@ -296,7 +296,7 @@ mcp::HttpReply WebApi::Tree(const Query& q) {
 
 // --- Confirmations -------------------------------------------------------------
 
-mcp::HttpReply WebApi::Confirmations() {
+mcp::HttpReply WebApi::Confirmations(const Query&) {
   if (!services_.confirmations) return JsonError(Missing("the confirmation store"));
   const int64_t now = UnixNowMs();
   auto list = services_.confirmations->List(/*pending_only=*/true, 0, now);

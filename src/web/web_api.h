@@ -25,17 +25,19 @@ Query ParseQuery(std::string_view query);
 mcp::HttpReply JsonOk(const nlohmann::json& body);
 mcp::HttpReply JsonError(const Error& error);
 
+// Each GET handler takes the query (used or not) and each POST handler the
+// body, so that the site routes them from one table.
 class WebApi {
  public:
   WebApi(WebOptions options, WebServices services)
       : options_(std::move(options)), services_(std::move(services)) {}
 
-  mcp::HttpReply Sessions();
-  mcp::HttpReply Tiles();  // the event stream
+  mcp::HttpReply Sessions(const Query& q);
+  mcp::HttpReply Tiles(const Query& q);  // the event stream
   mcp::HttpReply TileImage(const Query& q);
   mcp::HttpReply Screenshot(const Query& q);
   mcp::HttpReply Tree(const Query& q);
-  mcp::HttpReply Confirmations();
+  mcp::HttpReply Confirmations(const Query& q);
   mcp::HttpReply Crop(const Query& q);
   mcp::HttpReply Decide(const nlohmann::json& body);
   mcp::HttpReply Audit(const Query& q);

@@ -76,7 +76,14 @@ class WebSite::Impl {
 
   HttpReply Handle(const HttpRequest& req) {
     HttpReply reply;
-    if (auto refusal = Screen(req)) {
+    if (!IsRoute(req.path)) {
+      // What is not the page's is 404 before any credential is asked for:
+      // the routes are no secret, and a client that took the wrong path
+      // (POST /not-mcp) gets the answer /mcp's neighbours always gave.
+      reply = JsonError(MakeError(ErrorCode::kNotFound, "not found: " + req.path +
+                                                            " (the MCP endpoint is /mcp, the "
+                                                            "web page /)"));
+    } else if (auto refusal = Screen(req)) {
       reply = std::move(*refusal);
     } else {
       reply = Route(req);
@@ -201,8 +208,9 @@ class WebSite::Impl {
       } catch (const std::exception&) {
         return JsonError(MakeError(ErrorCode::kInvalidArgument, "the body is not valid JSON"));
       }
-      if (req.path == "/api/decide") return api_.Decide(body);
-      if (req.path == "/api/forget") return api_.Forget(body);
+      for (const PostRoute& r : kPostRoutes) {
+        if (r.path == req.path) return (api_.*r.handler)(body);
+      }
       return JsonError(MakeError(ErrorCode::kNotFound, "no POST " + req.path));
     }
     if (const WebAsset* asset = FindWebAsset(req.path)) {
@@ -211,16 +219,42 @@ class WebSite::Impl {
       r.body = std::string(asset->body);
       return r;
     }
-    if (req.path == "/api/sessions") return api_.Sessions();
-    if (req.path == "/api/tiles") return api_.Tiles();
-    if (req.path == "/api/tile") return api_.TileImage(query);
-    if (req.path == "/api/screenshot") return api_.Screenshot(query);
-    if (req.path == "/api/tree") return api_.Tree(query);
-    if (req.path == "/api/confirmations") return api_.Confirmations();
-    if (req.path == "/api/crop") return api_.Crop(query);
-    if (req.path == "/api/audit") return api_.Audit(query);
-    if (req.path == "/api/memory") return api_.Memory(query);
-    return JsonError(MakeError(ErrorCode::kNotFound, "not found: " + req.path));
+    for (const GetRoute& r : kGetRoutes) {
+      if (r.path == req.path) return (api_.*r.handler)(query);
+    }
+    return JsonError(MakeError(ErrorCode::kNotFound, "no GET " + req.path));
+  }
+
+  // The API, in one place (web_site.h lists what each does).
+  struct GetRoute {
+    std::string_view path;
+    HttpReply (WebApi::*handler)(const Query&);
+  };
+  struct PostRoute {
+    std::string_view path;
+    HttpReply (WebApi::*handler)(const json&);
+  };
+  static constexpr GetRoute kGetRoutes[] = {
+      {"/api/sessions", &WebApi::Sessions}, {"/api/tiles", &WebApi::Tiles},
+      {"/api/tile", &WebApi::TileImage},    {"/api/screenshot", &WebApi::Screenshot},
+      {"/api/tree", &WebApi::Tree},         {"/api/confirmations", &WebApi::Confirmations},
+      {"/api/crop", &WebApi::Crop},         {"/api/audit", &WebApi::Audit},
+      {"/api/memory", &WebApi::Memory},
+  };
+  static constexpr PostRoute kPostRoutes[] = {
+      {"/api/decide", &WebApi::Decide},
+      {"/api/forget", &WebApi::Forget},
+  };
+
+  static bool IsRoute(std::string_view path) {
+    if (FindWebAsset(path) != nullptr) return true;
+    for (const GetRoute& r : kGetRoutes) {
+      if (r.path == path) return true;
+    }
+    for (const PostRoute& r : kPostRoutes) {
+      if (r.path == path) return true;
+    }
+    return false;
   }
 
   WebOptions options_;

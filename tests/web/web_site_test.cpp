@@ -120,6 +120,9 @@ TEST_F(WebSiteTest, RefusesEveryPathWithoutTheToken) {
   EXPECT_EQ(Site().Handle(Get("/", {{"Cookie", std::string("uiscope_9999=") + kToken}})).status,
             401);
   EXPECT_EQ(Site().Handle(Get("/?token=wrong")).status, 401);
+  // What is no route of the page is 404, token or not.
+  EXPECT_EQ(Site().Handle(Get("/not-mcp")).status, 404);
+  EXPECT_EQ(Site().Handle(Authed("/api/nope")).status, 404);
 }
 
 TEST_F(WebSiteTest, TheTokenInThePageUrlBecomesACookieAndLeavesTheUrl) {
