@@ -160,8 +160,22 @@ async function loadSessions() {
       wall.append(tile);
     }
     tile.querySelector('.caption').textContent = caption;
+    showTile(s.id);
   }
   if (!data.sessions.length) wall.replaceChildren(el('p', { class: 'hint' }, 'No sessions: start one with `uiscope session start`.'));
+}
+
+const tileVersions = new Map();  // session -> the latest version of its image
+// Points the session's tile at its latest image; false when it has no tile yet.
+function showTile(session) {
+  const img = document.querySelector(`.tile[data-session="${CSS.escape(session)}"] img`);
+  if (!img) return false;
+  const v = tileVersions.get(session);
+  if (v !== undefined && img.dataset.version !== String(v)) {
+    img.src = `/api/tile?session=${encodeURIComponent(session)}&v=${v}`;
+    img.dataset.version = v;
+  }
+  return true;
 }
 
 function watchTiles() {
@@ -170,13 +184,10 @@ function watchTiles() {
     const m = JSON.parse(ev.data);
     if (m.type === 'sessions') loadSessions();
     if (m.type === 'tile') {
-      const img = document.querySelector(`.tile[data-session="${CSS.escape(m.session)}"] img`);
-      if (img) {
-        img.src = `/api/tile?session=${encodeURIComponent(m.session)}&v=${m.version}`;
-        img.dataset.version = m.version;
-      } else {
-        loadSessions();
-      }
+      // Kept, so that a tile drawn later (the session list arrives after
+      // its first image) shows it: an unchanged screen sends no other.
+      tileVersions.set(m.session, m.version);
+      if (!showTile(m.session)) loadSessions();
     }
     if (m.type === 'stats') $('#tile-stats').textContent = `server CPU per unchanged tile: ${m.unchanged_tile_cpu_ms.toFixed(2)} ms`;
   };
