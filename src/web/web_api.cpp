@@ -47,8 +47,6 @@ mcp::HttpReply Binary(std::string content_type, std::string bytes) {
   return r;
 }
 
-std::string Lower(std::string_view s) { return AsciiLower(s); }
-
 // How many audit entries a page shows at most.
 constexpr int kDefaultAuditLimit = 200;
 constexpr int kMaxAuditLimit = 5000;
@@ -466,7 +464,7 @@ mcp::HttpReply WebApi::Audit(const Query& q) {
     }
     limit = std::min(std::stoi(l), kMaxAuditLimit);
   }
-  const std::string app = Lower(get("app"));
+  const std::string app = AsciiLower(get("app"));
   const std::string session = get("session");
   // An action on a session's display counts as the session's also when the
   // agent reached it as its default desktop (no session ID in the entry).
@@ -481,7 +479,7 @@ mcp::HttpReply WebApi::Audit(const Query& q) {
   if (!entries.ok()) return JsonError(entries.error());
   json out = json::array();
   for (const auto& e : *entries) {
-    if (!app.empty() && Lower(e.app) != app) continue;
+    if (!app.empty() && AsciiLower(e.app) != app) continue;
     if (!session.empty() && e.session != session &&
         (session_display.empty() || e.display != session_display)) {
       continue;
