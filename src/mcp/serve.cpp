@@ -190,6 +190,7 @@ int Serve(const ServeOptions& options) {
   web_services.memory = store;
   web_services.sessions = sessions.get();
   web_services.workspace = &workspace;
+  web_services.hides_apps = !config->deny_apps.empty();
   auto site = std::make_shared<web::WebSite>(web_options, web_services);
   auto transport = HttpTransport::Start(server, http, site);
   if (!transport.ok()) {

@@ -165,7 +165,7 @@ Result<std::string> WebApi::DisplayOf(const std::string& id) {
 
 Result<std::vector<Rect>> WebApi::HiddenAreas(const std::string& id) {
   // Without a workspace nothing is observed, so nothing is hidden either.
-  if (services_.workspace == nullptr) return std::vector<Rect>{};
+  if (services_.workspace == nullptr || !services_.hides_apps) return std::vector<Rect>{};
   auto lease = services_.workspace->Acquire(id);
   if (!lease.ok()) return lease.error();
   if (lease->observer == nullptr) return std::vector<Rect>{};

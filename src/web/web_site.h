@@ -91,6 +91,9 @@ struct WebServices {
   std::shared_ptr<memory::TargetStore> memory;
   SessionControl* sessions = nullptr;
   Workspace* workspace = nullptr;  // trees (session view, a held target's box)
+  // The policy hides apps (deny_apps): their windows are blacked out, which
+  // needs the desktop's lease. False skips that (no lease on the tile path).
+  bool hides_apps = true;
 };
 
 class WebSite final : public mcp::HttpSite {
