@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/ascii.h"
+#include "mcp/http_site.h"
 
 namespace uiscope::mcp {
 namespace {
@@ -42,12 +43,6 @@ std::string NewSessionId() {
   std::snprintf(buf, sizeof(buf), "%016llx%016llx", static_cast<unsigned long long>(rng()),
                 static_cast<unsigned long long>(rng()));
   return buf;
-}
-
-bool ConstantTimeEquals(std::string_view a, std::string_view b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (size_t i = 0; i < a.size(); ++i) diff |= a[i] ^ (i < b.size() ? b[i] : 0);
-  return diff == 0;
 }
 
 bool Accepts(const HttpRequest& req, std::string_view type) {
@@ -142,6 +137,27 @@ bool IsLoopbackHost(std::string_view host_and_port) {
   return host.rfind("127.", 0) == 0 && host.find_first_not_of("0123456789.") == std::string::npos;
 }
 
+bool TokenMatches(std::string_view a, std::string_view b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < a.size(); ++i) diff |= a[i] ^ (i < b.size() ? b[i] : 0);
+  return diff == 0;
+}
+
+bool IsAllowedOrigin(std::string_view origin, const std::vector<std::string>& allowed_origins) {
+  const std::string lower = AsciiLower(origin);
+  for (const auto& allowed : allowed_origins) {
+    if (AsciiLower(allowed) == lower) return true;
+  }
+  for (const char* scheme : {"http://", "https://"}) {
+    if (lower.rfind(scheme, 0) == 0) {
+      std::string rest = lower.substr(std::string_view(scheme).size());
+      if (rest.find('/') != std::string::npos) return false;
+      return IsLoopbackHost(rest);
+    }
+  }
+  return false;
+}
+
 // --- EventStream -------------------------------------------------------------
 
 void HttpReply::EventStream::End() {
@@ -200,11 +216,17 @@ struct HttpSession {
 
 class McpHttpEndpoint::Impl {
  public:
-  Impl(const Server& server, HttpOptions options, bool loopback)
-      : server_(server), options_(std::move(options)), loopback_(loopback) {}
+  Impl(const Server& server, HttpOptions options, bool loopback, std::shared_ptr<HttpSite> site)
+      : server_(server),
+        options_(std::move(options)),
+        loopback_(loopback),
+        site_(std::move(site)) {}
 
   HttpReply Handle(const HttpRequest& req) {
-    if (req.path != "/mcp") return Refuse(404, "not found: the MCP endpoint is /mcp");
+    if (req.path != "/mcp" || !options_.mcp) {
+      if (site_ && req.path != "/mcp") return site_->Handle(req);
+      return Refuse(404, "not found: the MCP endpoint is /mcp");
+    }
     if (auto refusal = Screen(req)) return std::move(*refusal);
     HttpReply reply;
     if (req.method == "POST") {
@@ -260,7 +282,7 @@ class McpHttpEndpoint::Impl {
   std::optional<HttpReply> Screen(const HttpRequest& req) {
     if (req.HasHeader("Origin")) {
       const std::string origin(req.Header("Origin"));
-      if (!OriginAllowed(origin)) {
+      if (!IsAllowedOrigin(origin, options_.allowed_origins)) {
         return Refuse(403, "forbidden: Origin " + origin +
                                " is not a local origin (DNS rebinding protection); allow it "
                                "with --allow-origin");
@@ -276,7 +298,7 @@ class McpHttpEndpoint::Impl {
       const std::string auth(req.Header("Authorization"));
       const std::string prefix = "Bearer ";
       if (auth.size() <= prefix.size() || AsciiLower(auth.substr(0, prefix.size())) != "bearer " ||
-          !ConstantTimeEquals(std::string_view(auth).substr(prefix.size()), options_.token)) {
+          !TokenMatches(std::string_view(auth).substr(prefix.size()), options_.token)) {
         HttpReply r =
             Refuse(401, "unauthorized: send the server's token as `Authorization: Bearer TOKEN`");
         r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"uiscope\"");
@@ -284,21 +306,6 @@ class McpHttpEndpoint::Impl {
       }
     }
     return std::nullopt;
-  }
-
-  bool OriginAllowed(const std::string& origin) const {
-    for (const auto& allowed : options_.allowed_origins) {
-      if (AsciiLower(allowed) == AsciiLower(origin)) return true;
-    }
-    const std::string lower = AsciiLower(origin);
-    for (const char* scheme : {"http://", "https://"}) {
-      if (lower.rfind(scheme, 0) == 0) {
-        std::string rest = lower.substr(std::string_view(scheme).size());
-        if (rest.find('/') != std::string::npos) return false;
-        return IsLoopbackHost(rest);
-      }
-    }
-    return false;
   }
 
   // The session named by the request's header, or a refusal. With `hold`,
@@ -563,6 +570,7 @@ class McpHttpEndpoint::Impl {
   const Server& server_;
   HttpOptions options_;
   bool loopback_;
+  std::shared_ptr<HttpSite> site_;
 
   std::mutex mutex_;
   bool ended_all_ = false;
@@ -570,8 +578,9 @@ class McpHttpEndpoint::Impl {
   std::map<std::string, int> per_client_;  // sessions per ClientKey
 };
 
-McpHttpEndpoint::McpHttpEndpoint(const Server& server, HttpOptions options, bool loopback)
-    : impl_(std::make_unique<Impl>(server, std::move(options), loopback)) {}
+McpHttpEndpoint::McpHttpEndpoint(const Server& server, HttpOptions options, bool loopback,
+                                 std::shared_ptr<HttpSite> site)
+    : impl_(std::make_unique<Impl>(server, std::move(options), loopback, std::move(site))) {}
 McpHttpEndpoint::~McpHttpEndpoint() { EndAll(); }
 
 HttpReply McpHttpEndpoint::Handle(const HttpRequest& request, const HttpPeer&) {

@@ -47,6 +47,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mcp/http_options.h"
 #include "mcp/http_request.h"
@@ -91,6 +92,8 @@ class HttpReply::EventStream {
   std::function<void()> on_closed_;
 };
 
+class HttpSite;  // mcp/http_site.h
+
 // Who sent a request, as the transport saw it.
 struct HttpPeer {
   std::string address;  // "127.0.0.1:53312"
@@ -104,7 +107,9 @@ class McpHttpEndpoint {
  public:
   // `loopback`: the server listens on a loopback address, so the Host header
   // must name one too.
-  McpHttpEndpoint(const Server& server, HttpOptions options, bool loopback);
+  // `site`, when set, serves every path but /mcp (mcp/http_site.h).
+  McpHttpEndpoint(const Server& server, HttpOptions options, bool loopback,
+                  std::shared_ptr<HttpSite> site = nullptr);
   ~McpHttpEndpoint();
   HttpReply Handle(const HttpRequest& request, const HttpPeer& peer);
   // A reply for a request the parser refused (status 400, 413, 431, ...).
@@ -121,5 +126,12 @@ class McpHttpEndpoint {
 // True for a loopback host name: localhost, 127.x.y.z, ::1 (brackets and a
 // port allowed: "[::1]:8080", "localhost:3000").
 bool IsLoopbackHost(std::string_view host_and_port);
+
+// The Origin rule of /mcp: a loopback http(s) origin, or one of `allowed`
+// (compared case-insensitively).
+bool IsAllowedOrigin(std::string_view origin, const std::vector<std::string>& allowed);
+
+// `given` equals `token`, in time that does not depend on where they differ.
+bool TokenMatches(std::string_view given, std::string_view token);
 
 }  // namespace uiscope::mcp

@@ -5,7 +5,8 @@
 namespace uiscope::mcp {
 
 Result<std::unique_ptr<HttpTransport>> HttpTransport::Start(const Server& server,
-                                                            HttpOptions options) {
+                                                            HttpOptions options,
+                                                            std::shared_ptr<HttpSite> site) {
   if (!server.options().tools_inline) {
     return MakeError(ErrorCode::kInternal,
                      "the HTTP transport needs a Server with tools_inline set");
@@ -14,7 +15,8 @@ Result<std::unique_ptr<HttpTransport>> HttpTransport::Start(const Server& server
     return MakeError(ErrorCode::kInvalidArgument,
                      "invalid listen host \"" + options.host + "\" (e.g. 127.0.0.1)");
   }
-  auto endpoint = std::make_unique<McpHttpEndpoint>(server, options, IsLoopbackHost(options.host));
+  auto endpoint = std::make_unique<McpHttpEndpoint>(server, options, IsLoopbackHost(options.host),
+                                                    std::move(site));
   auto http = HttpServer::Start(*endpoint, std::move(options));
   if (!http.ok()) return http.error();
   return std::unique_ptr<HttpTransport>(new HttpTransport(std::move(endpoint), std::move(*http)));

@@ -32,8 +32,10 @@ class HttpTransport {
  public:
   // Binds and starts serving on a background thread. Unavailable when the
   // address cannot be bound; InvalidArgument for a malformed host.
-  // `server` must have tools_inline set and outlive the transport.
-  static Result<std::unique_ptr<HttpTransport>> Start(const Server& server, HttpOptions options);
+  // `server` must have tools_inline set and outlive the transport. `site`,
+  // when set, serves every path but /mcp (the web page, mcp/http_site.h).
+  static Result<std::unique_ptr<HttpTransport>> Start(const Server& server, HttpOptions options,
+                                                      std::shared_ptr<HttpSite> site = nullptr);
 
   ~HttpTransport();  // Stop()
 

@@ -15,6 +15,7 @@
 #include "mcp/tools/memory_tools.h"
 #include "mcp/tools/tools.h"
 #include "memory/safety_store.h"
+#include "web/web_site.h"
 
 namespace uiscope::mcp {
 namespace {
@@ -169,6 +170,7 @@ int Serve(const ServeOptions& options) {
   http.host = options.http_host;
   http.port = options.http_port;
   http.token = options.token;
+  http.mcp = !options.web;
   http.allowed_origins = options.allowed_origins;
   http.max_message_bytes = options.max_message_bytes;
   if (options.max_connections > 0) http.max_connections = options.max_connections;
@@ -176,7 +178,21 @@ int Serve(const ServeOptions& options) {
   if (options.max_sessions_per_client > 0) {
     http.max_sessions_per_client = options.max_sessions_per_client;
   }
-  auto transport = HttpTransport::Start(server, http);
+  // The web page beside /mcp (DESIGN §9), under a token of its own (see
+  // ServeOptions::web).
+  web::WebOptions web_options;
+  web_options.token = options.page_token.empty() ? web::WebSite::NewToken() : options.page_token;
+  web_options.allowed_origins = http.allowed_origins;
+  web_options.loopback = IsLoopbackHost(http.host);
+  web::WebServices web_services;
+  web_services.confirmations = stores.confirmations;
+  web_services.audit = stores.audit;
+  web_services.memory = store;
+  web_services.sessions = sessions.get();
+  web_services.workspace = &workspace;
+  web_services.hides_apps = !config->deny_apps.empty();
+  auto site = std::make_shared<web::WebSite>(web_options, web_services);
+  auto transport = HttpTransport::Start(server, http, site);
   if (!transport.ok()) {
     std::cerr << "uiscope: " << transport.error().message << "\n";
     return 1;
@@ -193,10 +209,17 @@ int Serve(const ServeOptions& options) {
               << " is more than the file descriptor limit allows; serving at most "
               << t->max_connections() << " connections (raise it with `ulimit -n`)\n";
   }
-  std::cerr << "uiscope: MCP server listening on " << t->url() << "\n" << std::flush;
+  const std::string page = web::WebSite::PageUrl(http.host, t->port(), web_options.token);
+  if (options.web) {
+    std::cerr << "uiscope: web page at " << page << "\n" << std::flush;
+    std::cout << page << "\n" << std::flush;
+  } else {
+    std::cerr << "uiscope: MCP server listening on " << t->url() << "\n";
+    std::cerr << "uiscope: web page at " << page << "\n" << std::flush;
+  }
   t->Wait();
   signals.Stopping();
-  std::cerr << "uiscope: MCP server stopped\n";
+  std::cerr << (options.web ? "uiscope: web page stopped\n" : "uiscope: MCP server stopped\n");
   return 0;
 }
 

@@ -17,6 +17,14 @@ struct ServeOptions {
   std::string display;      // --display; "" = $DISPLAY, else a headless desktop on first need
   std::string config_path;  // --config: the safety policy ("" = the default place)
   bool http = false;
+  // Over HTTP the web page (web/web_site.h) is served beside /mcp, under a
+  // token of its own (`page_token`, else a new random one), never the MCP
+  // token: an agent holding that one must not open the page, where held
+  // actions are approved. Its URL, token included, goes to stderr (the
+  // person's terminal).
+  // `uiscope web`: the page alone (no /mcp), its URL on stdout.
+  bool web = false;
+  std::string page_token;
   std::string http_host = "127.0.0.1";
   int http_port = 0;
   std::string token;  // "" = none

@@ -35,6 +35,7 @@
 #include "screenshot_command.h"
 #include "session/a11y_env.h"
 #include "session/headless_desktop.h"
+#include "web/web_site.h"
 
 namespace uiscope {
 namespace {
@@ -424,6 +425,11 @@ int main(int argc, char** argv) {
   mcp_cmd
       ->add_option("--token", mcp_options.token, "require `Authorization: Bearer TOKEN` over HTTP")
       ->envname("UISCOPE_MCP_TOKEN");
+  mcp_cmd
+      ->add_option("--page-token", mcp_options.page_token,
+                   "HTTP: the web page's own token (default: a new random one, printed in the "
+                   "page's URL on stderr); never the MCP token, so an agent cannot open it")
+      ->envname("UISCOPE_PAGE_TOKEN");
   mcp_cmd->add_option("--allow-origin", mcp_options.allowed_origins,
                       "also accept requests from this browser Origin (repeatable)");
   mcp_cmd
@@ -459,6 +465,29 @@ int main(int argc, char** argv) {
   mcp_cmd->add_option("--display", g.display,
                       "X display to use (default: $DISPLAY, else a "
                       "headless desktop started on first need)");
+
+  // `uiscope web`: the same server, for a person: the page's URL (with a
+  // token of its own) on stdout.
+  mcp::ServeOptions web_options;
+  web_options.version = UISCOPE_VERSION;
+  web_options.web = true;
+  std::string web_listen;
+  int web_port = -1;
+  auto* web_cmd = app.add_subcommand(
+      "web", "serve the web page (sessions, confirmations, audit, memory) and print its URL");
+  auto* web_http = web_cmd->add_option("--http", web_listen,
+                                       "listen at HOST:PORT (default 127.0.0.1, any free port)");
+  web_cmd->add_option("--port", web_port, "listen at 127.0.0.1:PORT")
+      ->check(CLI::Range(0, 65535))
+      ->excludes(web_http);
+  web_cmd
+      ->add_option("--token", web_options.page_token,
+                   "the token the page's URL carries (default: a new random one)")
+      ->envname("UISCOPE_PAGE_TOKEN");
+  web_cmd->add_option("--allow-origin", web_options.allowed_origins,
+                      "also accept requests from this browser Origin (repeatable)");
+  web_cmd->add_option("--config", g.config, "safety policy file (as for mcp)");
+  web_cmd->add_option("--display", g.display, "X display to use (as for mcp)");
 
   int rows = 5;
   auto* demo = app.add_subcommand("demo",
@@ -509,6 +538,14 @@ int main(int argc, char** argv) {
                                "--token, --allow-origin, --max-connections, --max-sessions and "
                                "--max-sessions-per-client apply to --http only"));
     }
+    if (!mcp_options.page_token.empty() &&
+        (!web::WebSite::IsPageSafeToken(mcp_options.page_token) ||
+         mcp_options.page_token == mcp_options.token)) {
+      return Fail(g, MakeError(ErrorCode::kInvalidArgument,
+                               "--page-token: use letters, digits and - . _ ~ only (the page's "
+                               "URL and cookie carry it), and not the MCP token (an agent holds "
+                               "that one)"));
+    }
     const int max_sessions =
         mcp_options.max_sessions > 0 ? mcp_options.max_sessions : http_defaults.max_sessions;
     if (mcp_options.max_sessions_per_client > max_sessions) {
@@ -519,6 +556,23 @@ int main(int argc, char** argv) {
                                    std::to_string(max_sessions) + "); raise --max-sessions too"));
     }
     return mcp::Serve(mcp_options);
+  }
+  if (web_cmd->parsed()) {
+    web_options.display = g.display;
+    web_options.config_path = g.config;
+    web_options.http = true;
+    if (!web_options.page_token.empty() && !web::WebSite::IsPageSafeToken(web_options.page_token)) {
+      return Fail(g, MakeError(ErrorCode::kInvalidArgument,
+                               "--token: the page's URL and cookie carry it, so use letters, "
+                               "digits and - . _ ~ only (or leave it out for a random one)"));
+    }
+    if (!web_listen.empty()) {
+      auto st = mcp::ParseListenAddress(web_listen, &web_options.http_host, &web_options.http_port);
+      if (!st.ok()) return Fail(g, st.error());
+    } else if (web_port >= 0) {
+      web_options.http_port = web_port;
+    }
+    return mcp::Serve(web_options);
   }
   return kExitUsage;
 }
