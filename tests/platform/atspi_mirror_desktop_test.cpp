@@ -319,6 +319,15 @@ TEST_P(MirrorTest, AnUnchangedAppIsServedFromTheMirrorAndFreshWalks) {
   EXPECT_EQ(walked->cache, "miss");
   EXPECT_GT(walked->requests, 0);
   EXPECT_EQ(Difference(hit->apps, walked->apps), "");
+  // Issue 16: the mirror's memory, at most 1 KB per node.
+  size_t nodes = 0;
+  ForEachNode(hit->apps, [&](const Node&, int) { ++nodes; });
+  const size_t bytes = mirror_->MirrorBytes();
+  std::cout << "[ measured ] " << test::ToolkitName(GetParam()) << " mirror: " << bytes
+            << " bytes for " << nodes << " nodes (" << bytes / std::max<size_t>(1, nodes)
+            << " per node)\n";
+  EXPECT_GT(bytes, 0u);
+  EXPECT_LE(bytes, nodes * 1024);
 }
 
 TEST_P(MirrorTest, ALostEventStreamIsDetectedAndTheAppWalked) {

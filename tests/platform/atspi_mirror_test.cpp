@@ -105,6 +105,19 @@ TEST(MirrorBookTest, AServedTreeSaysAgainWhatItsWalkSaidOfIt) {
   EXPECT_EQ(kept->warnings, std::vector<std::string>{"soffice: read only the cells A1:W13"});
 }
 
+TEST(MirrorBookTest, CountsTheHeapItsTreesHold) {
+  MirrorBook book;
+  EXPECT_EQ(book.bytes(), 0u);
+  Node tree = AppTree("Play");
+  tree.children[0].description = std::string(100, 'd');  // beyond the inline buffer
+  book.Store(kBus, kKey, book.MarkOf(kBus), tree);
+  const size_t bytes = book.bytes();
+  EXPECT_GE(bytes, 2 * sizeof(Node) + 100);
+  EXPECT_LE(bytes, 2 * sizeof(Node) + 100 + 400) << "an estimate, not a multiple";
+  book.Drop(kBus);
+  EXPECT_EQ(book.bytes(), 0u);
+}
+
 TEST(MirrorBookTest, AnotherKeyIsWalked) {
   // A moved window, another screen, other request limits.
   MirrorBook book;

@@ -168,6 +168,46 @@ size_t MirrorBook::stored() const {
   return n;
 }
 
+namespace {
+
+constexpr size_t kAllocationOverhead = 16;
+
+size_t StringBytes(const std::string& s) {
+  // Within the inline buffer (libstdc++: 15 characters) nothing is allocated.
+  return s.capacity() > 15 ? s.capacity() + 1 + kAllocationOverhead : 0;
+}
+
+size_t NodeBytes(const Node& n) {
+  size_t bytes = sizeof(Node);
+  for (const std::string* s : {&n.id, &n.toolkit_role, &n.name, &n.value, &n.description, &n.app,
+                               &n.window, &n.toolkit, &n.ref.owner, &n.ref.path}) {
+    bytes += StringBytes(*s);
+  }
+  if (n.actions.capacity() > 0) {
+    bytes += n.actions.capacity() * sizeof(std::string) + kAllocationOverhead;
+    for (const std::string& a : n.actions) bytes += StringBytes(a);
+  }
+  if (n.children.capacity() > 0) {
+    // The children's structs are counted by their own NodeBytes.
+    bytes += (n.children.capacity() - n.children.size()) * sizeof(Node) + kAllocationOverhead;
+    for (const Node& c : n.children) bytes += NodeBytes(c);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+size_t MirrorBook::bytes() const {
+  std::lock_guard lock(mutex_);
+  size_t n = 0;
+  for (const auto& [bus, app] : apps_) {
+    if (!app.has_tree) continue;
+    n += NodeBytes(app.kept.tree);
+    for (const std::string& w : app.kept.warnings) n += sizeof(std::string) + StringBytes(w);
+  }
+  return n;
+}
+
 uint64_t MirrorBook::events_of(const std::string& bus) const {
   std::lock_guard lock(mutex_);
   auto it = apps_.find(bus);

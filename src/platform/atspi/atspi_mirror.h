@@ -164,6 +164,10 @@ class MirrorBook {
 
   // Counts, for tests and benchmarks.
   size_t stored() const;
+  // The heap the stored trees hold, estimated from what they contain: each
+  // node's struct, the capacity of every string and vector beyond their
+  // inline storage, and 16 bytes of allocator overhead per allocation.
+  size_t bytes() const;
   uint64_t events_of(const std::string& bus) const;
 
  private:

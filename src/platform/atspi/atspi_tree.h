@@ -70,6 +70,9 @@ class AtspiAccessibility final : public Accessibility {
   void BreakEventStreamForTest() {
     if (events_) events_->BreakForTest();
   }
+  // Tests and benchmarks: the heap the mirror's stored trees hold
+  // (MirrorBook::bytes); 0 without a mirror.
+  size_t MirrorBytes() const { return book_ ? book_->bytes() : 0; }
 
  private:
   struct AppHandle {
