@@ -398,6 +398,9 @@ const Node* Executor::PerceiveAgain(const std::string& id) {
     perception.observation.snapshot = plan_.snapshot;
   }
   TextReader reader;
+  // Learning on (a learner): what the observation before read is kept, and
+  // the same pixels read again cost a hash (engine/read_text.h).
+  if (lease_.learner != nullptr) reader.KeepCacheIn(OcrCacheFile());
   const Sources sources{origin->ax, origin->ocr, origin->vision};
   if (auto st = AddPixelSources(perception, lease_, scope, sources, &reader); !st.ok()) {
     result_.notes.push_back("could not perceive " + id + " again: " + st.error().message);

@@ -56,7 +56,18 @@ Result<Rect> WindowBounds(const x11::X11Display& display, uint64_t id) {
 }  // namespace
 
 TextReader::TextReader(ocr::TesseractOptions options) : options_(std::move(options)) {}
-TextReader::~TextReader() = default;
+TextReader::~TextReader() {
+  if (!engine_ || cache_file_.empty() || !engine_->cache().dirty()) return;
+  const std::string identity = engine_->RecognizerIdentity();
+  if (identity.empty()) return;
+  // Unwritable (a read-only state directory): the next call reads again.
+  (void)engine_->cache().SaveRegions(cache_file_, identity, kKeptRegions);
+}
+
+void TextReader::KeepCacheIn(std::string file) {
+  std::lock_guard lock(mutex_);
+  cache_file_ = std::move(file);
+}
 
 Result<ocr::OcrEngine*> TextReader::Engine() {
   std::lock_guard lock(mutex_);
@@ -64,9 +75,15 @@ Result<ocr::OcrEngine*> TextReader::Engine() {
     auto engine = ocr::OcrEngine::CreateTesseract(options_);
     if (!engine.ok()) return engine.error();
     engine_ = std::move(engine).value();
+    if (!cache_file_.empty()) {
+      const std::string identity = engine_->RecognizerIdentity();
+      if (!identity.empty()) engine_->cache().LoadRegions(cache_file_, identity);
+    }
   }
   return engine_.get();
 }
+
+std::string OcrCacheFile() { return SessionStateDir() + "/ocr-cache.bin"; }
 
 Result<std::vector<std::string>> TextReader::Languages() {
   auto engine = Engine();

@@ -83,12 +83,27 @@ class TextReader {
 
   // The engine, created on first use (Unavailable without Tesseract data).
   Result<ocr::OcrEngine*> Engine();
+  // Keeps the text line regions read in `file` (OcrCacheFile()): loaded
+  // when the engine is created, saved (the kKeptRegions most recent) when
+  // the reader is destroyed if it read anything new. For one-shot processes
+  // (CLI calls), so that a call reads again what the previous one read for
+  // the cost of a hash. Call before the first read.
+  void KeepCacheIn(std::string file);
+  static constexpr size_t kKeptRegions = 4096;
 
  private:
   ocr::TesseractOptions options_;
   std::mutex mutex_;
   std::unique_ptr<ocr::OcrEngine> engine_;
+  std::string cache_file_;
 };
+
+// Where CLI calls keep the OCR regions they read: the state directory's
+// ocr-cache.bin (0600, like the rest of it). The screen text it holds is
+// what uiscope keeps between calls, so it follows the memory consent: kept
+// only while learning is on (config "memory": {"learning": ...}), deleted
+// by any `uiscope memory forget`.
+std::string OcrCacheFile();
 
 // The screen rectangles of the showing password fields in `roots`.
 std::vector<Rect> PasswordFieldBounds(const std::vector<Node>& roots);

@@ -49,6 +49,7 @@ Status AddPixelsOfX11Windows(Perception& perception, Workspace::Lease& lease,
   std::unique_ptr<TextReader> own_reader;
   if (reader == nullptr) {
     own_reader = std::make_unique<TextReader>();
+    if (lease.learner != nullptr) own_reader->KeepCacheIn(OcrCacheFile());
     reader = own_reader.get();
   }
   std::unique_ptr<vision::Detector> own_detector;

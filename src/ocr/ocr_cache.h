@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/geometry.h"
+#include "core/result.h"
 #include "image/image.h"
 #include "ocr/gray_image.h"
 #include "ocr/ocr_types.h"
@@ -49,6 +50,18 @@ class OcrCache {
   void PutFrame(uint64_t key, OcrResult result);
 
   void Clear();
+
+  // The text line regions kept beyond one process (a CLI call reads again
+  // what the previous call read: a hash, not a recognition). `identity`
+  // names the recognizer (Recognizer::Identity): a file written by another
+  // is ignored. Save writes the `max` most recent regions whole to a
+  // temporary file renamed over `path` (mode 0600); Load adds the file's
+  // regions as least recent, and a missing, foreign or damaged file is no
+  // cache (never an error to the caller, which reads the pixels instead).
+  // Regions added since construction or the last Load/Save: dirty().
+  Status SaveRegions(const std::string& path, const std::string& identity, size_t max) const;
+  void LoadRegions(const std::string& path, const std::string& identity);
+  bool dirty() const;
 
   struct Stats {
     size_t regions = 0;  // entries held
@@ -77,6 +90,7 @@ class OcrCache {
   Lru<std::vector<OcrWord>> regions_;
   Lru<OcrResult> frames_;
   Stats stats_;
+  mutable bool dirty_ = false;
 };
 
 // Hash of the grey pixels of `rect` (inside the image), its size and `seed`.

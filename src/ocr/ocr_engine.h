@@ -65,6 +65,7 @@ class OcrEngine {
                          std::span<const Rect> masks = {});
 
   std::vector<std::string> Languages() const { return recognizer_->Languages(); }
+  std::string RecognizerIdentity() const { return recognizer_->Identity(); }
   OcrCache& cache() { return cache_; }
 
  private:

@@ -47,6 +47,10 @@ class Recognizer {
 
   // The languages that can be asked for (e.g. {"eng"}), sorted.
   virtual std::vector<std::string> Languages() const = 0;
+  // What would read the same pixels differently if it changed (the engine,
+  // its version, its trained data), for caches kept beyond one process;
+  // "" = unknown, nothing read by it is kept.
+  virtual std::string Identity() const { return ""; }
 
   // Reads every line in parallel; result i holds the words of lines[i], left
   // to right. `lang` is one installed language or several joined by '+'

@@ -114,6 +114,20 @@ class TesseractRecognizer final : public Recognizer {
   }
 
   std::vector<std::string> Languages() const override { return languages_; }
+  std::string Identity() const override {
+    std::string id = std::string("tesseract ") + tesseract::TessBaseAPI::Version() + " " +
+                     tessdata_.string();
+    // The trained data's size and time: an updated model reads differently.
+    for (const std::string& lang : languages_) {
+      std::error_code ec;
+      const fs::path file = tessdata_ / (lang + ".traineddata");
+      const auto size = fs::file_size(file, ec);
+      const auto time = fs::last_write_time(file, ec);
+      id += " " + lang + ":" + std::to_string(ec ? 0 : size) + ":" +
+            std::to_string(ec ? 0 : time.time_since_epoch().count());
+    }
+    return id;
+  }
 
   Result<std::vector<std::vector<RecognizedWord>>> Recognize(std::span<const LineImage> lines,
                                                              const std::string& lang) override {

@@ -2,10 +2,14 @@
 // the line finder, the engine's caching and increments (over a recording
 // fake recognizer), and Tesseract itself on committed screen images.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
+#include <fstream>
+#include <filesystem>
 #include <thread>
 
 #include "ocr/gray_image.h"
@@ -95,6 +99,62 @@ TEST(HashTest, RegionHashIsContentNotPlace) {
   EXPECT_EQ(HashRegion(g, Rect{2, 1, 4, 3}, 1), HashRegion(g, Rect{12, 6, 4, 3}, 1));
   EXPECT_NE(HashRegion(g, Rect{2, 1, 4, 3}, 1), HashRegion(g, Rect{2, 1, 4, 3}, 2));
   EXPECT_NE(HashRegion(g, Rect{2, 1, 4, 3}, 1), HashRegion(g, Rect{0, 0, 4, 3}, 1));
+}
+
+// CLI calls keep what they read (engine/read_text.h, OcrCacheFile): the
+// regions survive a save and a load by the same recognizer, most recent
+// first; another recognizer, a damaged or missing file is no cache.
+TEST(OcrCacheTest, RegionsKeptInAFileAreReadBackByTheSameRecognizerOnly) {
+  const std::string dir = ::testing::TempDir() + "uiscope-ocr-cache-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string file = dir + "/ocr-cache.bin";
+  OcrCache written;
+  for (uint64_t key = 1; key <= 5; ++key) {
+    written.PutRegion(key, {OcrWord{"word " + std::to_string(key), Rect{1, 2, 30, 10}, 0.9f}});
+  }
+  EXPECT_TRUE(written.dirty());
+  ASSERT_TRUE(written.SaveRegions(file, "tesseract 5.3.0", 3).ok());
+  EXPECT_FALSE(written.dirty());
+  EXPECT_EQ(std::filesystem::status(file).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+
+  OcrCache read;
+  read.LoadRegions(file, "tesseract 5.3.0");
+  EXPECT_EQ(read.stats().regions, 3u) << "the 3 most recent";
+  auto five = read.FindRegion(5);
+  ASSERT_TRUE(five.has_value());
+  ASSERT_EQ(five->size(), 1u);
+  EXPECT_EQ((*five)[0].text, "word 5");
+  EXPECT_EQ((*five)[0].bounds, (Rect{1, 2, 30, 10}));
+  EXPECT_FLOAT_EQ((*five)[0].confidence, 0.9f);
+  EXPECT_FALSE(read.FindRegion(1).has_value()) << "older than the 3 kept";
+  EXPECT_FALSE(read.dirty()) << "nothing new read: nothing to write back";
+
+  OcrCache other;
+  other.LoadRegions(file, "tesseract 5.4.0");
+  EXPECT_EQ(other.stats().regions, 0u) << "another recognizer reads differently";
+
+  std::string bytes;
+  {
+    std::ifstream in(file, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  for (size_t at : {size_t{30}, bytes.size() / 2, bytes.size() - 1}) {
+    std::string damaged = bytes;
+    damaged[at] ^= 0x5a;
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << damaged;
+    OcrCache bad;
+    bad.LoadRegions(file, "tesseract 5.3.0");
+    EXPECT_EQ(bad.stats().regions, 0u) << "a byte changed at " << at;
+  }
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() / 2);
+  OcrCache cut;
+  cut.LoadRegions(file, "tesseract 5.3.0");
+  EXPECT_EQ(cut.stats().regions, 0u);
+  OcrCache none;
+  none.LoadRegions(dir + "/missing.bin", "tesseract 5.3.0");
+  EXPECT_EQ(none.stats().regions, 0u);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(OcrCacheTest, RegionsAreLruBounded) {

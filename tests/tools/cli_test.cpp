@@ -7,6 +7,8 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -273,6 +275,14 @@ TEST(CliDesktopTest, ReadTextAndObserveWithOcrOnAnXterm) {
   auto j = nlohmann::json::parse(json.out);
   EXPECT_GT(j["lines"].size(), 0u);
   EXPECT_TRUE(j["words"][0].contains("confidence"));
+  // What the call before read was kept in the state directory: this call,
+  // a new process, recognised nothing again (engine/read_text.h).
+  EXPECT_EQ(j.value("regions_read", -1), 0) << json.out;
+  EXPECT_GT(j.value("regions_reused", 0), 0) << json.out;
+  const char* state = std::getenv("UISCOPE_STATE_DIR");
+  ASSERT_NE(state, nullptr);
+  const std::string kept = std::string(state) + "/ocr-cache.bin";
+  EXPECT_TRUE(std::filesystem::exists(kept));
   EXPECT_EQ(RunCli("read-text --lang xx-none", env).exit_code, 2);
 
   CliRun tree = RunCli("observe --sources ax,ocr --format json", env);
@@ -281,6 +291,9 @@ TEST(CliDesktopTest, ReadTextAndObserveWithOcrOnAnXterm) {
   EXPECT_GT(t["stats"]["ocr_nodes"].get<int>(), 0) << tree.out;
   EXPECT_NE(tree.out.find("second line 42"), std::string::npos) << tree.out;
   EXPECT_NE(tree.out.find("\"source\":\"ocr\""), std::string::npos);
+  // Forgetting takes the kept screen text with it.
+  EXPECT_EQ(RunCli("memory forget --all", env).exit_code, 0);
+  EXPECT_FALSE(std::filesystem::exists(kept));
 }
 
 // --- Sessions end everything they started (issue 14, defect 6) -------------

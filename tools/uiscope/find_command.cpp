@@ -60,7 +60,7 @@ int RunFindCommand(const GlobalFlags& g, const FindFlags& f) {
   request.app = f.app;
   request.timeout = std::chrono::milliseconds(f.timeout_ms);
   std::unique_ptr<TextReader> reader;
-  if (sources->ocr || sources->vision) reader = std::make_unique<TextReader>();
+  if (sources->ocr || sources->vision) reader = CliTextReader(*policy);
   auto perceived = Perceive(*lease, request, *sources, reader.get());
   if (!perceived.ok()) return Fail(g, perceived.error());
   const Observation& obs = perceived->observation;

@@ -88,7 +88,7 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
   request.fresh = f.fresh;
   request.timeout = std::chrono::milliseconds(f.timeout_ms);
   std::unique_ptr<TextReader> reader;
-  if (sources->ocr || sources->vision) reader = std::make_unique<TextReader>();
+  if (sources->ocr || sources->vision) reader = cli::CliTextReader(*policy);
   auto perceived = Perceive(*lease, request, *sources, reader.get());
   if (!perceived.ok()) return Fail(g, perceived.error());
   Observation* obs = &perceived->observation;

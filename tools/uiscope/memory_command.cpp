@@ -181,6 +181,17 @@ int RunForget(const GlobalFlags& g, const MemoryFlags& f) {
   if (!store.ok()) return Fail(g, store.error());
   auto forgotten = f.all ? (*store)->ForgetAll() : (*store)->Forget(f.app);
   if (!forgotten.ok()) return Fail(g, forgotten.error());
+  // The screen text OCR kept between calls is not kept per app: it goes
+  // whole with any forget (a cache: the next read recognises again).
+  {
+    std::error_code ec;
+    std::filesystem::remove(OcrCacheFile(), ec);
+    if (ec) {
+      return Fail(g, MakeError(ErrorCode::kUnavailable,
+                               "cannot delete the OCR cache " + OcrCacheFile() + ": " +
+                                   ec.message()));
+    }
+  }
   if (g.json) {
     std::cout << nlohmann::json{{"forgotten", *forgotten}, {"app", f.all ? "*" : f.app}}.dump()
               << "\n";

@@ -31,7 +31,7 @@ int RunObserveDiffCommand(const GlobalFlags& g, const ObserveDiffFlags& f) {
   request.include_hidden = f.all;
   request.timeout = std::chrono::milliseconds(f.timeout_ms);
   std::unique_ptr<TextReader> reader;
-  if (sources->ocr) reader = std::make_unique<TextReader>();
+  if (sources->ocr) reader = CliTextReader(*policy);
   auto perceived = Perceive(*lease, request, *sources, reader.get());
   if (!perceived.ok()) return Fail(g, perceived.error());
   const Snapshot& current = perceived->observation.snapshot;

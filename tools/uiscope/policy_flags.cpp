@@ -30,6 +30,12 @@ std::shared_ptr<Learner> LearnerFor(const safety::PolicyConfig& config) {
   return std::make_shared<Learner>(std::move(learning.store), std::move(learning.learns));
 }
 
+std::unique_ptr<TextReader> CliTextReader(const safety::PolicyConfig& config) {
+  auto reader = std::make_unique<TextReader>();
+  if (config.memory.learning) reader->KeepCacheIn(OcrCacheFile());
+  return reader;
+}
+
 Result<CliPolicy> PolicyFor(const GlobalFlags& g) {
   auto config = LoadPolicy(g);
   if (!config.ok()) return config.error();

@@ -21,6 +21,7 @@
 #include "core/result.h"
 #include "engine/action_gate.h"
 #include "engine/learner.h"
+#include "engine/read_text.h"
 #include "safety/policy_config.h"
 #include "safety/policy_gate.h"
 
@@ -37,6 +38,11 @@ std::function<bool(const std::string&)> HiddenApps(const safety::PolicyConfig& c
 // null when learning is off. A store that cannot be opened is a warning on
 // stderr, never a failure.
 std::shared_ptr<Learner> LearnerFor(const safety::PolicyConfig& config);
+
+// An OCR reader for one CLI call: it keeps what it reads in the state
+// directory (engine/read_text.h, OcrCacheFile) while the configuration's
+// learning is on, so the next call reads unchanged text for a hash.
+std::unique_ptr<TextReader> CliTextReader(const safety::PolicyConfig& config);
 
 struct CliPolicy {
   safety::PolicyConfig config;

@@ -70,8 +70,8 @@ int RunReadTextCommand(const GlobalFlags& g, const ReadTextFlags& f) {
   lease.session_id = target->session_id;
   lease.lock = std::unique_lock(mutex);
 
-  TextReader reader;
-  auto read = reader.Read(std::move(lease), request);
+  auto reader = CliTextReader(*policy);
+  auto read = reader->Read(std::move(lease), request);
   if (!read.ok()) {
     if (!ax_error.empty() && !f.window.empty() && !ParseXWindowId(f.window)) {
       std::cerr << "uiscope: the accessibility bus is unreachable: " << ax_error << "\n";

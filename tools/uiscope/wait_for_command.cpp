@@ -68,13 +68,14 @@ int RunWaitForCommand(const GlobalFlags& g, const WaitForFlags& f) {
   r.app = f.app;
   r.timeout = std::chrono::milliseconds(f.timeout_ms);
   r.interval = std::chrono::milliseconds(f.interval_ms);
+  CliPolicy policy;
+  auto where = ActingWorkspace(g, &policy);
+  if (!where.ok()) return Fail(g, where.error());
   std::unique_ptr<TextReader> reader;
   if (c.kind == WaitCondition::Kind::kText && c.ocr) {
-    reader = std::make_unique<TextReader>();
+    reader = CliTextReader(policy.config);
     r.reader = reader.get();
   }
-  auto where = ActingWorkspace(g);
-  if (!where.ok()) return Fail(g, where.error());
   Workspace workspace(*where);
   auto result = WaitFor(workspace, r);
   if (!result.ok()) return Fail(g, result.error());
