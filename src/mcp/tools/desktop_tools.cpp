@@ -605,6 +605,9 @@ Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionCon
   if (auto st = RegisterSessionTools(registry, sessions, workspace, confirmer); !st.ok()) return st;
   if (auto st = RegisterPlanTools(registry, workspace, confirmer); !st.ok()) return st;
   if (auto st = RegisterClipboardTools(registry, workspace, confirmer); !st.ok()) return st;
+  if (auto st = RegisterSpecialistTools(registry, workspace, confirmer, nullptr); !st.ok()) {
+    return st;
+  }
   if (policy) return RegisterConfirmTools(registry, confirmer);
   return OkStatus();
 }
