@@ -54,11 +54,16 @@ std::vector<const Node*> TopLevel(const Node& app) {
       any.push_back(&n);
     }
   });
-  if (!bar.empty()) {
-    bar.insert(bar.end(), any.begin(), any.end());
-    return bar;
+  // The menu bars' menus first, each element once.
+  std::set<std::string> seen;
+  std::vector<const Node*> out;
+  for (const Node* n : bar) {
+    if (seen.insert(n->id).second) out.push_back(n);
   }
-  return any;
+  for (const Node* n : any) {
+    if (seen.insert(n->id).second) out.push_back(n);
+  }
+  return out;
 }
 
 // A level below `opened`: shown entries under it, plus menu-like elements
@@ -92,12 +97,13 @@ std::set<std::string> ShownIds(const Node& app) {
   return out;
 }
 
-const Node* Pick(const std::vector<const Node*>& items, const std::string& step) {
+std::vector<const Node*> PickAll(const std::vector<const Node*>& items, const std::string& step) {
   const std::string want = ActionKey(step);
+  std::vector<const Node*> out;
   for (const Node* n : items) {
-    if (ActionKey(n->name) == want) return n;
+    if (ActionKey(n->name) == want) out.push_back(n);
   }
-  return nullptr;
+  return out;
 }
 
 std::string Names(const std::vector<const Node*>& items) {
@@ -174,60 +180,100 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
     opened_levels = 0;
   };
 
+  // Observes the app (waiting, with `wait`, for `step` to show) and returns
+  // the elements of level `i` named `step`, the names there, and what is
+  // shown now.
+  struct View {
+    std::vector<std::pair<std::string, std::string>> matches;  // ID, name
+    std::string names;
+    std::set<std::string> shown;
+  };
+  auto look = [&](size_t i, const std::string& opened, const std::set<std::string>& before,
+                  const std::string& step, bool wait) -> Result<View> {
+    const auto deadline = Clock::now() + request.timeout;
+    while (true) {
+      auto now = lease.observer->Observe(observe);
+      if (!now.ok()) return now.error();
+      const Node* app = FindApp(now->snapshot.roots, request.app);
+      if (app == nullptr) {
+        return MakeError(ErrorCode::kNotFound, "no application \"" + request.app +
+                                                   "\" with an accessibility tree on this desktop");
+      }
+      result.app = app->name;
+      const std::vector<const Node*> items = i == 0 ? TopLevel(*app) : Level(*app, opened, before);
+      View view;
+      for (const Node* n : PickAll(items, step)) view.matches.push_back({n->id, n->name});
+      // The first level is there at once; the others appear as the app draws them.
+      if (!view.matches.empty() || !wait || Clock::now() >= deadline) {
+        view.names = Names(items);
+        view.shown = ShownIds(*app);
+        return view;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    }
+  };
+  auto fail = [&](Error e) -> Result<MenuResult> {
+    close_opened();
+    return e;
+  };
+
   std::string opened_id;
   std::set<std::string> shown_before;
   for (size_t i = 0; i < request.steps.size(); ++i) {
     const std::string& step = request.steps[i];
     const bool last = i + 1 == request.steps.size();
-    const Node* item = nullptr;
-    std::vector<const Node*> items;
-    Observation obs;
-    const auto deadline = Clock::now() + request.timeout;
-    while (true) {
-      auto now = lease.observer->Observe(observe);
-      if (!now.ok()) {
+    auto view = look(i, opened_id, shown_before, step, i > 0);
+    if (!view.ok()) return fail(view.error());
+    if (view->matches.empty()) {
+      const std::string where = i == 0 ? "at the top level of " + result.app
+                                       : "under \"" + request.steps[i - 1] + "\"";
+      return fail(MakeError(ErrorCode::kNotFound, "menu: no \"" + step + "\" " + where +
+                                                      "; the items there: " + view->names));
+    }
+    bool chosen = false;
+    std::string next_names;  // what the last element tried showed
+    for (const auto& [id, name] : view->matches) {
+      ActionRequest click;
+      click.kind = ActionKind::kClick;
+      click.target.id = id;
+      auto done = act(click, last);
+      if (!done.ok()) return fail(done.error());
+      result.steps.push_back(*done);
+      if (!done->performed) {
         close_opened();
-        return now.error();
+        return result;
       }
-      obs = std::move(now).value();
-      const Node* app = FindApp(obs.snapshot.roots, request.app);
-      if (app == nullptr) {
-        close_opened();
-        return MakeError(ErrorCode::kNotFound, "no application \"" + request.app +
-                                                   "\" with an accessibility tree on this desktop");
+      if (!last) ++opened_levels;
+      // Several elements of this name (gedit 44's header bar has two "Menu"
+      // buttons, the recent files' and the main one): the one whose level
+      // holds the next step.
+      bool fits = last || view->matches.size() == 1;
+      if (!fits) {
+        auto next = look(i + 1, id, view->shown, request.steps[i + 1], true);
+        fits = next.ok() && !next->matches.empty();
+        if (next.ok()) next_names = next->names;
       }
-      result.app = app->name;
-      items = i == 0 ? TopLevel(*app) : Level(*app, opened_id, shown_before);
-      item = Pick(items, step);
-      // The first level is there at once; the others appear as the app draws them.
-      if (item != nullptr || i == 0 || Clock::now() >= deadline) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      if (fits) {
+        std::string shown_name = name;
+        while (!shown_name.empty() && shown_name.back() == ' ') shown_name.pop_back();
+        result.path.push_back(shown_name);
+        opened_id = id;
+        shown_before = view->shown;
+        chosen = true;
+        break;
+      }
+      ActionRequest esc;
+      esc.kind = ActionKind::kPressKeys;
+      esc.keys = {"Escape"};
+      (void)act(esc, false);
+      --opened_levels;
     }
-    if (item == nullptr) {
-      close_opened();
-      std::string where = i == 0 ? "at the top level of " + result.app
-                                 : "under \"" + request.steps[i - 1] + "\"";
-      return MakeError(ErrorCode::kNotFound, "menu: no \"" + step + "\" " + where +
-                                                 "; the items there: " + Names(items));
+    if (!chosen) {
+      return fail(MakeError(ErrorCode::kNotFound,
+                            "menu: no \"" + request.steps[i + 1] + "\" under any of the " +
+                                std::to_string(view->matches.size()) + " elements named \"" +
+                                step + "\"; the items under the last: " + next_names));
     }
-    shown_before = ShownIds(*FindApp(obs.snapshot.roots, request.app));
-    opened_id = item->id;
-    result.path.push_back(item->name);
-    while (!result.path.back().empty() && result.path.back().back() == ' ') result.path.back().pop_back();
-    ActionRequest click;
-    click.kind = ActionKind::kClick;
-    click.target.id = item->id;
-    auto done = act(click, last);
-    if (!done.ok()) {
-      close_opened();
-      return done.error();
-    }
-    result.steps.push_back(*done);
-    if (!done->performed) {
-      close_opened();
-      return result;
-    }
-    if (!last) ++opened_levels;
   }
   result.performed = true;
   return result;

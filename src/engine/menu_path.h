@@ -10,7 +10,10 @@
 // the error lists the items that do exist at that level.
 //
 // Names match as core/shortcuts.h ActionKey folds them: case, accents,
-// mnemonic underscores and a trailing "…" / "..." do not matter.
+// mnemonic underscores and a trailing "…" / "..." do not matter. Where
+// several elements of a level bear a step's name (gedit 44 has two "Menu"
+// buttons), each is opened in turn until one shows the next step; the
+// others are closed again with Escape (every click and Escape audited).
 //
 // Not thread-safe: call under the workspace lease (Need::kHands).
 #pragma once
