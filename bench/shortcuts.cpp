@@ -8,6 +8,8 @@
 //
 // Writes only to the tests' private state directory. Not part of the test
 // suite.
+#include "engine/shortcuts.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,7 +18,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/shortcuts.h"
 #include "engine/workspace.h"
 #include "support/desktop_fixture.h"
 
@@ -87,9 +88,10 @@ int Run(int runs) {
   options.display = desktop.info().display_name;
   options.start_headless = false;
   Workspace ws(options);
-  std::printf("bench_shortcuts: the registry from the tree (walk with hidden nodes + parse + "
-              "schema), median of %d, against a default observe of the same app\n\n",
-              runs);
+  std::printf(
+      "bench_shortcuts: the registry from the tree (walk with hidden nodes + parse + "
+      "schema), median of %d, against a default observe of the same app\n\n",
+      runs);
   std::printf("| app | shortcuts | registry | observe (reference) | ratio | vs 200 ms |\n");
   std::printf("|---|---|---|---|---|---|\n");
   auto fixture = desktop.LaunchFixture({"--name", "bench-reference"});

@@ -33,20 +33,44 @@ constexpr std::string_view kModifierNames[] = {"Ctrl", "Alt", "Shift", "Super"};
 // The key's normalised name; nullopt when no keysym has it.
 std::optional<std::string> KeyName(std::string_view key) {
   if (key.empty()) return std::nullopt;
-  static const std::map<std::string, std::string> kAliases = {
-      {"esc", "Escape"},       {"escape", "Escape"},    {"del", "Delete"},
-      {"delete", "Delete"},    {"enter", "Return"},     {"return", "Return"},
-      {"ins", "Insert"},       {"insert", "Insert"},    {"pgup", "Page_Up"},
-      {"pageup", "Page_Up"},   {"page_up", "Page_Up"},  {"prior", "Page_Up"},
-      {"pgdown", "Page_Down"}, {"pgdn", "Page_Down"},   {"pagedown", "Page_Down"},
-      {"page_down", "Page_Down"}, {"next", "Page_Down"}, {"backspace", "BackSpace"},
-      {"tab", "Tab"},          {"space", "space"},      {"home", "Home"},
-      {"end", "End"},          {"up", "Up"},            {"down", "Down"},
-      {"left", "Left"},        {"right", "Right"},      {"plus", "plus"},
-      {"minus", "minus"},      {"equal", "equal"},      {"print", "Print"},
-      {"menu", "Menu"},        {"pause", "Pause"},      {"kp_add", "KP_Add"},
-      {"kp_subtract", "KP_Subtract"}, {"question", "question"}, {"slash", "slash"},
-      {"comma", "comma"},      {"period", "period"},    {"f10", "F10"}};
+  static const std::map<std::string, std::string> kAliases = {{"esc", "Escape"},
+                                                              {"escape", "Escape"},
+                                                              {"del", "Delete"},
+                                                              {"delete", "Delete"},
+                                                              {"enter", "Return"},
+                                                              {"return", "Return"},
+                                                              {"ins", "Insert"},
+                                                              {"insert", "Insert"},
+                                                              {"pgup", "Page_Up"},
+                                                              {"pageup", "Page_Up"},
+                                                              {"page_up", "Page_Up"},
+                                                              {"prior", "Page_Up"},
+                                                              {"pgdown", "Page_Down"},
+                                                              {"pgdn", "Page_Down"},
+                                                              {"pagedown", "Page_Down"},
+                                                              {"page_down", "Page_Down"},
+                                                              {"next", "Page_Down"},
+                                                              {"backspace", "BackSpace"},
+                                                              {"tab", "Tab"},
+                                                              {"space", "space"},
+                                                              {"home", "Home"},
+                                                              {"end", "End"},
+                                                              {"up", "Up"},
+                                                              {"down", "Down"},
+                                                              {"left", "Left"},
+                                                              {"right", "Right"},
+                                                              {"plus", "plus"},
+                                                              {"minus", "minus"},
+                                                              {"equal", "equal"},
+                                                              {"print", "Print"},
+                                                              {"menu", "Menu"},
+                                                              {"pause", "Pause"},
+                                                              {"kp_add", "KP_Add"},
+                                                              {"kp_subtract", "KP_Subtract"},
+                                                              {"question", "question"},
+                                                              {"slash", "slash"},
+                                                              {"comma", "comma"},
+                                                              {"period", "period"}};
   const std::string lower = Lower(key);
   if (auto it = kAliases.find(lower); it != kAliases.end()) return it->second;
   if (lower.size() >= 2 && lower.size() <= 3 && lower[0] == 'f' &&
@@ -70,10 +94,11 @@ std::optional<std::string> KeyName(std::string_view key) {
 }
 
 bool IsStandaloneKey(std::string_view key) {
-  static const std::set<std::string_view> kKeys = {
-      "Escape", "Delete", "Insert", "BackSpace", "Return", "Home", "End", "Page_Up",
-      "Page_Down", "Print", "Pause", "Menu"};
-  return kKeys.count(key) > 0 || (key.size() >= 2 && key[0] == 'F' && key[1] >= '0' && key[1] <= '9');
+  static const std::set<std::string_view> kKeys = {"Escape",    "Delete", "Insert", "BackSpace",
+                                                   "Return",    "Home",   "End",    "Page_Up",
+                                                   "Page_Down", "Print",  "Pause",  "Menu"};
+  return kKeys.count(key) > 0 ||
+         (key.size() >= 2 && key[0] == 'F' && key[1] >= '0' && key[1] <= '9');
 }
 
 bool HasModifier(std::string_view chord) {
@@ -130,8 +155,8 @@ void Collect(const Node& n, const Node* parent, const std::string& category,
     for (const std::string& c : ChordsInText(n.name)) chords.push_back(c);
     // The action's name without the chord written into it.
     std::string action = name;
-    if (auto cut = action.find_last_of("(["); cut != std::string::npos && cut > 0 &&
-                                              !ChordsInText(action.substr(cut)).empty()) {
+    if (auto cut = action.find_last_of("([");
+        cut != std::string::npos && cut > 0 && !ChordsInText(action.substr(cut)).empty()) {
       action = std::string(Trim(std::string_view(action).substr(0, cut)));
     }
     for (const std::string& c : chords) {
@@ -313,7 +338,8 @@ Result<Shortcut> LookupShortcut(const std::vector<Shortcut>& shortcuts, std::str
     // so "zoom" is ambiguous between "Zoom In" and "Zoom Out".
     constexpr double kNear = 0.1;
     double best = 0;
-    for (const Shortcut& s : shortcuts) best = std::max(best, MatchScore(want, ActionKey(s.action)));
+    for (const Shortcut& s : shortcuts)
+      best = std::max(best, MatchScore(want, ActionKey(s.action)));
     for (const Shortcut& s : shortcuts) {
       if (best > 0 && MatchScore(want, ActionKey(s.action)) >= best - kNear) hits.push_back(&s);
     }
@@ -326,23 +352,24 @@ Result<Shortcut> LookupShortcut(const std::vector<Shortcut>& shortcuts, std::str
   for (const Shortcut* s : hits) chords.insert(s->keys);
   if (hits.empty()) {
     std::vector<std::pair<double, const Shortcut*>> near;
-    for (const Shortcut& s : shortcuts) near.push_back({SuggestionScore(want, ActionKey(s.action)), &s});
+    for (const Shortcut& s : shortcuts)
+      near.push_back({SuggestionScore(want, ActionKey(s.action)), &s});
     std::stable_sort(near.begin(), near.end(),
                      [](const auto& a, const auto& b) { return a.first > b.first; });
     std::string known;
     for (size_t i = 0; i < near.size() && i < 8; ++i) {
       known += (i ? ", " : "") + describe(*near[i].second);
     }
-    return MakeError(ErrorCode::kNotFound,
-                     "no shortcut for \"" + std::string(action) + "\"" +
-                         (known.empty() ? " (the registry of this app is empty)"
-                                        : "; known: " + known));
+    return MakeError(
+        ErrorCode::kNotFound,
+        "no shortcut for \"" + std::string(action) + "\"" +
+            (known.empty() ? " (the registry of this app is empty)" : "; known: " + known));
   }
   if (chords.size() > 1) {
     std::string list;
     for (size_t i = 0; i < hits.size() && i < 10; ++i) list += (i ? ", " : "") + describe(*hits[i]);
-    return MakeError(ErrorCode::kInvalidArgument, "\"" + std::string(action) +
-                                                      "\" is ambiguous; name one of: " + list);
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "\"" + std::string(action) + "\" is ambiguous; name one of: " + list);
   }
   return *hits.front();
 }
@@ -353,8 +380,11 @@ std::string ShortcutText(const Shortcut& s) {
 }
 
 nlohmann::json ShortcutToJson(const Shortcut& s) {
-  nlohmann::json j = {{"keys", s.keys},         {"action", s.action}, {"category", s.category},
-                      {"source", s.source},     {"app", s.app}};
+  nlohmann::json j = {{"keys", s.keys},
+                      {"action", s.action},
+                      {"category", s.category},
+                      {"source", s.source},
+                      {"app", s.app}};
   if (!s.path.empty()) j["path"] = s.path;
   return j;
 }

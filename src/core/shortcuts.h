@@ -88,9 +88,9 @@ std::vector<Shortcut> ShortcutsFromTree(const Node& app);
 std::vector<Shortcut> MergeShortcuts(const std::vector<std::vector<Shortcut>>& lists);
 
 // The entry `action` names: an exact ActionKey match, else the best fuzzy
-// match (core/fuzzy.h); among those, the most trusted source's. NotFound listing the actions known (closest first)
-// when none matches; InvalidArgument listing the candidates when several
-// match with different chords.
+// match (core/fuzzy.h); among those, the most trusted source's. NotFound listing the actions known
+// (closest first) when none matches; InvalidArgument listing the candidates when several match with
+// different chords.
 Result<Shortcut> LookupShortcut(const std::vector<Shortcut>& shortcuts, std::string_view action);
 
 nlohmann::json ShortcutToJson(const Shortcut& shortcut);

@@ -1,9 +1,9 @@
 #include "engine/discover.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <chrono>
 #include <set>
 
 #include "core/ascii.h"

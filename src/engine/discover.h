@@ -46,13 +46,13 @@ struct DiscoverRequest {
 struct Discovery {
   std::string app;
   int pid = 0;
-  std::string toolkit;          // normalised
-  std::string toolkit_name;     // as the bus says ("GTK")
-  std::string toolkit_version;  // "3.24.38"
-  std::vector<std::string> windows;  // "frame \"Untitled\""
-  std::vector<std::string> menus;    // the menu bars' top menus
-  std::vector<Shortcut> shortcuts;   // tree (+ deep) and schema, merged
-  std::map<std::string, int> roles;  // widgets by role, hidden ones included
+  std::string toolkit;                      // normalised
+  std::string toolkit_name;                 // as the bus says ("GTK")
+  std::string toolkit_version;              // "3.24.38"
+  std::vector<std::string> windows;         // "frame \"Untitled\""
+  std::vector<std::string> menus;           // the menu bars' top menus
+  std::vector<Shortcut> shortcuts;          // tree (+ deep) and schema, merged
+  std::map<std::string, int> roles;         // widgets by role, hidden ones included
   std::vector<std::string> custom_actions;  // names other than click, press, activate
   bool schema = false;
   std::string schema_file;

@@ -125,7 +125,8 @@ Result<std::vector<std::string>> ParseMenuPath(std::string_view path) {
   size_t start = 0;
   while (true) {
     const size_t end = path.find('>', start);
-    std::string_view part = path.substr(start, end == std::string_view::npos ? path.npos : end - start);
+    std::string_view part =
+        path.substr(start, end == std::string_view::npos ? path.npos : end - start);
     while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
     while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
     if (part.empty()) {
@@ -138,9 +139,9 @@ Result<std::vector<std::string>> ParseMenuPath(std::string_view path) {
     start = end + 1;
   }
   if (steps.size() > kMaxSteps) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     "menu path has " + std::to_string(steps.size()) + " steps; at most " +
-                         std::to_string(kMaxSteps));
+    return MakeError(ErrorCode::kInvalidArgument, "menu path has " + std::to_string(steps.size()) +
+                                                      " steps; at most " +
+                                                      std::to_string(kMaxSteps));
   }
   return steps;
 }
@@ -225,8 +226,8 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
     auto view = look(i, opened_id, shown_before, step, i > 0);
     if (!view.ok()) return fail(view.error());
     if (view->matches.empty()) {
-      const std::string where = i == 0 ? "at the top level of " + result.app
-                                       : "under \"" + request.steps[i - 1] + "\"";
+      const std::string where =
+          i == 0 ? "at the top level of " + result.app : "under \"" + request.steps[i - 1] + "\"";
       return fail(MakeError(ErrorCode::kNotFound, "menu: no \"" + step + "\" " + where +
                                                       "; the items there: " + view->names));
     }
@@ -271,8 +272,8 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
     if (!chosen) {
       return fail(MakeError(ErrorCode::kNotFound,
                             "menu: no \"" + request.steps[i + 1] + "\" under any of the " +
-                                std::to_string(view->matches.size()) + " elements named \"" +
-                                step + "\"; the items under the last: " + next_names));
+                                std::to_string(view->matches.size()) + " elements named \"" + step +
+                                "\"; the items under the last: " + next_names));
     }
   }
   result.performed = true;

@@ -35,8 +35,8 @@ namespace uiscope {
 Result<std::vector<std::string>> ParseMenuPath(std::string_view path);
 
 struct MenuRequest {
-  std::string app;                 // required
-  std::vector<std::string> steps;  // ParseMenuPath
+  std::string app;                          // required
+  std::vector<std::string> steps;           // ParseMenuPath
   std::chrono::milliseconds timeout{2000};  // each level's items, each accessibility call
   VerifyOptions verify;                     // the last step's verification
   // How each step clicks (engine/act.h): auto clicks menu items with the
@@ -50,8 +50,8 @@ struct MenuRequest {
 
 struct MenuResult {
   std::string app;
-  std::vector<std::string> path;     // the names as the app shows them
-  std::vector<ActionResult> steps;   // one per level reached, the last one verified
+  std::vector<std::string> path;    // the names as the app shows them
+  std::vector<ActionResult> steps;  // one per level reached, the last one verified
   // All steps done. False with the last step's decision when the gate held
   // or refused one (then the menus opened so far are closed again).
   bool performed = false;

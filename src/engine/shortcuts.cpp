@@ -215,7 +215,8 @@ std::string FormatRegistry(const Registry& registry) {
     out += line;
   }
   if (registry.read.state_unchanged) {
-    out += "deep: opened " + std::to_string(registry.read.menus_opened) + " menus; the app's state " +
+    out += "deep: opened " + std::to_string(registry.read.menus_opened) +
+           " menus; the app's state " +
            (*registry.read.state_unchanged ? "is unchanged" : "CHANGED") + "\n";
   }
   for (const std::string& n : registry.read.notes) out += "note: " + n + "\n";
@@ -253,8 +254,7 @@ Result<Registry> AppShortcuts(Workspace::Lease& lease, const ShortcutsRequest& r
     schema_shortcuts = (*schema)->shortcuts;
     for (Shortcut& s : schema_shortcuts) s.app = app;
   }
-  std::vector<Shortcut> all =
-      MergeShortcuts({user, schema_shortcuts, out.read.shortcuts, learned});
+  std::vector<Shortcut> all = MergeShortcuts({user, schema_shortcuts, out.read.shortcuts, learned});
   for (Shortcut& s : all) {
     if (category.empty() || EqualsIgnoringCase(s.category, category)) {
       out.shortcuts.push_back(std::move(s));

@@ -71,8 +71,8 @@ Result<Registry> AppShortcuts(Workspace::Lease& lease, const ShortcutsRequest& r
 // `request` to press its chord into the app: keys, and as target the
 // focused element of the app's active window. A window of the app that is
 // not active is activated first (through the window system, as act.cpp
-// raises a target's window), so the keys go where the app keeps its focus. The press itself is the caller's, through
-// PerformAction (gate, audit, verification). Returns the entry used.
+// raises a target's window), so the keys go where the app keeps its focus. The press itself is the
+// caller's, through PerformAction (gate, audit, verification). Returns the entry used.
 Result<Shortcut> PlanShortcutPress(Workspace::Lease& lease, const std::string& app,
                                    const std::string& action, ShortcutRegistryStore* store,
                                    std::chrono::milliseconds timeout, ActionRequest& request);

@@ -83,8 +83,9 @@ Node GtkApp() {
   Node button = MakeNode(Role::kButton, "Save");
   button.key_binding = "<Alt>s";
   button.description = "Save the document (Ctrl+S)";
-  Node bar = MakeNode(Role::kMenuBar, "", {MakeNode(Role::kMenu, "File", {new_item, save, save_as}),
-                                           MakeNode(Role::kMenu, "Edit", {undo})});
+  Node bar = MakeNode(Role::kMenuBar, "",
+                      {MakeNode(Role::kMenu, "File", {new_item, save, save_as}),
+                       MakeNode(Role::kMenu, "Edit", {undo})});
   Node window = MakeNode(Role::kWindow, "Doc", {bar, MakeNode(Role::kToolBar, "", {button})});
   Node app = MakeNode(Role::kApplication, "editor", {window});
   return app;

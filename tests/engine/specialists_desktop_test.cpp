@@ -256,7 +256,9 @@ TEST_P(DiscoverToolkitTest, NamesTheToolkit) {
 
 INSTANTIATE_TEST_SUITE_P(Toolkits, DiscoverToolkitTest,
                          ::testing::Values(Toolkit::kGtk3, Toolkit::kQt5, Toolkit::kChromium),
-                         [](const auto& info) { return std::string(test::ToolkitName(info.param)); });
+                         [](const auto& info) {
+                           return std::string(test::ToolkitName(info.param));
+                         });
 
 // gedit 44 (when installed): its accelerators are not in its tree (its
 // popover's items give only mnemonics), so they come from the shipped

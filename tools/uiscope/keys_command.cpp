@@ -1,8 +1,8 @@
 // `uiscope keys CHORD...` (DESIGN §11), e.g. `uiscope keys ctrl+a Delete`;
 // `uiscope keys --action "Save As" --app gedit` presses the chord the app's
 // shortcut registry gives that action (engine/shortcuts.h).
-#include "hands_commands.h"
 #include "engine/shortcuts.h"
+#include "hands_commands.h"
 #include "specialist_commands.h"
 
 namespace uiscope::cli {
@@ -46,8 +46,9 @@ int RunKeysCommand(const GlobalFlags& g, const KeysFlags& f) {
     });
   }
   if (f.chords.empty()) {
-    return Fail(g, MakeError(ErrorCode::kInvalidArgument,
-                             "keys needs CHORD... (e.g. ctrl+s Return) or --action NAME --app APP"));
+    return Fail(g,
+                MakeError(ErrorCode::kInvalidArgument,
+                          "keys needs CHORD... (e.g. ctrl+s Return) or --action NAME --app APP"));
   }
   if (auto st = CheckTargetOrName(f.target, f.action, false, "keys"); !st.ok()) {
     return Fail(g, st.error());

@@ -38,8 +38,8 @@ void AddCommon(CLI::App* cmd, GlobalFlags& g, ActionFlags& f) {
 
 std::unique_ptr<SpecialistCommands> SpecialistCommands::Add(CLI::App& app, GlobalFlags& g) {
   std::unique_ptr<SpecialistCommands> c(new SpecialistCommands(g));
-  auto* s = app.add_subcommand(
-      "shortcuts", "an app's keyboard shortcuts, read from its menus and accelerators");
+  auto* s = app.add_subcommand("shortcuts",
+                               "an app's keyboard shortcuts, read from its menus and accelerators");
   s->add_option("--app", c->app_, "the application (without: every registry kept)");
   s->add_option("--category", c->category_, "only this category (file, edit, view, ...)");
   s->add_flag("--deep", c->deep_,
@@ -96,8 +96,7 @@ int SpecialistCommands::RunShortcuts() {
   auto where = ActingWorkspace(g_);
   if (!where.ok()) return Fail(g_, where.error());
   Workspace workspace(*where);
-  auto lease =
-      workspace.Acquire("", deep_ ? Workspace::Need::kHands : Workspace::Need::kObserve);
+  auto lease = workspace.Acquire("", deep_ ? Workspace::Need::kHands : Workspace::Need::kObserve);
   if (!lease.ok()) return Fail(g_, lease.error());
   ShortcutsRequest r;
   r.app = app_;
@@ -121,8 +120,7 @@ int SpecialistCommands::RunDiscover() {
   auto where = ActingWorkspace(g_);
   if (!where.ok()) return Fail(g_, where.error());
   Workspace workspace(*where);
-  auto lease =
-      workspace.Acquire("", deep_ ? Workspace::Need::kHands : Workspace::Need::kObserve);
+  auto lease = workspace.Acquire("", deep_ ? Workspace::Need::kHands : Workspace::Need::kObserve);
   if (!lease.ok()) return Fail(g_, lease.error());
   DiscoverRequest r;
   r.app = app_;

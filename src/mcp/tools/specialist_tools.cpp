@@ -128,7 +128,8 @@ ToolResult Menu(const SpecialistToolsPtr& tools, const json& args, ToolContext& 
 
 json ObjectSchema(json properties, std::vector<std::string> required) {
   properties["session"] = schema::SessionArgument();
-  properties["timeout_ms"] = schema::TimeoutMs(2000, "deadline of each accessibility walk and call");
+  properties["timeout_ms"] =
+      schema::TimeoutMs(2000, "deadline of each accessibility walk and call");
   json s = {{"type", "object"}, {"additionalProperties", false}, {"properties", properties}};
   if (!required.empty()) s["required"] = required;
   return s;
@@ -167,11 +168,11 @@ Status RegisterSpecialistTools(ToolRegistry& registry, Workspace& workspace,
       "schema; user; learned). deep also opens each top menu (never an item) and closes it "
       "with Escape, checking the app is left as it was. Press one with press_keys {action, "
       "app}. Without app: every registry kept.";
-  shortcuts.input_schema = ObjectSchema(
-      {{"app", String("the application's name")},
-       {"category", String("only this category (file, edit, view, ...)")},
-       {"deep", Boolean("also open each top menu and close it again (slower)")}},
-      {});
+  shortcuts.input_schema =
+      ObjectSchema({{"app", String("the application's name")},
+                    {"category", String("only this category (file, edit, view, ...)")},
+                    {"deep", Boolean("also open each top menu and close it again (slower)")}},
+                   {});
   shortcuts.output_schema = {{"type", "object"},
                              {"properties",
                               {{"app", String("the application")},
@@ -194,10 +195,10 @@ Status RegisterSpecialistTools(ToolRegistry& registry, Workspace& workspace,
       "(gtk2, gtk3, gtk4, qt5, chromium, electron, libreoffice-vcl, none), windows, menus, "
       "shortcuts, widgets by role, custom accessibility actions, whether a schema exists, and "
       "an exploration confidence (0-1). deep also opens each top menu and closes it again.";
-  discover.input_schema = ObjectSchema(
-      {{"app", String("the application's name")},
-       {"deep", Boolean("also open each top menu and close it again (slower)")}},
-      {"app"});
+  discover.input_schema =
+      ObjectSchema({{"app", String("the application's name")},
+                    {"deep", Boolean("also open each top menu and close it again (slower)")}},
+                   {"app"});
   discover.output_schema = {{"type", "object"},
                             {"required", {"app", "toolkit"}},
                             {"properties",
@@ -225,17 +226,18 @@ Status RegisterSpecialistTools(ToolRegistry& registry, Workspace& workspace,
       "for its items, activates the last; each step verified and decided by the safety "
       "policy. A step that is not there fails closed (the menus opened are closed again) with "
       "the items that exist at that level. Names ignore case and a trailing '…'.";
-  menu.input_schema = ObjectSchema(
-      {{"app", String("the application's name")},
-       {"path", String("the menu path, steps separated by '>'")},
-       {"settle_ms", schema::Integer("how long the last step waits for an effect", 0)},
-       {"via",
-        {{"type", "string"},
-         {"enum", {"auto", "accessibility", "xtest"}},
-         {"description", "how each step clicks: auto (menu items by pointer), accessibility (the "
-                         "elements' actions) or xtest"}}},
-       {"confirmation_token", String("approval of a step the safety policy held")}},
-      {"app", "path"});
+  menu.input_schema =
+      ObjectSchema({{"app", String("the application's name")},
+                    {"path", String("the menu path, steps separated by '>'")},
+                    {"settle_ms", schema::Integer("how long the last step waits for an effect", 0)},
+                    {"via",
+                     {{"type", "string"},
+                      {"enum", {"auto", "accessibility", "xtest"}},
+                      {"description",
+                       "how each step clicks: auto (menu items by pointer), accessibility (the "
+                       "elements' actions) or xtest"}}},
+                    {"confirmation_token", String("approval of a step the safety policy held")}},
+                   {"app", "path"});
   menu.output_schema = {{"type", "object"},
                         {"properties",
                          {{"app", String("the application")},
