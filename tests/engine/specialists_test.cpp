@@ -57,7 +57,7 @@ TEST(SpecialistsTest, TheRegistryOfAFakeTree) {
   auto lease = ws.Acquire();
   ASSERT_TRUE(lease.ok());
   ShortcutsRequest r;
-  r.app = "EDITOR";
+  r.app = "editor";
   auto registry = AppShortcuts(*lease, r, nullptr);
   ASSERT_TRUE(registry.ok()) << registry.error().message;
   EXPECT_EQ(registry->read.app, "editor");
