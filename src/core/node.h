@@ -159,6 +159,11 @@ struct Node {
   std::optional<Rect> bounds;  // screen pixels of the captured display
   StateSet states;
   std::vector<std::string> actions;  // accessibility action names ("click")
+  // The key binding the toolkit gives for the element's actions, as it
+  // gives it (AT-SPI Action.GetActions: "n;<Alt>f:n;<Primary>n", mnemonic;
+  // full path; accelerator): the first non-empty one. "" when none, or when
+  // actions were not fetched. Parsed by engine/shortcuts.h; no format prints it.
+  std::string key_binding;
   Source source = Source::kAx;
   float confidence = 1.0f;  // 1 for ax; detector / OCR confidence otherwise
   std::string app;          // owning application name

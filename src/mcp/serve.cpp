@@ -15,6 +15,7 @@
 #include "mcp/tools/memory_tools.h"
 #include "mcp/tools/tools.h"
 #include "memory/safety_store.h"
+#include "memory/shortcut_store.h"
 #include "web/web_site.h"
 
 namespace uiscope::mcp {
@@ -131,7 +132,11 @@ int Serve(const ServeOptions& options) {
   Workspace workspace(ws);
   auto sessions = MakeSessionControl();
   ToolRegistry registry;
-  if (auto st = RegisterAllTools(registry, workspace, *sessions, std::make_shared<Confirmer>(gate));
+  // The shortcut registries live in the state database beside the audit log.
+  std::shared_ptr<ShortcutRegistryStore> shortcut_store;
+  if (stores.db) shortcut_store = std::make_shared<memory::ShortcutStore>(stores.db);
+  if (auto st = RegisterAllTools(registry, workspace, *sessions, std::make_shared<Confirmer>(gate),
+                                 shortcut_store);
       !st.ok()) {
     std::cerr << "uiscope: " << st.error().message << "\n";
     return 1;

@@ -81,6 +81,21 @@ CREATE INDEX IF NOT EXISTS grants_by_expiry ON grants(expires_ms);
 PRAGMA user_version = 3;
 )sql";
 
+// Version 4: the shortcut registry (shortcut_store.h, issue 19).
+constexpr const char* kSchemaV4 = R"sql(
+CREATE TABLE IF NOT EXISTS shortcuts (
+  app        TEXT NOT NULL COLLATE NOCASE,
+  keys       TEXT NOT NULL,
+  action     TEXT NOT NULL,
+  category   TEXT NOT NULL DEFAULT '',
+  source     TEXT NOT NULL,
+  path       TEXT NOT NULL DEFAULT '',
+  updated_ms INTEGER NOT NULL,
+  PRIMARY KEY (app, source, keys, action)
+);
+PRAGMA user_version = 4;
+)sql";
+
 Result<int> UserVersion(Database& db) {
   auto stmt = db.Prepare("PRAGMA user_version");
   if (!stmt.ok()) return stmt.error();
@@ -115,6 +130,7 @@ Result<std::shared_ptr<Database>> OpenStateDatabase(const std::string& path,
   if (st.ok() && *again < 1) st = d.Exec(kSchemaV1);
   if (st.ok() && *again < 2) st = d.Exec(kSchemaV2);
   if (st.ok() && *again < 3) st = d.Exec(kSchemaV3);
+  if (st.ok() && *again < 4) st = d.Exec(kSchemaV4);
   if (!st.ok()) {
     (void)d.Exec("ROLLBACK");
     return st.error();

@@ -1,5 +1,5 @@
 // The state database: one SQLite file per user (DESIGN §5.6, §8) holding
-// the audit log and the pending confirmations, shared by every uiscope
+// the audit log, the pending confirmations and the shortcut registry, shared by every uiscope
 // process (the MCP server, CLI commands, the web page). Learned targets will
 // live here too.
 //
@@ -17,7 +17,7 @@
 
 namespace uiscope::memory {
 
-inline constexpr int kStateSchemaVersion = 3;
+inline constexpr int kStateSchemaVersion = 4;
 
 // Opens the database at `path` (created if missing) with its tables.
 Result<std::shared_ptr<Database>> OpenStateDatabase(const std::string& path,

@@ -10,4 +10,8 @@ namespace uiscope {
 // <= 0).
 std::string ProcessName(int pid);
 
+// The command line of process `pid` (/proc/PID/cmdline), its arguments
+// joined by spaces, at most 4096 bytes; "" when it cannot be read.
+std::string ProcessCommandLine(int pid);
+
 }  // namespace uiscope

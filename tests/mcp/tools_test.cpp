@@ -84,9 +84,36 @@ TEST_F(ToolsTest, RegistersTheFirstTools) {
                 "type_text",     "press_keys",    "scroll",       "drag",         "set_value",
                 "wait_for",      "windows",       "app_launch",   "app_list",     "app_focus",
                 "app_close",     "session_start", "session_list", "session_stop", "execute_plan",
-                "clipboard_get", "clipboard_set"}));
+                "clipboard_get", "clipboard_set", "shortcuts",    "discover",     "menu"}));
   EXPECT_TRUE(registry_.Find("observe")->annotations.read_only);
   EXPECT_TRUE(registry_.Find("session_stop")->annotations.destructive);
+}
+
+// The toolkit specialists on a tree without menus or key bindings: what
+// there is, and clear failures naming what exists.
+TEST_F(ToolsTest, SpecialistsSayWhatTheAppHas) {
+  json found = Call("discover", {{"app", "login-app"}});
+  ASSERT_FALSE(found["isError"].get<bool>()) << found.dump();
+  EXPECT_EQ(found["structuredContent"]["roles"]["button"], 1);
+  EXPECT_EQ(found["structuredContent"]["windows"][0], "window \"Sign in\"");
+  EXPECT_EQ(found["structuredContent"]["shortcut_count"], 0);
+  EXPECT_FALSE(found["structuredContent"]["schema_available"].get<bool>());
+
+  json shortcuts = Call("shortcuts", {{"app", "login-app"}});
+  ASSERT_FALSE(shortcuts["isError"].get<bool>()) << shortcuts.dump();
+  EXPECT_EQ(shortcuts["structuredContent"]["count"], 0);
+
+  json menu = Call("menu", {{"app", "login-app"}, {"path", "File > Save"}});
+  EXPECT_TRUE(menu["isError"].get<bool>()) << menu.dump();
+  EXPECT_NE(Text(menu).find("no \"File\""), std::string::npos) << Text(menu);
+  EXPECT_NE(Text(menu).find("\"Login\""), std::string::npos) << Text(menu);
+  EXPECT_TRUE(Call("menu", {{"app", "login-app"}, {"path", "File >"}})["isError"].get<bool>());
+
+  json keys = Call("press_keys", {{"action", "Save"}, {"app", "login-app"}});
+  EXPECT_TRUE(keys["isError"].get<bool>()) << keys.dump();
+  EXPECT_NE(Text(keys).find("no shortcut for \"Save\""), std::string::npos) << Text(keys);
+  EXPECT_TRUE(Call("press_keys", {{"action", "Save"}})["isError"].get<bool>()) << "app needed";
+  EXPECT_TRUE(Call("press_keys", json::object())["isError"].get<bool>()) << "keys or action";
 }
 
 // A fake desktop has no selections: the clipboard tools say so, and no

@@ -86,7 +86,8 @@ std::string FormatForPeople(const ActionResult& result) {
 
 }  // namespace
 
-int RunAction(const GlobalFlags& g, const ActionFlags& f, ActionRequest request) {
+int RunAction(const GlobalFlags& g, const ActionFlags& f, ActionRequest request,
+              const PrepareAction& prepare) {
   auto via = ParseVia(f.via);
   if (!via.ok()) return Fail(g, via.error());
   request.via = *via;
@@ -115,6 +116,9 @@ int RunAction(const GlobalFlags& g, const ActionFlags& f, ActionRequest request)
   Workspace workspace(*where);
   auto lease = workspace.Acquire("", Workspace::Need::kHands);
   if (!lease.ok()) return Fail(g, lease.error());
+  if (prepare) {
+    if (auto st = prepare(*lease, request); !st.ok()) return Fail(g, st.error());
+  }
   auto perform = [&] {
     return named ? PerformActionOnNamed(*lease, request, *named) : PerformAction(*lease, request);
   };

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,7 +66,11 @@ Status CheckTargetOrName(const std::string& target, const ActionFlags& f, bool r
 
 // Acquires the desktop, performs `request` with the flags applied, prints
 // the result. The exit code: 0 performed, 1 failed or refused, 2 usage.
-int RunAction(const GlobalFlags& g, const ActionFlags& f, ActionRequest request);
+// `prepare` (optional) completes the request on the desktop first (keys
+// --action looks its chord up there); its error fails the command.
+using PrepareAction = std::function<Status(Workspace::Lease&, ActionRequest&)>;
+int RunAction(const GlobalFlags& g, const ActionFlags& f, ActionRequest request,
+              const PrepareAction& prepare = nullptr);
 
 struct ClickFlags {
   ActionFlags action;
@@ -91,6 +96,7 @@ struct KeysFlags {
   ActionFlags action;
   std::vector<std::string> chords;
   std::string target;
+  std::string action_name;  // --action: press the chord of this action of --app
 };
 CLI::App* AddKeysCommand(CLI::App& app, GlobalFlags& g, KeysFlags& f);
 int RunKeysCommand(const GlobalFlags& g, const KeysFlags& f);

@@ -33,6 +33,7 @@
 #include "policy_flags.h"
 #include "read_text_command.h"
 #include "screenshot_command.h"
+#include "specialist_commands.h"
 #include "session/a11y_env.h"
 #include "session/headless_desktop.h"
 #include "web/web_site.h"
@@ -390,6 +391,7 @@ int main(int argc, char** argv) {
   cli::TeachFlags teach_flags;
   cli::MemoryFlags memory_flags;
   auto memory_cmds = cli::AddMemoryCommands(app, g, teach_flags, memory_flags);
+  auto specialists = cli::SpecialistCommands::Add(app, g);
 
   auto* session = app.add_subcommand("session", "headless desktops: start | list | stop | a11y-on");
   session->require_subcommand(1);
@@ -514,6 +516,7 @@ int main(int argc, char** argv) {
   if (audit->parsed()) return cli::RunAuditCommand(g, af);
   if (confirm->parsed()) return cli::RunConfirmCommand(g, cf);
   if (auto code = hands->RunParsed()) return *code;
+  if (auto code = specialists->RunParsed()) return *code;
   if (clipboard.get->parsed()) return cli::RunClipboardGetCommand(g, clip);
   if (clipboard.set->parsed()) return cli::RunClipboardSetCommand(g, clip);
   if (int code = cli::RunMemoryCommands(memory_cmds, g, teach_flags, memory_flags); code >= 0) {

@@ -7,6 +7,8 @@
 
 #include "core/format.h"
 #include "core/keys.h"
+#include "core/shortcuts.h"
+#include "mcp/tools/specialist_tools.h"
 #include "engine/act.h"
 #include "engine/find.h"
 #include "engine/named_target.h"
@@ -425,6 +427,24 @@ ToolResult TypeText(const ActionToolsPtr& tools, const json& args, ToolContext& 
 ToolResult PressKeys(const ActionToolsPtr& tools, const json& args, ToolContext& ctx) {
   ActionRequest r;
   r.kind = ActionKind::kPressKeys;
+  if (args.contains("action")) {
+    // The chord of a named action in the app's registry (specialist_tools.h).
+    if (args.contains("keys") || args.contains("target")) {
+      return ToolResult::Error("give either keys (and target) or action with app, not both");
+    }
+    r.timeout = std::chrono::milliseconds(args.value("timeout_ms", 2000));
+    auto hit = ResolveShortcutPress(tools->workspace, args.value("session", ""),
+                                    args.value("app", ""), args["action"].get<std::string>(), r);
+    if (!hit.ok()) return ToolResult::FromError(hit.error());
+    json rest = args;
+    rest.erase("action");
+    rest.erase("app");
+    rest["shortcut"] = ShortcutToJson(*hit);
+    return Run(tools, rest, ctx, std::move(r));
+  }
+  if (!args.contains("keys")) {
+    return ToolResult::Error("press_keys needs keys (\"ctrl+s\") or action with app (\"Save As\")");
+  }
   const json& keys = args["keys"];
   if (keys.is_string()) {
     // "ctrl+a Delete": chords separated by spaces.
@@ -563,7 +583,9 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
           "press_keys", "Press keys",
           "Presses key chords in order: \"ctrl+a\", \"Delete\", \"ctrl+shift+s\", \"Return\", "
           "\"F5\", \"alt+F4\", \"super\". Goes to the focused element, or focuses target first. "
-          "Verified like click.",
+          "Or action + app instead of keys: the chord the app's shortcut registry gives that "
+          "action (see the shortcuts tool; ambiguous names list the candidates). Verified like "
+          "click.",
           InputSchema(
               {{"keys",
                 {{"anyOf",
@@ -574,8 +596,11 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
                    {{"type", "string"}, {"minLength", 1}}}},
                  {"description",
                   "chords: an array, or one string with chords separated by spaces"}}},
-               {"target", schema::ActionTarget("focus this element first (default: as is)")}},
-              {"keys"}, false),
+               {"target", schema::ActionTarget("focus this element first (default: as is)")},
+               {"action", String("instead of keys: the action whose shortcut to press (\"Save "
+                                 "As\"), with app")},
+               {"app", String("with action: the application whose registry to look in")}},
+              {}, false),
           kChangesApps, PressKeys);
       !st.ok()) {
     return st;

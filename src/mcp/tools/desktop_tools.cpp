@@ -598,7 +598,8 @@ Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionCon
 }
 
 Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions,
-                        std::shared_ptr<Confirmer> confirmer) {
+                        std::shared_ptr<Confirmer> confirmer,
+                        std::shared_ptr<ShortcutRegistryStore> shortcut_store) {
   const bool policy = confirmer != nullptr;
   if (!confirmer) confirmer = std::make_shared<Confirmer>(nullptr);
   // One OCR engine (Tesseract pool and cache) for observe and read_text.
@@ -610,6 +611,9 @@ Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionCon
   if (auto st = RegisterSessionTools(registry, sessions, workspace, confirmer); !st.ok()) return st;
   if (auto st = RegisterPlanTools(registry, workspace, confirmer); !st.ok()) return st;
   if (auto st = RegisterClipboardTools(registry, workspace, confirmer); !st.ok()) return st;
+  if (auto st = RegisterSpecialistTools(registry, workspace, confirmer, shortcut_store); !st.ok()) {
+    return st;
+  }
   if (policy) return RegisterConfirmTools(registry, confirmer);
   return OkStatus();
 }

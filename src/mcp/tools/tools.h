@@ -13,6 +13,7 @@
 #include "mcp/tools/clipboard_tools.h"
 #include "mcp/tools/confirm_tools.h"
 #include "mcp/tools/screenshot_tool.h"
+#include "mcp/tools/specialist_tools.h"
 
 namespace uiscope::mcp {
 
@@ -29,13 +30,16 @@ Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Wo
                             std::shared_ptr<Confirmer> confirmer);
 
 // Every tool above, `screenshot` (screenshot_tool.h), `read_text`
-// (ocr_tools.h), the hands (action_tools.h) and the clipboard
-// (clipboard_tools.h), sharing one OCR engine. The
+// (ocr_tools.h), the hands (action_tools.h), the clipboard
+// (clipboard_tools.h) and the toolkit specialists (specialist_tools.h:
+// shortcuts, discover, menu), sharing one OCR engine. The
 // second form puts the tools that act behind `confirmer`'s safety policy and
 // adds `confirm` (confirm_tools.h); the first has no policy (tests,
 // embedders).
 Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions);
+// `shortcut_store` keeps the `shortcuts` tool's registries (null: not kept).
 Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionControl& sessions,
-                        std::shared_ptr<Confirmer> confirmer);
+                        std::shared_ptr<Confirmer> confirmer,
+                        std::shared_ptr<ShortcutRegistryStore> shortcut_store = nullptr);
 
 }  // namespace uiscope::mcp

@@ -1,0 +1,224 @@
+#include "engine/discover.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "core/ascii.h"
+#include "engine/app_schemas.h"
+#include "engine/shortcuts.h"
+#include "platform/process_name.h"
+
+namespace uiscope {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool Contains(std::string_view haystack, std::string_view needle) {
+  return AsciiLower(haystack).find(needle) != std::string::npos;
+}
+
+int Major(std::string_view version) {
+  int major = 0;
+  for (char c : version) {
+    if (c < '0' || c > '9') break;
+    major = major * 10 + (c - '0');
+    if (major > 1000) break;
+  }
+  return major;
+}
+
+// Actions every toolkit names for its plain activation.
+bool IsPlainAction(const std::string& action) {
+  return action == "click" || action == "press" || action == "activate";
+}
+
+}  // namespace
+
+std::string NormaliseToolkit(std::string_view toolkit, std::string_view version,
+                             std::string_view app_name, std::string_view command_line) {
+  const std::string tk = AsciiLower(toolkit);
+  const int major = Major(version);
+  // LibreOffice answers "VCL" with its own widgets, and its gtk3 plugin
+  // still draws VCL widgets under a GTK name: the app decides.
+  if (tk == "vcl" || Contains(app_name, "soffice") || Contains(app_name, "libreoffice")) {
+    return "libreoffice-vcl";
+  }
+  if (tk == "chromium" || tk == "chrome") {
+    if (Contains(command_line, "electron") || Contains(command_line, "app.asar")) return "electron";
+    // The first word of the command line: the executable.
+    std::string exe(command_line.substr(0, command_line.find(' ')));
+    exe = exe.substr(exe.rfind('/') == std::string::npos ? 0 : exe.rfind('/') + 1);
+    const bool browser = Contains(exe, "chrom") || Contains(exe, "chrome");
+    return browser || command_line.empty() ? "chromium" : "electron";
+  }
+  if (tk == "gtk" || tk == "gail") {
+    if (major == 2) return "gtk2";
+    if (major == 4) return "gtk4";
+    return "gtk3";
+  }
+  if (tk == "qt") return major == 6 ? "qt6" : "qt5";
+  if (tk.empty()) return "none";
+  return tk;
+}
+
+Result<Discovery> Discover(Workspace::Lease& lease, const DiscoverRequest& request) {
+  if (request.app.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument, "discover: name the application (--app NAME)");
+  }
+  const auto start = Clock::now();
+  Discovery d;
+  d.app = request.app;
+  // 1. The schema.
+  auto schema = FindAppSchema(request.app);
+  if (!schema.ok()) {
+    d.notes.push_back(schema.error().message);
+  } else if (schema->has_value()) {
+    d.schema = true;
+    d.schema_file = (*schema)->file;
+  }
+  // 2. The tree, hidden nodes included (closed menus).
+  ObserveRequest all;
+  all.app = request.app;
+  all.include_hidden = true;
+  all.timeout = request.timeout;
+  auto obs = lease.observer->Observe(all);
+  if (!obs.ok()) return obs.error();
+  const Node* app = nullptr;
+  for (const Node& r : obs->snapshot.roots) {
+    if (r.role == Role::kApplication && EqualsIgnoringCase(r.name, request.app)) app = &r;
+  }
+  for (const std::string& w : obs->warnings) d.notes.push_back(w);
+  if (app == nullptr) {
+    // A window without a tree (X11 only): its toolkit cannot be told.
+    d.toolkit = "none";
+    d.notes.push_back("no accessibility tree for \"" + request.app +
+                      "\": only its pixels can tell more (observe with sources ocr, vision)");
+    d.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    return d;
+  }
+  d.app = app->name;
+  d.pid = app->pid;
+  if (auto apps = lease.accessibility->ListApps(); apps.ok()) {
+    for (const AppInfo& a : *apps) {
+      if ((app->pid != 0 && a.pid == app->pid) || (app->pid == 0 && a.name == app->name)) {
+        d.toolkit_name = a.toolkit;
+        d.toolkit_version = a.toolkit_version;
+        break;
+      }
+    }
+  }
+  d.toolkit = NormaliseToolkit(d.toolkit_name, d.toolkit_version, d.app, ProcessCommandLine(d.pid));
+
+  int interactive = 0;
+  int named = 0;
+  std::set<std::string> custom;
+  for (const Node& w : app->children) {
+    if (IsWindowRole(w.role)) {
+      d.windows.push_back(std::string(RoleName(w.role)) + " \"" + w.name + "\"" +
+                          (w.Has(State::kShowing) ? "" : " (hidden)"));
+    }
+  }
+  ForEachNode(app->children, [&](const Node& n, int) {
+    ++d.roles[std::string(RoleName(n.role))];
+    if (IsInteractiveRole(n.role)) {
+      ++interactive;
+      if (!n.name.empty()) ++named;
+    }
+    for (const std::string& a : n.actions) {
+      if (!IsPlainAction(a)) custom.insert(a);
+    }
+    if (n.role == Role::kMenuBar) {
+      for (const Node& m : n.children) {
+        if (!m.name.empty()) d.menus.push_back(m.name);
+      }
+    }
+  });
+  d.custom_actions.assign(custom.begin(), custom.end());
+  std::vector<std::vector<Shortcut>> lists;
+  if (d.schema) lists.push_back((*schema)->shortcuts);
+  // 3. The menus: read from the tree, and with --deep opened.
+  bool menus_read = !d.menus.empty();
+  if (request.deep) {
+    ShortcutsRequest deep;
+    deep.app = d.app;
+    deep.deep = true;
+    deep.timeout = request.timeout;
+    deep.confirmation_token = request.confirmation_token;
+    auto read = ReadShortcuts(lease, deep);
+    if (!read.ok()) return read.error();
+    lists.push_back(read->shortcuts);
+    d.state_unchanged = read->state_unchanged;
+    menus_read = menus_read || read->menus_opened > 0;
+    for (const std::string& n : read->notes) d.notes.push_back(n);
+  } else {
+    lists.push_back(ShortcutsFromTree(*app));
+  }
+  d.shortcuts = MergeShortcuts(lists);
+  const double labelled = interactive > 0 ? static_cast<double>(named) / interactive : 0.0;
+  d.confidence = ((d.schema ? 1.0 : 0.0) + (menus_read ? 1.0 : 0.0) +
+                  (d.shortcuts.empty() ? 0.0 : 1.0) + labelled) /
+                 4.0;
+  d.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  return d;
+}
+
+nlohmann::json DiscoveryToJson(const Discovery& d) {
+  nlohmann::json shortcuts = nlohmann::json::array();
+  for (const Shortcut& s : d.shortcuts) shortcuts.push_back(ShortcutToJson(s));
+  nlohmann::json j = {{"app", d.app},
+                      {"pid", d.pid},
+                      {"toolkit", d.toolkit},
+                      {"toolkit_name", d.toolkit_name},
+                      {"toolkit_version", d.toolkit_version},
+                      {"windows", d.windows},
+                      {"menus", d.menus},
+                      {"shortcut_count", d.shortcuts.size()},
+                      {"shortcuts", shortcuts},
+                      {"roles", d.roles},
+                      {"custom_actions", d.custom_actions},
+                      {"schema_available", d.schema},
+                      {"exploration_confidence", std::round(d.confidence * 100) / 100},
+                      {"elapsed_ms", std::round(d.elapsed_ms * 10) / 10},
+                      {"notes", d.notes}};
+  if (d.schema) j["schema_file"] = d.schema_file;
+  if (d.state_unchanged) j["state_unchanged"] = *d.state_unchanged;
+  return j;
+}
+
+std::string FormatDiscovery(const Discovery& d) {
+  std::string out = d.app + " (pid " + std::to_string(d.pid) + "): toolkit " + d.toolkit;
+  if (!d.toolkit_name.empty()) out += " (" + d.toolkit_name + " " + d.toolkit_version + ")";
+  out += "\n";
+  auto list = [](const std::vector<std::string>& items) {
+    std::string s;
+    for (const std::string& i : items) s += (s.empty() ? "" : ", ") + i;
+    return s.empty() ? std::string("none") : s;
+  };
+  out += "windows: " + list(d.windows) + "\n";
+  out += "menus: " + list(d.menus) + "\n";
+  out += "shortcuts: " + std::to_string(d.shortcuts.size()) + "\n";
+  std::vector<std::pair<int, std::string>> roles;
+  for (const auto& [role, count] : d.roles) roles.push_back({count, role});
+  std::sort(roles.rbegin(), roles.rend());
+  std::string widgets;
+  for (const auto& [count, role] : roles) {
+    widgets += (widgets.empty() ? "" : ", ") + role + " " + std::to_string(count);
+  }
+  out += "widgets: " + (widgets.empty() ? std::string("none") : widgets) + "\n";
+  out += "custom actions: " + list(d.custom_actions) + "\n";
+  out += std::string("schema: ") + (d.schema ? d.schema_file : "none") + "\n";
+  char conf[32];
+  std::snprintf(conf, sizeof conf, "%.2f", d.confidence);
+  out += std::string("exploration confidence: ") + conf + "\n";
+  if (d.state_unchanged) {
+    out += std::string("deep: the app's state ") + (*d.state_unchanged ? "unchanged" : "CHANGED") +
+           "\n";
+  }
+  for (const std::string& n : d.notes) out += "note: " + n + "\n";
+  return out;
+}
+
+}  // namespace uiscope

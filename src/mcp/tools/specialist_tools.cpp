@@ -1,0 +1,253 @@
+#include "mcp/tools/specialist_tools.h"
+
+#include "engine/discover.h"
+#include "engine/menu_path.h"
+#include "engine/shortcuts.h"
+#include "mcp/tools/schemas.h"
+
+namespace uiscope::mcp {
+namespace {
+
+using schema::Boolean;
+using schema::String;
+
+struct SpecialistTools {
+  Workspace& workspace;
+  std::shared_ptr<Confirmer> confirmer;
+  std::shared_ptr<ShortcutRegistryStore> store;
+};
+using SpecialistToolsPtr = std::shared_ptr<SpecialistTools>;
+using Attempt = Confirmer::Attempt;
+
+std::chrono::milliseconds Timeout(const json& args) {
+  return std::chrono::milliseconds(args.value("timeout_ms", 2000));
+}
+
+// --deep opens menus: each opening is an action the gate decides, so the
+// whole read runs as one attempt of the confirmer, held like any action.
+ToolResult Shortcuts(const SpecialistToolsPtr& tools, const json& args, ToolContext& ctx) {
+  const std::string app = args.value("app", "");
+  const std::string category = args.value("category", "");
+  if (app.empty()) {
+    if (!tools->store) return ToolResult::Error("no shortcut registry is kept; name an app");
+    auto all = tools->store->List("", category);
+    if (!all.ok()) return ToolResult::FromError(all.error());
+    json list = json::array();
+    for (const Shortcut& s : *all) list.push_back(ShortcutToJson(s));
+    ToolResult out;
+    out.structured = {{"count", all->size()}, {"shortcuts", list}};
+    out.content.push_back(Content::Text(out.structured.dump()));
+    return out;
+  }
+  const bool deep = args.value("deep", false);
+  const std::string session = args.value("session", "");
+  auto attempt = [tools, app, category, deep, session, args](const std::string& token,
+                                                             ToolContext&) -> Attempt {
+    auto lease = tools->workspace.Acquire(
+        session, deep ? Workspace::Need::kHands : Workspace::Need::kObserve);
+    if (!lease.ok()) return Attempt::Done(ToolResult::FromError(lease.error()));
+    ShortcutsRequest r;
+    r.app = app;
+    r.deep = deep;
+    r.timeout = Timeout(args);
+    r.confirmation_token = token;
+    auto registry = AppShortcuts(*lease, r, tools->store.get(), category);
+    if (!registry.ok()) return Attempt::Done(ToolResult::FromError(registry.error()));
+    ToolResult out;
+    out.structured = RegistryToJson(*registry);
+    out.content.push_back(Content::Text(FormatRegistry(*registry)));
+    out.is_error = registry->read.state_unchanged && !*registry->read.state_unchanged;
+    return Attempt::Done(std::move(out));
+  };
+  if (!deep) return attempt("", ctx).result;
+  return tools->confirmer->Run(ctx, "open each menu of " + app + " and close it again", attempt);
+}
+
+ToolResult DiscoverTool(const SpecialistToolsPtr& tools, const json& args, ToolContext& ctx) {
+  const std::string app = args.value("app", "");
+  const bool deep = args.value("deep", false);
+  const std::string session = args.value("session", "");
+  auto attempt = [tools, app, deep, session, args](const std::string& token,
+                                                   ToolContext&) -> Attempt {
+    auto lease = tools->workspace.Acquire(
+        session, deep ? Workspace::Need::kHands : Workspace::Need::kObserve);
+    if (!lease.ok()) return Attempt::Done(ToolResult::FromError(lease.error()));
+    DiscoverRequest r;
+    r.app = app;
+    r.deep = deep;
+    r.timeout = Timeout(args);
+    r.confirmation_token = token;
+    auto found = Discover(*lease, r);
+    if (!found.ok()) return Attempt::Done(ToolResult::FromError(found.error()));
+    ToolResult out;
+    out.structured = DiscoveryToJson(*found);
+    out.content.push_back(Content::Text(FormatDiscovery(*found)));
+    return Attempt::Done(std::move(out));
+  };
+  if (!deep) return attempt("", ctx).result;
+  return tools->confirmer->Run(ctx, "open each menu of " + app + " and close it again", attempt);
+}
+
+ToolResult Menu(const SpecialistToolsPtr& tools, const json& args, ToolContext& ctx) {
+  const std::string app = args.value("app", "");
+  const std::string path = args.value("path", "");
+  auto steps = ParseMenuPath(path);
+  if (!steps.ok()) return ToolResult::FromError(steps.error());
+  MenuRequest request;
+  request.app = app;
+  request.steps = *steps;
+  request.timeout = Timeout(args);
+  request.verify.settle = std::chrono::milliseconds(args.value("settle_ms", 500));
+  auto via = ParseVia(args.value("via", "auto"));
+  if (!via.ok()) return ToolResult::FromError(via.error());
+  request.via = *via;
+  request.arguments = args;
+  const std::string session = args.value("session", "");
+  return tools->confirmer->Run(
+      ctx, "choose \"" + path + "\" in " + app,
+      [tools, request, session](const std::string& token, ToolContext&) -> Attempt {
+        auto lease = tools->workspace.Acquire(session, Workspace::Need::kHands);
+        if (!lease.ok()) return Attempt::Done(ToolResult::FromError(lease.error()));
+        MenuRequest r = request;
+        r.confirmation_token = token;
+        auto walked = WalkMenuPath(*lease, r);
+        if (!walked.ok()) return Attempt::Done(ToolResult::FromError(walked.error()));
+        ToolResult out;
+        out.structured = MenuResultToJson(*walked);
+        std::string text;
+        for (const ActionResult& s : walked->steps) text += FormatActionResult(s);
+        out.content.push_back(Content::Text(text));
+        out.is_error = !walked->performed;
+        if (!walked->steps.empty() &&
+            walked->steps.back().decision.verdict == GateVerdict::kNeedsConfirmation) {
+          return Attempt::Held(walked->steps.back().decision, std::move(out));
+        }
+        return Attempt::Done(std::move(out));
+      });
+}
+
+json ObjectSchema(json properties, std::vector<std::string> required) {
+  properties["session"] = schema::SessionArgument();
+  properties["timeout_ms"] =
+      schema::TimeoutMs(2000, "deadline of each accessibility walk and call");
+  json s = {{"type", "object"}, {"additionalProperties", false}, {"properties", properties}};
+  if (!required.empty()) s["required"] = required;
+  return s;
+}
+
+}  // namespace
+
+Result<Shortcut> ResolveShortcutPress(Workspace& workspace, const std::string& session,
+                                      const std::string& app, const std::string& action,
+                                      ActionRequest& request) {
+  if (app.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "press_keys with action needs app (whose shortcut registry to look in)");
+  }
+  auto lease = workspace.Acquire(session, Workspace::Need::kObserve);
+  if (!lease.ok()) return lease.error();
+  // The registry is read afresh (tree and schema), not kept: the server's
+  // store belongs to the `shortcuts` tool.
+  return PlanShortcutPress(*lease, app, action, nullptr, request.timeout, request);
+}
+
+Status RegisterSpecialistTools(ToolRegistry& registry, Workspace& workspace,
+                               std::shared_ptr<Confirmer> confirmer,
+                               std::shared_ptr<ShortcutRegistryStore> store) {
+  if (!confirmer) confirmer = std::make_shared<Confirmer>(nullptr);
+  auto tools = std::make_shared<SpecialistTools>(
+      SpecialistTools{workspace, std::move(confirmer), std::move(store)});
+
+  Tool shortcuts;
+  shortcuts.name = "shortcuts";
+  shortcuts.title = "An app's keyboard shortcuts";
+  shortcuts.description =
+      "The app's shortcut registry: each chord (\"Ctrl+Shift+S\"), the action it runs (\"Save "
+      "As…\"), its category (the top menu: file, edit, view, ...) and source (menu: read from "
+      "the app's menus and accelerators without opening anything; schema: shipped app "
+      "schema; user; learned). deep also opens each top menu (never an item) and closes it "
+      "with Escape, checking the app is left as it was. Press one with press_keys {action, "
+      "app}. Without app: every registry kept.";
+  shortcuts.input_schema =
+      ObjectSchema({{"app", String("the application's name")},
+                    {"category", String("only this category (file, edit, view, ...)")},
+                    {"deep", Boolean("also open each top menu and close it again (slower)")}},
+                   {});
+  shortcuts.output_schema = {{"type", "object"},
+                             {"properties",
+                              {{"app", String("the application")},
+                               {"count", {{"type", "integer"}}},
+                               {"shortcuts", {{"type", "array"}}},
+                               {"tree_ms", {{"type", "number"}}},
+                               {"state_unchanged", {{"type", "boolean"}}}}}};
+  shortcuts.annotations = {
+      .read_only = false, .destructive = false, .idempotent = true, .open_world = false};
+  shortcuts.handler = [tools](const json& args, ToolContext& ctx) {
+    return Shortcuts(tools, args, ctx);
+  };
+  if (auto st = registry.Add(std::move(shortcuts)); !st.ok()) return st;
+
+  Tool discover;
+  discover.name = "discover";
+  discover.title = "Discover an app";
+  discover.description =
+      "What an app offers, by the cascade schema -> accessibility tree -> menus: its toolkit "
+      "(gtk2, gtk3, gtk4, qt5, chromium, electron, libreoffice-vcl, none), windows, menus, "
+      "shortcuts, widgets by role, custom accessibility actions, whether a schema exists, and "
+      "an exploration confidence (0-1). deep also opens each top menu and closes it again.";
+  discover.input_schema =
+      ObjectSchema({{"app", String("the application's name")},
+                    {"deep", Boolean("also open each top menu and close it again (slower)")}},
+                   {"app"});
+  discover.output_schema = {{"type", "object"},
+                            {"required", {"app", "toolkit"}},
+                            {"properties",
+                             {{"app", String("the application")},
+                              {"toolkit", String("gtk3, qt5, chromium, ...")},
+                              {"windows", {{"type", "array"}}},
+                              {"menus", {{"type", "array"}}},
+                              {"shortcut_count", {{"type", "integer"}}},
+                              {"roles", {{"type", "object"}}},
+                              {"custom_actions", {{"type", "array"}}},
+                              {"schema_available", {{"type", "boolean"}}},
+                              {"exploration_confidence", {{"type", "number"}}}}}};
+  discover.annotations = {
+      .read_only = false, .destructive = false, .idempotent = true, .open_world = false};
+  discover.handler = [tools](const json& args, ToolContext& ctx) {
+    return DiscoverTool(tools, args, ctx);
+  };
+  if (auto st = registry.Add(std::move(discover)); !st.ok()) return st;
+
+  Tool menu;
+  menu.name = "menu";
+  menu.title = "Choose a menu item";
+  menu.description =
+      "Walks a menu path (\"File > Save As…\") through accessibility: opens each level, waits "
+      "for its items, activates the last; each step verified and decided by the safety "
+      "policy. A step that is not there fails closed (the menus opened are closed again) with "
+      "the items that exist at that level. Names ignore case and a trailing '…'.";
+  menu.input_schema =
+      ObjectSchema({{"app", String("the application's name")},
+                    {"path", String("the menu path, steps separated by '>'")},
+                    {"settle_ms", schema::Integer("how long the last step waits for an effect", 0)},
+                    {"via",
+                     {{"type", "string"},
+                      {"enum", {"auto", "accessibility", "xtest"}},
+                      {"description",
+                       "how each step clicks: auto (menu items by pointer), accessibility (the "
+                       "elements' actions) or xtest"}}},
+                    {"confirmation_token", String("approval of a step the safety policy held")}},
+                   {"app", "path"});
+  menu.output_schema = {{"type", "object"},
+                        {"properties",
+                         {{"app", String("the application")},
+                          {"path", String("the path as the app names it")},
+                          {"performed", {{"type", "boolean"}}},
+                          {"steps", {{"type", "array"}}}}}};
+  menu.annotations = {
+      .read_only = false, .destructive = true, .idempotent = false, .open_world = false};
+  menu.handler = [tools](const json& args, ToolContext& ctx) { return Menu(tools, args, ctx); };
+  return registry.Add(std::move(menu));
+}
+
+}  // namespace uiscope::mcp
