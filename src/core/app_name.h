@@ -5,8 +5,10 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "core/ascii.h"
+#include "core/node.h"
 
 namespace uiscope {
 
@@ -28,6 +30,18 @@ inline bool AppNameMatches(std::string_view wanted, std::string_view name,
     executable = executable.substr(slash + 1);
   }
   return !executable.empty() && EqualsIgnoringCase(wanted, executable);
+}
+
+// The application node among `roots` that `wanted` names (AppNameMatches),
+// the one named exactly first; null when none.
+inline const Node* FindAppNode(const std::vector<Node>& roots, std::string_view wanted) {
+  const Node* usual = nullptr;
+  for (const Node& r : roots) {
+    if (r.role != Role::kApplication) continue;
+    if (EqualsIgnoringCase(r.name, wanted)) return &r;
+    if (usual == nullptr && AppNameMatches(wanted, r.name)) usual = &r;
+  }
+  return usual;
 }
 
 }  // namespace uiscope

@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <set>
 
+#include "core/app_name.h"
 #include "core/ascii.h"
+#include "core/toolkit.h"
 #include "engine/app_schemas.h"
 #include "engine/shortcuts.h"
 #include "platform/process_name.h"
@@ -15,20 +17,6 @@ namespace uiscope {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-bool Contains(std::string_view haystack, std::string_view needle) {
-  return AsciiLower(haystack).find(needle) != std::string::npos;
-}
-
-int Major(std::string_view version) {
-  int major = 0;
-  for (char c : version) {
-    if (c < '0' || c > '9') break;
-    major = major * 10 + (c - '0');
-    if (major > 1000) break;
-  }
-  return major;
-}
 
 // Actions every toolkit names for its plain activation.
 bool IsPlainAction(const std::string& action) {
@@ -39,29 +27,8 @@ bool IsPlainAction(const std::string& action) {
 
 std::string NormaliseToolkit(std::string_view toolkit, std::string_view version,
                              std::string_view app_name, std::string_view command_line) {
-  const std::string tk = AsciiLower(toolkit);
-  const int major = Major(version);
-  // LibreOffice answers "VCL" with its own widgets, and its gtk3 plugin
-  // still draws VCL widgets under a GTK name: the app decides.
-  if (tk == "vcl" || Contains(app_name, "soffice") || Contains(app_name, "libreoffice")) {
-    return "libreoffice-vcl";
-  }
-  if (tk == "chromium" || tk == "chrome") {
-    if (Contains(command_line, "electron") || Contains(command_line, "app.asar")) return "electron";
-    // The first word of the command line: the executable.
-    std::string exe(command_line.substr(0, command_line.find(' ')));
-    exe = exe.substr(exe.rfind('/') == std::string::npos ? 0 : exe.rfind('/') + 1);
-    const bool browser = Contains(exe, "chrom") || Contains(exe, "chrome");
-    return browser || command_line.empty() ? "chromium" : "electron";
-  }
-  if (tk == "gtk" || tk == "gail") {
-    if (major == 2) return "gtk2";
-    if (major == 4) return "gtk4";
-    return "gtk3";
-  }
-  if (tk == "qt") return major == 6 ? "qt6" : "qt5";
-  if (tk.empty()) return "none";
-  return tk;
+  const std::string label = ToolkitLabel(toolkit, version, app_name, command_line);
+  return label.empty() ? "none" : label;
 }
 
 Result<Discovery> Discover(Workspace::Lease& lease, const DiscoverRequest& request) {
@@ -86,10 +53,7 @@ Result<Discovery> Discover(Workspace::Lease& lease, const DiscoverRequest& reque
   all.timeout = request.timeout;
   auto obs = lease.observer->Observe(all);
   if (!obs.ok()) return obs.error();
-  const Node* app = nullptr;
-  for (const Node& r : obs->snapshot.roots) {
-    if (r.role == Role::kApplication && EqualsIgnoringCase(r.name, request.app)) app = &r;
-  }
+  const Node* app = FindAppNode(obs->snapshot.roots, request.app);
   for (const std::string& w : obs->warnings) d.notes.push_back(w);
   if (app == nullptr) {
     // A window without a tree (X11 only): its toolkit cannot be told.

@@ -4,6 +4,7 @@
 #include <set>
 #include <thread>
 
+#include "core/app_name.h"
 #include "core/ascii.h"
 #include "core/ids.h"
 #include "core/shortcuts.h"
@@ -29,13 +30,6 @@ bool IsMenuLike(Role role) {
     default:
       return false;
   }
-}
-
-const Node* FindApp(const std::vector<Node>& roots, std::string_view app) {
-  for (const Node& r : roots) {
-    if (r.role == Role::kApplication && EqualsIgnoringCase(r.name, app)) return &r;
-  }
-  return nullptr;
 }
 
 bool Showing(const Node& n) { return n.Has(State::kShowing) && !n.id.empty(); }
@@ -195,7 +189,7 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
     while (true) {
       auto now = lease.observer->Observe(observe);
       if (!now.ok()) return now.error();
-      const Node* app = FindApp(now->snapshot.roots, request.app);
+      const Node* app = FindAppNode(now->snapshot.roots, request.app);
       if (app == nullptr) {
         return MakeError(ErrorCode::kNotFound, "no application \"" + request.app +
                                                    "\" with an accessibility tree on this desktop");

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "core/app_name.h"
 #include "core/ascii.h"
 #include "core/ids.h"
 #include "engine/act.h"
@@ -18,13 +19,6 @@ using Clock = std::chrono::steady_clock;
 
 bool IsMenuEntry(Role role) {
   return role == Role::kMenuItem || role == Role::kCheckMenuItem || role == Role::kRadioMenuItem;
-}
-
-const Node* FindApp(const std::vector<Node>& roots, std::string_view app) {
-  for (const Node& r : roots) {
-    if (r.role == Role::kApplication && EqualsIgnoringCase(r.name, app)) return &r;
-  }
-  return nullptr;
 }
 
 // What --deep must leave as it found it: the app's windows (role and name)
@@ -75,7 +69,7 @@ Result<ShortcutsReport> ReadShortcuts(Workspace::Lease& lease, const ShortcutsRe
   all.timeout = request.timeout;
   auto obs = lease.observer->Observe(all);
   if (!obs.ok()) return obs.error();
-  const Node* app = FindApp(obs->snapshot.roots, request.app);
+  const Node* app = FindAppNode(obs->snapshot.roots, request.app);
   if (app == nullptr) {
     return MakeError(ErrorCode::kNotFound, "no application \"" + request.app +
                                                "\" with an accessibility tree on this desktop");
@@ -97,7 +91,7 @@ Result<ShortcutsReport> ReadShortcuts(Workspace::Lease& lease, const ShortcutsRe
   shown.timeout = request.timeout;
   auto before = lease.observer->Observe(shown);
   if (!before.ok()) return before.error();
-  const Node* app_before = FindApp(before->snapshot.roots, report.app);
+  const Node* app_before = FindAppNode(before->snapshot.roots, report.app);
   if (app_before == nullptr) return MakeError(ErrorCode::kStale, report.app + " went away");
   const std::vector<std::string> state_before = WindowState(*app_before);
   std::vector<std::pair<std::string, std::string>> menus;  // id, name
@@ -134,7 +128,7 @@ Result<ShortcutsReport> ReadShortcuts(Workspace::Lease& lease, const ShortcutsRe
     while (true) {
       auto now = lease.observer->Observe(shown);
       if (!now.ok()) break;
-      const Node* a = FindApp(now->snapshot.roots, report.app);
+      const Node* a = FindAppNode(now->snapshot.roots, report.app);
       const Node* menu = a ? FindById(now->snapshot.roots, id) : nullptr;
       if (menu != nullptr && AnyItemShowing(*menu)) {
         lists.push_back(ShortcutsFromTree(*a));
@@ -161,7 +155,7 @@ Result<ShortcutsReport> ReadShortcuts(Workspace::Lease& lease, const ShortcutsRe
   while (true) {
     auto after = lease.observer->Observe(shown);
     if (!after.ok()) return after.error();
-    const Node* a = FindApp(after->snapshot.roots, report.app);
+    const Node* a = FindAppNode(after->snapshot.roots, report.app);
     if (a == nullptr) return MakeError(ErrorCode::kStale, report.app + " went away during --deep");
     state_after = WindowState(*a);
     bool open_menu = false;
@@ -282,7 +276,7 @@ Result<Shortcut> PlanShortcutPress(Workspace::Lease& lease, const std::string& a
   shown.timeout = timeout;
   // The app's active window, else its first: (raised and) its focused element.
   auto find_window = [&](const Observation& obs) -> const Node* {
-    const Node* app_node = FindApp(obs.snapshot.roots, registry->read.app);
+    const Node* app_node = FindAppNode(obs.snapshot.roots, registry->read.app);
     const Node* window = nullptr;
     if (app_node == nullptr) return nullptr;
     for (const Node& w : app_node->children) {

@@ -3,8 +3,9 @@
 // on Linux; the factory exists so the engine never includes backend headers.
 #include "platform/accessibility.h"
 
-#include "core/ascii.h"
+#include "core/toolkit.h"
 #include "platform/atspi/atspi_tree.h"
+#include "platform/process_name.h"
 
 namespace uiscope {
 namespace {
@@ -39,16 +40,9 @@ std::vector<Accessibility::Liveness> Accessibility::Probe(const std::vector<AppI
 }
 
 std::string ToolkitLabel(const AppInfo& app) {
-  const std::string toolkit = AsciiLower(app.toolkit);
-  // LibreOffice draws with its own VCL through a GTK 3 or KDE plugin, and
-  // reports the plugin's toolkit.
-  if (app.name == "soffice" || app.name.starts_with("LibreOffice")) return "libreoffice-vcl";
-  // GAIL: GTK 2's accessibility module (GIMP 2.10).
-  if (toolkit == "gail") return "gtk2";
-  const char major = app.toolkit_version.empty() ? '\0' : app.toolkit_version[0];
-  const bool digit = major >= '0' && major <= '9';
-  if ((toolkit == "gtk" || toolkit == "qt") && digit) return toolkit + major;
-  return toolkit;
+  const std::string command_line =
+      ToolkitLabelNeedsCommandLine(app.toolkit) ? ProcessCommandLine(app.pid) : "";
+  return uiscope::ToolkitLabel(app.toolkit, app.toolkit_version, app.name, command_line);
 }
 
 Result<std::unique_ptr<Accessibility>> ConnectAtspi(const AtspiOptions& options) {

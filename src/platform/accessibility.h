@@ -30,11 +30,9 @@ struct AppInfo {
   std::string bus_name;         // the app's unique name on the accessibility bus
 };
 
-// The toolkit that drew the app, in one word: "gtk2", "gtk3", "gtk4", "qt5",
-// "qt6", "chromium" (Electron apps too), "libreoffice-vcl" (LibreOffice's
-// windows, whichever plugin hosts them), the lowercased toolkit name for
-// others, "" when unknown. What an app's shortcuts and quirks follow, and
-// part of what memory keys its targets by (Node::toolkit).
+// The toolkit that drew the app, in one word (core/toolkit.h's
+// ToolkitLabel, with the process's command line to tell Electron from
+// Chromium): what the application node's `toolkit` says.
 std::string ToolkitLabel(const AppInfo& app);
 
 struct TreeRequest {

@@ -70,7 +70,8 @@ class AtspiTreeTest : public ::testing::Test {
 
 TEST(ToolkitLabelTest, NamesTheToolkitInOneWord) {
   auto label = [](std::string name, std::string toolkit, std::string version) {
-    return ToolkitLabel(AppInfo{std::move(name), 1, std::move(toolkit), std::move(version), ""});
+    // pid 0: no process, no command line (Chromium is the browser).
+    return ToolkitLabel(AppInfo{std::move(name), 0, std::move(toolkit), std::move(version), ""});
   };
   EXPECT_EQ(label("gedit", "GTK", "3.24.38"), "gtk3");
   EXPECT_EQ(label("gtk4-demo", "GTK", "4.8.3"), "gtk4");
