@@ -416,9 +416,11 @@ async function runChecks(label, client, extra = {}) {
     const text = textOf(res);
     const pg = res.structuredContent.page;
     if (!pg.truncated || !pg.next_cursor) throw new Error(`page not truncated: ${short(pg)}`);
-    const tree = res.structuredContent.tree ?? '';
-    if (tree.length > 300 || text.length > 300) {
-      throw new Error(`max_chars 300 exceeded: structuredContent.tree is ${tree.length} chars, text content ${text.length} chars (the tool description says "at most this many characters in the page"): ${short(text, 400)}`);
+    if ('tree' in res.structuredContent) {
+      throw new Error('structuredContent repeats the tree the text content carries (issue 21: no double payload)');
+    }
+    if (text.length > 300) {
+      throw new Error(`max_chars 300 exceeded: text content ${text.length} chars (the tool description says "at most this many characters in the page"): ${short(text, 400)}`);
     }
     return `${text.length} chars, ${pg.nodes_emitted}/${pg.nodes_total} nodes`;
   });
