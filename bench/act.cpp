@@ -10,6 +10,7 @@
 // - typing: characters per second, ASCII and characters the keymap lacks.
 //
 //   build/bin/bench_act [--clicks N] [--events N]
+#include "bench_args.h"
 #include "engine/act.h"
 
 #include <algorithm>
@@ -245,10 +246,21 @@ int Run(int clicks, int events) {
 }  // namespace uiscope
 
 int main(int argc, char** argv) {
+  static const char kUsage[] =
+      "usage: bench_act [--clicks N] [--events N]\n"
+      "  click latency (accessibility and XTEST, with verification) and input event rate on\n"
+      "  the GTK 3 fixture in a headless desktop of its own\n";
+  if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   int clicks = 100, events = 2000;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--clicks") == 0) clicks = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--events") == 0) events = std::atoi(argv[i + 1]);
+  for (int i = 1; i < argc; i += 2) {
+    if (i + 1 < argc && std::strcmp(argv[i], "--clicks") == 0) {
+      clicks = std::atoi(argv[i + 1]);
+    } else if (i + 1 < argc && std::strcmp(argv[i], "--events") == 0) {
+      events = std::atoi(argv[i + 1]);
+    } else {
+      return uiscope::bench::BadUsage(argv[i], kUsage);
+    }
   }
+  uiscope::bench::PrivateStateDir state;  // the desktop registers here
   return uiscope::Run(std::max(1, clicks), std::max(2, events));
 }

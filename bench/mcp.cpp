@@ -23,6 +23,7 @@
 //
 //   build/bin/bench_mcp [--pings N] [--observes N] [--rows N] [--budget S] [--uiscope PATH]
 //   [--json]
+#include "bench_args.h"
 #include <httplib.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -959,6 +960,12 @@ std::string DefaultUiscope() {
 }  // namespace uiscope
 
 int main(int argc, char** argv) {
+  static const char kUsage[] =
+      "usage: bench_mcp [--pings N] [--observes N] [--rows N] [--budget S] [--uiscope PATH] "
+      "[--json]\n"
+      "  `uiscope mcp` over stdio and HTTP: ping and observe latency, tools/list size (state\n"
+      "  in a private temporary directory)\n";
+  if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   uiscope::Options o;
   o.uiscope = uiscope::DefaultUiscope();
   for (int i = 1; i < argc; ++i) {
@@ -982,10 +989,7 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--json") == 0) {
       o.json = true;
     } else {
-      std::fprintf(stderr,
-                   "usage: bench_mcp [--pings N] [--observes N] [--rows N] [--budget S] "
-                   "[--uiscope PATH] [--json]\n");
-      return 2;
+      return uiscope::bench::BadUsage(argv[i], kUsage);
     }
   }
   // A signal ends the measurement loop; the destructors then stop the

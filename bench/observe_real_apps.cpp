@@ -11,6 +11,7 @@
 //
 // Writes only to the tests' private state directory (a temp dir, or
 // $UISCOPE_STATE_DIR). Not part of the test suite.
+#include "bench_args.h"
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -177,6 +178,11 @@ int Run(int runs, const std::vector<RealApp>& apps) {
 }  // namespace uiscope
 
 int main(int argc, char** argv) {
+  static const char kUsage[] =
+      "usage: bench_observe_real_apps [--runs N] [--apps calc,gimp,inkscape,gedit]\n"
+      "  observe latency, nodes and characters of real apps' main windows (issue 15: target\n"
+      "  250 ms), against the GTK 3 fixture observed in the same run\n";
+  if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   int runs = 7;
   std::string only;
   for (int i = 1; i < argc; ++i) {
@@ -185,11 +191,7 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--apps") == 0 && i + 1 < argc) {
       only = argv[++i];
     } else {
-      std::fprintf(stderr,
-                   "usage: bench_observe_real_apps [--runs N] [--apps calc,gimp,inkscape,gedit]\n"
-                   "  observe latency, nodes and characters of real apps' main windows (issue "
-                   "15: target 250 ms),\n  against the GTK 3 fixture observed in the same run\n");
-      return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
+      return uiscope::bench::BadUsage(argv[i], kUsage);
     }
   }
   // Inkscape opens an empty drawing: without a file it shows its welcome

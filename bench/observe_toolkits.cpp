@@ -9,6 +9,7 @@
 //
 // Uses the tests' fixture launchers (tests/support), so it is built with the
 // tests.
+#include "bench_args.h"
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -111,6 +112,10 @@ int Run(int runs, const std::vector<test::Toolkit>& toolkits) {
 
 int main(int argc, char** argv) {
   using uiscope::test::Toolkit;
+  static const char kUsage[] =
+      "usage: bench_observe_toolkits [--runs N] [--toolkits gtk3,qt5,gtk4,chromium]\n"
+      "  observe latency per toolkit's fixture (state in a private temporary directory)\n";
+  if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   int runs = 7;
   std::vector<Toolkit> toolkits = {Toolkit::kGtk3, Toolkit::kQt5, Toolkit::kGtk4,
                                    Toolkit::kChromium};
@@ -124,10 +129,7 @@ int main(int argc, char** argv) {
         if (list.find(uiscope::test::ToolkitName(t)) != std::string::npos) toolkits.push_back(t);
       }
     } else {
-      std::fprintf(stderr,
-                   "usage: bench_observe_toolkits [--runs N] "
-                   "[--toolkits gtk3,qt5,gtk4,chromium]\n");
-      return 2;
+      return uiscope::bench::BadUsage(argv[i], kUsage);
     }
   }
   if (toolkits.empty()) {

@@ -12,6 +12,7 @@
 // unchanged screen and the read after one terminal printed one more line.
 //
 //   build/bin/bench_ocr [--runs N] [--scenario page|grid|all] [--keep DIR]
+#include "bench_args.h"
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -578,6 +579,11 @@ int RunScenario(const Scenario& s, int runs, const std::string& dir) {
 
 int main(int argc, char** argv) {
   using namespace uiscope;
+  static const char kUsage[] =
+      "usage: bench_ocr [--runs N] [--scenario page|grid|all] [--keep DIR]\n"
+      "  read_text on terminals of known text against the tesseract CLI; its files go to a\n"
+      "  temporary directory, or to DIR with --keep\n";
+  if (bench::HelpAsked(argc, argv, kUsage)) return 0;
   int runs = 3;
   std::string scenario = "all";
   std::string keep;
@@ -590,8 +596,7 @@ int main(int argc, char** argv) {
     } else if (a == "--keep" && i + 1 < argc) {
       keep = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: bench_ocr [--runs N] [--scenario page|grid|all] [--keep DIR]\n");
-      return 2;
+      return bench::BadUsage(argv[i], kUsage);
     }
   }
   // Sessions of this benchmark stay out of the user's `uiscope session list`.

@@ -36,6 +36,7 @@
 //                               [--dump DIR] [--verbose]
 // --dump writes DIR/<app>.png with ground truth (green), detections (red)
 // and the text lines the detector saw (blue).
+#include "bench_args.h"
 #include <sched.h>
 
 #include <algorithm>
@@ -676,6 +677,12 @@ int Run(const Options& options) {
 }  // namespace uiscope
 
 int main(int argc, char** argv) {
+  static const char kUsage[] =
+      "usage: bench_vision_eval [--apps fixture,factory,xcalc,gnome-calculator,kcalc,form,"
+      "tk-form] [--runs N] [--dump DIR] [--verbose]\n"
+      "  the element detector's precision and recall against the accessibility tree; --dump\n"
+      "  writes annotated images to DIR (nothing is written without it)\n";
+  if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   uiscope::Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -697,12 +704,9 @@ int main(int argc, char** argv) {
         start = end + 1;
       }
     } else {
-      std::fprintf(stderr,
-                   "usage: bench_vision_eval [--apps "
-                   "fixture,factory,xcalc,gnome-calculator,kcalc,form,tk-form] "
-                   "[--runs N] [--dump DIR] [--verbose]\n");
-      return 2;
+      return uiscope::bench::BadUsage(argv[i], kUsage);
     }
   }
+  uiscope::bench::PrivateStateDir state;  // the desktops register here
   return uiscope::Run(options);
 }
