@@ -129,13 +129,6 @@ class Context {
   ContextSources s_;
 };
 
-// The screen as R1 sees it: its pixels (when the desktop has an X display)
-// and the focused element.
-struct ScreenState {
-  std::optional<Image> pixels;
-  std::string focused;  // the focused element's ID, "" = none
-};
-
 std::string FocusedId(const std::vector<Node>& nodes) {
   for (const Node& n : nodes) {
     if (n.Has(State::kFocused)) return n.id;
@@ -144,7 +137,11 @@ std::string FocusedId(const std::vector<Node>& nodes) {
   return "";
 }
 
-// A tree subscription: a thread comparing the screen every kWatchIntervalMs.
+// A tree subscription: a thread that looks at the desktop every
+// kWatchIntervalMs and calls `changed` when R1 says the screen changed.
+// Each look is one capture of the screen (when the desktop has an X
+// display) and, only when the pixels barely changed or cannot be read, one
+// observation for the focus (served by the event-fed mirror when it can).
 class TreeWatch final : public ResourceWatch {
  public:
   TreeWatch(Workspace& workspace, std::string session, std::function<void()> changed)
@@ -161,51 +158,48 @@ class TreeWatch final : public ResourceWatch {
   }
 
  private:
+  // One look; true when R1 says the screen changed since the previous one.
   // NotFound when the session is gone (the watch ends).
-  Result<ScreenState> Look(bool need_focus) {
+  Result<bool> Look() {
     auto lease = workspace_.Acquire(session_);
     if (!lease.ok()) return lease.error();
-    ScreenState state;
+    std::optional<Image> pixels;
     if (lease->display_connection != nullptr && !lease->display_connection->broken()) {
       auto image = x11::CaptureRegion(*lease->display_connection,
                                       Rect{0, 0, lease->frame.width, lease->frame.height});
-      if (image.ok()) state.pixels = std::move(*image);
+      if (image.ok()) pixels = std::move(*image);
     }
-    if (need_focus || !state.pixels) {
+    double diff = 0;
+    if (pixels_ && pixels) {
+      auto d = DiffImages(*pixels_, *pixels);
+      diff = d.ok() ? d->score : 1.0;  // another screen size is a change
+    }
+    bool focus_changed = false;
+    if (!pixels || diff < kR1DiffThreshold) {
       auto obs = lease->observer->Observe(ObserveRequest{});
-      if (obs.ok()) state.focused = FocusedId(obs->snapshot.roots);
+      if (obs.ok()) {
+        std::string focused = FocusedId(obs->snapshot.roots);
+        focus_changed = focus_known_ && focused != focused_;
+        focused_ = std::move(focused);
+        focus_known_ = true;
+      }
+    } else {
+      focus_known_ = false;  // not read this time: no baseline for the next
     }
-    return state;
+    const bool first = !looked_;
+    looked_ = true;
+    pixels_ = std::move(pixels);
+    return !first && !ReobservationSkippable(diff, focus_changed);
   }
 
   void Run() {
-    std::optional<ScreenState> before;
     std::unique_lock lock(mutex_);
     while (!stop_) {
       lock.unlock();
-      // The focus is read when the pixels alone do not decide (R1 needs
-      // both only when the pixels barely changed).
-      auto now = Look(/*need_focus=*/true);
+      auto changed = Look();
+      if (!changed.ok() && changed.error().code == ErrorCode::kNotFound) return;  // session gone
+      if (changed.ok() && *changed) changed_();
       lock.lock();
-      if (stop_) break;
-      if (!now.ok()) {
-        if (now.error().code == ErrorCode::kNotFound) break;  // the session ended
-      } else {
-        if (before) {
-          double diff = 0;
-          if (before->pixels && now->pixels) {
-            auto d = DiffImages(*before->pixels, *now->pixels);
-            diff = d.ok() ? d->score : 1.0;  // a new screen size is a change
-          }
-          const bool focus_changed = before->focused != now->focused;
-          if (!ReobservationSkippable(diff, focus_changed)) {
-            lock.unlock();
-            changed_();
-            lock.lock();
-          }
-        }
-        before = std::move(*now);
-      }
       wake_.wait_for(lock, std::chrono::milliseconds(kWatchIntervalMs), [&] { return stop_; });
     }
   }
@@ -213,6 +207,12 @@ class TreeWatch final : public ResourceWatch {
   Workspace& workspace_;
   const std::string session_;
   const std::function<void()> changed_;
+  // The previous look (the watch thread's own).
+  bool looked_ = false;
+  std::optional<Image> pixels_;
+  std::string focused_;
+  bool focus_known_ = false;
+
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;
