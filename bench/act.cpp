@@ -10,7 +10,6 @@
 // - typing: characters per second, ASCII and characters the keymap lacks.
 //
 //   build/bin/bench_act [--clicks N] [--events N]
-#include "bench_args.h"
 #include "engine/act.h"
 
 #include <algorithm>
@@ -22,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "engine/workspace.h"
 #include "platform/x11/xtest_input.h"
 #include "session/headless_desktop.h"
@@ -261,6 +261,6 @@ int main(int argc, char** argv) {
       return uiscope::bench::BadUsage(argv[i], kUsage);
     }
   }
-  uiscope::bench::PrivateStateDir state;  // the desktop registers here
+  uiscope::bench::PrivateStateDir state;  // the desktop's registry and what its apps write
   return uiscope::Run(std::max(1, clicks), std::max(2, events));
 }

@@ -10,7 +10,6 @@
 // Targets (issue 4): capture <= 2 ms, PNG encode <= 25 ms.
 //
 //   build/bin/bench_capture [--runs N] [--save DIR]   (DIR: write the encoded frames)
-#include "bench_args.h"
 #include <png.h>
 
 #include <algorithm>
@@ -24,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
 #include "engine/screenshot.h"
@@ -260,6 +260,6 @@ int main(int argc, char** argv) {
       return uiscope::bench::BadUsage(argv[i], kUsage);
     }
   }
-  uiscope::bench::PrivateStateDir state;  // the desktop registers here
+  uiscope::bench::PrivateStateDir state;  // the desktop's registry and what its apps write
   return uiscope::Run(std::max(1, runs), save);
 }

@@ -23,7 +23,6 @@
 //
 //   build/bin/bench_mcp [--pings N] [--observes N] [--rows N] [--budget S] [--uiscope PATH]
 //   [--json]
-#include "bench_args.h"
 #include <httplib.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -47,6 +46,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "core/format.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
@@ -992,6 +992,7 @@ int main(int argc, char** argv) {
       return uiscope::bench::BadUsage(argv[i], kUsage);
     }
   }
+  uiscope::bench::PrivateStateDir state;  // what the desktops' apps write
   // A signal ends the measurement loop; the destructors then stop the
   // servers, the fixture and the desktop.
   struct sigaction sa {};

@@ -4,7 +4,6 @@
 // default (showing-only) snapshot of the fixture with 5 rows (~100 nodes).
 //
 //   build/bin/bench_observe [--rows N] [--runs N]
-#include "bench_args.h"
 #include "engine/observe.h"
 
 #include <atspi/atspi.h>
@@ -18,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "engine/desktop.h"
 #include "session/headless_desktop.h"
 #include "session/process.h"
@@ -226,6 +226,6 @@ int main(int argc, char** argv) {
       return uiscope::bench::BadUsage(argv[i], kUsage);
     }
   }
-  uiscope::bench::PrivateStateDir state;  // the desktop registers here
+  uiscope::bench::PrivateStateDir state;  // the desktop's registry and what its apps write
   return uiscope::Run(std::max(1, rows), std::max(1, runs));
 }

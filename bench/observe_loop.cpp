@@ -23,7 +23,6 @@
 // Writes nothing outside the headless desktop's own temporary directory.
 // Uses the tests' fixture launchers (tests/support), so it is built with the
 // tests.
-#include "bench_args.h"
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
 #include "support/desktop_fixture.h"
@@ -226,5 +226,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_observe_loop: no known toolkit in --toolkits\n");
     return 2;
   }
+  uiscope::bench::PrivateStateDir state;  // what the desktops' apps write
   return uiscope::Run(runs, rows, toolkits);
 }

@@ -11,7 +11,6 @@
 //
 // Writes only to the tests' private state directory (a temp dir, or
 // $UISCOPE_STATE_DIR). Not part of the test suite.
-#include "bench_args.h"
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "core/format.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
@@ -194,6 +194,7 @@ int main(int argc, char** argv) {
       return uiscope::bench::BadUsage(argv[i], kUsage);
     }
   }
+  uiscope::bench::PrivateStateDir state;  // what the desktops' apps write
   // Inkscape opens an empty drawing: without a file it shows its welcome
   // dialog instead of the main window.
   const std::string dir = uiscope::test::TestStateDir() + "/bench-real-apps";

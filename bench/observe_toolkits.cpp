@@ -9,7 +9,6 @@
 //
 // Uses the tests' fixture launchers (tests/support), so it is built with the
 // tests.
-#include "bench_args.h"
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
 #include "support/desktop_fixture.h"
@@ -136,5 +136,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_observe_toolkits: no known toolkit in --toolkits\n");
     return 2;
   }
+  uiscope::bench::PrivateStateDir state;  // what the desktops' apps write
   return uiscope::Run(runs, toolkits);
 }

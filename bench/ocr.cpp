@@ -12,7 +12,6 @@
 // unchanged screen and the read after one terminal printed one more line.
 //
 //   build/bin/bench_ocr [--runs N] [--scenario page|grid|all] [--keep DIR]
-#include "bench_args.h"
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "engine/read_text.h"
 #include "image/image.h"
 #include "ocr/ocr_cache.h"
@@ -599,6 +599,7 @@ int main(int argc, char** argv) {
       return bench::BadUsage(argv[i], kUsage);
     }
   }
+  bench::PrivateStateDir private_dirs;  // what the desktop's apps write
   // Sessions of this benchmark stay out of the user's `uiscope session list`.
   char state_template[] = "/tmp/uiscope-bench-ocr-XXXXXX";
   const char* state = mkdtemp(state_template);

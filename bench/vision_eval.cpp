@@ -36,7 +36,6 @@
 //                               [--dump DIR] [--verbose]
 // --dump writes DIR/<app>.png with ground truth (green), detections (red)
 // and the text lines the detector saw (blue).
-#include "bench_args.h"
 #include <sched.h>
 
 #include <algorithm>
@@ -50,6 +49,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "core/fuzzy.h"
 #include "core/merge.h"
 #include "engine/desktop.h"
@@ -707,6 +707,6 @@ int main(int argc, char** argv) {
       return uiscope::bench::BadUsage(argv[i], kUsage);
     }
   }
-  uiscope::bench::PrivateStateDir state;  // the desktops register here
+  uiscope::bench::PrivateStateDir state;  // the desktops' registry and what their apps write
   return uiscope::Run(options);
 }

@@ -128,8 +128,7 @@ Server::Server(const ToolRegistry& tools, ServerOptions options)
       });
   // Reading a tree or a screenshot walks the desktop: on a worker.
   binder_.Request<ReadResourceParams>(
-      "resources/read",
-      [this](const ReadResourceParams& p, Call& c) { return ReadResource(p, c); },
+      "resources/read", [this](const ReadResourceParams& p, Call& c) { return ReadResource(p, c); },
       /*slow=*/true);
   binder_.Request<ReadResourceParams>(
       "resources/subscribe",

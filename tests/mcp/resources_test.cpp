@@ -1,7 +1,5 @@
 // Resources and prompts (mcp/resources.h, mcp/tools/context_provider.h)
 // through the real server, on a fake desktop.
-#include "mcp/tools/context_provider.h"
-
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -9,6 +7,7 @@
 #include <thread>
 
 #include "mcp/server.h"
+#include "mcp/tools/context_provider.h"
 #include "mcp/tools/tools.h"
 #include "support/fake_accessibility.h"
 #include "support/fake_sessions.h"
@@ -31,8 +30,7 @@ class Inbox final : public Outbound {
     std::lock_guard lock(mutex_);
     int n = 0;
     for (const json& m : messages_) {
-      n += m.value("method", "") == "notifications/resources/updated" &&
-           m["params"]["uri"] == uri;
+      n += m.value("method", "") == "notifications/resources/updated" && m["params"]["uri"] == uri;
     }
     return n;
   }
@@ -82,9 +80,8 @@ class ResourcesTest : public ::testing::Test {
   void Focus(const std::string& name) {
     auto lease = workspace_->Acquire();
     ASSERT_TRUE(lease.ok());
-    ForEachNodeMutable(accessibility_->apps(), [&](Node& n, int) {
-      n.states.Set(State::kFocused, n.name == name);
-    });
+    ForEachNodeMutable(accessibility_->apps(),
+                       [&](Node& n, int) { n.states.Set(State::kFocused, n.name == name); });
   }
 
   static bool Eventually(const std::function<bool()>& done, int ms = 5000) {
@@ -147,8 +144,7 @@ TEST_F(ResourcesTest, ListsReadsAndRefuses) {
   // A fake desktop has no screen: an error that says so.
   json shot = Request("resources/read", {{"uri", "uiscope://session/default/screenshot"}});
   EXPECT_EQ(shot["error"]["code"], -32603) << shot.dump();
-  EXPECT_NE(shot["error"]["message"].get<std::string>().find("screen capture"),
-            std::string::npos)
+  EXPECT_NE(shot["error"]["message"].get<std::string>().find("screen capture"), std::string::npos)
       << shot.dump();
   EXPECT_EQ(Request("resources/list", {{"cursor", "x"}})["error"]["code"], -32602);
 }
@@ -172,9 +168,9 @@ TEST_F(ResourcesTest, SubscriptionNotifiesOnFocusChangeOnly) {
   // Only trees can be watched; a session that does not exist is not found.
   EXPECT_EQ(Request("resources/subscribe", {{"uri", "uiscope://sessions"}})["error"]["code"],
             -32602);
-  EXPECT_EQ(Request("resources/subscribe",
-                    {{"uri", "uiscope://session/s42/tree"}})["error"]["code"],
-            -32002);
+  EXPECT_EQ(
+      Request("resources/subscribe", {{"uri", "uiscope://session/s42/tree"}})["error"]["code"],
+      -32002);
 }
 
 TEST_F(ResourcesTest, SubscriptionsAreBounded) {
@@ -193,7 +189,8 @@ TEST_F(ResourcesTest, SubscriptionsAreBounded) {
     json sub = Request("resources/subscribe", {{"uri", "uiscope://session/" + ids[i] + "/tree"}});
     ASSERT_TRUE(sub.contains("result")) << sub.dump();
   }
-  json over = Request("resources/subscribe", {{"uri", "uiscope://session/" + ids.back() + "/tree"}});
+  json over =
+      Request("resources/subscribe", {{"uri", "uiscope://session/" + ids.back() + "/tree"}});
   EXPECT_EQ(over["error"]["code"], -32600) << over.dump();
   EXPECT_TRUE(session_->RemoveSubscription(uri));
   EXPECT_FALSE(session_->RemoveSubscription(uri));
@@ -205,8 +202,8 @@ TEST_F(ResourcesTest, PromptsCarryTheRedactedContext) {
   EXPECT_EQ(list["result"]["prompts"][0]["name"], "plan_actions");
   EXPECT_EQ(list["result"]["prompts"][0]["arguments"][0]["required"], true);
 
-  json plan = Request("prompts/get", {{"name", "plan_actions"},
-                                      {"arguments", {{"goal", "log in as ada"}}}});
+  json plan = Request("prompts/get",
+                      {{"name", "plan_actions"}, {"arguments", {{"goal", "log in as ada"}}}});
   ASSERT_TRUE(plan.contains("result")) << plan.dump();
   const std::string text = plan["result"]["messages"][0]["content"]["text"];
   EXPECT_EQ(plan["result"]["messages"][0]["role"], "user");
@@ -224,8 +221,8 @@ TEST_F(ResourcesTest, PromptsCarryTheRedactedContext) {
 
   EXPECT_EQ(Request("prompts/get", {{"name", "plan_actions"}})["error"]["code"], -32602);
   EXPECT_EQ(Request("prompts/get", {{"name", "nope"}})["error"]["code"], -32602);
-  EXPECT_EQ(Request("prompts/get", {{"name", "plan_actions"}, {"arguments", {{"goal", 3}}}})
-                ["error"]["code"],
+  EXPECT_EQ(Request("prompts/get",
+                    {{"name", "plan_actions"}, {"arguments", {{"goal", 3}}}})["error"]["code"],
             -32602);
 }
 

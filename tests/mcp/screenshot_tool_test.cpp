@@ -163,11 +163,11 @@ TEST_F(ScreenshotToolTest, DesktopObserveWithScreenshot) {
   Serve(workspace, /*observe=*/true);
   json result;
   ASSERT_TRUE(test::WaitUntil([&] {
-    result = Call({{"pid", fixture->pid()}, {"screenshot", true}, {"marks", true},
-                   {"max_width", 200}},
-                  "observe");
-    return !result.value("isError", true) && Text(result).find("[button \"Login\"") !=
-                                                  std::string::npos &&
+    result =
+        Call({{"pid", fixture->pid()}, {"screenshot", true}, {"marks", true}, {"max_width", 200}},
+             "observe");
+    return !result.value("isError", true) &&
+           Text(result).find("[button \"Login\"") != std::string::npos &&
            result["structuredContent"].contains("screenshot");
   })) << result.dump().substr(0, 3000);
   ASSERT_EQ(result["content"][0]["type"], "text");  // the tree first

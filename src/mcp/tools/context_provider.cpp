@@ -51,8 +51,8 @@ std::optional<SessionUri> ParseSessionUri(const std::string& uri) {
   size_t start = prefix.size();
   for (;;) {
     const size_t slash = uri.find('/', start);
-    parts.push_back(uri.substr(start, slash == std::string::npos ? std::string::npos
-                                                                 : slash - start));
+    parts.push_back(
+        uri.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
     if (slash == std::string::npos) break;
     start = slash + 1;
   }
@@ -236,8 +236,9 @@ class UiscopeResources final : public ResourceProvider {
       const std::string who = id == kDefaultSession ? "the server's desktop" : "session " + id;
       list.push_back({{"uri", SessionUriOf(id, "tree")},
                       {"name", id + " tree"},
-                      {"description", "the compact tree of " + who + " (subscribe: updated "
-                                      "when the screen changes, per seed 001's R1)"},
+                      {"description", "the compact tree of " + who +
+                                          " (subscribe: updated "
+                                          "when the screen changes, per seed 001's R1)"},
                       {"mimeType", "text/plain"}});
       list.push_back({{"uri", SessionUriOf(id, "screenshot")},
                       {"name", id + " screenshot"},
@@ -319,9 +320,9 @@ class UiscopeResources final : public ResourceProvider {
     auto parsed = ParseSessionUri(uri);
     if (!parsed || parsed->what != "tree") {
       if (parsed || uri == std::string(kScheme) + "sessions") {
-        return MakeError(ErrorCode::kInvalidArgument,
-                         "only trees can be subscribed to (uiscope://session/{id}/tree), not " +
-                             uri);
+        return MakeError(
+            ErrorCode::kInvalidArgument,
+            "only trees can be subscribed to (uiscope://session/{id}/tree), not " + uri);
       }
       return NotFound(uri);
     }
@@ -333,9 +334,9 @@ class UiscopeResources final : public ResourceProvider {
 
  private:
   static Error NotFound(const std::string& uri) {
-    return MakeError(ErrorCode::kNotFound,
-                     "no resource " + uri + " (resources/list and resources/templates/list "
-                                            "name them)");
+    return MakeError(ErrorCode::kNotFound, "no resource " + uri +
+                                               " (resources/list and resources/templates/list "
+                                               "name them)");
   }
 
   static json Contents(const std::string& uri, const std::string& mime, std::string text) {
@@ -402,14 +403,14 @@ json PlanSchema() {
         {"additionalProperties", false},
         {"properties",
          {{"type",
-           {{"enum",
-             {"open_app", "type_text", "wait", "click_by_bounds", "click", "press_keys"}}}},
+           {{"enum", {"open_app", "type_text", "wait", "click_by_bounds", "click", "press_keys"}}}},
           {"args",
            {{"type", "object"},
             {"additionalProperties", false},
             {"properties",
-             {{"target", {{"type", "string"},
-                          {"description", "open_app: the command; else an element's label"}}},
+             {{"target",
+               {{"type", "string"},
+                {"description", "open_app: the command; else an element's label"}}},
               {"uiElementId", {{"type", "string"}, {"description", "an id= from the tree"}}},
               {"text", str},
               {"keys",
@@ -445,10 +446,9 @@ class UiscopePrompts final : public PromptProvider {
            "password fields redacted), the goal, and execute_plan's strict JSON schema. The "
            "model's answer is a plan for execute_plan."},
           {"arguments",
-           json::array({{{"name", "goal"},
-                         {"description", "what the user wants done"},
-                         {"required", true}},
-                        session})}},
+           json::array(
+               {{{"name", "goal"}, {"description", "what the user wants done"}, {"required", true}},
+                session})}},
          {{"name", "describe_screen"},
           {"title", "Describe the screen"},
           {"description",
@@ -482,8 +482,7 @@ class UiscopePrompts final : public PromptProvider {
       auto screen = ScreenContext(id);
       if (!screen.ok()) return screen.error();
       return Messages("Describe the screen",
-                      "Here is the screen context (OCR + UI tree + metadata):\n" +
-                          screen->dump(2) +
+                      "Here is the screen context (OCR + UI tree + metadata):\n" + screen->dump(2) +
                           "\n\nDescribe what is on this screen for someone who cannot see it: "
                           "the active application and window and what it is for, its main "
                           "controls with their states and values, and any message, error or "
@@ -496,10 +495,10 @@ class UiscopePrompts final : public PromptProvider {
 
  private:
   static json Messages(std::string description, std::string text) {
-    return {{"description", std::move(description)},
-            {"messages",
-             json::array({{{"role", "user"},
-                           {"content", {{"type", "text"}, {"text", std::move(text)}}}}})}};
+    return {
+        {"description", std::move(description)},
+        {"messages", json::array({{{"role", "user"},
+                                   {"content", {{"type", "text"}, {"text", std::move(text)}}}}})}};
   }
 
   // Seed 001's ScreenContextDto, redacted: observe never shows a password

@@ -38,8 +38,8 @@ namespace uiscope::mcp {
 inline constexpr int kWatchIntervalMs = 500;
 
 struct ContextSources {
-  const ToolRegistry* tools = nullptr;  // observe, screenshot, read_text, session_list
-  Workspace* workspace = nullptr;       // for the watches' captures
+  const ToolRegistry* tools = nullptr;          // observe, screenshot, read_text, session_list
+  Workspace* workspace = nullptr;               // for the watches' captures
   std::shared_ptr<memory::AuditLog> audit;      // null: the audit resources say so
   std::shared_ptr<memory::TargetStore> memory;  // null: no memory resources
 };

@@ -221,7 +221,8 @@ void AddScreenshot(const ToolRegistry& registry, const json& args, const Snapsho
     failure = "this server has no screenshot tool";
   } else {
     json shot_args = json::object();
-    for (const char* key : {"session", "marks", "max_width", "app", "pid", "sources", "timeout_ms"}) {
+    for (const char* key :
+         {"session", "marks", "max_width", "app", "pid", "sources", "timeout_ms"}) {
       if (args.contains(key)) shot_args[key] = args[key];
     }
     if (args.contains("app") || args.contains("pid")) {
