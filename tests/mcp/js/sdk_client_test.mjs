@@ -382,6 +382,20 @@ async function runChecks(label, client, extra = {}) {
 
   await expectToolError('observe', { app: FIXTURE_NAME, bogus_argument: 1 });
 
+  await check('observe {screenshot:true, marks:true, max_width:400}: the tree, then the fixture window\'s image, in one result', async () => {
+    const res = await client.callTool({ name: 'observe', arguments: { app: FIXTURE_NAME, screenshot: true, marks: true, max_width: 400 } }, undefined, opt);
+    checkStructured('observe', res);
+    if (res.content[0]?.type !== 'text' || !res.content[0].text.includes('Login')) throw new Error(`first block is not the tree: ${short(res.content[0], 200)}`);
+    const image = res.content.find((c) => c.type === 'image');
+    if (!image || image.mimeType !== 'image/png') throw new Error(`no PNG image block: ${short(res.content.map((c) => c.type))}`);
+    const shot = res.structuredContent.screenshot;
+    if (!shot || shot.width > 400 || shot.region.w >= shot.frame.width || !(shot.marks_drawn > 0)) {
+      throw new Error(`structuredContent.screenshot is not the shrunk, marked fixture window: ${short(shot, 300)}`);
+    }
+    if ('tree' in res.structuredContent) throw new Error('structuredContent repeats the tree');
+    return `${shot.width}x${shot.height} of region ${shot.region.w}x${shot.region.h}, ${shot.marks_drawn} marks, ${Buffer.from(image.data, 'base64').length} bytes`;
+  });
+
   await check('observe paging: max_nodes 5, then every next_cursor', async () => {
     const args = { app: FIXTURE_NAME, max_nodes: 5 };
     let res = await callRaw('observe', args);
