@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
 #include "mcp/server.h"
 #include "mcp/tools/context_provider.h"
 #include "mcp/tools/tools.h"
+#include "memory/state_db.h"
 #include "support/fake_accessibility.h"
 #include "support/fake_sessions.h"
 
@@ -53,7 +55,7 @@ class ResourcesTest : public ::testing::Test {
     ServerOptions options;
     options.tools_inline = true;
     server_ = std::make_unique<Server>(registry_, options);
-    const ContextSources context{&registry_, workspace_.get(), nullptr, nullptr};
+    const ContextSources context{&registry_, workspace_.get(), audit_, memory_};
     server_->SetResources(MakeResourceProvider(context));
     server_->SetPrompts(MakePromptProvider(context));
     session_ = server_->NewSession();
@@ -95,6 +97,9 @@ class ResourcesTest : public ::testing::Test {
 
   test::FakeAccessibility* accessibility_ = nullptr;
   std::unique_ptr<Workspace> workspace_;
+  // Set by a test before SetUp's providers are made (AuditAndMemory).
+  std::shared_ptr<memory::AuditLog> audit_;
+  std::shared_ptr<memory::TargetStore> memory_;
   test::FakeSessions sessions_;
   ToolRegistry registry_;
   std::unique_ptr<Server> server_;
@@ -224,6 +229,67 @@ TEST_F(ResourcesTest, PromptsCarryTheRedactedContext) {
   EXPECT_EQ(Request("prompts/get",
                     {{"name", "plan_actions"}, {"arguments", {{"goal", 3}}}})["error"]["code"],
             -32602);
+}
+
+// With a database: the audit of each session (entries as recorded, so
+// redacted) and what memory holds of an app.
+class ResourcesWithDatabaseTest : public ResourcesTest {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("uiscope-resources-test-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+    auto db = memory::OpenStateDatabase((dir_ / "uiscope.db").string());
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    audit_ = std::make_shared<memory::AuditLog>(*db);
+    auto store = memory::OpenTargetStore((dir_ / "memory.db").string(), false);
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    memory_ = *store;
+    ResourcesTest::SetUp();
+  }
+  void TearDown() override {
+    ResourcesTest::TearDown();
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(ResourcesWithDatabaseTest, AuditAndMemory) {
+  safety::AuditEntry typed;
+  typed.time_ms = 1000;
+  typed.tool = "type_text";
+  typed.arguments = {{"text", "••••"}};  // as the gate records a secret
+  typed.decision = "done";
+  ASSERT_TRUE(audit_->Append(typed).ok());
+  safety::AuditEntry elsewhere = typed;
+  elsewhere.session = "s7";
+  elsewhere.tool = "click";
+  ASSERT_TRUE(audit_->Append(elsewhere).ok());
+  LearnedTarget target;
+  target.id = "lrn_1";
+  target.role = Role::kButton;
+  target.label = "Print";
+  ASSERT_TRUE(memory_->Save(AppSignature{"gedit", "gedit", "gtk3"}, {target}, {}, 1000).ok());
+
+  json list = Request("resources/list", json::object());
+  const std::string listed = list.dump();
+  EXPECT_NE(listed.find("uiscope://session/default/audit"), std::string::npos) << listed;
+  EXPECT_NE(listed.find("uiscope://session/default/memory/gedit"), std::string::npos) << listed;
+
+  json audit = Request("resources/read", {{"uri", "uiscope://session/default/audit"}});
+  const json entries = json::parse(audit["result"]["contents"][0]["text"].get<std::string>());
+  ASSERT_EQ(entries.size(), 1u) << entries.dump();  // only the default desktop's
+  EXPECT_EQ(entries[0]["tool"], "type_text");
+  EXPECT_EQ(entries[0]["arguments"]["text"], "••••");
+
+  json remembered = Request("resources/read", {{"uri", "uiscope://session/default/memory/gedit"}});
+  EXPECT_NE(remembered["result"]["contents"][0]["text"].get<std::string>().find("Print"),
+            std::string::npos)
+      << remembered.dump();
+  EXPECT_EQ(Request("resources/read",
+                    {{"uri", "uiscope://session/default/memory/kcalc"}})["error"]["code"],
+            -32002);
 }
 
 // A server without providers declares neither and knows neither.
