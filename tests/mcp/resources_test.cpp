@@ -271,11 +271,17 @@ TEST_F(ResourcesWithDatabaseTest, AuditAndMemory) {
   target.role = Role::kButton;
   target.label = "Print";
   ASSERT_TRUE(memory_->Save(AppSignature{"gedit", "gedit", "gtk3"}, {target}, {}, 1000).ok());
+  ASSERT_TRUE(
+      memory_->Save(AppSignature{"GNU Image/Editor", "gimp", "gtk3"}, {target}, {}, 1000).ok());
 
   json list = Request("resources/list", json::object());
   const std::string listed = list.dump();
   EXPECT_NE(listed.find("uiscope://session/default/audit"), std::string::npos) << listed;
   EXPECT_NE(listed.find("uiscope://session/default/memory/gedit"), std::string::npos) << listed;
+  // A name that is not a URI segment as it is: percent-encoded.
+  const std::string gimp = "uiscope://session/default/memory/GNU%20Image%2FEditor";
+  EXPECT_NE(listed.find(gimp), std::string::npos) << listed;
+  EXPECT_TRUE(Request("resources/read", {{"uri", gimp}}).contains("result"));
 
   json audit = Request("resources/read", {{"uri", "uiscope://session/default/audit"}});
   const json entries = json::parse(audit["result"]["contents"][0]["text"].get<std::string>());

@@ -1,9 +1,11 @@
 // uiscope's resources and prompts (context_provider.h).
 #include "mcp/tools/context_provider.h"
 
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -37,6 +39,42 @@ std::string TextOf(const ToolResult& r) {
   return text;
 }
 
+// An app name as a URI path segment: RFC 3986 unreserved characters as
+// they are, every other byte %XX ("GNU Image Manipulation Program" ->
+// "GNU%20Image%20Manipulation%20Program").
+std::string EncodeSegment(const std::string& text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+// The inverse; nullopt for a malformed escape.
+std::optional<std::string> DecodeSegment(const std::string& segment) {
+  std::string out;
+  for (size_t i = 0; i < segment.size(); ++i) {
+    if (segment[i] != '%') {
+      out += segment[i];
+      continue;
+    }
+    if (i + 2 >= segment.size() || !std::isxdigit(static_cast<unsigned char>(segment[i + 1])) ||
+        !std::isxdigit(static_cast<unsigned char>(segment[i + 2]))) {
+      return std::nullopt;
+    }
+    out += static_cast<char>(std::stoi(segment.substr(i + 1, 2), nullptr, 16));
+    i += 2;
+  }
+  return out;
+}
+
 // A parsed uiscope://session/{id}/{what}[/{app}].
 struct SessionUri {
   std::string id;    // "default" or a session ID
@@ -60,7 +98,9 @@ std::optional<SessionUri> ParseSessionUri(const std::string& uri) {
   SessionUri u{parts[0], parts[1], ""};
   if (u.what == "memory") {
     if (parts.size() != 3 || parts[2].empty()) return std::nullopt;
-    u.app = parts[2];
+    auto app = DecodeSegment(parts[2]);
+    if (!app || app->empty()) return std::nullopt;
+    u.app = *app;
   } else if (parts.size() != 2 ||
              (u.what != "tree" && u.what != "screenshot" && u.what != "audit")) {
     return std::nullopt;
@@ -259,10 +299,11 @@ class UiscopeResources final : public ResourceProvider {
         for (const memory::AppSummary& a : *apps) {
           const std::string app = memory::AppSummaryToJson(a).value("app", "");
           if (app.empty() || !listed.insert(app).second) continue;
-          list.push_back({{"uri", SessionUriOf(std::string(kDefaultSession), "memory/" + app)},
-                          {"name", "memory " + app},
-                          {"description", "what uiscope learned of " + app},
-                          {"mimeType", "application/json"}});
+          list.push_back(
+              {{"uri", SessionUriOf(std::string(kDefaultSession), "memory/" + EncodeSegment(app))},
+               {"name", "memory " + app},
+               {"description", "what uiscope learned of " + app},
+               {"mimeType", "application/json"}});
         }
       }
     }
