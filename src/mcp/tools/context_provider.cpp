@@ -561,7 +561,11 @@ class UiscopePrompts final : public PromptProvider {
     json context = {{"tree", TextOf(*observed)}, {"metadata", std::move(metadata)}};
     auto read = context_.CallTool("read_text", session);
     if (read.ok()) {
-      context["ocr"] = read->structured.value("text", "");
+      std::string text;  // read_text's lines, top to bottom
+      for (const json& line : read->structured.value("lines", json::array())) {
+        text += line.value("text", "") + "\n";
+      }
+      context["ocr"] = std::move(text);
     } else {
       context["ocr"] = nullptr;
       context["ocr_unavailable"] = read.error().message;
