@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "engine/workspace.h"
 #include "platform/x11/xtest_input.h"
 #include "session/headless_desktop.h"
@@ -245,10 +246,21 @@ int Run(int clicks, int events) {
 }  // namespace uiscope
 
 int main(int argc, char** argv) {
+  static const char kUsage[] =
+      "usage: bench_act [--clicks N] [--events N]\n"
+      "  click latency (accessibility and XTEST, with verification) and input event rate on\n"
+      "  the GTK 3 fixture in a headless desktop of its own\n";
+  if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   int clicks = 100, events = 2000;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--clicks") == 0) clicks = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--events") == 0) events = std::atoi(argv[i + 1]);
+  for (int i = 1; i < argc; i += 2) {
+    if (i + 1 < argc && std::strcmp(argv[i], "--clicks") == 0) {
+      clicks = std::atoi(argv[i + 1]);
+    } else if (i + 1 < argc && std::strcmp(argv[i], "--events") == 0) {
+      events = std::atoi(argv[i + 1]);
+    } else {
+      return uiscope::bench::BadUsage(argv[i], kUsage);
+    }
   }
+  uiscope::bench::PrivateStateDir state;  // the desktop's registry and what its apps write
   return uiscope::Run(std::max(1, clicks), std::max(2, events));
 }

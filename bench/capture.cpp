@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
 #include "engine/screenshot.h"
@@ -243,11 +244,22 @@ int Run(int runs, const std::string& save_dir) {
 }  // namespace uiscope
 
 int main(int argc, char** argv) {
+  static const char kUsage[] =
+      "usage: bench_capture [--runs N] [--save DIR]\n"
+      "  capture, encode and set-of-marks latency in a headless desktop of its own;\n"
+      "  --save writes the images to DIR (nothing is written without it)\n";
+  if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   int runs = 30;
   std::string save;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--save") == 0) save = argv[i + 1];
+  for (int i = 1; i < argc; i += 2) {
+    if (i + 1 < argc && std::strcmp(argv[i], "--runs") == 0) {
+      runs = std::atoi(argv[i + 1]);
+    } else if (i + 1 < argc && std::strcmp(argv[i], "--save") == 0) {
+      save = argv[i + 1];
+    } else {
+      return uiscope::bench::BadUsage(argv[i], kUsage);
+    }
   }
+  uiscope::bench::PrivateStateDir state;  // the desktop's registry and what its apps write
   return uiscope::Run(std::max(1, runs), save);
 }

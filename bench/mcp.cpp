@@ -46,6 +46,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "core/format.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
@@ -959,6 +960,12 @@ std::string DefaultUiscope() {
 }  // namespace uiscope
 
 int main(int argc, char** argv) {
+  static const char kUsage[] =
+      "usage: bench_mcp [--pings N] [--observes N] [--rows N] [--budget S] [--uiscope PATH] "
+      "[--json]\n"
+      "  `uiscope mcp` over stdio and HTTP: ping and observe latency, tools/list size (state\n"
+      "  in a private temporary directory)\n";
+  if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   uiscope::Options o;
   o.uiscope = uiscope::DefaultUiscope();
   for (int i = 1; i < argc; ++i) {
@@ -982,12 +989,10 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--json") == 0) {
       o.json = true;
     } else {
-      std::fprintf(stderr,
-                   "usage: bench_mcp [--pings N] [--observes N] [--rows N] [--budget S] "
-                   "[--uiscope PATH] [--json]\n");
-      return 2;
+      return uiscope::bench::BadUsage(argv[i], kUsage);
     }
   }
+  uiscope::bench::PrivateStateDir state;  // what the desktops' apps write
   // A signal ends the measurement loop; the destructors then stop the
   // servers, the fixture and the desktop.
   struct sigaction sa {};

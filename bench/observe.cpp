@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "engine/desktop.h"
 #include "session/headless_desktop.h"
 #include "session/process.h"
@@ -210,12 +211,21 @@ int Run(int rows, int runs) {
 }  // namespace uiscope
 
 int main(int argc, char** argv) {
+  static const char kUsage[] =
+      "usage: bench_observe [--rows N] [--runs N]\n"
+      "  the full accessibility snapshot of the fixture with N rows against a libatspi (and\n"
+      "  pyatspi) walk of the same tree, in a headless desktop of its own\n";
+  if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   int rows = 1000, runs = 5;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--rows") == 0)
+  for (int i = 1; i < argc; i += 2) {
+    if (i + 1 < argc && std::strcmp(argv[i], "--rows") == 0) {
       rows = std::atoi(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--runs") == 0)
+    } else if (i + 1 < argc && std::strcmp(argv[i], "--runs") == 0) {
       runs = std::atoi(argv[i + 1]);
+    } else {
+      return uiscope::bench::BadUsage(argv[i], kUsage);
+    }
   }
+  uiscope::bench::PrivateStateDir state;  // the desktop's registry and what its apps write
   return uiscope::Run(std::max(1, rows), std::max(1, runs));
 }

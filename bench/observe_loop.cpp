@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
 #include "support/desktop_fixture.h"
@@ -198,6 +199,11 @@ int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits) {
 
 int main(int argc, char** argv) {
   using uiscope::test::Toolkit;
+  static const char kUsage[] =
+      "usage: bench_observe_loop [--runs N] [--rows N] [--toolkits gtk3,qt5,gtk4,chromium]\n"
+      "  the agent's loop with the event-fed mirror against a full walk: median observe\n"
+      "  latency of an unchanged app and after one click, per toolkit\n";
+  if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   int runs = 15;
   int rows = 1000;
   std::vector<Toolkit> toolkits = {Toolkit::kGtk3, Toolkit::kQt5, Toolkit::kChromium};
@@ -213,17 +219,13 @@ int main(int argc, char** argv) {
         if (list.find(uiscope::test::ToolkitName(t)) != std::string::npos) toolkits.push_back(t);
       }
     } else {
-      std::fprintf(stderr,
-                   "usage: bench_observe_loop [--runs N] [--rows N] "
-                   "[--toolkits gtk3,qt5,gtk4,chromium]\n"
-                   "  the agent's loop with the event-fed mirror against a full walk: median "
-                   "observe\n  latency of an unchanged app and after one click, per toolkit\n");
-      return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
+      return uiscope::bench::BadUsage(argv[i], kUsage);
     }
   }
   if (toolkits.empty()) {
     std::fprintf(stderr, "bench_observe_loop: no known toolkit in --toolkits\n");
     return 2;
   }
+  uiscope::bench::PrivateStateDir state;  // what the desktops' apps write
   return uiscope::Run(runs, rows, toolkits);
 }

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "core/format.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
@@ -177,6 +178,11 @@ int Run(int runs, const std::vector<RealApp>& apps) {
 }  // namespace uiscope
 
 int main(int argc, char** argv) {
+  static const char kUsage[] =
+      "usage: bench_observe_real_apps [--runs N] [--apps calc,gimp,inkscape,gedit]\n"
+      "  observe latency, nodes and characters of real apps' main windows (issue 15: target\n"
+      "  250 ms), against the GTK 3 fixture observed in the same run\n";
+  if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   int runs = 7;
   std::string only;
   for (int i = 1; i < argc; ++i) {
@@ -185,13 +191,10 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--apps") == 0 && i + 1 < argc) {
       only = argv[++i];
     } else {
-      std::fprintf(stderr,
-                   "usage: bench_observe_real_apps [--runs N] [--apps calc,gimp,inkscape,gedit]\n"
-                   "  observe latency, nodes and characters of real apps' main windows (issue "
-                   "15: target 250 ms),\n  against the GTK 3 fixture observed in the same run\n");
-      return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
+      return uiscope::bench::BadUsage(argv[i], kUsage);
     }
   }
+  uiscope::bench::PrivateStateDir state;  // what the desktops' apps write
   // Inkscape opens an empty drawing: without a file it shows its welcome
   // dialog instead of the main window.
   const std::string dir = uiscope::test::TestStateDir() + "/bench-real-apps";

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
 #include "support/desktop_fixture.h"
@@ -111,6 +112,10 @@ int Run(int runs, const std::vector<test::Toolkit>& toolkits) {
 
 int main(int argc, char** argv) {
   using uiscope::test::Toolkit;
+  static const char kUsage[] =
+      "usage: bench_observe_toolkits [--runs N] [--toolkits gtk3,qt5,gtk4,chromium]\n"
+      "  observe latency per toolkit's fixture (state in a private temporary directory)\n";
+  if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   int runs = 7;
   std::vector<Toolkit> toolkits = {Toolkit::kGtk3, Toolkit::kQt5, Toolkit::kGtk4,
                                    Toolkit::kChromium};
@@ -124,15 +129,13 @@ int main(int argc, char** argv) {
         if (list.find(uiscope::test::ToolkitName(t)) != std::string::npos) toolkits.push_back(t);
       }
     } else {
-      std::fprintf(stderr,
-                   "usage: bench_observe_toolkits [--runs N] "
-                   "[--toolkits gtk3,qt5,gtk4,chromium]\n");
-      return 2;
+      return uiscope::bench::BadUsage(argv[i], kUsage);
     }
   }
   if (toolkits.empty()) {
     std::fprintf(stderr, "bench_observe_toolkits: no known toolkit in --toolkits\n");
     return 2;
   }
+  uiscope::bench::PrivateStateDir state;  // what the desktops' apps write
   return uiscope::Run(runs, toolkits);
 }

@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "engine/read_text.h"
 #include "image/image.h"
 #include "ocr/ocr_cache.h"
@@ -578,6 +579,11 @@ int RunScenario(const Scenario& s, int runs, const std::string& dir) {
 
 int main(int argc, char** argv) {
   using namespace uiscope;
+  static const char kUsage[] =
+      "usage: bench_ocr [--runs N] [--scenario page|grid|all] [--keep DIR]\n"
+      "  read_text on terminals of known text against the tesseract CLI; its files go to a\n"
+      "  temporary directory, or to DIR with --keep\n";
+  if (bench::HelpAsked(argc, argv, kUsage)) return 0;
   int runs = 3;
   std::string scenario = "all";
   std::string keep;
@@ -590,10 +596,10 @@ int main(int argc, char** argv) {
     } else if (a == "--keep" && i + 1 < argc) {
       keep = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: bench_ocr [--runs N] [--scenario page|grid|all] [--keep DIR]\n");
-      return 2;
+      return bench::BadUsage(argv[i], kUsage);
     }
   }
+  bench::PrivateStateDir private_dirs;  // what the desktop's apps write
   // Sessions of this benchmark stay out of the user's `uiscope session list`.
   char state_template[] = "/tmp/uiscope-bench-ocr-XXXXXX";
   const char* state = mkdtemp(state_template);

@@ -49,6 +49,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "core/fuzzy.h"
 #include "core/merge.h"
 #include "engine/desktop.h"
@@ -676,6 +677,12 @@ int Run(const Options& options) {
 }  // namespace uiscope
 
 int main(int argc, char** argv) {
+  static const char kUsage[] =
+      "usage: bench_vision_eval [--apps fixture,factory,xcalc,gnome-calculator,kcalc,form,"
+      "tk-form] [--runs N] [--dump DIR] [--verbose]\n"
+      "  the element detector's precision and recall against the accessibility tree; --dump\n"
+      "  writes annotated images to DIR (nothing is written without it)\n";
+  if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   uiscope::Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -697,12 +704,9 @@ int main(int argc, char** argv) {
         start = end + 1;
       }
     } else {
-      std::fprintf(stderr,
-                   "usage: bench_vision_eval [--apps "
-                   "fixture,factory,xcalc,gnome-calculator,kcalc,form,tk-form] "
-                   "[--runs N] [--dump DIR] [--verbose]\n");
-      return 2;
+      return uiscope::bench::BadUsage(argv[i], kUsage);
     }
   }
+  uiscope::bench::PrivateStateDir state;  // the desktops' registry and what their apps write
   return uiscope::Run(options);
 }

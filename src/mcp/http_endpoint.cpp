@@ -64,6 +64,18 @@ HttpReply Refuse(int status, const std::string& message, int code = kServerError
   return JsonReply(status, MakeError(nullptr, RpcError{code, message, nullptr}));
 }
 
+// A session's notifier (Session::SetNotifier) while its GET stream is open.
+class EventStreamOutbound final : public Outbound {
+ public:
+  explicit EventStreamOutbound(std::shared_ptr<HttpReply::EventStream> stream)
+      : stream_(std::move(stream)) {}
+  bool Send(const json& message) override { return stream_->Push(message); }
+  bool Alive() override { return !stream_->ended(); }
+
+ private:
+  std::shared_ptr<HttpReply::EventStream> stream_;
+};
+
 // Collects the replies of one POST answered as application/json.
 class ReplyCollector final : public Outbound {
  public:
@@ -169,6 +181,26 @@ void HttpReply::EventStream::End() {
     wake = wake_;
   }
   if (wake) wake();
+}
+
+bool HttpReply::EventStream::Push(const json& message) {
+  std::function<void()> wake;
+  {
+    std::lock_guard lock(mutex_);
+    if (ended_ || closed_) return false;
+    // A client that stopped reading must not grow this without bound.
+    constexpr size_t kMaxPending = 1000;
+    if (pending_.size() >= kMaxPending) return false;
+    pending_.push_back(message);
+    wake = wake_;
+  }
+  if (wake) wake();
+  return true;
+}
+
+std::vector<json> HttpReply::EventStream::TakePending() {
+  std::lock_guard lock(mutex_);
+  return std::move(pending_);
 }
 
 bool HttpReply::EventStream::ended() {
@@ -523,6 +555,7 @@ class McpHttpEndpoint::Impl {
       if (s->stream) return Refuse(409, "conflict: this session already has an open event stream");
       s->stream = stream;
     }
+    s->session->SetNotifier(std::make_shared<EventStreamOutbound>(stream));
     std::weak_ptr<HttpSession> weak = s;
     stream->SetOnClosed([this, weak, raw = stream.get()] {
       auto session = weak.lock();
@@ -530,6 +563,7 @@ class McpHttpEndpoint::Impl {
       std::lock_guard lock(mutex_);
       if (session->stream.get() == raw) {
         session->stream = nullptr;
+        session->session->SetNotifier(nullptr);
         session->last_used = Clock::now();
       }
     });

@@ -8,8 +8,9 @@
 //                elicitation/create asking the user to confirm), and then
 //                the result. Notifications and responses alone (the
 //                client's answer to such a request) get 202 Accepted.
-//   GET    /mcp  the session's server-to-client event stream (keep-alive
-//                comments only today: this server sends nothing unprompted).
+//   GET    /mcp  the session's server-to-client event stream: keep-alive
+//                comments, and the messages the client did not ask for
+//                (notifications/resources/updated of its subscriptions).
 //   DELETE /mcp  ends the session.
 //
 // Sessions: `initialize` opens one and its reply carries `Mcp-Session-Id`;
@@ -77,7 +78,12 @@ class HttpReply::EventStream {
   // The session ended: the transport closes the stream. Thread-safe.
   void End();
   bool ended();
-  // Transport side: `wake` runs (on any thread) when End() is called.
+  // Endpoint side: queues `message` for the client and wakes the
+  // transport; false once the stream ended or closed. Thread-safe.
+  bool Push(const json& message);
+  // Transport side: the messages queued since the last call, in order.
+  std::vector<json> TakePending();
+  // Transport side: `wake` runs (on any thread) when End() or Push() is called.
   void SetWake(std::function<void()> wake);
   // Transport side: the connection is gone; runs `on_closed` (once).
   void Closed();
@@ -88,6 +94,7 @@ class HttpReply::EventStream {
   std::mutex mutex_;
   bool ended_ = false;
   bool closed_ = false;
+  std::vector<json> pending_;
   std::function<void()> wake_;
   std::function<void()> on_closed_;
 };

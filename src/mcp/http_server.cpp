@@ -281,6 +281,7 @@ class HttpServer::Impl {
           while (read(wake_fd_, &count, sizeof(count)) > 0) {
           }
           TakeInbox();
+          FlushEvents();
         } else if (auto it = conns_.find(key); it != conns_.end()) {
           OnReadable(it->second);
         }
@@ -470,6 +471,25 @@ class HttpServer::Impl {
       }
     }
     for (auto& conn : expired) Unwatch(conn);
+  }
+
+  // Writes what the sessions queued on their GET streams (EventStream::Push)
+  // as SSE events.
+  void FlushEvents() {
+    const auto now = Clock::now();
+    std::vector<ConnPtr> broken;
+    for (auto& [id, conn] : conns_) {
+      if (!conn->events) continue;
+      for (const json& message : conn->events->TakePending()) {
+        const std::string event = "event: message\ndata: " + DumpMessage(message) + "\n\n";
+        if (!WriteNow(conn->fd, conn->chunked ? Chunk(event) : event)) {
+          broken.push_back(conn);
+          break;
+        }
+        conn->last_write = now;
+      }
+    }
+    for (auto& conn : broken) Unwatch(conn);
   }
 
   void TakeInbox() {

@@ -77,6 +77,24 @@ void FromJson(const json& j, SetLevelParams& p) {
   p.level = RequireString(j, "level");
 }
 
+void FromJson(const json& j, ReadResourceParams& p) {
+  RequireObject(j);
+  p.uri = RequireString(j, "uri");
+}
+
+void FromJson(const json& j, GetPromptParams& p) {
+  RequireObject(j);
+  p.name = RequireString(j, "name");
+  if (const json* a = Field(j, "arguments"); a && !a->is_null()) {
+    if (!a->is_object()) throw ParamError("\"arguments\" must be an object");
+    for (const auto& [key, value] : a->items()) {
+      if (!value.is_string())
+        throw ParamError("\"arguments." + key + "\" must be a string (prompt arguments are)");
+    }
+    p.arguments = *a;
+  }
+}
+
 void FromJson(const json& j, CancelledParams& p) {
   RequireObject(j);
   const json* id = Field(j, "requestId");

@@ -1,4 +1,4 @@
-// MCP wire structs (lifecycle, tools, logging, cancellation) and their
+// MCP wire structs (lifecycle, tools, resources, prompts, logging, cancellation) and their
 // FromJson, in one place. FromJson throws ParamError naming the bad field;
 // only the binder calls it.
 #pragma once
@@ -35,6 +35,15 @@ struct CallToolParams {
   json progress_token;  // _meta.progressToken (string or integer); null = none
 };
 
+struct ReadResourceParams {
+  std::string uri;  // also resources/subscribe and unsubscribe
+};
+
+struct GetPromptParams {
+  std::string name;
+  json arguments = json::object();  // string values by argument name
+};
+
 struct SetLevelParams {
   std::string level;  // a LogLevel name
 };
@@ -49,6 +58,8 @@ void FromJson(const json& j, InitializeParams& p);
 void FromJson(const json& j, ListToolsParams& p);
 void FromJson(const json& j, CallToolParams& p);
 void FromJson(const json& j, SetLevelParams& p);
+void FromJson(const json& j, ReadResourceParams& p);
+void FromJson(const json& j, GetPromptParams& p);
 void FromJson(const json& j, CancelledParams& p);
 
 }  // namespace uiscope::mcp

@@ -12,6 +12,7 @@
 #include "engine/workspace.h"
 #include "mcp/http_transport.h"
 #include "mcp/server.h"
+#include "mcp/tools/context_provider.h"
 #include "mcp/tools/memory_tools.h"
 #include "mcp/tools/tools.h"
 #include "memory/safety_store.h"
@@ -160,6 +161,10 @@ int Serve(const ServeOptions& options) {
   server_options.tools_inline = options.http;
   server_options.inline_calls_may_wait = options.http;  // one thread per HTTP request
   Server server(registry, server_options);
+  // Resources and prompts, from the tools above (mcp/tools/context_provider.h).
+  const ContextSources context{&registry, &workspace, stores.audit, store};
+  server.SetResources(MakeResourceProvider(context));
+  server.SetPrompts(MakePromptProvider(context));
 
   if (!options.http) {
     signals.Start([](int) {});

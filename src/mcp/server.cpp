@@ -107,6 +107,49 @@ Server::Server(const ToolRegistry& tools, ServerOptions options)
       /*slow=*/true);
   binder_.Request<SetLevelParams>(
       "logging/setLevel", [this](const SetLevelParams& p, Call& c) { return SetLevel(p, c); });
+  // Resources and prompts: one page each (no cursor is ever handed out).
+  auto one_page = [](const ListToolsParams& p) -> std::optional<Reply> {
+    if (!p.cursor) return std::nullopt;
+    return Reply::Fail(kInvalidParams, "invalid cursor \"" + *p.cursor +
+                                           "\": this list has one page and no nextCursor");
+  };
+  binder_.Request<ListToolsParams>(
+      "resources/list", [this, one_page](const ListToolsParams& p, Call&) {
+        if (!resources_) return Reply::Fail(kMethodNotFound, "method not found: resources/list");
+        if (auto bad = one_page(p)) return *bad;
+        return Reply::Result({{"resources", resources_->List()}});
+      });
+  binder_.Request<ListToolsParams>(
+      "resources/templates/list", [this, one_page](const ListToolsParams& p, Call&) {
+        if (!resources_)
+          return Reply::Fail(kMethodNotFound, "method not found: resources/templates/list");
+        if (auto bad = one_page(p)) return *bad;
+        return Reply::Result({{"resourceTemplates", resources_->Templates()}});
+      });
+  // Reading a tree or a screenshot walks the desktop: on a worker.
+  binder_.Request<ReadResourceParams>(
+      "resources/read", [this](const ReadResourceParams& p, Call& c) { return ReadResource(p, c); },
+      /*slow=*/true);
+  binder_.Request<ReadResourceParams>(
+      "resources/subscribe",
+      [this](const ReadResourceParams& p, Call& c) { return Subscribe(p, c); });
+  binder_.Request<ReadResourceParams>(
+      "resources/unsubscribe", [this](const ReadResourceParams& p, Call& c) {
+        if (!resources_)
+          return Reply::Fail(kMethodNotFound, "method not found: resources/unsubscribe");
+        c.session().RemoveSubscription(p.uri);  // unsubscribing twice is no error
+        return Reply::Result(json::object());
+      });
+  binder_.Request<ListToolsParams>(
+      "prompts/list", [this, one_page](const ListToolsParams& p, Call&) {
+        if (!prompts_) return Reply::Fail(kMethodNotFound, "method not found: prompts/list");
+        if (auto bad = one_page(p)) return *bad;
+        return Reply::Result({{"prompts", prompts_->List()}});
+      });
+  // plan_actions observes (and reads the screen's text): on a worker.
+  binder_.Request<GetPromptParams>(
+      "prompts/get", [this](const GetPromptParams& p, Call& c) { return GetPrompt(p, c); },
+      /*slow=*/true);
 }
 
 std::unique_ptr<Session> Server::NewSession() const { return std::make_unique<Session>(*this); }
@@ -120,9 +163,12 @@ Reply Server::Initialize(const InitializeParams& p, Call& call) const {
       IsSupportedProtocolVersion(p.protocol_version) ? p.protocol_version : kLatestProtocolVersion;
   call.session().SetProtocolVersion(version);
   call.session().SetClientCapabilities(p.capabilities);
+  json capabilities = {{"tools", {{"listChanged", false}}}, {"logging", json::object()}};
+  if (resources_) capabilities["resources"] = {{"subscribe", true}, {"listChanged", false}};
+  if (prompts_) capabilities["prompts"] = {{"listChanged", false}};
   json result = {
       {"protocolVersion", version},
-      {"capabilities", {{"tools", {{"listChanged", false}}}, {"logging", json::object()}}},
+      {"capabilities", std::move(capabilities)},
       {"serverInfo",
        {{"name", options_.name}, {"title", options_.title}, {"version", options_.version}}}};
   if (!options_.instructions.empty()) result["instructions"] = options_.instructions;
@@ -200,6 +246,52 @@ Reply Server::SetLevel(const SetLevelParams& p, Call& call) const {
                            "\" (debug, info, notice, warning, error, critical, alert, emergency)");
   call.session().SetLogLevel(*level);
   return Reply::Result(json::object());
+}
+
+namespace {
+
+// A provider's error as a JSON-RPC error: NotFound is MCP's "resource not
+// found" (-32002), a bad argument invalid params, the rest internal.
+Reply FailWith(const Error& e) {
+  constexpr int kResourceNotFound = -32002;
+  const int code = e.code == ErrorCode::kNotFound          ? kResourceNotFound
+                   : e.code == ErrorCode::kInvalidArgument ? kInvalidParams
+                                                           : kInternalError;
+  return Reply::Fail(code, e.message);
+}
+
+}  // namespace
+
+Reply Server::ReadResource(const ReadResourceParams& p, Call&) const {
+  if (!resources_) return Reply::Fail(kMethodNotFound, "method not found: resources/read");
+  auto contents = resources_->Read(p.uri);
+  if (!contents.ok()) return FailWith(contents.error());
+  return Reply::Result({{"contents", std::move(*contents)}});
+}
+
+Reply Server::Subscribe(const ReadResourceParams& p, Call& call) const {
+  if (!resources_) return Reply::Fail(kMethodNotFound, "method not found: resources/subscribe");
+  Session& session = call.session();
+  const std::string uri = p.uri;
+  // The watch thread may outlive nothing: the session destroys its watches
+  // (joining them) before it goes.
+  auto watch = resources_->Watch(uri, [&session, uri] {
+    session.Notify(MakeNotification("notifications/resources/updated", {{"uri", uri}}));
+  });
+  if (!watch.ok()) return FailWith(watch.error());
+  if (!session.AddSubscription(uri, std::move(*watch))) {
+    return Reply::Fail(kInvalidRequest, "this session already holds " +
+                                            std::to_string(kMaxSubscriptions) +
+                                            " subscriptions; resources/unsubscribe one first");
+  }
+  return Reply::Result(json::object());
+}
+
+Reply Server::GetPrompt(const GetPromptParams& p, Call&) const {
+  if (!prompts_) return Reply::Fail(kMethodNotFound, "method not found: prompts/get");
+  auto got = prompts_->Get(p.name, p.arguments);
+  if (!got.ok()) return FailWith(got.error());
+  return Reply::Result(std::move(*got));
 }
 
 // --- Session -----------------------------------------------------------------
@@ -331,6 +423,50 @@ void Session::RouteResponse(const json& message) {
   it->second->message = message;
   awaiting_.erase(it);
   changed_.notify_all();
+}
+
+void Session::SetNotifier(std::shared_ptr<Outbound> notifier) {
+  std::lock_guard lock(mutex_);
+  notifier_ = std::move(notifier);
+}
+
+bool Session::Notify(const json& message) {
+  std::shared_ptr<Outbound> notifier;
+  {
+    std::lock_guard lock(mutex_);
+    notifier = notifier_;
+  }
+  return notifier && notifier->Send(message);
+}
+
+bool Session::AddSubscription(const std::string& uri, std::unique_ptr<ResourceWatch> watch) {
+  // Declared before the lock: a watch let go is destroyed (its thread
+  // joined) after the lock is released, as its thread may be in Notify.
+  std::unique_ptr<ResourceWatch> dropped;
+  std::lock_guard lock(mutex_);
+  auto it = subscriptions_.find(uri);
+  if (closed_ ||
+      (it == subscriptions_.end() && subscriptions_.size() >= Server::kMaxSubscriptions)) {
+    dropped = std::move(watch);
+    return false;
+  }
+  if (it != subscriptions_.end()) {
+    dropped = std::move(it->second);
+    it->second = std::move(watch);
+  } else {
+    subscriptions_.emplace(uri, std::move(watch));
+  }
+  return true;
+}
+
+bool Session::RemoveSubscription(const std::string& uri) {
+  std::unique_ptr<ResourceWatch> dropped;  // destroyed after the lock, as above
+  std::lock_guard lock(mutex_);
+  auto it = subscriptions_.find(uri);
+  if (it == subscriptions_.end()) return false;
+  dropped = std::move(it->second);
+  subscriptions_.erase(it);
+  return true;
 }
 
 bool Session::HasRequestsInFlight() const {
@@ -536,14 +672,18 @@ void Session::Drain() {
 
 void Session::Close() {
   std::vector<std::thread> workers;
+  std::map<std::string, std::unique_ptr<ResourceWatch>> subscriptions;
   {
     std::lock_guard lock(mutex_);
-    if (closed_ && workers_.empty()) return;
+    if (closed_ && workers_.empty() && subscriptions_.empty()) return;
     closed_ = true;
+    subscriptions.swap(subscriptions_);
+    notifier_ = nullptr;
     for (auto& [id, flag] : in_flight_) flag->store(true);
     workers.swap(workers_);
     changed_.notify_all();
   }
+  subscriptions.clear();  // stops the watches, outside the lock
   for (std::thread& t : workers) t.join();
   std::lock_guard lock(mutex_);
   queue_.clear();

@@ -41,6 +41,7 @@
 #include "mcp/binder.h"
 #include "mcp/json_rpc.h"
 #include "mcp/protocol.h"
+#include "mcp/resources.h"
 #include "mcp/tool_registry.h"
 
 namespace uiscope::mcp {
@@ -110,21 +111,37 @@ class Server {
   // `tools` must outlive the server and every session.
   Server(const ToolRegistry& tools, ServerOptions options);
 
+  // Resources and prompts (mcp/resources.h); set before the first
+  // session. Without them the capability is not declared.
+  void SetResources(std::shared_ptr<ResourceProvider> resources) {
+    resources_ = std::move(resources);
+  }
+  void SetPrompts(std::shared_ptr<PromptProvider> prompts) { prompts_ = std::move(prompts); }
+
   std::unique_ptr<Session> NewSession() const;
 
   const ServerOptions& options() const { return options_; }
   const ToolRegistry& tools() const { return tools_; }
   const Binder& binder() const { return binder_; }
 
+  // Subscriptions one session may hold at once (each watches its resource
+  // on a thread of its own).
+  static constexpr size_t kMaxSubscriptions = 8;
+
  private:
   Reply Initialize(const InitializeParams& p, Call& call) const;
   Reply ListTools(const ListToolsParams& p, Call& call) const;
   Reply CallTool(const CallToolParams& p, Call& call) const;
   Reply SetLevel(const SetLevelParams& p, Call& call) const;
+  Reply ReadResource(const ReadResourceParams& p, Call& call) const;
+  Reply Subscribe(const ReadResourceParams& p, Call& call) const;
+  Reply GetPrompt(const GetPromptParams& p, Call& call) const;
 
   const ToolRegistry& tools_;
   ServerOptions options_;
   Binder binder_;
+  std::shared_ptr<ResourceProvider> resources_;
+  std::shared_ptr<PromptProvider> prompts_;
 };
 
 class Session {
@@ -170,7 +187,19 @@ class Session {
                              std::chrono::milliseconds timeout,
                              const std::function<bool()>& stop = {});
 
+  // Where messages the client did not ask for go (notifications/resources/
+  // updated): over stdio the one stream, over HTTP the session's GET event
+  // stream while one is open (null: none, and such messages are dropped).
+  void SetNotifier(std::shared_ptr<Outbound> notifier);
+  // Sends `message` through the notifier; false when there is none.
+  bool Notify(const json& message);
+
   // --- for the server's handlers ---
+  // Holds `watch` for `uri` (replacing an earlier one); false when the
+  // session already holds Server::kMaxSubscriptions others or is closed.
+  bool AddSubscription(const std::string& uri, std::unique_ptr<ResourceWatch> watch);
+  // Ends the subscription to `uri`; false when there was none.
+  bool RemoveSubscription(const std::string& uri);
   bool TryBeginInitialize();  // false when initialize already happened
   void SetProtocolVersion(std::string version);
   void SetClientCapabilities(json capabilities);
@@ -223,6 +252,10 @@ class Session {
   };
   std::map<std::string, std::shared_ptr<PendingReply>> awaiting_;
   uint64_t next_request_id_ = 1;
+  std::shared_ptr<Outbound> notifier_;
+  // Resource subscriptions by URI. A watch is destroyed outside mutex_ (its
+  // thread may be calling Notify).
+  std::map<std::string, std::unique_ptr<ResourceWatch>> subscriptions_;
 };
 
 }  // namespace uiscope::mcp

@@ -96,6 +96,9 @@ bool FdLineWriter::failed() const {
 int ServeStdio(const Server& server, int in_fd, int out_fd, const StdioOptions& options) {
   FdLineWriter out(out_fd);
   auto session = server.NewSession();
+  // Notifications the client did not ask for (resource updates) share the
+  // one stream; Close() below lets go of it before `out` goes.
+  session->SetNotifier(std::shared_ptr<Outbound>(&out, [](Outbound*) {}));
   LineSplitter splitter(options.max_message_bytes);
   auto sink = [&](const LineSplitter::Line& line) {
     HandleLine(*session, line, options.max_message_bytes, out);

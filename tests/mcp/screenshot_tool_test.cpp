@@ -8,6 +8,7 @@
 #include "image/test_decode.h"
 #include "mcp/json_schema.h"
 #include "mcp/server.h"
+#include "mcp/tools/tools.h"
 #include "support/desktop_fixture.h"
 #include "support/fake_accessibility.h"
 
@@ -45,7 +46,12 @@ std::string FromBase64(const std::string& in) {
 
 class ScreenshotToolTest : public ::testing::Test {
  protected:
-  void Serve(Workspace& workspace) {
+  // With `observe`: observe and find too (observe screenshot: true calls
+  // the screenshot tool).
+  void Serve(Workspace& workspace, bool observe = false) {
+    if (observe) {
+      ASSERT_TRUE(RegisterDesktopTools(registry_, workspace).ok());
+    }
     ASSERT_TRUE(RegisterScreenshotTools(registry_, workspace).ok());
     ServerOptions options;
     options.tools_inline = true;
@@ -59,12 +65,12 @@ class ScreenshotToolTest : public ::testing::Test {
                      inbox_);
   }
 
-  json Call(json arguments) {
+  json Call(json arguments, const std::string& tool = "screenshot") {
     inbox_.messages.clear();
     session_->Handle({{"jsonrpc", "2.0"},
                       {"id", ++id_},
                       {"method", "tools/call"},
-                      {"params", {{"name", "screenshot"}, {"arguments", std::move(arguments)}}}},
+                      {"params", {{"name", tool}, {"arguments", std::move(arguments)}}}},
                      inbox_);
     for (const json& m : inbox_.messages) {
       if (m.contains("id") && m["id"] == id_) {
@@ -122,6 +128,59 @@ TEST_F(ScreenshotToolTest, BadArgumentsAreToolErrors) {
     json result = Call(args);
     EXPECT_TRUE(result.value("isError", false)) << args.dump() << " -> " << result.dump();
   }
+}
+
+// observe screenshot: true on a fake desktop: the tree comes, and the
+// failed capture is a warning, not the call's failure; marks alone is refused.
+TEST_F(ScreenshotToolTest, ObserveScreenshotWithoutAScreenKeepsTheTree) {
+  Node app;
+  app.id = "app_1";
+  app.role = Role::kApplication;
+  app.name = "demo";
+  Workspace workspace(std::make_unique<test::FakeAccessibility>(std::vector<Node>{app}),
+                      Frame{800, 600, 1.0});
+  Serve(workspace, /*observe=*/true);
+  json result = Call({{"screenshot", true}}, "observe");
+  ASSERT_FALSE(result["isError"].get<bool>()) << result.dump();
+  EXPECT_NE(Text(result).find("warning: screenshot: "), std::string::npos) << Text(result);
+  EXPECT_FALSE(result["structuredContent"].contains("screenshot"));
+  json marks_alone = Call({{"marks", true}}, "observe");
+  EXPECT_TRUE(marks_alone["isError"].get<bool>());
+  EXPECT_NE(Text(marks_alone).find("pass screenshot: true"), std::string::npos);
+}
+
+// Seed 003's debug_ui mode "both": the tree and the app window's pixels,
+// with marks, in one observe.
+TEST_F(ScreenshotToolTest, DesktopObserveWithScreenshot) {
+  test::TestDesktop& desktop = test::TestDesktop::Shared();
+  ASSERT_TRUE(desktop.ok()) << desktop.error();
+  auto fixture = desktop.LaunchFixture({"--position", "50,60"});
+  ASSERT_NE(fixture, nullptr);
+  WorkspaceOptions options;
+  options.display = desktop.info().display_name;
+  options.start_headless = false;
+  Workspace workspace(options);
+  Serve(workspace, /*observe=*/true);
+  json result;
+  ASSERT_TRUE(test::WaitUntil([&] {
+    result =
+        Call({{"pid", fixture->pid()}, {"screenshot", true}, {"marks", true}, {"max_width", 200}},
+             "observe");
+    return !result.value("isError", true) &&
+           Text(result).find("[button \"Login\"") != std::string::npos &&
+           result["structuredContent"].contains("screenshot");
+  })) << result.dump().substr(0, 3000);
+  ASSERT_EQ(result["content"][0]["type"], "text");  // the tree first
+  EXPECT_FALSE(result["structuredContent"].contains("tree"));
+  const json& shot = result["structuredContent"]["screenshot"];
+  ASSERT_EQ(result["content"][1]["type"], "image") << result.dump().substr(0, 2000);
+  auto image = test::DecodePng(FromBase64(result["content"][1]["data"].get<std::string>()));
+  ASSERT_TRUE(image.ok()) << image.error().ToString();
+  EXPECT_EQ(image->width, shot["width"].get<int>());
+  EXPECT_LE(image->width, 200);
+  // The fixture's window, not the 1920-pixel screen.
+  EXPECT_LT(shot["region"]["w"].get<int>(), 1920) << shot.dump();
+  EXPECT_GT(shot["marks_drawn"].get<int>(), 0) << shot.dump();
 }
 
 TEST_F(ScreenshotToolTest, DesktopImageContentAndMarks) {

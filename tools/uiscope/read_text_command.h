@@ -1,7 +1,8 @@
 // `uiscope read-text` (DESIGN §11):
 //   uiscope read-text [--region X,Y,W,H] [--window ID] [--scale S] [--lang L]
 // Prints the text on the screen, a region or a window, read by OCR (one line
-// per line), or with --json the MCP read_text tool's structuredContent.
+// per line), or with --json the MCP read_text tool's structuredContent and
+// the whole text in "text" (which the tool sends as text content instead).
 // Password fields are masked before OCR when the desktop's accessibility
 // tree can locate them (a warning says so when it cannot).
 #pragma once

@@ -207,10 +207,61 @@ ToolResult WithNotes(ToolResult result, const std::vector<std::string>& notes) {
   return result;
 }
 
+// observe's screenshot: true (seed 003's debug_ui mode "both"): the
+// `screenshot` tool's image and its summary added to `result`, of the
+// observed application's window when app or pid narrowed the observation,
+// else of the whole screen. The screenshot tool is called, not copied; a
+// failed capture leaves the tree and says why in warnings.
+void AddScreenshot(const ToolRegistry& registry, const json& args, const Snapshot& snapshot,
+                   ToolContext& ctx, ToolResult& result) {
+  if (!args.value("screenshot", false)) return;
+  const Tool* tool = registry.Find("screenshot");
+  std::string failure;
+  if (tool == nullptr) {
+    failure = "this server has no screenshot tool";
+  } else {
+    json shot_args = json::object();
+    for (const char* key :
+         {"session", "marks", "max_width", "app", "pid", "sources", "timeout_ms"}) {
+      if (args.contains(key)) shot_args[key] = args[key];
+    }
+    if (args.contains("app") || args.contains("pid")) {
+      for (const Node& root : snapshot.roots) {
+        for (const Node& child : root.children) {
+          if (IsWindowRole(child.role)) {
+            shot_args["window"] = child.id;
+            break;
+          }
+        }
+        if (shot_args.contains("window")) break;
+      }
+    }
+    ToolResult shot = tool->handler(shot_args, ctx);
+    if (shot.is_error) {
+      for (const Content& c : shot.content) failure += c.text;
+    } else {
+      for (Content& c : shot.content) result.content.push_back(std::move(c));
+      json described = std::move(shot.structured);
+      // The marks are listed in the summary text; programs map IDs to
+      // image pixels with region and scale.
+      if (described.is_object()) {
+        described["marks_drawn"] = described.value("marks", json::array()).size();
+        described.erase("marks");
+      }
+      result.structured["screenshot"] = std::move(described);
+    }
+  }
+  if (!failure.empty()) {
+    const std::string warning = "screenshot: " + failure;
+    result.structured["warnings"].push_back(warning);
+    result.content.push_back(Content::Text("warning: " + warning + "\n"));
+  }
+}
+
 // format "diff": what changed since this server's previous observation of
 // the same scope (engine/observe_diff.h).
-ToolResult ObserveDiff(DesktopTools& tools, const json& args, ToolContext& ctx,
-                       const Sources& sources) {
+ToolResult ObserveDiff(DesktopTools& tools, const ToolRegistry& registry, const json& args,
+                       ToolContext& ctx, const Sources& sources) {
   if (args.contains("cursor")) {
     return ToolResult::Error(
         "InvalidArgument: the diff format is not paged; call observe with format diff and "
@@ -231,6 +282,9 @@ ToolResult ObserveDiff(DesktopTools& tools, const json& args, ToolContext& ctx,
                             args.value("max_nodes", 0));
   if (!d.ok()) return ToolResult::FromError(d.error());
   json structured = DiffObservationToJson(obs->snapshot, *d);
+  // The text content carries the diff (or the baseline tree) for the model;
+  // structuredContent keeps the machine-readable diff, not the text again.
+  structured.erase("tree");
   structured["display"] = display;
   structured["warnings"] = obs->warnings;
   if (!notes.empty()) structured["notes"] = notes;
@@ -243,14 +297,22 @@ ToolResult ObserveDiff(DesktopTools& tools, const json& args, ToolContext& ctx,
   ToolResult result;
   result.content.push_back(Content::Text(std::move(text)));
   result.structured = std::move(structured);
+  AddScreenshot(registry, args, obs->snapshot, ctx, result);
   tools.cache.Put({scope, std::move(obs->snapshot), obs->warnings, {}});
   return WithNotes(std::move(result), notes);
 }
 
-ToolResult Observe(DesktopTools& tools, const json& args, ToolContext& ctx) {
+ToolResult Observe(DesktopTools& tools, const ToolRegistry& registry, const json& args,
+                   ToolContext& ctx) {
   auto sources = SourcesFrom(args);
   if (!sources.ok()) return ToolResult::FromError(sources.error());
-  if (args.value("format", "compact") == "diff") return ObserveDiff(tools, args, ctx, *sources);
+  if (!args.value("screenshot", false) && (args.contains("marks") || args.contains("max_width"))) {
+    return ToolResult::Error(
+        "InvalidArgument: marks and max_width shape observe's screenshot; pass screenshot: true "
+        "with them");
+  }
+  if (args.value("format", "compact") == "diff")
+    return ObserveDiff(tools, registry, args, ctx, *sources);
   auto format = ParseFormat(args.value("format", "compact"));
   if (!format.ok()) return ToolResult::FromError(format.error());
   FormatOptions options;
@@ -296,10 +358,12 @@ ToolResult Observe(DesktopTools& tools, const json& args, ToolContext& ctx) {
 
   auto out = FormatSnapshot(snapshot, options);
   if (!out.ok()) return ToolResult::FromError(out.error());
+  // The compact tree goes once, as text content for the model;
+  // structuredContent carries what programs need beside it (stats, page,
+  // frame), not the tree again.
   json structured;
   if (out->json.is_null()) {
     structured = SnapshotEnvelope(snapshot, *out);
-    structured["tree"] = out->text;
   } else {
     structured = out->json;
   }
@@ -314,6 +378,7 @@ ToolResult Observe(DesktopTools& tools, const json& args, ToolContext& ctx) {
   for (const auto& w : warnings) text += "warning: " + w + "\n";
   result.content.push_back(Content::Text(std::move(text)));
   result.structured = std::move(structured);
+  AddScreenshot(registry, args, snapshot, ctx, result);
   if (options.cursor.empty()) {
     tools.cache.Put({ScopeOf(tools.workspace, display, request, *sources), std::move(snapshot),
                      warnings, std::move(hits)});
@@ -426,6 +491,14 @@ json ObserveInputSchema() {
                           "event-fed mirror can vouch for is served from it (stats.cache says "
                           "hit, partial or miss)")},
         {"timeout_ms", schema::TimeoutMs(2000, "deadline per application")},
+        {"screenshot", Boolean("also the image (as the screenshot tool's): of the app's window "
+                               "when app or pid is given, else of the screen")},
+        {"marks", Boolean("with screenshot: draw each element's box and ID over the image")},
+        {"max_width",
+         {{"type", "integer"},
+          {"minimum", 0},
+          {"maximum", 16384},
+          {"description", "with screenshot: shrink wider images to this width (0 = full size)"}}},
         {"session", schema::SessionArgument()}}}};
 }
 
@@ -450,7 +523,6 @@ json ObserveOutputSchema() {
            {{"format",
              {{"type", "string"}, {"enum", {"compact", "json", "semantic", "diff", "targets"}}}},
             {"display", String("the X display observed")},
-            {"tree", String("compact format: the tree, one line per element")},
             {"frame", frame},
             {"stats", {{"type", "object"}}},
             {"page", page},
@@ -471,10 +543,15 @@ json ObserveOutputSchema() {
               {"items", schema::Target()},
               {"description", "targets format: the elements to act on, most relevant first"}}},
             {"baseline",
-             Boolean("diff format: no previous observation to compare with; tree is the whole "
-                     "tree")},
+             Boolean("diff format: no previous observation to compare with; the text content "
+                     "is the whole tree")},
             {"diff", schema::Diff()},
             {"warnings", StringArray("apps that did not answer, capped walks, ...")},
+            {"screenshot",
+             {{"type", "object"},
+              {"description",
+               "screenshot: true: the image's description (width, height, scale, region; "
+               "marks_drawn) as the screenshot tool gives it, its marks listed in the text"}}},
             {"notes", StringArray("things the server did on the way (started a desktop)")}}}};
 }
 
@@ -571,8 +648,8 @@ Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace,
   observe.output_schema = ObserveOutputSchema();
   observe.annotations = ToolAnnotations{
       .read_only = true, .destructive = false, .idempotent = true, .open_world = false};
-  observe.handler = [tools](const json& args, ToolContext& ctx) {
-    return Observe(*tools, args, ctx);
+  observe.handler = [tools, &registry](const json& args, ToolContext& ctx) {
+    return Observe(*tools, registry, args, ctx);
   };
   if (auto st = registry.Add(std::move(observe)); !st.ok()) return st;
 

@@ -107,11 +107,10 @@ json OutputSchema() {
   return {
       {"type", "object"},
       {"required",
-       {"text", "confidence", "lines", "words", "processing_time_ms", "cached", "regions_read",
+       {"confidence", "lines", "words", "processing_time_ms", "cached", "regions_read",
         "regions_reused", "region", "display", "masked_fields", "warnings"}},
       {"properties",
-       {{"text", String("the text read, one line per line, top to bottom")},
-        {"confidence", {{"type", "number"}, {"description", "0..1, mean word confidence"}}},
+       {{"confidence", {{"type", "number"}, {"description", "0..1, mean word confidence"}}},
         {"lines", {{"type", "array"}, {"items", line}}},
         {"words",
          {{"type", "array"},
@@ -162,6 +161,9 @@ ToolResult ReadText(OcrTools& tools, const json& args, ToolContext& ctx) {
 
   ToolResult result;
   result.structured = ReadTextToJson(*read);
+  // The text goes once, as text content for the model; programs have it
+  // line by line with bounds in `lines` (issue 21: no double payload).
+  result.structured.erase("text");
   if (!notes.empty()) result.structured["notes"] = notes;
   std::string text = Summary(*read);
   for (const auto& note : notes) text += "note: " + note + "\n";

@@ -39,7 +39,11 @@ const SELECTED = [
   'dns-rebinding-protection', // foreign Host/Origin -> 4xx; localhost Host/Origin -> 2xx
 ];
 // Selected only when the server declares the matching capability.
-const CONDITIONAL = [{ scenario: 'logging-set-level', capability: 'logging' }];
+const CONDITIONAL = [
+  { scenario: 'logging-set-level', capability: 'logging' },
+  { scenario: 'resources-list', capability: 'resources' }, // every resource has uri and name; wire schema
+  { scenario: 'prompts-list', capability: 'prompts' }, // every prompt has name and description; wire schema
+];
 
 const SCENARIO_TIMEOUT_MS = 60_000;
 const GLOBAL_DEADLINE_MS = 600_000;

@@ -235,8 +235,9 @@ async function stdioChecks(uiscope, env) {
     expect(r.result && r.result.isError === true, describe(r));
   });
 
-  await check(T, 'SHOULD', 'resources/list (capability not declared) -> error -32601', async () => {
-    const r = await s.request({ jsonrpc: '2.0', id: 23, method: 'resources/list' });
+  // Resources and prompts are declared (issue 21); completions are not.
+  await check(T, 'SHOULD', 'completion/complete (capability not declared) -> error -32601', async () => {
+    const r = await s.request({ jsonrpc: '2.0', id: 23, method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'plan_actions' }, argument: { name: 'goal', value: 'x' } } });
     expect(isError(r, -32601), describe(r));
   });
 

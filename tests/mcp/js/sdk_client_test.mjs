@@ -27,7 +27,7 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, LATEST_PROTOCOL_VERSION, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, LATEST_PROTOCOL_VERSION, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -382,6 +382,20 @@ async function runChecks(label, client, extra = {}) {
 
   await expectToolError('observe', { app: FIXTURE_NAME, bogus_argument: 1 });
 
+  await check('observe {screenshot:true, marks:true, max_width:400}: the tree, then the fixture window\'s image, in one result', async () => {
+    const res = await client.callTool({ name: 'observe', arguments: { app: FIXTURE_NAME, screenshot: true, marks: true, max_width: 400 } }, undefined, opt);
+    checkStructured('observe', res);
+    if (res.content[0]?.type !== 'text' || !res.content[0].text.includes('Login')) throw new Error(`first block is not the tree: ${short(res.content[0], 200)}`);
+    const image = res.content.find((c) => c.type === 'image');
+    if (!image || image.mimeType !== 'image/png') throw new Error(`no PNG image block: ${short(res.content.map((c) => c.type))}`);
+    const shot = res.structuredContent.screenshot;
+    if (!shot || shot.width > 400 || shot.region.w >= shot.frame.width || !(shot.marks_drawn > 0)) {
+      throw new Error(`structuredContent.screenshot is not the shrunk, marked fixture window: ${short(shot, 300)}`);
+    }
+    if ('tree' in res.structuredContent) throw new Error('structuredContent repeats the tree');
+    return `${shot.width}x${shot.height} of region ${shot.region.w}x${shot.region.h}, ${shot.marks_drawn} marks, ${Buffer.from(image.data, 'base64').length} bytes`;
+  });
+
   await check('observe paging: max_nodes 5, then every next_cursor', async () => {
     const args = { app: FIXTURE_NAME, max_nodes: 5 };
     let res = await callRaw('observe', args);
@@ -416,9 +430,11 @@ async function runChecks(label, client, extra = {}) {
     const text = textOf(res);
     const pg = res.structuredContent.page;
     if (!pg.truncated || !pg.next_cursor) throw new Error(`page not truncated: ${short(pg)}`);
-    const tree = res.structuredContent.tree ?? '';
-    if (tree.length > 300 || text.length > 300) {
-      throw new Error(`max_chars 300 exceeded: structuredContent.tree is ${tree.length} chars, text content ${text.length} chars (the tool description says "at most this many characters in the page"): ${short(text, 400)}`);
+    if ('tree' in res.structuredContent) {
+      throw new Error('structuredContent repeats the tree the text content carries (issue 21: no double payload)');
+    }
+    if (text.length > 300) {
+      throw new Error(`max_chars 300 exceeded: text content ${text.length} chars (the tool description says "at most this many characters in the page"): ${short(text, 400)}`);
     }
     return `${text.length} chars, ${pg.nodes_emitted}/${pg.nodes_total} nodes`;
   });
@@ -598,6 +614,78 @@ async function runChecks(label, client, extra = {}) {
       checkStructured(name, r);
       if (name !== 'session_list' && !textOf(r).includes('Login')) throw new Error(`${name}: text without "Login"`);
     }
+  });
+
+  // Resources and prompts (issue 21 items 4, 5).
+  const TREE_URI = 'uiscope://session/default/tree';
+  await check('resources/list, templates/list, read the tree (compact text) and the screenshot (PNG blob)', async () => {
+    const caps = client.getServerCapabilities();
+    if (!caps.resources?.subscribe) throw new Error(`capabilities.resources.subscribe missing: ${short(caps)}`);
+    const listed = await client.listResources(undefined, opt);
+    const uris = listed.resources.map((r) => r.uri);
+    for (const u of ['uiscope://sessions', TREE_URI, 'uiscope://session/default/screenshot']) {
+      if (!uris.includes(u)) throw new Error(`resources/list lacks ${u}: ${short(uris)}`);
+    }
+    const templates = await client.listResourceTemplates(undefined, opt);
+    if (!templates.resourceTemplates.some((t) => t.uriTemplate === 'uiscope://session/{id}/tree')) {
+      throw new Error(`no tree template: ${short(templates)}`);
+    }
+    const tree = await client.readResource({ uri: TREE_URI }, opt);
+    const text = tree.contents[0]?.text ?? '';
+    if (!text.includes('[button "Login"')) throw new Error(`the tree resource has no Login button: ${short(text, 300)}`);
+    const shot = await client.readResource({ uri: 'uiscope://session/default/screenshot' }, opt);
+    const png = Buffer.from(shot.contents[0]?.blob ?? '', 'base64');
+    if (shot.contents[0]?.mimeType !== 'image/png' || png.subarray(1, 4).toString() !== 'PNG') {
+      throw new Error(`the screenshot resource is not a PNG blob: ${short(shot, 200)}`);
+    }
+    return `${uris.length} resources, tree ${text.length} chars, screenshot ${png.length} bytes`;
+  });
+
+  await check('resources/subscribe the tree: notifications/resources/updated after a click, none after unsubscribe', async () => {
+    const updates = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updates.push(n.params.uri));
+    await client.subscribeResource({ uri: TREE_URI }, opt);
+    // Focus moves (seed 001's R1: a focus change is a change even when few
+    // pixels move): Email, then Password.
+    for (const name of ['Email', 'Password']) {
+      const id = await idOf(name, 'text_field');
+      const res = await client.callTool({ name: 'click', arguments: { target: id } }, undefined, opt);
+      if (res.isError) throw new Error(`click ${name}: ${short(textOf(res))}`);
+    }
+    const deadline = Date.now() + 10_000;
+    while (!updates.includes(TREE_URI) && Date.now() < deadline) await sleep(50);
+    if (!updates.includes(TREE_URI)) throw new Error('no notifications/resources/updated within 10 s of the clicks');
+    await client.unsubscribeResource({ uri: TREE_URI }, opt);
+    await sleep(700); // a watch interval in flight may still report
+    const seen = updates.length;
+    const id = await idOf('Email', 'text_field');
+    await client.callTool({ name: 'click', arguments: { target: id } }, undefined, opt);
+    await sleep(1500);
+    if (updates.length !== seen) throw new Error(`${updates.length - seen} updates after unsubscribe`);
+    return `${seen} update(s)`;
+  });
+
+  await check('prompts/list; prompts/get plan_actions (goal, strict schema, context) and describe_screen', async () => {
+    const caps = client.getServerCapabilities();
+    if (!caps.prompts) throw new Error(`capabilities.prompts missing: ${short(caps)}`);
+    const listed = await client.listPrompts(undefined, opt);
+    const names = listed.prompts.map((p) => p.name);
+    if (!names.includes('plan_actions') || !names.includes('describe_screen')) throw new Error(`prompts: ${names}`);
+    const plan = await client.getPrompt({ name: 'plan_actions', arguments: { goal: 'tick Remember me' } }, opt);
+    const text = plan.messages[0]?.content?.text ?? '';
+    for (const part of ['STRICT JSON', 'tick Remember me', 'uiElementId', 'Remember me', '"metadata"']) {
+      if (!text.includes(part)) throw new Error(`plan_actions lacks ${part}: ${short(text, 400)}`);
+    }
+    const describe = await client.getPrompt({ name: 'describe_screen' }, opt);
+    if (!(describe.messages[0]?.content?.text ?? '').includes('Login')) throw new Error('describe_screen without the tree');
+    let refused = false;
+    try {
+      await client.getPrompt({ name: 'plan_actions', arguments: {} }, opt);
+    } catch (e) {
+      refused = /goal/.test(errText(e));
+    }
+    if (!refused) throw new Error('plan_actions without a goal was not refused naming it');
+    return `plan_actions ${text.length} chars`;
   });
 
   await check('ping', async () => {
