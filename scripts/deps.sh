@@ -25,6 +25,8 @@ UISCOPE_TEST_PACKAGES=(
   xterm tesseract-ocr python3-tk
   x11-apps gtk-3-examples xclip
   qtbase5-dev libgtk-4-dev chromium
+  # tests/web's web.browser.firefox (puppeteer-core over WebDriver BiDi).
+  firefox-esr
   libgtk2.0-dev
   # tests/fixtures/heldout/gtk3_form.py (GTK 3 from Python); bench_vision_eval's
   # gnome-calculator and kcalc.

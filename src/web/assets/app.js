@@ -9,6 +9,9 @@ function el(tag, props = {}, ...children) {
   for (const [k, v] of Object.entries(props)) {
     if (k === 'class') e.className = v;
     else if (k === 'dataset') Object.assign(e.dataset, v);
+    // Through the CSSOM: the page's CSP (style-src 'self') drops style
+    // attributes, setAttribute('style', ...) included.
+    else if (k === 'style') for (const [name, value] of Object.entries(v)) e.style.setProperty(name, value);
     else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
     else if (v !== undefined && v !== null) e.setAttribute(k, v);
   }
@@ -235,12 +238,17 @@ function renderTree() {
   const walk = (nodes, depth) => {
     for (const n of nodes) {
       const label = `${n.role} "${n.name || ''}" ${n.id}`;
-      const item = el('li', { dataset: { id: n.id }, style: `padding-left:${depth}em`, tabindex: '-1' }, label);
+      const item = el('li', { dataset: { id: n.id }, style: { 'padding-left': `${depth}em` }, tabindex: '-1' }, label);
       if (query && label.toLowerCase().includes(query)) item.classList.add('match');
       list.append(item);
       if (n.bounds && n.bounds.w > 0 && n.bounds.h > 0 && depth > 0) {
         const b = el('div', { class: 'box', dataset: { id: n.id },
-          style: `left:${(100 * n.bounds.x) / fw}%;top:${(100 * n.bounds.y) / fh}%;width:${(100 * n.bounds.w) / fw}%;height:${(100 * n.bounds.h) / fh}%` },
+          style: {
+            left: `${(100 * n.bounds.x) / fw}%`,
+            top: `${(100 * n.bounds.y) / fh}%`,
+            width: `${(100 * n.bounds.w) / fw}%`,
+            height: `${(100 * n.bounds.h) / fh}%`,
+          } },
         el('span', {}, n.id));
         if (!query || item.classList.contains('match')) boxes.append(b);
       }

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // The web page end to end (issue 22, "How it is checked"): `uiscope mcp
-// --http` with a token serves the page beside /mcp; Debian's Chromium,
-// headless, driven by playwright-core, is the person; the official SDK
-// client over Streamable HTTP is the agent; two real headless sessions, the
-// GTK3 fixture in the first.
+// --http` with a token serves the page beside /mcp; a headless browser is
+// the person: Debian's Chromium driven by playwright-core (the default), or
+// Debian's Firefox ESR driven by puppeteer-core over WebDriver BiDi
+// (--browser firefox; web_browsers.mjs holds both behind one interface, so
+// every check below runs the same in each); the official SDK client over
+// Streamable HTTP is the agent; two real headless sessions, the GTK3 fixture
+// in the first.
 //
-//   node web_page_test.mjs BUILD_DIR
+//   node web_page_test.mjs BUILD_DIR [--browser chromium|firefox]
 //
 // Checks:
 //   - without the page's token (printed by the server on stderr; not the
@@ -27,10 +30,12 @@
 //   - the session view draws element boxes and the tree, finds, highlights;
 //   - with the fixture on deny_apps, its window is black on the page's
 //     screenshot (as in the agent's).
+//   - no script error and no Content-Security-Policy violation on the page.
 // Screenshots of each page state are saved under the artifacts directory
-// printed at the start ($UISCOPE_TEST_ARTIFACTS, else a new temporary one,
+// printed at the start ($UISCOPE_TEST_ARTIFACTS/web for Chromium,
+// $UISCOPE_TEST_ARTIFACTS/web/firefox for Firefox, else a new temporary one,
 // kept). Prints one line per check and "N passed, N failed"; exit 1 on a
-// failure, 2 on usage.
+// failure, 2 on usage, 77 (skipped) when the browser is not installed.
 
 import { execFile, spawn } from 'node:child_process';
 import { accessSync, constants as fsc, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -41,14 +46,15 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { chromium } from 'playwright-core';
+
+import { BROWSERS, PACKAGES, launchBrowser } from './web_browsers.mjs';
 
 const GLOBAL_DEADLINE_MS = 300_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 const APP_READY_DEADLINE_MS = 30_000;
 const FIXTURE_NAME = 'uiscope-web-fixture';
 const TOKEN = 'web-test-token-4f1c9a';
-const CHROMIUM = process.env.UISCOPE_CHROMIUM || '/usr/bin/chromium';
+const SKIPPED = 77; // ctest's SKIP_RETURN_CODE for web.browser.*
 
 let passed = 0;
 let failed = 0;
@@ -89,14 +95,29 @@ async function cleanupAll() {
   }
 }
 
+const USAGE = 'usage: node web_page_test.mjs BUILD_DIR [--browser chromium|firefox]';
 const build = process.argv[2];
-if (!build) {
-  log('usage: node web_page_test.mjs BUILD_DIR');
+let browserKind = 'chromium';
+if (process.argv.length === 5 && process.argv[3] === '--browser') {
+  browserKind = process.argv[4];
+} else if (process.argv.length !== 3) {
+  log(USAGE);
   process.exit(2);
+}
+if (!build || !(browserKind in BROWSERS)) {
+  log(USAGE);
+  process.exit(2);
+}
+const browserBin = BROWSERS[browserKind];
+try {
+  accessSync(browserBin, fsc.X_OK);
+} catch {
+  log(`SKIP  ${browserKind}: no executable ${browserBin} (Debian: apt-get install ${PACKAGES[browserKind]})`);
+  process.exit(SKIPPED);
 }
 const uiscope = path.resolve(build, 'bin', 'uiscope');
 const fixtureBin = path.resolve(build, 'bin', 'uiscope-fixture-gtk3');
-for (const f of [uiscope, fixtureBin, CHROMIUM]) {
+for (const f of [uiscope, fixtureBin]) {
   try {
     accessSync(f, fsc.X_OK);
   } catch {
@@ -105,9 +126,10 @@ for (const f of [uiscope, fixtureBin, CHROMIUM]) {
   }
 }
 const stateDir = mkdtempSync(path.join(tmpdir(), 'uiscope-web-'));
+// Chromium's where they always were; Firefox's beside them.
 const artifacts = process.env.UISCOPE_TEST_ARTIFACTS
-  ? path.resolve(process.env.UISCOPE_TEST_ARTIFACTS, 'web')
-  : mkdtempSync(path.join(tmpdir(), 'uiscope-web-artifacts-'));
+  ? path.resolve(process.env.UISCOPE_TEST_ARTIFACTS, 'web', ...(browserKind === 'chromium' ? [] : [browserKind]))
+  : mkdtempSync(path.join(tmpdir(), `uiscope-web-artifacts-${browserKind}-`));
 mkdirSync(artifacts, { recursive: true });
 log(`screenshots in ${artifacts}`);
 let env = { ...process.env, UISCOPE_STATE_DIR: stateDir };
@@ -287,18 +309,19 @@ async function main() {
     }
   });
 
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  const browser = await launchBrowser(browserKind);
   cleanups.push(async () => browser.close());
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  log(`browser: ${browser.name} ${browser.version} (${browserBin})`);
+  const page = await browser.newPage({ width: 1400, height: 1000 });
   const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  const shot = (name) => page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+  page.onPageError((e) => errors.push(e));
+  const shot = (name) => page.screenshot(path.join(artifacts, `${name}.png`), { fullPage: true });
 
   await check('the token in the page URL becomes an HttpOnly cookie and leaves the address bar', async () => {
     await page.goto(pageUrl);
     if (page.url() !== `${base}/`) throw new Error(`address ${page.url()}`);
-    await page.waitForSelector('#confirm-list p.empty, #confirm-list article', { timeout: 10_000 });
-    const cookies = await page.context().cookies();
+    await page.waitFor('#confirm-list p.empty, #confirm-list article', 10_000);
+    const cookies = await page.cookies();
     const c = cookies.find((k) => k.name.startsWith('uiscope_'));
     if (!c || !c.httpOnly || c.sameSite !== 'Strict') throw new Error(short(cookies));
     const visible = await page.evaluate(() => document.cookie);
@@ -322,7 +345,7 @@ async function main() {
       );
     }
     await shot('02-wall');
-    const n = await page.locator('.tile').count();
+    const n = await page.count('.tile');
     return `${n} tiles (${a.id}, ${b.id})`;
   });
 
@@ -356,14 +379,14 @@ async function main() {
     const vb2 = await tileVersion(b.id);
     if (vb2 !== vb) throw new Error(`B's tile changed too (${vb} -> ${vb2}) although its pixels did not`);
     await page.waitForFunction(() => document.querySelector('#tile-stats').textContent, null, { timeout: 5000 });
-    const stats = await page.locator('#tile-stats').textContent();
+    const stats = await page.text('#tile-stats');
     return `A's tile ${va} -> ${va2} -> ${await tileVersion(a.id)} ${ms} ms after the click returned (${t0 - start} ms after it was sent); B stayed ${vb}; ${stats}`;
   });
 
   // Tabs (and nothing else) until the focus is on `selector`.
   async function tabTo(selector) {
     for (let i = 0; i < 60; i++) {
-      await page.keyboard.press('Tab');
+      await page.press('Tab');
       if (await page.evaluate((sel) => document.activeElement?.matches(sel), selector)) return i + 1;
     }
     throw new Error(`Tab never reached ${selector}`);
@@ -382,25 +405,25 @@ async function main() {
     const waiting = call('confirm', { token: held.token, wait_ms: 60_000 });
     await page.goto(`${base}/#confirm`);
     const card = `article[data-token="${held.token}"]`;
-    await page.waitForSelector(card, { timeout: 5000 });
+    await page.waitFor(card, 5000);
     const crop = await fetch(`${base}/api/crop?confirmation=${held.token}`, { headers: { Authorization: `Bearer ${pageToken}` } });
     if (crop.status !== 200 || crop.headers.get('content-type') !== 'image/png') {
       throw new Error(`the crop of the target: ${crop.status} ${short(await crop.text())}`);
     }
     await page.waitForFunction((sel) => document.querySelector(`${sel} figure img`)?.naturalWidth > 0, card, { timeout: 10_000 });
-    const items = await page.locator(`${card} ol li`).count();
+    const items = await page.count(`${card} ol li`);
     if (items < 2) throw new Error(`${items} candidates shown`);
-    const label = await page.locator(`${card} h3`).textContent();
+    const label = await page.text(`${card} h3`);
     await shot('04-confirmation-held');
     const tabs = await tabTo(`${card} button[data-action="approve"]`);
     const t0 = Date.now();
-    await page.keyboard.press('Enter');
+    await page.press('Enter');
     const res = await waiting;
     const ms = Date.now() - t0;
     if (res.isError || res.structuredContent?.performed !== true) throw new Error(short(res));
     const after = await ask('status');
     if (!after.startsWith('Opened')) throw new Error(`status ${before} -> ${after}`);
-    await page.waitForSelector(card, { state: 'detached', timeout: 5000 });
+    await page.waitGone(card, 5000);
     await shot('05-confirmation-approved');
     return `"${label}", ${items} candidates, ${tabs} Tabs then Enter; the agent's confirm returned ${ms} ms later; app: ${after}`;
   });
@@ -413,26 +436,26 @@ async function main() {
     deniedToken = held.token;
     const waiting = call('confirm', { token: held.token, wait_ms: 60_000 });
     const card = `article[data-token="${held.token}"]`;
-    await page.waitForSelector(card, { timeout: 5000 });
+    await page.waitFor(card, 5000);
     await tabTo(`${card} button[data-action="approve"]`);
-    await page.keyboard.press('Escape');
+    await page.press('Escape');
     const res = await waiting;
     if (!res.isError || res.structuredContent?.status !== 'denied') throw new Error(short(res));
     const after = await ask('status');
     if (after !== before) throw new Error(`status ${before} -> ${after}`);
-    await page.waitForSelector(card, { state: 'detached', timeout: 5000 });
+    await page.waitGone(card, 5000);
     return short(res.content?.[0]?.text, 120);
   });
 
   await check('the audit view filtered by decision shows the refusal, only', async () => {
     await page.goto(`${base}/#audit`);
-    await page.selectOption('#audit-form select[name="decision"]', 'rejected');
+    await page.select('#audit-form select[name="decision"]', 'rejected');
     await page.click('#audit-form button[type="submit"]');
     await page.waitForFunction(() => document.querySelectorAll('#audit tbody tr').length > 0, null, { timeout: 5000 });
     await sleep(300);
-    const rows = await page.$$eval('#audit tbody tr', (trs) => trs.map((t) => t.dataset.decision));
+    const rows = await page.evalAll('#audit tbody tr', (trs) => trs.map((t) => t.dataset.decision));
     if (rows.some((d) => d !== 'rejected')) throw new Error(`decisions shown: ${rows}`);
-    const text = await page.locator('#audit tbody').textContent();
+    const text = await page.text('#audit tbody');
     if (!text.includes('click')) throw new Error(short(text));
     await shot('06-audit-rejected');
     const r = await fetch(`${base}/api/audit?decision=rejected`, { headers: { Authorization: `Bearer ${pageToken}` } });
@@ -453,10 +476,10 @@ async function main() {
     }
     await page.goto(`${base}/#memory`);
     const item = `#memory-list li[data-app="${FIXTURE_NAME}"]`;
-    await page.waitForSelector(item, { timeout: 5000 });
+    await page.waitFor(item, 5000);
     await shot('07-memory');
     await page.click(`${item} button[data-action="forget"]`);
-    await page.waitForSelector(item, { state: 'detached', timeout: 5000 });
+    await page.waitGone(item, 5000);
     await shot('08-memory-forgotten');
     const after = await listed();
     if (after.includes(FIXTURE_NAME)) throw new Error(`still listed: ${short(after)}`);
@@ -465,20 +488,35 @@ async function main() {
 
   await check('the session view draws element boxes and the tree', async () => {
     await page.goto(`${base}/#session/${a.id}`);
-    await page.waitForSelector('#tree li[data-id]', { timeout: 20_000 });
-    const boxes = await page.locator('#boxes .box').count();
-    const nodes = await page.locator('#tree li').count();
+    await page.waitFor('#tree li[data-id]', 20_000);
+    const boxes = await page.count('#boxes .box');
+    const nodes = await page.count('#tree li');
     await page.fill('#find', 'Login');
-    const match = await page.locator('#tree li.match').count();
-    await page.locator('#tree li.match').first().hover();
-    const hot = await page.locator('#boxes .box.hot').count();
-    await page.waitForSelector('#session-actions tbody tr', { timeout: 5000 });
-    const actions = await page.locator('#session-actions tbody tr').count();
+    const match = await page.count('#tree li.match');
+    await page.hover('#tree li.match');
+    const hot = await page.count('#boxes .box.hot');
+    // The highlighted box sits on Login in the screenshot (the agent's
+    // bounds scaled to the image as shown), within 2 px.
+    const found = await call('find', { name: 'Login', role: 'button', app: FIXTURE_NAME });
+    const bounds = found.structuredContent?.matches?.[0]?.bounds;
+    if (!bounds) throw new Error(short(found));
+    const placed = await page.evaluate((bx) => {
+      const img = document.querySelector('#shot').getBoundingClientRect();
+      const k = img.width / document.querySelector('#shot').naturalWidth;
+      const r = document.querySelector('#boxes .box.hot').getBoundingClientRect();
+      const want = [img.left + bx.x * k, img.top + bx.y * k, bx.w * k, bx.h * k];
+      return { got: [r.left, r.top, r.width, r.height].map(Math.round), want: want.map(Math.round) };
+    }, bounds);
+    if (placed.got.some((v, i) => Math.abs(v - placed.want[i]) > 2)) {
+      throw new Error(`Login's box at ${placed.got} (x, y, w, h), Login at ${placed.want}`);
+    }
+    await page.waitFor('#session-actions tbody tr', 5000);
+    const actions = await page.count('#session-actions tbody tr');
     await shot('09-session');
     if (!boxes || !match || !hot) throw new Error(`${boxes} boxes, ${match} matches, ${hot} highlighted`);
     const tiles = await page.evaluate(() => [...document.querySelectorAll('.tile .caption')].map((c) => c.textContent));
     if (!tiles.some((t) => t.includes(FIXTURE_NAME))) throw new Error(`no tile names the fixture app: ${short(tiles)}`);
-    return `${nodes} nodes, ${boxes} boxes; find "Login": ${match}; hover highlights ${hot}; ${actions} last actions`;
+    return `${nodes} nodes, ${boxes} boxes; find "Login": ${match}; hover highlights ${hot}, its box at ${placed.got} on Login at ${placed.want}; ${actions} last actions`;
   });
 
   await check("a deny-listed app's window is black on the page's screenshot, as in the agent's", async () => {
@@ -508,7 +546,7 @@ async function main() {
     const other = await browser.newPage();
     await other.goto(denied.pageUrl);
     const hidden = await pixel(other);
-    await other.screenshot({ path: path.join(artifacts, '10-deny-listed-page.png') });
+    await other.screenshot(path.join(artifacts, '10-deny-listed-page.png'));
     await other.close();
     if (!Array.isArray(shown) || shown.every((v) => v === 0)) throw new Error(`without the deny list: ${short(shown)}`);
     if (!Array.isArray(hidden) || hidden.some((v) => v !== 0)) throw new Error(`with the deny list: ${short(hidden)}`);
@@ -517,7 +555,7 @@ async function main() {
 
   if (errors.length) {
     failed += 1;
-    log(`FAIL  the page ran without script errors: ${short(errors)}`);
+    log(`FAIL  the page ran without script errors or CSP violations: ${short(errors)}`);
   }
 }
 
