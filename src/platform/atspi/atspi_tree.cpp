@@ -1591,17 +1591,16 @@ std::string MirrorKeyFor(const TreeRequest& request, const AppInfo& app, const R
 // nothing) may be served from the mirror before its first event: GTK 3
 // through at-spi2-atk (which LibreOffice's VCL gtk3 plugin and Inkscape use:
 // an edit typed into Calc by another client sends text-changed,
-// children-changed and active-descendant events), Qt 5's own bridge and
-// Chromium's; the property test of atspi_mirror_desktop_test checks the
-// three against fresh walks. Others (an unknown bridge, Qt 6 unchecked)
-// are served only once their stream has carried an event; GTK 2 and GTK 4
-// are not stored at all (MirrorKeyFor).
-StreamTrust StreamTrustOf(const AppInfo& app) {
-  const std::string toolkit = AsciiLower(app.toolkit);
-  const char major = app.toolkit_version.empty() ? '\0' : app.toolkit_version[0];
-  if ((toolkit == "gtk" && major == '3') || (toolkit == "qt" && major == '5') ||
-      toolkit == "chromium") {
-    return StreamTrust::kToolkit;
+// children-changed and active-descendant events), Qt 5's own bridge (kcalc:
+// 25 keys typed by another client, 0 differences from a fresh walk) and
+// Chromium's (Electron's too); the property test of
+// atspi_mirror_desktop_test checks the three against fresh walks. Others
+// (an unknown bridge, Qt 6 unchecked) are served only once their stream has
+// carried an event; GTK 2 and GTK 4 are not stored at all (MirrorKeyFor).
+// `label`: the app's ToolkitLabel.
+StreamTrust StreamTrustOf(std::string_view label) {
+  for (std::string_view trusted : {"gtk3", "qt5", "chromium", "electron", "libreoffice-vcl"}) {
+    if (label == trusted) return StreamTrust::kToolkit;
   }
   return StreamTrust::kOnceAnEventCame;
 }
@@ -2106,7 +2105,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     };
     if (storable) check(node);
     if (storable && own) {
-      book_->Store(app.root.bus, key, mark, node, StreamTrustOf(app.info), std::move(said));
+      book_->Store(app.root.bus, key, mark, node, StreamTrustOf(node.toolkit), std::move(said));
     }
     result.apps.push_back(std::move(node));
     return false;
