@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 namespace uiscope::memory {
 namespace {
@@ -106,9 +108,19 @@ Result<std::shared_ptr<Database>> Database::Open(const std::string& path,
   sqlite3_extended_result_codes(raw, 1);
   sqlite3_busy_timeout(raw, static_cast<int>(options.busy_timeout.count()));
 
+  // Turning a new file to WAL needs its exclusive lock, and SQLite answers
+  // "database is locked" at once, without the busy handler, while another
+  // process opening it holds that lock: try again until the busy timeout.
+  const auto give_up = std::chrono::steady_clock::now() + options.busy_timeout;
   auto mode = db->Prepare("PRAGMA journal_mode=WAL");
   if (!mode.ok()) return mode.error();
   auto row = mode->Step();
+  while (!row.ok() && row.error().code == ErrorCode::kTimeout &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    mode->Reset();
+    row = mode->Step();
+  }
   if (!row.ok()) {
     return MakeError(ErrorCode::kUnavailable,
                      "database " + path + " cannot be used: " + row.error().message);

@@ -64,6 +64,15 @@ LearnedTarget ReadTarget(const Statement& s, int c = 0) {
   return t;
 }
 
+// The schema version; the statement is finished when this returns.
+Result<int64_t> UserVersion(Database& db) {
+  auto stmt = db.Prepare("PRAGMA user_version");
+  if (!stmt.ok()) return stmt.error();
+  auto row = stmt->Step();
+  if (!row.ok()) return row.error();
+  return *row ? stmt->Int(0) : 0;
+}
+
 Status Rollback(Database& db, Status st) {
   (void)db.Exec("ROLLBACK");
   return st;
@@ -82,11 +91,9 @@ Result<std::shared_ptr<TargetStore>> OpenTargetStore(const std::string& path, bo
   if (!db.ok()) return db.error();
   Database& d = **db;
   std::lock_guard lock(d.mutex());
-  auto version = d.Prepare("PRAGMA user_version");
+  auto version = UserVersion(d);
   if (!version.ok()) return version.error();
-  auto row = version->Step();
-  if (!row.ok()) return row.error();
-  const int64_t v = *row ? version->Int(0) : 0;
+  const int64_t v = *version;
   if (v > kTargetSchemaVersion) {
     return MakeError(ErrorCode::kUnavailable, "learned memory " + path +
                                                   " was written by a newer uiscope (schema " +
@@ -95,8 +102,16 @@ Result<std::shared_ptr<TargetStore>> OpenTargetStore(const std::string& path, bo
                                                   "`uiscope memory forget --all`");
   }
   if (v < kTargetSchemaVersion) {
+    // The version was read by a statement already finished: one still
+    // open would hold a read transaction, and a process whose snapshot
+    // another's schema commit made stale gets "database is locked" at once
+    // from BEGIN IMMEDIATE, without waiting. Read again under the lock.
     if (auto st = d.Exec("BEGIN IMMEDIATE"); !st.ok()) return st.error();
-    if (auto st = d.Exec(kSchema); !st.ok()) return Rollback(d, st).error();
+    auto again = UserVersion(d);
+    if (!again.ok()) return Rollback(d, again.error()).error();
+    if (*again < kTargetSchemaVersion) {
+      if (auto st = d.Exec(kSchema); !st.ok()) return Rollback(d, st).error();
+    }
     if (auto st = d.Exec("COMMIT"); !st.ok()) return st.error();
   }
   return std::make_shared<TargetStore>(std::move(db).value());

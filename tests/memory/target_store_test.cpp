@@ -5,12 +5,14 @@
 #include "memory/target_store.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <vector>
 
 namespace uiscope::memory {
 namespace {
@@ -64,6 +66,43 @@ LearnedTarget Target(const std::string& id, const std::string& label) {
   t.parent = "pnl_1";
   t.stale = true;
   return t;
+}
+
+// Two `uiscope mcp` started at once on a new state directory: before, the
+// one whose snapshot the other's schema commit made stale was told
+// "database is locked" at once and ran without learned memory.
+TEST_F(TargetStoreTest, ProcessesOpeningANewStoreAtOnceAllGetIt) {
+  constexpr int kProcesses = 6;
+  for (int round = 0; round < 4; ++round) {
+    const std::string path = (dir_ / ("race-" + std::to_string(round) + ".db")).string();
+    fs::create_directories(dir_);
+    int go[2];
+    ASSERT_EQ(::pipe(go), 0);
+    std::vector<pid_t> children;
+    for (int i = 0; i < kProcesses; ++i) {
+      const pid_t pid = ::fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        ::close(go[1]);
+        char byte;
+        (void)!::read(go[0], &byte, 1);  // all start together when the pipe closes
+        auto store = OpenTargetStore(path, false);
+        if (!store.ok()) std::cerr << store.error().message << "\n";
+        ::_exit(store.ok() ? 0 : 1);
+      }
+      children.push_back(pid);
+    }
+    ::close(go[0]);
+    ::close(go[1]);
+    int failed = 0;
+    for (pid_t pid : children) {
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
+    }
+    EXPECT_EQ(failed, 0) << "round " << round << ": " << failed << " of " << kProcesses
+                         << " processes could not open the new store";
+  }
 }
 
 TEST_F(TargetStoreTest, TargetsRoundTripPerSignature) {
