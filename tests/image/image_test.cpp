@@ -249,7 +249,7 @@ TEST(DrawTest, TextInkStaysInItsBoxAndUnderscoreSitsBelowTheBaseline) {
     for (int x = 0; x < image.width; ++x) {
       if (PixelAt(image, x, y) != ink) continue;
       ++inked;
-      EXPECT_TRUE(Rect(3, 4, w, h).Contains(Point{x, y})) << x << "," << y;
+      EXPECT_TRUE((Rect{3, 4, w, h}.Contains(Point{x, y}))) << x << "," << y;
     }
   }
   EXPECT_GT(inked, 50);

@@ -404,7 +404,7 @@ TEST_F(EngineTest, ResultsAreInScreenPixels) {
   ASSERT_EQ(at_zero->lines.size(), moved->lines.size());
   for (size_t i = 0; i < at_zero->lines.size(); ++i) {
     EXPECT_EQ(moved->lines[i].bounds, at_zero->lines[i].bounds.Translated(100, 200));
-    EXPECT_TRUE(Rect(0, 0, terminal_.width, terminal_.height).Contains(at_zero->lines[i].bounds));
+    EXPECT_TRUE((Rect{0, 0, terminal_.width, terminal_.height}.Contains(at_zero->lines[i].bounds)));
   }
   // The frame cache is keyed by content: the same pixels elsewhere hit it.
   auto cached = engine_->Read(terminal_, Point{0, 0}, OcrOptions{});
