@@ -13,6 +13,7 @@
 #include "mcp/http_transport.h"
 #include "mcp/server.h"
 #include "mcp/tools/context_provider.h"
+#include "mcp/tools/goal_tool.h"
 #include "mcp/tools/memory_tools.h"
 #include "mcp/tools/tools.h"
 #include "memory/safety_store.h"
@@ -155,16 +156,22 @@ int Serve(const ServeOptions& options) {
       return 1;
     }
   }
+  // Resources and prompts, from the tools above (mcp/tools/context_provider.h).
+  const ContextSources context{&registry, &workspace, stores.audit, store};
+  auto prompts = MakePromptProvider(context);
+  // execute_goal: the plan_actions prompt through the client's model.
+  if (auto st = RegisterGoalTool(registry, prompts); !st.ok()) {
+    std::cerr << "uiscope: " << st.error().message << "\n";
+    return 1;
+  }
   ServerOptions server_options;
   server_options.version = options.version;
   server_options.instructions = kInstructions;
   server_options.tools_inline = options.http;
   server_options.inline_calls_may_wait = options.http;  // one thread per HTTP request
   Server server(registry, server_options);
-  // Resources and prompts, from the tools above (mcp/tools/context_provider.h).
-  const ContextSources context{&registry, &workspace, stores.audit, store};
   server.SetResources(MakeResourceProvider(context));
-  server.SetPrompts(MakePromptProvider(context));
+  server.SetPrompts(prompts);
 
   if (!options.http) {
     signals.Start([](int) {});
