@@ -161,8 +161,13 @@ class ToolRegistry {
   std::vector<Tool> tools_;
 };
 
-// The tools/list entry of `tool`.
+// The tools/list entry of `tool`; its outputSchema is
+// PublishedOutputSchema(tool.output_schema).
 json ToolToJson(const Tool& tool);
+// `schema` reduced for tools/list: the root's type, required and
+// properties; each property's type (and enum or const); nothing deeper and
+// no descriptions. Anything valid under `schema` is valid under it.
+json PublishedOutputSchema(const json& schema);
 // The tools/call result of `result` (content blocks, structuredContent, isError).
 json ToolResultToJson(const ToolResult& result);
 
