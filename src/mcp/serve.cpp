@@ -34,8 +34,14 @@ constexpr char kInstructions[] =
     "screen pixels of the display. Without "
     "a DISPLAY, uiscope starts its own headless desktop on first need; session_start / "
     "session_list / session_stop manage more of them, and observe/find take a session ID. "
+    "Action tools (click, type_text, press_keys, scroll, drag, set_value) take target: an "
+    "element ID, \"X,Y\" or {x, y}; or name (with role, exact, app) to find it first; settle_ms "
+    "is how long they wait for an effect before reporting none; via auto uses the element's "
+    "accessibility interface when it has one, else real input. Every desktop tool takes "
+    "session (default: the server's desktop) and timeout_ms. "
     "Actions pass a safety policy: one it holds comes back as confirmation_required with a "
-    "token; ask the user, and use confirm only as the user decides.";
+    "token; ask the user, and use confirm only as the user decides (or repeat the call with "
+    "confirmation_token once approved).";
 
 // Blocks the termination signals in every thread (call before starting any)
 // and turns them into a write to an eventfd on a dedicated thread.

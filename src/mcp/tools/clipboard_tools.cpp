@@ -172,7 +172,7 @@ Status RegisterClipboardTools(ToolRegistry& registry, Workspace& workspace,
       {"type", "string"},
       {"enum", {"clipboard", "primary"}},
       {"default", "clipboard"},
-      {"description", "clipboard (ctrl+c / ctrl+v) or primary (the mouse selection)"}};
+      {"description", "primary: the mouse selection"}};
   Tool get;
   get.name = "clipboard_get";
   get.title = "Read the clipboard";
@@ -222,7 +222,7 @@ Status RegisterClipboardTools(ToolRegistry& registry, Workspace& workspace,
                           {"default", 8},
                           {"description", "offer it at most this long"}}},
                         {"confirmation_token",
-                         String("approval of an action the safety policy held for confirmation")},
+                         String("of a held call, once approved")},
                         {"session", schema::SessionArgument()}}}};
   set.output_schema = {{"type", "object"},
                        {"required", {"performed", "selection", "mime", "bytes"}},

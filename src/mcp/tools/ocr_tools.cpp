@@ -61,24 +61,19 @@ json InputSchema(const std::string& languages) {
   return {{"type", "object"},
           {"additionalProperties", false},
           {"properties",
-           {{"region", schema::Region("only this screen rectangle (screen pixels, clipped to the "
-                                      "screen); default: the whole screen")},
+           {{"region", schema::Region("default: the whole screen")},
             {"window",
              {{"type", {"string", "integer"}},
-              {"description",
-               "only this window: the ID of a window (or any element) from observe, e.g. "
-               "\"win_b253\", or an X window ID (0x1e00007 or decimal); not with region"}}},
+              {"description", "element ID (win_b253) or X window ID; not with region"}}},
             {"scale",
              {{"type", "number"},
               {"minimum", 0},
               {"maximum", 4},
               {"default", 0},
-              {"description",
-               "magnification before recognition: 0 = automatic from each line's text height "
-               "(small fonts are enlarged), else 0.5 to 4"}}},
+              {"description", "magnification; 0: by text height"}}},
             {"lang", {{"type", "string"}, {"default", "eng"}, {"description", lang_description}}},
             {"timeout_ms",
-             schema::TimeoutMs(2000, "deadline per application when locating password fields")},
+             schema::TimeoutMs(2000, "per application")},
             {"session", schema::SessionArgument()}}}};
 }
 

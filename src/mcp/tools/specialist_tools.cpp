@@ -129,7 +129,7 @@ ToolResult Menu(const SpecialistToolsPtr& tools, const json& args, ToolContext& 
 json ObjectSchema(json properties, std::vector<std::string> required) {
   properties["session"] = schema::SessionArgument();
   properties["timeout_ms"] =
-      schema::TimeoutMs(2000, "deadline of each accessibility walk and call");
+      schema::TimeoutMs(2000, "per accessibility call");
   json s = {{"type", "object"}, {"additionalProperties", false}, {"properties", properties}};
   if (!required.empty()) s["required"] = required;
   return s;
@@ -171,7 +171,7 @@ Status RegisterSpecialistTools(ToolRegistry& registry, Workspace& workspace,
   shortcuts.input_schema =
       ObjectSchema({{"app", String("the application's name")},
                     {"category", String("only this category (file, edit, view, ...)")},
-                    {"deep", Boolean("also open each top menu and close it again (slower)")}},
+                    {"deep", Boolean("also open each top menu (slower)")}},
                    {});
   shortcuts.output_schema = {{"type", "object"},
                              {"properties",
@@ -197,7 +197,7 @@ Status RegisterSpecialistTools(ToolRegistry& registry, Workspace& workspace,
       "an exploration confidence (0-1). deep also opens each top menu and closes it again.";
   discover.input_schema =
       ObjectSchema({{"app", String("the application's name")},
-                    {"deep", Boolean("also open each top menu and close it again (slower)")}},
+                    {"deep", Boolean("also open each top menu (slower)")}},
                    {"app"});
   discover.output_schema = {{"type", "object"},
                             {"required", {"app", "toolkit"}},
@@ -233,9 +233,7 @@ Status RegisterSpecialistTools(ToolRegistry& registry, Workspace& workspace,
                     {"via",
                      {{"type", "string"},
                       {"enum", {"auto", "accessibility", "xtest"}},
-                      {"description",
-                       "how each step clicks: auto (menu items by pointer), accessibility (the "
-                       "elements' actions) or xtest"}}},
+                      {"description", "auto: menu items by pointer"}}},
                     {"confirmation_token", String("approval of a step the safety policy held")}},
                    {"app", "path"});
   menu.output_schema = {{"type", "object"},
