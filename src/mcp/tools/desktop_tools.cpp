@@ -631,11 +631,8 @@ Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace,
   find.name = "find";
   find.title = "Find elements";
   find.description =
-      "Elements by label (fuzzy: case, accents, word order, typos in long words; or exact) "
-      "and/or role, best first, each with its ID, bounds, click point, source and confidence. "
-      "When nothing matches, found is false and the closest names on screen are suggested. "
-      "sources [\"ax\", \"ocr\", \"vision\"] also searches text and controls seen only in "
-      "the pixels. Cheaper than a full observe when you know what you are looking for.";
+      "Elements by label and/or role, best first, with ID, bounds and click point; when none "
+      "matches, the closest names. Cheaper than observe when you know what you look for.";
   find.input_schema = FindInputSchema();
   find.output_schema = FindOutputSchema();
   find.annotations = ToolAnnotations{

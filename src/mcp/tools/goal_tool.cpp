@@ -94,7 +94,11 @@ ToolResult ExecuteGoal(const ToolRegistry& registry, PromptProvider& prompts, co
     if (!prompt.ok()) return ToolResult::FromError(prompt.error());
     SampleRequest request;
     request.messages = json::array();
-    for (const json& m : (*prompt)["messages"]) request.messages.push_back(m);
+    const json messages = prompt->value("messages", json::array());  // outlives the loop
+    for (const json& m : messages) request.messages.push_back(m);
+    if (request.messages.empty() || !request.messages.back()["content"]["text"].is_string()) {
+      return ToolResult::Error("internal error: plan_actions gave no text message");
+    }
     request.messages.back()["content"]["text"] =
         request.messages.back()["content"]["text"].get<std::string>() +
         "\n\nIf the screen shows the goal is already fulfilled, output [] (an empty array).";

@@ -183,11 +183,9 @@ Status RegisterOcrTools(ToolRegistry& registry, Workspace& workspace,
   tool.name = "read_text";
   tool.title = "Read text on screen (OCR)";
   tool.description =
-      "The text on the screen, a region or a window, read by OCR: lines and words with screen "
-      "bounds and confidences. For what the accessibility tree cannot see: terminals, canvases, "
-      "apps without accessibility. A second read of unchanged pixels is answered from the "
-      "cache (cached: true, a few ms); after a change only the changed lines are read again. "
-      "Password fields are blanked before OCR. Prefer observe for ordinary widgets.";
+      "Text of the screen, a region or a window read by OCR (lines, words, bounds), for what "
+      "the tree cannot see: terminals, canvases. Password fields are blanked. Unchanged pixels "
+      "come from a cache.";
   tool.input_schema = InputSchema(languages);
   tool.output_schema = OutputSchema();
   tool.annotations = ToolAnnotations{

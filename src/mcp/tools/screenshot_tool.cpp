@@ -206,10 +206,8 @@ Status RegisterScreenshotTools(ToolRegistry& registry, Workspace& workspace) {
   tool.name = "screenshot";
   tool.title = "Screenshot";
   tool.description =
-      "An image of the screen, a region or a window (PNG, WebP or JPEG). With marks, each "
-      "element's box and ID is drawn over it (set-of-marks) and listed, so you can act on what "
-      "you see by ID. max_width shrinks it to save tokens; scale maps image pixels back to the "
-      "screen. Prefer observe for reading the UI: the tree is far cheaper than pixels.";
+      "An image of the screen, a region or a window; with marks, element boxes and IDs drawn "
+      "on it. Prefer observe: the tree is far cheaper than pixels.";
   tool.input_schema = InputSchema();
   tool.output_schema = OutputSchema();
   tool.annotations = ToolAnnotations{
