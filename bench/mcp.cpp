@@ -369,7 +369,41 @@ struct Options {
   double budget_s = 20;  // per ping series; a series that is slower stops early
   std::string uiscope;
   bool json = false;
+  std::string playwright_mcp = UISCOPE_PLAYWRIGHT_MCP;  // its cli.js; "" or absent: not compared
 };
+
+// The size of a tools/list result: the whole JSON (compact) and the part a
+// model reads, {name, description, inputSchema} of each tool.
+struct ToolSurface {
+  bool measured = false;
+  int tools = 0;
+  size_t whole = 0;
+  size_t model_visible = 0;
+  std::string why_not;  // when not measured
+};
+
+ToolSurface MeasureSurface(const json& result) {
+  ToolSurface t;
+  t.measured = true;
+  t.whole = result.dump().size();
+  for (const json& tool : result.value("tools", json::array())) {
+    ++t.tools;
+    t.model_visible += json({{"name", tool.value("name", json())},
+                             {"description", tool.value("description", json())},
+                             {"inputSchema", tool.value("inputSchema", json())}})
+                           .dump()
+                           .size();
+  }
+  return t;
+}
+
+json SurfaceJson(const ToolSurface& t) {
+  if (!t.measured) return {{"measured", false}, {"why_not", t.why_not}};
+  return {{"measured", true},
+          {"tools", t.tools},
+          {"whole_chars", t.whole},
+          {"model_visible_chars", t.model_visible}};
+}
 
 class Bench {
  public:
@@ -387,6 +421,9 @@ class Bench {
   std::vector<PingSeries> PingSeriesList();
   Status MeasurePings();
   Status MeasureObserves();
+  // tools/list of uiscope (stdio) and of Playwright MCP (@playwright/mcp
+  // over stdio, Debian's chromium), in this run.
+  Status MeasureToolSurface();
   void Finish();
   void Print();
   json ToJson();
@@ -458,6 +495,7 @@ class Bench {
   std::vector<std::string> cut_short_;  // ping series stopped by the time budget
   Problems problems_;
   std::vector<std::string> notes_;
+  ToolSurface uiscope_surface_, playwright_surface_;
 };
 
 Status Bench::Start() {
@@ -582,6 +620,49 @@ Status Bench::Initialize() {
     c->SetHeader("Mcp-Session-Id", http_client_->last_session_id());
     c->SetHeader("MCP-Protocol-Version", reply["result"].value("protocolVersion", ""));
   }
+  return OkStatus();
+}
+
+Status Bench::MeasureToolSurface() {
+  const int64_t id = stdio_id_++;
+  auto x = stdio_client_->RoundTrip(Request(id, "tools/list"), id);
+  if (!x.ok()) return Fail("tools/list over stdio: " + x.error().message);
+  if (!x->parsed.contains("result")) return Fail("tools/list failed: " + Clip(x->reply));
+  uiscope_surface_ = MeasureSurface(x->parsed["result"]);
+
+  if (o_.playwright_mcp.empty() || access(o_.playwright_mcp.c_str(), R_OK) != 0) {
+    playwright_surface_.why_not = "no @playwright/mcp at \"" + o_.playwright_mcp +
+                                  "\" (tests/mcp/js/install.sh installs it)";
+    return OkStatus();
+  }
+  SpawnOptions pw;
+  pw.argv = {"node", o_.playwright_mcp, "--headless", "--browser", "chromium"};
+  if (access("/usr/bin/chromium", X_OK) == 0) {
+    pw.argv.push_back("--executable-path");
+    pw.argv.push_back("/usr/bin/chromium");
+  }
+  pw.capture_stdout = true;
+  pw.pipe_stdin = true;
+  auto process = Process::Spawn(pw);
+  if (!process.ok()) {
+    playwright_surface_.why_not = "node: " + process.error().message;
+    return OkStatus();
+  }
+  LineClient client(**process, /*echo=*/false);
+  const json params = {{"protocolVersion", kProtocolVersion},
+                       {"capabilities", json::object()},
+                       {"clientInfo", {{"name", "bench_mcp"}, {"version", "1"}}}};
+  auto init = client.RoundTrip(Request(1, "initialize", params), 1);
+  if (init.ok()) {
+    (void)(*process)->WriteLine(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  }
+  auto list = init.ok() ? client.RoundTrip(Request(2, "tools/list"), 2) : init;
+  if (!list.ok() || !list->parsed.contains("result")) {
+    playwright_surface_.why_not =
+        "Playwright MCP's tools/list: " + (list.ok() ? Clip(list->reply) : list.error().message);
+    return OkStatus();
+  }
+  playwright_surface_ = MeasureSurface(list->parsed["result"]);
   return OkStatus();
 }
 
@@ -863,6 +944,24 @@ void Bench::Print() {
   for (const auto& n : notes_) std::printf("note: %s\n", n.c_str());
 
   const double overhead = stdio_ping_.Summary().median - cat_ping_.Summary().median;
+  std::printf("\ntools/list (characters of compact JSON)        %8s %14s\n", "whole",
+              "model-visible");
+  auto surface = [](const char* who, const ToolSurface& t) {
+    if (!t.measured) {
+      std::printf("  %-44s not measured: %s\n", who, t.why_not.c_str());
+      return;
+    }
+    std::printf("  %-44s %8zu %14zu  (%d tools)\n", who, t.whole, t.model_visible, t.tools);
+  };
+  surface("uiscope mcp", uiscope_surface_);
+  surface("Playwright MCP (@playwright/mcp, chromium)", playwright_surface_);
+  if (uiscope_surface_.measured && playwright_surface_.measured) {
+    std::printf("  ratio uiscope / Playwright MCP               %8.2f %14.2f\n",
+                double(uiscope_surface_.whole) / double(std::max<size_t>(1, playwright_surface_.whole)),
+                double(uiscope_surface_.model_visible) /
+                    double(std::max<size_t>(1, playwright_surface_.model_visible)));
+  }
+
   std::printf("\nprotocol overhead over stdio: %.1f us per ping (target < %.0f us): %s\n", overhead,
               kTargetUs, overhead < kTargetUs ? "met" : "NOT met");
 }
@@ -919,6 +1018,9 @@ json Bench::ToJson() {
         {"observer_and_format", StatsJson(direct_format_)},
         {"nodes", direct_nodes_},
         {"compact_text_bytes", direct_text_bytes_}}},
+      {"tools_list",
+       {{"uiscope", SurfaceJson(uiscope_surface_)},
+        {"playwright_mcp", SurfaceJson(playwright_surface_)}}},
       {"problems", problems_.count},
       {"problem_notes", problems_.notes},
       {"notes", notes_},
@@ -931,6 +1033,7 @@ json Bench::ToJson() {
 int Bench::Run() {
   Status st = Start();
   if (st.ok()) st = Initialize();
+  if (st.ok()) st = MeasureToolSurface();
   if (st.ok()) st = Warm();
   if (st.ok()) st = MeasurePings();
   if (st.ok()) st = MeasureObserves();
@@ -962,9 +1065,10 @@ std::string DefaultUiscope() {
 int main(int argc, char** argv) {
   static const char kUsage[] =
       "usage: bench_mcp [--pings N] [--observes N] [--rows N] [--budget S] [--uiscope PATH] "
-      "[--json]\n"
-      "  `uiscope mcp` over stdio and HTTP: ping and observe latency, tools/list size (state\n"
-      "  in a private temporary directory)\n";
+      "[--playwright-mcp CLI_JS] [--json]\n"
+      "  `uiscope mcp` over stdio and HTTP: ping and observe latency, tools/list size beside\n"
+      "  Playwright MCP's (--playwright-mcp \"\" skips it; state in a private temporary\n"
+      "  directory)\n";
   if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   uiscope::Options o;
   o.uiscope = uiscope::DefaultUiscope();
@@ -986,6 +1090,8 @@ int main(int argc, char** argv) {
       o.budget_s = std::max(1.0, std::atof(value()));
     } else if (std::strcmp(argv[i], "--uiscope") == 0) {
       o.uiscope = value();
+    } else if (std::strcmp(argv[i], "--playwright-mcp") == 0) {
+      o.playwright_mcp = value();
     } else if (std::strcmp(argv[i], "--json") == 0) {
       o.json = true;
     } else {

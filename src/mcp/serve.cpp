@@ -13,6 +13,7 @@
 #include "mcp/http_transport.h"
 #include "mcp/server.h"
 #include "mcp/tools/context_provider.h"
+#include "mcp/tools/goal_tool.h"
 #include "mcp/tools/memory_tools.h"
 #include "mcp/tools/tools.h"
 #include "memory/safety_store.h"
@@ -33,8 +34,14 @@ constexpr char kInstructions[] =
     "screen pixels of the display. Without "
     "a DISPLAY, uiscope starts its own headless desktop on first need; session_start / "
     "session_list / session_stop manage more of them, and observe/find take a session ID. "
+    "Action tools (click, type_text, press_keys, scroll, drag, set_value) take target: an "
+    "element ID, \"X,Y\" or {x, y}; or name (with role, exact, app) to find it first; settle_ms "
+    "is how long they wait for an effect before reporting none; via auto uses the element's "
+    "accessibility interface when it has one, else real input. Every desktop tool takes "
+    "session (default: the server's desktop) and timeout_ms. "
     "Actions pass a safety policy: one it holds comes back as confirmation_required with a "
-    "token; ask the user, and use confirm only as the user decides.";
+    "token; ask the user, and use confirm only as the user decides (or repeat the call with "
+    "confirmation_token once approved).";
 
 // Blocks the termination signals in every thread (call before starting any)
 // and turns them into a write to an eventfd on a dedicated thread.
@@ -155,16 +162,22 @@ int Serve(const ServeOptions& options) {
       return 1;
     }
   }
+  // Resources and prompts, from the tools above (mcp/tools/context_provider.h).
+  const ContextSources context{&registry, &workspace, stores.audit, store};
+  auto prompts = MakePromptProvider(context);
+  // execute_goal: the plan_actions prompt through the client's model.
+  if (auto st = RegisterGoalTool(registry, prompts); !st.ok()) {
+    std::cerr << "uiscope: " << st.error().message << "\n";
+    return 1;
+  }
   ServerOptions server_options;
   server_options.version = options.version;
   server_options.instructions = kInstructions;
   server_options.tools_inline = options.http;
   server_options.inline_calls_may_wait = options.http;  // one thread per HTTP request
   Server server(registry, server_options);
-  // Resources and prompts, from the tools above (mcp/tools/context_provider.h).
-  const ContextSources context{&registry, &workspace, stores.audit, store};
   server.SetResources(MakeResourceProvider(context));
-  server.SetPrompts(MakePromptProvider(context));
+  server.SetPrompts(prompts);
 
   if (!options.http) {
     signals.Start([](int) {});

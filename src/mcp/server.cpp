@@ -78,6 +78,45 @@ class CallContext final : public ToolContext {
     return result;
   }
 
+  bool CanSample() const override {
+    return call_.may_wait_for_client() && session_.ClientSupportsSampling();
+  }
+
+  Result<std::string> Sample(const SampleRequest& request) override {
+    if (!CanSample()) {
+      return MakeError(ErrorCode::kUnsupported,
+                       session_.ClientSupportsSampling()
+                           ? "this call cannot wait for the client's answer"
+                           : "the client did not declare the sampling capability");
+    }
+    json params = {{"messages", request.messages},
+                   {"maxTokens", request.max_tokens},
+                   {"includeContext", "none"}};
+    if (!request.system_prompt.empty()) params["systemPrompt"] = request.system_prompt;
+    auto reply = session_.RequestClient("sampling/createMessage", std::move(params), call_.out(),
+                                        request.timeout, [&] { return call_.cancelled(); });
+    if (!reply.ok()) return reply.error();
+    // content is one block, or (2025-11-25) an array of blocks.
+    const json& r = *reply;
+    const json none = json::array();
+    const json& content = r.is_object() && r.contains("content") ? r["content"] : none;
+    std::string text;
+    bool any = false;
+    for (const json& block : content.is_array() ? content : json::array({content})) {
+      if (block.is_object() && block.value("type", "") == "text" && block.contains("text") &&
+          block["text"].is_string()) {
+        text += block["text"].get<std::string>();
+        any = true;
+      }
+    }
+    if (!any) {
+      return MakeError(ErrorCode::kUnavailable,
+                       "the client answered sampling/createMessage with no text content: " +
+                           r.dump().substr(0, 500));
+    }
+    return text;
+  }
+
  private:
   Call& call_;
   Session& session_;
@@ -175,7 +214,13 @@ Reply Server::Initialize(const InitializeParams& p, Call& call) const {
   return Reply::Result(std::move(result));
 }
 
-Reply Server::ListTools(const ListToolsParams& p, Call&) const {
+Reply Server::ListTools(const ListToolsParams& p, Call& call) const {
+  // Tools that ask the client's model are listed only to clients with sampling.
+  const bool sampling = call.session().ClientSupportsSampling();
+  std::vector<const Tool*> visible;
+  for (const Tool& t : tools_.tools()) {
+    if (!t.needs_sampling || sampling) visible.push_back(&t);
+  }
   size_t start = 0;
   if (p.cursor) {
     const std::string& c = *p.cursor;
@@ -185,7 +230,7 @@ Reply Server::ListTools(const ListToolsParams& p, Call&) const {
       try {
         size_t used = 0;
         start = std::stoul(c.substr(kCursorPrefix.size()), &used);
-        valid = used == c.size() - kCursorPrefix.size() && start < tools_.tools().size();
+        valid = used == c.size() - kCursorPrefix.size() && start < visible.size();
       } catch (const std::exception&) {
         valid = false;
       }
@@ -195,20 +240,28 @@ Reply Server::ListTools(const ListToolsParams& p, Call&) const {
                          "invalid cursor \"" + c + "\": pass the nextCursor of the previous page");
   }
   const size_t end =
-      std::min(tools_.tools().size(), start + static_cast<size_t>(options_.tools_page_size));
+      std::min(visible.size(), start + static_cast<size_t>(options_.tools_page_size));
   json list = json::array();
-  for (size_t i = start; i < end; ++i) list.push_back(ToolToJson(tools_.tools()[i]));
+  for (size_t i = start; i < end; ++i) list.push_back(ToolToJson(*visible[i]));
   json result = {{"tools", std::move(list)}};
-  if (end < tools_.tools().size())
+  if (end < visible.size())
     result["nextCursor"] = std::string(kCursorPrefix) + std::to_string(end);
   return Reply::Result(std::move(result));
 }
 
 Reply Server::CallTool(const CallToolParams& p, Call& call) const {
   const Tool* tool = tools_.Find(p.name);
+  if (tool && tool->needs_sampling && !call.session().ClientSupportsSampling()) {
+    return Reply::Fail(kInvalidParams, "tool \"" + p.name +
+                                           "\" needs a client that declared the sampling "
+                                           "capability (it asks the client's model)");
+  }
   if (!tool) {
     std::string names;
-    for (const Tool& t : tools_.tools()) names += (names.empty() ? "" : ", ") + t.name;
+    const bool sampling = call.session().ClientSupportsSampling();
+    for (const Tool& t : tools_.tools()) {
+      if (!t.needs_sampling || sampling) names += (names.empty() ? "" : ", ") + t.name;
+    }
     return Reply::Fail(kInvalidParams, "unknown tool \"" + p.name + "\" (tools: " + names + ")");
   }
   if (auto err = ValidateArguments(tool->input_schema, p.arguments)) {
@@ -324,6 +377,12 @@ void Session::SetClientCapabilities(json capabilities) {
 json Session::client_capabilities() const {
   std::lock_guard lock(mutex_);
   return client_capabilities_;
+}
+
+bool Session::ClientSupportsSampling() const {
+  std::lock_guard lock(mutex_);
+  auto it = client_capabilities_.find("sampling");
+  return it != client_capabilities_.end() && it->is_object();
 }
 
 bool Session::ClientSupportsFormElicitation() const {

@@ -12,7 +12,7 @@
 // their replies are sent from the worker, so an Outbound must be safe to call
 // from several threads.
 //
-// Server-to-client requests (elicitation/create): a running tool call sends
+// Server-to-client requests (elicitation/create, sampling/createMessage): a running tool call sends
 // a request through its own Outbound — over stdio the one stream, over
 // Streamable HTTP the tool call's event stream, as the spec asks for
 // requests related to a client request — with an id of the form
@@ -175,6 +175,9 @@ class Session {
   // protocol 2025-06-18 or later and an `elicitation` capability that is
   // empty (form implied) or lists `form`.
   bool ClientSupportsFormElicitation() const;
+  // True when the client declared the sampling capability: it answers
+  // sampling/createMessage with its model.
+  bool ClientSupportsSampling() const;
 
   // Sends a request to the client through `out` and waits for its
   // response: the result, or an error — Timeout after `timeout`,

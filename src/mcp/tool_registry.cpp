@@ -44,7 +44,36 @@ bool ValidToolName(std::string_view name) {
   return true;
 }
 
+// The outputSchema tools/list publishes: the declared one with everything
+// below the result's top-level properties reduced to its type, and no
+// descriptions (issue 21: the full schemas were 70 % of tools/list, the same
+// verification schema repeated in every action tool). It is looser than the
+// declared schema, so whatever satisfies the declared one (which the server
+// checks under ServerOptions::validate_output) satisfies it.
+json PublishedSchema(const json& schema, int depth) {
+  if (!schema.is_object()) return schema;
+  json out = json::object();
+  if (schema.contains("type")) out["type"] = schema["type"];
+  if (depth == 0) {
+    if (schema.contains("required")) out["required"] = schema["required"];
+    if (schema.contains("properties")) {
+      json props = json::object();
+      for (const auto& [key, value] : schema["properties"].items()) {
+        props[key] = PublishedSchema(value, depth + 1);
+      }
+      out["properties"] = std::move(props);
+    }
+  } else if (depth == 1 && schema.contains("enum")) {
+    out["enum"] = schema["enum"];
+  } else if (depth == 1 && schema.contains("const")) {
+    out["const"] = schema["const"];
+  }
+  return out;
+}
+
 }  // namespace
+
+json PublishedOutputSchema(const json& schema) { return PublishedSchema(schema, 0); }
 
 ToolResult ToolResult::Error(std::string message) {
   ToolResult r;
@@ -97,9 +126,9 @@ json ToolToJson(const Tool& tool) {
             {"title", tool.title},
             {"description", tool.description},
             {"inputSchema", tool.input_schema}};
-  if (!tool.output_schema.is_null()) j["outputSchema"] = tool.output_schema;
-  json a = {{"title", tool.title},
-            {"readOnlyHint", tool.annotations.read_only},
+  if (!tool.output_schema.is_null()) j["outputSchema"] = PublishedOutputSchema(tool.output_schema);
+  // The title once, at the top (annotations.title is its older place).
+  json a = {{"readOnlyHint", tool.annotations.read_only},
             {"idempotentHint", tool.annotations.idempotent},
             {"openWorldHint", tool.annotations.open_world}};
   // destructiveHint is meaningful only for tools that change things.

@@ -77,6 +77,15 @@ struct ElicitResult {
   json content = json::object();
 };
 
+// A question for the client's model (MCP sampling/createMessage): text
+// only, never an image.
+struct SampleRequest {
+  json messages;  // [{role: "user" | "assistant", content: {type: "text", text}}]
+  std::string system_prompt;
+  int max_tokens = 4000;
+  std::chrono::milliseconds timeout{std::chrono::minutes(5)};
+};
+
 // What a running handler may ask of the server. Implemented by the server per
 // request; valid only during the handler call.
 class ToolContext {
@@ -103,6 +112,17 @@ class ToolContext {
   virtual Result<ElicitResult> Elicit(const ElicitRequest& request) {
     return MakeError(ErrorCode::kUnsupported, "the client cannot be asked (no elicitation)");
   }
+
+  // True when the client's model can be asked: the client declared the
+  // sampling capability and this call may wait for the client's answer.
+  virtual bool CanSample() const { return false; }
+  // Sends sampling/createMessage and waits: the text of the model's answer
+  // (its text blocks joined). Unsupported when CanSample() is false;
+  // Timeout, or Unavailable when the call was cancelled, the session ended
+  // or the client answered with an error or a result holding no text.
+  virtual Result<std::string> Sample(const SampleRequest& request) {
+    return MakeError(ErrorCode::kUnsupported, "the client's model cannot be asked (no sampling)");
+  }
 };
 
 using ToolHandler = std::function<ToolResult(const json& arguments, ToolContext& context)>;
@@ -122,6 +142,9 @@ struct Tool {
   json output_schema;  // JSON Schema of structuredContent; null when unstructured
   ToolAnnotations annotations;
   ToolHandler handler;
+  // Listed and callable only for clients that declared the sampling
+  // capability (the tool asks the client's model).
+  bool needs_sampling = false;
 };
 
 class ToolRegistry {
@@ -138,8 +161,13 @@ class ToolRegistry {
   std::vector<Tool> tools_;
 };
 
-// The tools/list entry of `tool`.
+// The tools/list entry of `tool`; its outputSchema is
+// PublishedOutputSchema(tool.output_schema).
 json ToolToJson(const Tool& tool);
+// `schema` reduced for tools/list: the root's type, required and
+// properties; each property's type (and enum or const); nothing deeper and
+// no descriptions. Anything valid under `schema` is valid under it.
+json PublishedOutputSchema(const json& schema);
 // The tools/call result of `result` (content blocks, structuredContent, isError).
 json ToolResultToJson(const ToolResult& result);
 

@@ -20,16 +20,15 @@ namespace uiscope::mcp {
 namespace schema {
 
 json ActionTarget(const char* description) {
-  return {{"description", description},
-          {"anyOf",
-           {{{"type", "string"},
-             {"minLength", 1},
-             {"description", "an element ID from observe or find (btn_1a2b), or \"X,Y\""}},
-            {{"type", "object"},
-             {"additionalProperties", false},
-             {"required", {"x", "y"}},
-             {"properties", {{"x", {{"type", "integer"}}}, {"y", {{"type", "integer"}}}}},
-             {"description", "a screen point (screen pixels of the observed display)"}}}}};
+  json target = {
+      {"anyOf",
+       {{{"type", "string"}, {"minLength", 1}},
+        {{"type", "object"},
+         {"additionalProperties", false},
+         {"required", {"x", "y"}},
+         {"properties", {{"x", {{"type", "integer"}}}, {"y", {{"type", "integer"}}}}}}}}};
+  if (*description) target["description"] = description;
+  return target;
 }
 
 json Diff() {
@@ -220,18 +219,14 @@ json CommonProperties(bool with_via) {
               {"minimum", 0},
               {"maximum", 60000},
               {"default", kDefaultSettleMs},
-              {"description", "how long to wait for an effect before reporting effect: none"}}},
-            {"timeout_ms", schema::TimeoutMs(2000, "deadline of each accessibility walk and call")},
-            {"confirmation_token",
-             String("approval of an action the safety policy held for confirmation")},
+              {"description", "wait this long for an effect"}}},
+            {"timeout_ms", schema::TimeoutMs(2000, "per accessibility call")},
+            {"confirmation_token", String("of a held call, once approved")},
             {"session", schema::SessionArgument()}};
   if (with_via) {
     p["via"] = {{"type", "string"},
                 {"enum", {"auto", "accessibility", "xtest"}},
-                {"default", "auto"},
-                {"description",
-                 "auto: the element's accessibility action / text / value interface when it has "
-                 "one, else input at its click point; accessibility or xtest forces one"}};
+                {"default", "auto"}};
   }
   return p;
 }
@@ -243,14 +238,11 @@ json NamedProperties() {
            {{"type", "string"},
             {"minLength", 1},
             {"description",
-             "instead of target: the element's label, found as the find tool finds it (case- "
-             "and accent-insensitive; the field rather than its label for typing, the exact "
-             "name before partial ones). When several elements match, nothing is done: the "
-             "result is confirmation_required listing the candidates; confirm acts on the "
-             "first, or call again with the ID of the one you mean"}}},
-          {"role", String("with name: only elements of this role (button, text_field, ...)")},
-          {"exact", Boolean("with name: the whole label, exactly as written")},
-          {"app", String("with name: only in this application")}};
+             "instead of target: a label, matched as find does; several matches: "
+             "confirmation_required with the candidates"}}},
+          {"role", String("with name")},
+          {"exact", Boolean("with name")},
+          {"app", String("with name")}};
 }
 
 json InputSchema(json properties, std::vector<std::string> required, bool with_via,
@@ -540,11 +532,9 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
 
   if (auto st = add(
           "click", "Click an element",
-          "Clicks an element by ID (from observe or find), by name (its label), or a screen "
-          "point, and verifies it: "
-          "via (how it was done), what changed in the tree (IDs with old -> new values), the "
-          "pixel change, and effect observed / none. By default uses the element's accessibility "
-          "action when it has one, else a real click at its centre (the window is raised first).",
+          "Clicks an element (ID, \"X,Y\" or {x, y}; or name) and verifies it: how, what changed "
+          "in the tree and the pixels, effect observed / none. via auto: the accessibility "
+          "action when there is one, else a real click.",
           InputSchema(
               {{"target", schema::ActionTarget("the element ID, or a screen point")},
                {"button",
@@ -557,8 +547,7 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
                  {"default", 1},
                  {"description", "clicks in a row (2 = double)"}}},
                {"action",
-                String("via accessibility: the action to invoke (default: click, press, toggle, "
-                       "activate or jump, whichever the element has)")}},
+                String("the accessibility action (default: the element's click/press/...)")}},
               {}, true),
           kChangesApps, Click);
       !st.ok()) {
@@ -566,14 +555,11 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
   }
   if (auto st = add(
           "type_text", "Type text",
-          "Types any Unicode text (\"Grüße, 東京\") into an element by ID or name, or into the "
-          "focused element. Text typed into a password field is shown and logged as ••••. The "
-          "element is focused first; without replace the text is appended. With "
-          "replace the whole text is replaced (through EditableText when the element has it). "
-          "Verified like click.",
+          "Types Unicode text into an element (focused first) or the focused one; appends unless "
+          "replace. Password text is logged as ••••. Verified like click.",
           InputSchema({{"target", schema::ActionTarget("the element (default: the focused one)")},
-                       {"text", String("the text; newlines press Return")},
-                       {"replace", Boolean("replace the element's text instead of appending")}},
+                       {"text", String("newlines press Return")},
+                       {"replace", {{"type", "boolean"}}}},
                       {"text"}, true),
           kChangesApps, TypeText);
       !st.ok()) {
@@ -581,11 +567,9 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
   }
   if (auto st = add(
           "press_keys", "Press keys",
-          "Presses key chords in order: \"ctrl+a\", \"Delete\", \"ctrl+shift+s\", \"Return\", "
-          "\"F5\", \"alt+F4\", \"super\". Goes to the focused element, or focuses target first. "
-          "Or action + app instead of keys: the chord the app's shortcut registry gives that "
-          "action (see the shortcuts tool; ambiguous names list the candidates). Verified like "
-          "click.",
+          "Presses key chords in order (\"ctrl+a\", \"Return\", \"alt+F4\") to the focused element "
+          "or target; or action + app: the chord the app's shortcut registry gives that action. "
+          "Verified like click.",
           InputSchema(
               {{"keys",
                 {{"anyOf",
@@ -594,34 +578,29 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
                     {"maxItems", 100},
                     {"items", {{"type", "string"}, {"minLength", 1}}}},
                    {{"type", "string"}, {"minLength", 1}}}},
-                 {"description",
-                  "chords: an array, or one string with chords separated by spaces"}}},
-               {"target", schema::ActionTarget("focus this element first (default: as is)")},
-               {"action", String("instead of keys: the action whose shortcut to press (\"Save "
-                                 "As\"), with app")},
-               {"app", String("with action: the application whose registry to look in")}},
+                 {"description", "an array, or chords separated by spaces"}}},
+               {"target", schema::ActionTarget("focused first")},
+               {"action", String("instead of keys (\"Save As\")")},
+               {"app", String("with action")}},
               {}, false),
           kChangesApps, PressKeys);
       !st.ok()) {
     return st;
   }
   if (auto st = add("scroll", "Scroll",
-                    "Turns the mouse wheel over an element or a point: dy > 0 scrolls down, dx > "
-                    "0 right, in wheel steps. Verified like click (scrolled-in elements show up "
-                    "as added).",
+                    "Turns the mouse wheel over an element or point, in wheel steps (dy > 0: "
+                    "down, dx > 0: right). Verified like click.",
                     InputSchema({{"target", schema::ActionTarget("the element or point")},
                                  {"dx",
                                   {{"type", "integer"},
                                    {"minimum", -100},
                                    {"maximum", 100},
-                                   {"default", 0},
-                                   {"description", "wheel steps to the right (< 0: left)"}}},
+                                   {"default", 0}}},
                                  {"dy",
                                   {{"type", "integer"},
                                    {"minimum", -100},
                                    {"maximum", 100},
-                                   {"default", 0},
-                                   {"description", "wheel steps down (< 0: up)"}}}},
+                                   {"default", 0}}}},
                                 {}, false),
                     kMovesView, Scroll);
       !st.ok()) {
@@ -629,12 +608,10 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
   }
   if (auto st = add(
           "drag", "Drag",
-          "Presses at `from`, moves to `to` in small steps and releases (sliders, "
-          "splitters, drag and drop). Each end is an element ID or a point. Verified "
-          "like click.",
+          "Drags from `from` to `to` (element IDs or points). Verified like click.",
           InputSchema(
-              {{"from", schema::ActionTarget("where the drag starts")},
-               {"to", schema::ActionTarget("where it ends")},
+              {{"from", schema::ActionTarget("")},
+               {"to", schema::ActionTarget("")},
                {"button",
                 {{"type", "string"}, {"enum", {"left", "middle", "right"}}, {"default", "left"}}}},
               {"from", "to"}, false, /*named=*/false),
@@ -643,17 +620,10 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
     return st;
   }
   return add("set_value", "Set a value",
-             "Sets a slider's or spin button's number (checked against its range, through the "
-             "Value interface), a text field's whole text (through EditableText, else by "
-             "typing), or chooses a combo box's or list's option by its name (through "
-             "Selection or the option's action, read back; never by keys). Verified like "
-             "click.",
+             "Sets a slider's or spin button's number (in range), a text field's whole text, or "
+             "a combo box's or list's option by name (read back). Verified like click.",
              InputSchema({{"target", String("the element ID")},
-                          {"value",
-                           {{"type", {"string", "number"}},
-                            {"description",
-                             "a number for sliders and spin buttons, an option's name for combo "
-                             "boxes and lists, else text"}}}},
+                          {"value", {{"type", {"string", "number"}}}}},
                          {"value"}, true),
              kChangesApps, SetValue);
 }

@@ -66,9 +66,7 @@ json WithSession(json properties) {
 }
 
 json AppArgument() {
-  return String(
-      "the app: its name (accessible name or WM_CLASS), pid, window ID (0x...) or the ID of its "
-      "application or window element from observe");
+  return String("name, WM_CLASS, pid, X window ID or element ID");
 }
 
 // Acquires the desktop with hands; notes (a started desktop) go to the log.
@@ -281,7 +279,7 @@ Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace,
   const json no_args = {{"type", "object"},
                         {"additionalProperties", false},
                         {"properties", WithSession(json::object())}};
-  const json token = String("approval of an action the safety policy held for confirmation");
+  const json token = String("of a held call, once approved");
 
   if (auto st = add("windows", "List windows",
                     "The desktop's top-level windows, bottom to top: X window ID, title, app, "
@@ -313,9 +311,7 @@ Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace,
                   {{"anyOf",
                     {{{"type", "string"}, {"minLength", 1}},
                      {{"type", "array"}, {"minItems", 1}, {"items", {{"type", "string"}}}}}},
-                   {"description",
-                    "the program and its arguments: an array, or one string split like a "
-                    "shell does (quotes, no expansions)"}}},
+                   {"description", "argv, or one string split like a shell (no expansions)"}}},
                  {"timeout_ms",
                   {{"type", "integer"},
                    {"minimum", 0},

@@ -172,14 +172,13 @@ Status RegisterClipboardTools(ToolRegistry& registry, Workspace& workspace,
       {"type", "string"},
       {"enum", {"clipboard", "primary"}},
       {"default", "clipboard"},
-      {"description", "clipboard (ctrl+c / ctrl+v) or primary (the mouse selection)"}};
+      {"description", "primary: the mouse selection"}};
   Tool get;
   get.name = "clipboard_get";
   get.title = "Read the clipboard";
   get.description =
-      "What was copied on the desktop: text (mime text/plain, the default) as text, or an image "
-      "(mime image/png, ...) as image content; with its owner (window, pid, app). Refused when "
-      "the owner is an app on the safety policy's deny list. At most 8 MiB.";
+      "What was copied: text, or an image (mime image/png) as image content, with its owner. "
+      "Refused when the owner is on the deny list.";
   get.input_schema = {{"type", "object"},
                       {"additionalProperties", false},
                       {"properties",
@@ -204,10 +203,8 @@ Status RegisterClipboardTools(ToolRegistry& registry, Workspace& workspace,
   set.name = "clipboard_set";
   set.title = "Put content on the clipboard";
   set.description =
-      "Puts text (or an image: data_base64 with mime image/png) on the desktop's clipboard for "
-      "apps to paste (ctrl+v). An action under the safety policy (rate limit, confirmation, audit "
-      "log, which records only the type and size). The content stays until another app copies, "
-      "the session ends or hold_hours pass.";
+      "Puts text (or data_base64 with mime) on the clipboard for apps to paste; an action "
+      "under the safety policy. It stays until another app copies or hold_hours pass.";
   set.input_schema = {{"type", "object"},
                       {"additionalProperties", false},
                       {"properties",
@@ -222,7 +219,7 @@ Status RegisterClipboardTools(ToolRegistry& registry, Workspace& workspace,
                           {"default", 8},
                           {"description", "offer it at most this long"}}},
                         {"confirmation_token",
-                         String("approval of an action the safety policy held for confirmation")},
+                         String("of a held call, once approved")},
                         {"session", schema::SessionArgument()}}}};
   set.output_schema = {{"type", "object"},
                        {"required", {"performed", "selection", "mime", "bytes"}},

@@ -78,9 +78,7 @@ json Target() {
 }
 
 json SessionArgument() {
-  return String(
-      "uiscope session ID (from session_start or session_list) to work on; default: the "
-      "server's desktop");
+  return String("session ID (default: the server's desktop)");
 }
 
 }  // namespace schema
@@ -447,58 +445,43 @@ json ObserveInputSchema() {
       {"type", "object"},
       {"additionalProperties", false},
       {"properties",
-       {{"app", String("only this application, by its accessible name (case-insensitive)")},
+       {{"app", String("only this application")},
         {"pid", Integer("only this process", 1)},
         {"format",
          {{"type", "string"},
           {"enum", {"compact", "json", "semantic", "diff", "targets"}},
           {"default", "compact"},
           {"description",
-           "compact: one line per element, cheapest for a model; json: every field, for "
-           "programs; semantic: windows, buttons, text_fields, links, text_content; diff: only "
-           "what changed (added / removed / changed elements by ID) since the previous "
-           "observe of the same scope — the first call gives the whole tree; targets: the "
-           "elements to act on, flat, the active window's first, most relevant first, each "
-           "with its click point, confidence and whether memory learned it"}}},
+           "compact: a line per element, for models; json: every field; semantic: by kind; "
+           "diff: changes since the last observe of this scope; targets: what to act on, "
+           "flat, best first, with click points"}}},
         {"sources",
          {{"type", "array"},
           {"items", {{"type", "string"}, {"enum", {"ax", "ocr", "vision"}}}},
           {"description",
-           "perception sources; by default ax, and the windows of apps that are not "
-           "answering or have no accessibility read by ocr and vision (naming sources, "
-           "e.g. [\"ax\"], gives exactly those): ax = the accessibility tree; ocr adds the "
-           "text of windows and widgets the tree is blind to (terminals, canvases, apps "
-           "without accessibility) as source=ocr nodes; vision adds elements detected in the "
-           "pixels of each window (painted buttons, fields, check boxes, sliders, tabs, rows, "
-           "icons) as source=vision nodes and marks accessible elements it sees as merged. "
-           "Without ax ([\"vision\"], [\"vision\", \"ocr\"]) the detector runs on every "
-           "window, tree or not, and only what the pixels give is returned, under windows "
-           "from X11 (to see what pixels alone give)"}}},
+           "default: ax, plus ocr and vision for apps without accessibility; ax: the "
+           "accessibility tree; ocr: text it misses; vision: controls seen in the pixels"}}},
         {"max_nodes",
          {{"type", "integer"},
           {"minimum", 0},
           {"default", 0},
-          {"description", "at most this many nodes in the page (0 = no limit)"}}},
+          {"description", "per page (0 = no limit)"}}},
         {"max_chars",
          {{"type", "integer"},
           {"minimum", 0},
           {"default", kDefaultMaxChars},
-          {"description", "at most this many characters in the page (0 = no limit)"}}},
-        {"cursor", String("next page: the page.next_cursor of the previous observe with the same "
-                          "arguments; pages that same observation")},
-        {"include_hidden", Boolean("also elements that are not showing or are scrolled out")},
-        {"fresh", Boolean("walk every application's tree; by default a tree the server's "
-                          "event-fed mirror can vouch for is served from it (stats.cache says "
-                          "hit, partial or miss)")},
+          {"description", "per page (0 = no limit)"}}},
+        {"cursor", String("page.next_cursor of the previous call")},
+        {"include_hidden", Boolean("also elements not showing")},
+        {"fresh", Boolean("walk the trees, not the event-fed cache")},
         {"timeout_ms", schema::TimeoutMs(2000, "deadline per application")},
-        {"screenshot", Boolean("also the image (as the screenshot tool's): of the app's window "
-                               "when app or pid is given, else of the screen")},
-        {"marks", Boolean("with screenshot: draw each element's box and ID over the image")},
+        {"screenshot", Boolean("also the image (of the app's window with app or pid)")},
+        {"marks", Boolean("with screenshot: boxes and IDs drawn on it")},
         {"max_width",
          {{"type", "integer"},
           {"minimum", 0},
           {"maximum", 16384},
-          {"description", "with screenshot: shrink wider images to this width (0 = full size)"}}},
+          {"description", "with screenshot: at most this wide (0 = full size)"}}},
         {"session", schema::SessionArgument()}}}};
 }
 
@@ -559,29 +542,20 @@ json FindInputSchema() {
   return {{"type", "object"},
           {"additionalProperties", false},
           {"properties",
-           {{"name", String("the element's label: case- and accent-insensitive, words in any "
-                            "order, a word's prefix or part matches, typos in words of 5+ "
-                            "letters are forgiven; with exact, the whole name as written")},
-            {"role", String("only elements of this role: button, text_field, check_box, ...")},
-            {"exact", Boolean("match the whole name exactly (case-sensitive)")},
+           {{"name", String("the label, matched fuzzily (case, accents, word order, typos)")},
+            {"role", String("button, text_field, ...")},
+            {"exact", Boolean("the whole name, case-sensitive")},
             {"app", String("only this application")},
             {"sources",
              {{"type", "array"},
               {"items", {{"type", "string"}, {"enum", {"ax", "ocr", "vision"}}}},
-              {"description",
-               "where to look, default [\"ax\"]: ax = the accessibility tree; ocr adds text "
-               "where the tree is blind; vision adds elements detected in the pixels "
-               "(painted controls, apps without accessibility); [\"vision\"] alone: the "
-               "pixels alone"}}},
+              {"description", "as observe's; default [\"ax\"]"}}},
             {"limit",
              {{"type", "integer"},
               {"minimum", 1},
               {"maximum", 1000},
-              {"default", 20},
-              {"description", "at most this many matches"}}},
-            {"timeout_ms", schema::TimeoutMs(2000,
-                                             "deadline per application, and then for matching "
-                                             "the labels (the first 256 characters of each)")},
+              {"default", 20}}},
+            {"timeout_ms", schema::TimeoutMs(2000, "per application")},
             {"session", schema::SessionArgument()}}}};
 }
 
@@ -657,11 +631,8 @@ Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace,
   find.name = "find";
   find.title = "Find elements";
   find.description =
-      "Elements by label (fuzzy: case, accents, word order, typos in long words; or exact) "
-      "and/or role, best first, each with its ID, bounds, click point, source and confidence. "
-      "When nothing matches, found is false and the closest names on screen are suggested. "
-      "sources [\"ax\", \"ocr\", \"vision\"] also searches text and controls seen only in "
-      "the pixels. Cheaper than a full observe when you know what you are looking for.";
+      "Elements by label and/or role, best first, with ID, bounds and click point; when none "
+      "matches, the closest names. Cheaper than observe when you know what you look for.";
   find.input_schema = FindInputSchema();
   find.output_schema = FindOutputSchema();
   find.annotations = ToolAnnotations{

@@ -91,11 +91,9 @@ Status RegisterMemoryTools(ToolRegistry& registry, Workspace& workspace,
   teach.name = "teach";
   teach.title = "Teach a target";
   teach.description =
-      "Remembers an element by its label at a screen point (x, y: its centre; width and height: "
-      "its size, default 50x30) in the window there, with its place relative to the window and "
-      "a fingerprint of its pixels. From then on observe and find show it (source learned) — "
-      "also in windows without accessibility, after the app or uiscope restarts and when the "
-      "window moved. Teaching the same label in the same window again replaces it.";
+      "Remembers an element a person names at a screen point, relative to its window and by "
+      "its pixels; observe and find then show it (source learned), also without "
+      "accessibility and after restarts. The same label again replaces it.";
   teach.input_schema = {{"type", "object"},
                         {"additionalProperties", false},
                         {"required", {"label", "x", "y"}},

@@ -61,24 +61,19 @@ json InputSchema(const std::string& languages) {
   return {{"type", "object"},
           {"additionalProperties", false},
           {"properties",
-           {{"region", schema::Region("only this screen rectangle (screen pixels, clipped to the "
-                                      "screen); default: the whole screen")},
+           {{"region", schema::Region("default: the whole screen")},
             {"window",
              {{"type", {"string", "integer"}},
-              {"description",
-               "only this window: the ID of a window (or any element) from observe, e.g. "
-               "\"win_b253\", or an X window ID (0x1e00007 or decimal); not with region"}}},
+              {"description", "element ID (win_b253) or X window ID; not with region"}}},
             {"scale",
              {{"type", "number"},
               {"minimum", 0},
               {"maximum", 4},
               {"default", 0},
-              {"description",
-               "magnification before recognition: 0 = automatic from each line's text height "
-               "(small fonts are enlarged), else 0.5 to 4"}}},
+              {"description", "magnification; 0: by text height"}}},
             {"lang", {{"type", "string"}, {"default", "eng"}, {"description", lang_description}}},
             {"timeout_ms",
-             schema::TimeoutMs(2000, "deadline per application when locating password fields")},
+             schema::TimeoutMs(2000, "per application")},
             {"session", schema::SessionArgument()}}}};
 }
 
@@ -188,11 +183,9 @@ Status RegisterOcrTools(ToolRegistry& registry, Workspace& workspace,
   tool.name = "read_text";
   tool.title = "Read text on screen (OCR)";
   tool.description =
-      "The text on the screen, a region or a window, read by OCR: lines and words with screen "
-      "bounds and confidences. For what the accessibility tree cannot see: terminals, canvases, "
-      "apps without accessibility. A second read of unchanged pixels is answered from the "
-      "cache (cached: true, a few ms); after a change only the changed lines are read again. "
-      "Password fields are blanked before OCR. Prefer observe for ordinary widgets.";
+      "Text of the screen, a region or a window read by OCR (lines, words, bounds), for what "
+      "the tree cannot see: terminals, canvases. Password fields are blanked. Unchanged pixels "
+      "come from a cache.";
   tool.input_schema = InputSchema(languages);
   tool.output_schema = OutputSchema();
   tool.annotations = ToolAnnotations{

@@ -372,7 +372,7 @@ Status RegisterPlanTools(ToolRegistry& registry, Workspace& workspace,
           {"minimum", 10},
           {"maximum", 600000},
           {"default", 2000},
-          {"description", "deadline of each accessibility walk and call"}}},
+          {"description", "per accessibility call"}}},
         {"session", schema::SessionArgument()}}}};
   t.output_schema = PlanOutputSchema();
   t.annotations = {

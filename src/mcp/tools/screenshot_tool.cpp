@@ -77,51 +77,38 @@ json InputSchema() {
   return {{"type", "object"},
           {"additionalProperties", false},
           {"properties",
-           {{"region", schema::Region("only this screen rectangle (screen pixels, clipped to the "
-                                      "screen); default: the whole screen")},
+           {{"region", schema::Region("default: the whole screen")},
             {"window",
              {{"type", {"string", "integer"}},
-              {"description",
-               "only this window: the ID of a window (or any element) from observe, e.g. "
-               "\"win_b253\", or an X window ID (0x1e00007 or decimal); not with region"}}},
+              {"description", "element ID (win_b253) or X window ID; not with region"}}},
             {"encoding",
              {{"type", "string"},
               {"enum", {"png", "webp", "jpeg"}},
               {"default", "png"},
-              {"description",
-               "png: lossless, fast; webp: lossless and about half the size; jpeg: smallest, "
-               "lossy"}}},
+              {"description", "webp: lossless, half png's size; jpeg: lossy"}}},
             {"max_width",
              {{"type", "integer"},
               {"minimum", 0},
               {"maximum", 16384},
               {"default", 0},
-              {"description",
-               "shrink wider images to this width (area filter), aspect kept; 0 = full size. "
-               "The result's scale maps image pixels back to the screen"}}},
+              {"description", "at most this wide (0 = full size); scale maps back"}}},
             {"quality",
              {{"type", "integer"},
               {"minimum", 1},
               {"maximum", 100},
-              {"default", 80},
-              {"description", "JPEG quality"}}},
-            {"marks", Boolean("draw each element's box and ID over the image (set-of-marks), from "
-                              "the current accessibility tree")},
+              {"default", 80}}},
+            {"marks", Boolean("draw each element's box and ID (set-of-marks)")},
             {"max_marks",
              {{"type", "integer"},
               {"minimum", 0},
               {"maximum", 5000},
-              {"default", 500},
-              {"description", "at most this many marks"}}},
-            {"app", String("marks: only this application's elements")},
+              {"default", 500}}},
+            {"app", String("marks: only this app")},
             {"sources",
              {{"type", "array"},
               {"items", {{"type", "string"}, {"enum", {"ax", "ocr", "vision"}}}},
-              {"description",
-               "marks: what perceives the elements, as observe's sources (default [\"ax\"]); "
-               "with vision, detected elements are marked too. Elements of windows covered "
-               "by others are marked only where they show"}}},
-            {"pid", Integer("marks: only this process's elements", 1)},
+              {"description", "marks: as observe's; default [\"ax\"]"}}},
+            {"pid", Integer("marks: only this process", 1)},
             {"timeout_ms",
              schema::TimeoutMs(2000, "deadline per application when reading the tree for marks")},
             {"session", schema::SessionArgument()}}}};
@@ -219,10 +206,8 @@ Status RegisterScreenshotTools(ToolRegistry& registry, Workspace& workspace) {
   tool.name = "screenshot";
   tool.title = "Screenshot";
   tool.description =
-      "An image of the screen, a region or a window (PNG, WebP or JPEG). With marks, each "
-      "element's box and ID is drawn over it (set-of-marks) and listed, so you can act on what "
-      "you see by ID. max_width shrinks it to save tokens; scale maps image pixels back to the "
-      "screen. Prefer observe for reading the UI: the tree is far cheaper than pixels.";
+      "An image of the screen, a region or a window; with marks, element boxes and IDs drawn "
+      "on it. Prefer observe: the tree is far cheaper than pixels.";
   tool.input_schema = InputSchema();
   tool.output_schema = OutputSchema();
   tool.annotations = ToolAnnotations{

@@ -122,9 +122,8 @@ Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Wo
   start.name = "session_start";
   start.title = "Start a headless desktop";
   start.description =
-      "Starts an isolated headless desktop (Xvfb, private D-Bus with accessibility, window "
-      "manager) and returns its ID and the environment to launch apps into it. It keeps "
-      "running until session_stop.";
+      "Starts an isolated headless desktop (Xvfb, D-Bus, accessibility, window manager) "
+      "until session_stop; returns its ID and environment.";
   start.input_schema = {{"type", "object"},
                         {"additionalProperties", false},
                         {"properties",

@@ -129,7 +129,7 @@ ToolResult Menu(const SpecialistToolsPtr& tools, const json& args, ToolContext& 
 json ObjectSchema(json properties, std::vector<std::string> required) {
   properties["session"] = schema::SessionArgument();
   properties["timeout_ms"] =
-      schema::TimeoutMs(2000, "deadline of each accessibility walk and call");
+      schema::TimeoutMs(2000, "per accessibility call");
   json s = {{"type", "object"}, {"additionalProperties", false}, {"properties", properties}};
   if (!required.empty()) s["required"] = required;
   return s;
@@ -162,16 +162,13 @@ Status RegisterSpecialistTools(ToolRegistry& registry, Workspace& workspace,
   shortcuts.name = "shortcuts";
   shortcuts.title = "An app's keyboard shortcuts";
   shortcuts.description =
-      "The app's shortcut registry: each chord (\"Ctrl+Shift+S\"), the action it runs (\"Save "
-      "As…\"), its category (the top menu: file, edit, view, ...) and source (menu: read from "
-      "the app's menus and accelerators without opening anything; schema: shipped app "
-      "schema; user; learned). deep also opens each top menu (never an item) and closes it "
-      "with Escape, checking the app is left as it was. Press one with press_keys {action, "
-      "app}. Without app: every registry kept.";
+      "The app's shortcuts: chord, action, category (top menu) and source, read from its "
+      "menus without opening anything. Press one with press_keys {action, app}. Without app: "
+      "every registry kept.";
   shortcuts.input_schema =
       ObjectSchema({{"app", String("the application's name")},
                     {"category", String("only this category (file, edit, view, ...)")},
-                    {"deep", Boolean("also open each top menu and close it again (slower)")}},
+                    {"deep", Boolean("also open each top menu (slower)")}},
                    {});
   shortcuts.output_schema = {{"type", "object"},
                              {"properties",
@@ -191,13 +188,11 @@ Status RegisterSpecialistTools(ToolRegistry& registry, Workspace& workspace,
   discover.name = "discover";
   discover.title = "Discover an app";
   discover.description =
-      "What an app offers, by the cascade schema -> accessibility tree -> menus: its toolkit "
-      "(gtk2, gtk3, gtk4, qt5, chromium, electron, libreoffice-vcl, none), windows, menus, "
-      "shortcuts, widgets by role, custom accessibility actions, whether a schema exists, and "
-      "an exploration confidence (0-1). deep also opens each top menu and closes it again.";
+      "What an app offers: toolkit, windows, menus, shortcuts, widgets by role, custom "
+      "actions, and a confidence (0-1).";
   discover.input_schema =
       ObjectSchema({{"app", String("the application's name")},
-                    {"deep", Boolean("also open each top menu and close it again (slower)")}},
+                    {"deep", Boolean("also open each top menu (slower)")}},
                    {"app"});
   discover.output_schema = {{"type", "object"},
                             {"required", {"app", "toolkit"}},
@@ -222,10 +217,9 @@ Status RegisterSpecialistTools(ToolRegistry& registry, Workspace& workspace,
   menu.name = "menu";
   menu.title = "Choose a menu item";
   menu.description =
-      "Walks a menu path (\"File > Save As…\") through accessibility: opens each level, waits "
-      "for its items, activates the last; each step verified and decided by the safety "
-      "policy. A step that is not there fails closed (the menus opened are closed again) with "
-      "the items that exist at that level. Names ignore case and a trailing '…'.";
+      "Walks a menu path (\"File > Save As…\"): opens each level, activates the last, each "
+      "step verified and under the safety policy. A missing step closes the menus and lists "
+      "the items there.";
   menu.input_schema =
       ObjectSchema({{"app", String("the application's name")},
                     {"path", String("the menu path, steps separated by '>'")},
@@ -233,9 +227,7 @@ Status RegisterSpecialistTools(ToolRegistry& registry, Workspace& workspace,
                     {"via",
                      {{"type", "string"},
                       {"enum", {"auto", "accessibility", "xtest"}},
-                      {"description",
-                       "how each step clicks: auto (menu items by pointer), accessibility (the "
-                       "elements' actions) or xtest"}}},
+                      {"description", "auto: menu items by pointer"}}},
                     {"confirmation_token", String("approval of a step the safety policy held")}},
                    {"app", "path"});
   menu.output_schema = {{"type", "object"},

@@ -34,33 +34,30 @@ json InputSchema() {
   return {{"type", "object"},
           {"additionalProperties", false},
           {"properties",
-           {{"id", String("wait until the element with this ID is on screen")},
-            {"name", String("wait until an element whose name contains this (case-insensitive) "
-                            "is on screen")},
-            {"role", String("with name (or alone): only elements of this role")},
-            {"exact", Boolean("with name: the whole name, case-sensitive")},
-            {"text", String("wait until this text shows: in an element's name or value, else "
-                            "read by OCR")},
-            {"gone", String("wait until the element with this ID is no longer on screen")},
-            {"change", Boolean("wait until anything changes (the tree or the pixels)")},
+           {{"id", String("this element ID shows")},
+            {"name", String("an element whose name contains this shows")},
+            {"role", String("with name, or alone")},
+            {"exact", Boolean("with name: whole, case-sensitive")},
+            {"text", String("this text shows (tree, else OCR)")},
+            {"gone", String("this element ID is gone")},
+            {"change", Boolean("anything changes")},
             {"ocr",
              {{"type", "boolean"},
               {"default", true},
-              {"description", "with text: read the pixels when the tree lacks it"}}},
-            {"app", String("only this application (accessible name)")},
+              {"description", "with text"}}},
+            {"app", String("only this application")},
             {"pid", schema::Integer("only this process", 1)},
             {"timeout_ms",
              {{"type", "integer"},
               {"minimum", 0},
               {"maximum", 600000},
-              {"default", 5000},
-              {"description", "give up after this long"}}},
+              {"default", 5000}}},
             {"interval_ms",
              {{"type", "integer"},
               {"minimum", 0},
               {"maximum", 60000},
               {"default", 0},
-              {"description", "pause between polls (0: as fast as observing allows, >= 20 ms)"}}},
+              {"description", "between polls (0: fastest)"}}},
             {"session", schema::SessionArgument()}}}};
 }
 
@@ -200,10 +197,8 @@ Status RegisterWaitTools(ToolRegistry& registry, Workspace& workspace,
   t.name = "wait_for";
   t.title = "Wait for something on screen";
   t.description =
-      "Waits, up to timeout_ms, until an element (id), an element by name (and role), a text "
-      "(in the tree, else read by OCR), an element gone (gone) or any change (change) shows, "
-      "and returns what it saw. Use it after an action whose effect takes time (a dialog "
-      "opening, a page loading). Reports progress while waiting.";
+      "Waits until an element (id, or name and role), a text, an element gone or any change "
+      "shows, and returns what it saw: after an action whose effect takes time.";
   t.input_schema = InputSchema();
   t.output_schema = OutputSchema();
   t.annotations = ToolAnnotations{

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the npm packages of tests/mcp/js (the official MCP TypeScript SDK,
 # the MCP conformance suite, ajv, playwright-core and puppeteer-core for the
+# web page test, and @playwright/mcp, whose tools/list bench_mcp and the size
+# test measure beside uiscope's; the rest for the
 # web page test) exactly as package-lock.json pins them.
 # Idempotent and quiet: does nothing when node_modules already matches the
 # lock (hash stamp node_modules/.uiscope-install-stamp).
@@ -23,7 +25,7 @@ if [ "${1:-}" != "--force" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want"
   exit 0
 fi
 
-echo "tests/mcp/js: npm ci (MCP SDK, conformance suite, ajv, playwright-core, puppeteer-core)" >&2
+echo "tests/mcp/js: npm ci (MCP SDK, conformance suite, ajv, playwright-core, puppeteer-core, @playwright/mcp)" >&2
 log=$(mktemp)
 # --loglevel=error: @octokit (used only by the suite's tier-check command)
 # declares node >= 22 in a dependency; the parts used here run on Node 20.
