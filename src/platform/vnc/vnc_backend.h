@@ -1,0 +1,51 @@
+// The VNC backend of the platform interfaces: ScreenCapture, Input and
+// Clipboard over one VncConnection (vnc_connection.h), so that a remote
+// desktop or a VM's console can be a session like a headless X display.
+//
+//   auto address = ParseVncAddress("vnc://127.0.0.1:5901");
+//   auto connection = VncConnection::Connect(*address, {.password_file = "pw"});
+//   auto capture = OpenVncCapture(*connection);
+//   auto input = OpenVncInput(*connection);
+//   auto clipboard = OpenVncClipboard(*connection);
+//
+// What differs from the X11 backend, stated here:
+// - Windows are not known over VNC: CaptureWindow is Unsupported (the
+//   engine finds windows from the pixels).
+// - A capture right after input through the same connection waits for the
+//   update that shows its effect (VncConnection::WaitFresh); Input calls
+//   return once their events are written (RFB has no acknowledgement; TCP
+//   keeps them in order), not once the server processed them.
+// - PointerPosition() is where this backend last put the pointer (RFB does
+//   not report it); Unavailable before the first move.
+// - TypeOptions::wait_handled is never called: the server binds keysyms
+//   itself (vnc_events.h), there is no keymap to restore.
+// - Clipboard: RFB has one cut buffer, Latin-1 in the classic protocol
+//   (libvncclient 0.9.14 has no UTF-8 extended clipboard). Both selections
+//   name it; which X selection the server syncs with it is the server's
+//   choice. Owner() knows no window or pid (both 0). Own() of text outside
+//   Latin-1 is Unsupported; only text is carried.
+// - method() is "vnc".
+#pragma once
+
+#include <memory>
+
+#include "platform/capture.h"
+#include "platform/clipboard.h"
+#include "platform/input.h"
+#include "platform/vnc/vnc_connection.h"
+
+namespace uiscope {
+
+// The VNC connection's framebuffer as a ScreenCapture. `options.use_shm`
+// and `use_damage` do not apply (damage always comes from the update
+// rectangles); hashes and tile size do.
+std::unique_ptr<ScreenCapture> OpenVncCapture(std::shared_ptr<VncConnection> connection,
+                                              const CaptureOptions& options = {});
+
+// Pointer and keyboard events over the VNC connection.
+std::unique_ptr<Input> OpenVncInput(std::shared_ptr<VncConnection> connection);
+
+// The VNC cut text as a Clipboard.
+std::unique_ptr<Clipboard> OpenVncClipboard(std::shared_ptr<VncConnection> connection);
+
+}  // namespace uiscope
