@@ -85,15 +85,17 @@ class VncInput final : public Input {
 
   Status MovePointer(Point to) override {
     position_ = to;
-    connection_->NoteInput();
+    connection_->NoteInput(to);
     return connection_->SendPointer(to, buttons_);
   }
 
   Result<Point> PointerPosition() override {
     if (!position_) {
+      if (auto reported = connection_->ServerPointer()) return *reported;
       return MakeError(ErrorCode::kUnavailable,
                        "the pointer position on " + connection_->url() +
-                           " is not known until uiscope moves it (RFB does not report it)");
+                           " is not known until uiscope moves it (this server does not "
+                           "report it)");
     }
     return *position_;
   }
@@ -101,14 +103,14 @@ class VncInput final : public Input {
   Status PressButton(MouseButton button) override {
     if (Status st = NeedPosition(); !st.ok()) return st;
     buttons_ |= VncButtonBit(button);
-    connection_->NoteInput();
+    connection_->NoteInput(position_);
     return connection_->SendPointer(*position_, buttons_);
   }
 
   Status ReleaseButton(MouseButton button) override {
     if (Status st = NeedPosition(); !st.ok()) return st;
     buttons_ &= static_cast<uint8_t>(~VncButtonBit(button));
-    connection_->NoteInput();
+    connection_->NoteInput(position_);
     return connection_->SendPointer(*position_, buttons_);
   }
 
@@ -137,7 +139,7 @@ class VncInput final : public Input {
       }
       return OkStatus();
     };
-    connection_->NoteInput();
+    connection_->NoteInput(at);
     if (Status st = steps(dy, true); !st.ok()) return st;
     return steps(dx, false);
   }

@@ -15,8 +15,9 @@
 //   update that shows its effect (VncConnection::WaitFresh); Input calls
 //   return once their events are written (RFB has no acknowledgement; TCP
 //   keeps them in order), not once the server processed them.
-// - PointerPosition() is where this backend last put the pointer (RFB does
-//   not report it); Unavailable before the first move.
+// - PointerPosition() is where this backend last put the pointer; before
+//   its first move, where the server reported it (x11vnc sends cursor
+//   position updates; Xvnc does not: Unavailable there).
 // - TypeOptions::wait_handled is never called: the server binds keysyms
 //   itself (vnc_events.h), there is no keymap to restore.
 // - Clipboard: RFB has one cut buffer, Latin-1 in the classic protocol

@@ -165,6 +165,7 @@ rfbClient* VncConnection::Open(Error* error) {
   client->GotFrameBufferUpdate = OnUpdate;
   client->FinishedFrameBufferUpdate = OnFinished;
   client->GotXCutText = OnCutText;
+  client->HandleCursorPos = OnCursorPos;
   rfbClientSetClientData(client, &kClientTag, this);
   const int saved_errno = errno;
   errno = 0;
@@ -200,6 +201,7 @@ void VncConnection::Drop(const std::string& problem) {
   client_ = nullptr;
   state_ = options_.reconnect ? VncState::kReconnecting : VncState::kClosed;
   problem_ = problem;
+  server_pointer_.reset();
   damage_known_ = false;
   damage_.clear();
   changed_.notify_all();
@@ -293,6 +295,19 @@ void VncConnection::OnFinished(rfbClient* client) {
   }
   self->rects_this_update_ = 0;
   self->changed_.notify_all();
+}
+
+rfbBool VncConnection::OnCursorPos(rfbClient* client, int x, int y) {
+  VncConnection* self = Owner(client);
+  if (self == nullptr) return TRUE;
+  self->server_pointer_ = Point{x, y};
+  self->changed_.notify_all();
+  return TRUE;
+}
+
+std::optional<Point> VncConnection::ServerPointer() const {
+  std::lock_guard lock(mu_);
+  return server_pointer_;
 }
 
 void VncConnection::OnCutText(rfbClient* client, const char* text, int length) {
@@ -392,8 +407,9 @@ Result<Image> VncConnection::Copy(const Rect& region, std::optional<std::vector<
   return image;
 }
 
-void VncConnection::NoteInput() {
+void VncConnection::NoteInput(std::optional<Point> pointer) {
   std::lock_guard lock(mu_);
+  if (pointer) pointer_sent_ = pointer;
   input_pending_ = true;
   input_mark_ = updates_;
   input_at_ = Clock::now();
@@ -408,6 +424,17 @@ Status VncConnection::WaitFresh() {
   if (client_ == nullptr || stop_) return unusable();
   if (!input_pending_) return OkStatus();
   input_pending_ = false;
+  if (server_pointer_ && pointer_sent_ && *server_pointer_ != *pointer_sent_) {
+    const bool applied = changed_.wait_for(lock, options_.pointer_wait, [&] {
+      return stop_ || client_ == nullptr || *server_pointer_ == *pointer_sent_;
+    });
+    if (client_ == nullptr || stop_) return unusable();
+    if (applied) {
+      // The effect comes after the pointer event was applied.
+      input_at_ = std::max(input_at_, Clock::now());
+      input_mark_ = updates_;
+    }
+  }
   const auto start = Clock::now();
   const bool got = changed_.wait_until(lock, input_at_ + options_.update_wait, [&] {
     return stop_ || client_ == nullptr || updates_ > input_mark_;
