@@ -85,7 +85,7 @@ class VncInput final : public Input {
 
   Status MovePointer(Point to) override {
     position_ = to;
-    connection_->NoteInput(to);
+    connection_->NoteInput();
     return connection_->SendPointer(to, buttons_);
   }
 
@@ -103,14 +103,14 @@ class VncInput final : public Input {
   Status PressButton(MouseButton button) override {
     if (Status st = NeedPosition(); !st.ok()) return st;
     buttons_ |= VncButtonBit(button);
-    connection_->NoteInput(position_);
+    connection_->NoteInput();
     return connection_->SendPointer(*position_, buttons_);
   }
 
   Status ReleaseButton(MouseButton button) override {
     if (Status st = NeedPosition(); !st.ok()) return st;
     buttons_ &= static_cast<uint8_t>(~VncButtonBit(button));
-    connection_->NoteInput(position_);
+    connection_->NoteInput();
     return connection_->SendPointer(*position_, buttons_);
   }
 
@@ -139,7 +139,7 @@ class VncInput final : public Input {
       }
       return OkStatus();
     };
-    connection_->NoteInput(at);
+    connection_->NoteInput();
     if (Status st = steps(dy, true); !st.ok()) return st;
     return steps(dx, false);
   }

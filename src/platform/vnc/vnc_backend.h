@@ -25,6 +25,14 @@
 //   name it; which X selection the server syncs with it is the server's
 //   choice. Owner() knows no window or pid (both 0). Own() of text outside
 //   Latin-1 is Unsupported; only text is carried.
+// - x11vnc (0.9.16) applies pointer events only some hundred milliseconds
+//   to seconds after a client connects (while it sets up polling and
+//   XDamage), key events at once: input sent in that window lands late, and
+//   out of order with keys. RFB gives no way to tell when the server applied
+//   an event (x11vnc reports pointer positions only for moves made by other
+//   clients), so the backend cannot wait for it; a caller that acts right
+//   after Connect() on x11vnc should check the first action's effect.
+//   TigerVNC's Xvnc applies input at once.
 // - method() is "vnc".
 #pragma once
 

@@ -407,9 +407,8 @@ Result<Image> VncConnection::Copy(const Rect& region, std::optional<std::vector<
   return image;
 }
 
-void VncConnection::NoteInput(std::optional<Point> pointer) {
+void VncConnection::NoteInput() {
   std::lock_guard lock(mu_);
-  if (pointer) pointer_sent_ = pointer;
   input_pending_ = true;
   input_mark_ = updates_;
   input_at_ = Clock::now();
@@ -424,17 +423,6 @@ Status VncConnection::WaitFresh() {
   if (client_ == nullptr || stop_) return unusable();
   if (!input_pending_) return OkStatus();
   input_pending_ = false;
-  if (server_pointer_ && pointer_sent_ && *server_pointer_ != *pointer_sent_) {
-    const bool applied = changed_.wait_for(lock, options_.pointer_wait, [&] {
-      return stop_ || client_ == nullptr || *server_pointer_ == *pointer_sent_;
-    });
-    if (client_ == nullptr || stop_) return unusable();
-    if (applied) {
-      // The effect comes after the pointer event was applied.
-      input_at_ = std::max(input_at_, Clock::now());
-      input_mark_ = updates_;
-    }
-  }
   const auto start = Clock::now();
   const bool got = changed_.wait_until(lock, input_at_ + options_.update_wait, [&] {
     return stop_ || client_ == nullptr || updates_ > input_mark_;

@@ -61,7 +61,6 @@ struct VncOptions {
   std::chrono::milliseconds update_wait{150};
   std::chrono::milliseconds quiet{60};
   std::chrono::milliseconds settle_max{500};
-  std::chrono::milliseconds pointer_wait{2000};
   // libvncclient encodings, in order of preference; all lossless.
   std::string encodings = "copyrect zrle hextile zlib raw";
 };
@@ -116,17 +115,13 @@ class VncConnection {
   // a reconnection: unknown).
   Result<Image> Copy(const Rect& region, std::optional<std::vector<Rect>>* damage);
 
-  // Input was sent: the next WaitFresh() waits for its effect. With
-  // `pointer`, the pointer was sent there.
-  void NoteInput(std::optional<Point> pointer = std::nullopt);
+  // Input was sent: the next WaitFresh() waits for its effect.
+  void NoteInput();
   // Where the server last said its pointer is (servers that send cursor
-  // position updates: x11vnc does, Xvnc does not); nullopt when it never said.
+  // position updates: x11vnc does, for moves not made by this client; Xvnc
+  // does not); nullopt when it never said.
   std::optional<Point> ServerPointer() const;
-  // When input was noted since the last WaitFresh(): when the server
-  // reports its pointer and the pointer was sent elsewhere, first waits
-  // (up to pointer_wait) until it reports the pointer there: x11vnc applies
-  // pointer events only some hundred milliseconds after a client connects,
-  // and this is how a capture knows they were applied. Then waits for the first
+  // When input was noted since the last WaitFresh(): waits for the first
   // update after it (up to update_wait), then until updates stop for
   // `quiet` (up to settle_max in all). Returns at once otherwise.
   // Unavailable when the connection drops meanwhile.
@@ -183,7 +178,6 @@ class VncConnection {
   bool input_pending_ = false;
   uint64_t input_mark_ = 0;
   std::chrono::steady_clock::time_point input_at_{};
-  std::optional<Point> pointer_sent_;    // by the last input that moved it
   std::optional<Point> server_pointer_;  // as the server last reported it
   std::optional<std::string> cut_text_;
   uint64_t cut_serial_ = 0;
