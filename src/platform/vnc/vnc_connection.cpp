@@ -76,6 +76,8 @@ thread_local bool t_password_asked = false;
 
 }  // namespace
 
+void RfbClientDeleter::operator()(rfbClient* client) const { rfbClientCleanup(client); }
+
 std::string_view VncStateName(VncState state) {
   switch (state) {
     case VncState::kConnected:
@@ -111,14 +113,14 @@ Result<std::shared_ptr<VncConnection>> VncConnection::Connect(const VncAddress& 
   std::shared_ptr<VncConnection> connection(
       new VncConnection(address, options, std::move(password)));
   Error error;
-  rfbClient* client = connection->Open(&error);
+  Client client = connection->Open(&error);
   if (client == nullptr) return error;
   {
     std::lock_guard lock(connection->mu_);
-    connection->client_ = client;
     connection->width_ = client->width;
     connection->height_ = client->height;
     connection->server_name_ = client->desktopName != nullptr ? client->desktopName : "";
+    connection->client_ = std::move(client);
   }
   connection->thread_ = std::thread([c = connection.get()] { c->Run(); });
   const auto deadline = Clock::now() + options.connect_timeout;
@@ -140,18 +142,19 @@ VncConnection::~VncConnection() {
     changed_.notify_all();
   }
   if (thread_.joinable()) thread_.join();
-  if (client_ != nullptr) rfbClientCleanup(client_);
+  client_.reset();
   explicit_bzero(password_.data(), password_.size());
 }
 
-rfbClient* VncConnection::Open(Error* error) {
+VncConnection::Client VncConnection::Open(Error* error) {
   t_log.clear();
   t_password_asked = false;
-  rfbClient* client = rfbGetClient(8, 3, 4);  // 32-bit true colour: R, G, B, pad bytes
-  if (client == nullptr) {
+  Client owned(rfbGetClient(8, 3, 4));  // 32-bit true colour: R, G, B, pad bytes
+  if (owned == nullptr) {
     *error = MakeError(ErrorCode::kInternal, "libvncclient could not allocate a client");
     return nullptr;
   }
+  rfbClient* client = owned.get();
   client->serverHost = strdup(address_.host.c_str());
   client->serverPort = address_.port;
   client->appData.encodingsString = options_.encodings.c_str();
@@ -169,7 +172,8 @@ rfbClient* VncConnection::Open(Error* error) {
   rfbClientSetClientData(client, &kClientTag, this);
   const int saved_errno = errno;
   errno = 0;
-  if (!rfbInitClient(client, nullptr, nullptr)) {  // frees the client on failure
+  // rfbInitClient frees the client when it fails: it is ours again only on success.
+  if (!rfbInitClient(owned.release(), nullptr, nullptr)) {
     const int connect_errno = errno;
     std::string log = LibraryLog();
     if (t_password_asked && (MentionsAuth(log) || log.empty())) {
@@ -193,12 +197,11 @@ rfbClient* VncConnection::Open(Error* error) {
     return nullptr;
   }
   errno = saved_errno;
-  return client;
+  return Client(client);
 }
 
 void VncConnection::Drop(const std::string& problem) {
-  if (client_ != nullptr) rfbClientCleanup(client_);
-  client_ = nullptr;
+  client_.reset();
   state_ = options_.reconnect ? VncState::kReconnecting : VncState::kClosed;
   problem_ = problem;
   server_pointer_.reset();
@@ -214,7 +217,7 @@ void VncConnection::Run() {
     {
       std::unique_lock lock(mu_);
       if (stop_) return;
-      client = client_;
+      client = client_.get();
       if (client == nullptr) {
         if (!options_.reconnect) {
           changed_.wait(lock, [&] { return stop_; });
@@ -226,24 +229,21 @@ void VncConnection::Run() {
     }
     if (client == nullptr) {
       Error error;
-      rfbClient* fresh = Open(&error);
+      Client fresh = Open(&error);
       std::lock_guard lock(mu_);
-      if (stop_) {
-        if (fresh != nullptr) rfbClientCleanup(fresh);
-        return;
-      }
+      if (stop_) return;
       if (fresh == nullptr) {
         problem_ = "the VNC server at " + url() + " is gone (" + error.message +
                    "); reconnecting";
         backoff = std::min(backoff * 2, kMaxReconnectInterval);
         continue;
       }
-      client_ = fresh;
+      width_ = fresh->width;
+      height_ = fresh->height;
+      client_ = std::move(fresh);
       state_ = VncState::kConnected;
       problem_.clear();
       ++reconnects_;
-      width_ = fresh->width;
-      height_ = fresh->height;
       backoff = options_.reconnect_interval;
       changed_.notify_all();
       continue;
@@ -455,7 +455,7 @@ Status VncConnection::SendPointer(Point at, uint8_t button_mask) {
     return MakeError(ErrorCode::kUnavailable,
                      problem_.empty() ? "the VNC connection to " + url() + " is closed" : problem_);
   }
-  if (!SendPointerEvent(client_, at.x, at.y, button_mask)) {
+  if (!SendPointerEvent(client_.get(), at.x, at.y, button_mask)) {
     return MakeError(ErrorCode::kUnavailable,
                      "could not send a pointer event to the VNC server at " + url());
   }
@@ -468,7 +468,7 @@ Status VncConnection::SendKey(uint32_t keysym, bool down) {
     return MakeError(ErrorCode::kUnavailable,
                      problem_.empty() ? "the VNC connection to " + url() + " is closed" : problem_);
   }
-  if (!SendKeyEvent(client_, keysym, down ? TRUE : FALSE)) {
+  if (!SendKeyEvent(client_.get(), keysym, down ? TRUE : FALSE)) {
     return MakeError(ErrorCode::kUnavailable,
                      "could not send a key event to the VNC server at " + url());
   }
@@ -482,7 +482,7 @@ Status VncConnection::SendCutText(const std::string& latin1) {
                      problem_.empty() ? "the VNC connection to " + url() + " is closed" : problem_);
   }
   std::string copy = latin1;  // the library takes a non-const pointer
-  if (!SendClientCutText(client_, copy.data(), static_cast<int>(copy.size()))) {
+  if (!SendClientCutText(client_.get(), copy.data(), static_cast<int>(copy.size()))) {
     return MakeError(ErrorCode::kUnavailable,
                      "could not send cut text to the VNC server at " + url());
   }

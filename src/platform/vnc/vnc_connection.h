@@ -47,6 +47,13 @@
 struct _rfbClient;
 
 namespace uiscope {
+// rfbClientCleanup(): closes the socket and frees the client.
+struct RfbClientDeleter {
+  void operator()(_rfbClient* client) const;
+};
+}  // namespace uiscope
+
+namespace uiscope {
 
 struct VncOptions {
   // A file whose first line is the VNC password; "" = the server needs none.
@@ -144,8 +151,9 @@ class VncConnection {
 
  private:
   VncConnection(VncAddress address, VncOptions options, std::string password);
+  using Client = std::unique_ptr<_rfbClient, RfbClientDeleter>;
   // Makes and initialises a client; nullptr and `error` on failure.
-  _rfbClient* Open(Error* error);
+  Client Open(Error* error);
   void Run();
   void Drop(const std::string& problem);  // with mu_ held
 
@@ -162,7 +170,7 @@ class VncConnection {
 
   mutable std::mutex mu_;  // the client, the framebuffer and all state below
   std::condition_variable changed_;
-  _rfbClient* client_ = nullptr;
+  Client client_;
   VncState state_ = VncState::kConnected;
   std::string problem_;
   std::string server_name_;
