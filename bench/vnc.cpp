@@ -157,8 +157,18 @@ int Run(int runs) {
 
   const int port = FreePort();
   SpawnOptions server_spawn;
-  server_spawn.argv = {"x11vnc", "-display", info.display_name, "-rfbport", std::to_string(port),
-                       "-localhost", "-nopw", "-forever", "-shared", "-wait", "5", "-defer",
+  server_spawn.argv = {"x11vnc",
+                       "-display",
+                       info.display_name,
+                       "-rfbport",
+                       std::to_string(port),
+                       "-localhost",
+                       "-nopw",
+                       "-forever",
+                       "-shared",
+                       "-wait",
+                       "5",
+                       "-defer",
                        "5"};
   server_spawn.log_file = info.runtime_dir + "/x11vnc.log";
   auto server = Process::Spawn(server_spawn);
@@ -184,9 +194,10 @@ int Run(int runs) {
     std::fprintf(stderr, "bench_vnc: the X11 backend did not open\n");
     return 1;
   }
-  std::printf("bench_vnc: %dx%d headless desktop, GTK 3 fixture, x11vnc -wait 5 -defer 5 on "
-              "loopback port %d; %d runs each\n",
-              info.width, info.height, port, runs);
+  std::printf(
+      "bench_vnc: %dx%d headless desktop, GTK 3 fixture, x11vnc -wait 5 -defer 5 on "
+      "loopback port %d; %d runs each\n",
+      info.width, info.height, port, runs);
 
   // Screenshots.
   std::vector<double> vnc_shot, x11_shot;
@@ -224,13 +235,19 @@ int Run(int runs) {
     if (!before.ok()) return 1;
     double ms = UntilChanged([&] { return vnc_input->TypeText(key); },
                              [&] { return vnc_grab(entry); }, *before);
-    if (ms < 0) ++failures; else vnc_key.push_back(ms);
+    if (ms < 0)
+      ++failures;
+    else
+      vnc_key.push_back(ms);
     settle();
     before = x11_grab(entry);
     if (!before.ok()) return 1;
-    ms = UntilChanged([&] { return (*x11_input)->TypeText(key); },
-                      [&] { return x11_grab(entry); }, *before);
-    if (ms < 0) ++failures; else x11_key.push_back(ms);
+    ms = UntilChanged([&] { return (*x11_input)->TypeText(key); }, [&] { return x11_grab(entry); },
+                      *before);
+    if (ms < 0)
+      ++failures;
+    else
+      x11_key.push_back(ms);
     // A capture right after input: must show the key, however long that takes.
     settle();
     before = vnc_grab(entry);
@@ -254,14 +271,20 @@ int Run(int runs) {
     if (!before.ok()) return 1;
     double ms = UntilChanged([&] { return vnc_input->Click(Center(login), MouseButton::kLeft, 1); },
                              [&] { return vnc_grab(status_row); }, *before);
-    if (ms < 0) ++failures; else vnc_click.push_back(ms);
+    if (ms < 0)
+      ++failures;
+    else
+      vnc_click.push_back(ms);
     Ask(app, "set-email x" + std::to_string(i) + "@example.org");
     settle();
     before = x11_grab(status_row);
     if (!before.ok()) return 1;
     ms = UntilChanged([&] { return (*x11_input)->Click(Center(login), MouseButton::kLeft, 1); },
                       [&] { return x11_grab(status_row); }, *before);
-    if (ms < 0) ++failures; else x11_click.push_back(ms);
+    if (ms < 0)
+      ++failures;
+    else
+      x11_click.push_back(ms);
   }
   Print("click Login -> status changes", Summarise(vnc_click), Summarise(x11_click), 50);
   Print("key -> fresh CaptureRegion", Summarise(vnc_fresh), Stats{}, 100);

@@ -63,8 +63,8 @@ TEST(VncEvents, ChordPressesModifiersInOrderAndReleasesInReverse) {
   auto chord = ParseKeyChord("ctrl+shift+s");
   ASSERT_TRUE(chord.ok());
   const std::vector<VncKeyEvent> expected = {
-      {keysym::kControlL, true}, {keysym::kShiftL, true},  {'s', true},
-      {'s', false},              {keysym::kShiftL, false}, {keysym::kControlL, false}};
+      {keysym::kControlL, true}, {keysym::kShiftL, true},   {'s', true}, {'s', false},
+      {keysym::kShiftL, false},  {keysym::kControlL, false}};
   EXPECT_EQ(VncChordEvents(*chord), expected);
   auto super = ParseKeyChord("super");
   ASSERT_TRUE(super.ok());
@@ -75,11 +75,16 @@ TEST(VncEvents, ChordPressesModifiersInOrderAndReleasesInReverse) {
 TEST(VncEvents, TextIsLatin1KeysymsOrUnicodeKeysyms) {
   auto events = VncTextEvents("aGü東\n");
   ASSERT_TRUE(events.ok());
-  const std::vector<VncKeyEvent> expected = {
-      {'a', true},        {'a', false},        {'G', true},  {'G', false},  // server adds Shift
-      {0xfc, true},       {0xfc, false},                                    // Latin-1: itself
-      {0x01006771, true}, {0x01006771, false},                              // 0x01000000 + U+6771
-      {keysym::kReturn, true}, {keysym::kReturn, false}};
+  const std::vector<VncKeyEvent> expected = {{'a', true},
+                                             {'a', false},
+                                             {'G', true},
+                                             {'G', false},  // server adds Shift
+                                             {0xfc, true},
+                                             {0xfc, false},  // Latin-1: itself
+                                             {0x01006771, true},
+                                             {0x01006771, false},  // 0x01000000 + U+6771
+                                             {keysym::kReturn, true},
+                                             {keysym::kReturn, false}};
   EXPECT_EQ(*events, expected);
   EXPECT_FALSE(VncTextEvents("\x01").ok());
   EXPECT_FALSE(VncTextEvents("\xff").ok());
@@ -98,7 +103,9 @@ TEST(VncEvents, ButtonAndWheelBits) {
 TEST(VncEvents, CutTextIsLatin1) {
   auto latin1 = Utf8ToLatin1("Grüße");
   ASSERT_TRUE(latin1.ok());
-  EXPECT_EQ(*latin1, "Gr\xfc\xdf" "e");
+  EXPECT_EQ(*latin1,
+            "Gr\xfc\xdf"
+            "e");
   EXPECT_EQ(Latin1ToUtf8(*latin1), "Grüße");
   auto wide = Utf8ToLatin1("ab東");
   ASSERT_FALSE(wide.ok());

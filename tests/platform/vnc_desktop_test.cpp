@@ -2,8 +2,6 @@
 // desktop with the GTK 3 fixture (capture, click, typing, clipboard, a
 // killed server and its return), and TigerVNC's Xvnc with a password file
 // (capture, typing into an xterm, wrong and missing passwords).
-#include "platform/vnc/vnc_backend.h"
-
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -18,6 +16,7 @@
 #include <thread>
 
 #include "platform/clipboard.h"
+#include "platform/vnc/vnc_backend.h"
 #include "support/desktop_fixture.h"
 
 namespace uiscope {
@@ -68,8 +67,9 @@ std::string LogTail(const std::string& path) { return FileTail(path, 15); }
 // every 5 ms); nullptr and a failure when it does not listen in time.
 std::unique_ptr<Process> StartX11Vnc(const std::string& display, int port) {
   SpawnOptions options;
-  options.argv = {"x11vnc", "-display", display, "-rfbport", std::to_string(port),
-                  "-localhost", "-nopw", "-forever", "-shared", "-wait", "5", "-defer", "5"};
+  options.argv = {"x11vnc",     "-display", display,    "-rfbport", std::to_string(port),
+                  "-localhost", "-nopw",    "-forever", "-shared",  "-wait",
+                  "5",          "-defer",   "5"};
   options.log_file = TempDir() + "/x11vnc-" + std::to_string(port) + ".log";
   auto process = Process::Spawn(options);
   if (!process.ok()) {
@@ -137,11 +137,13 @@ class X11VncTest : public ::testing::Test {
     auto x11_input = OpenXTestInput(display());
     ASSERT_TRUE(x11_input.ok());
     const Point probe{7, 7};
-    ASSERT_TRUE(test::WaitUntil([&] {
-      (void)input_->MovePointer(probe);
-      auto at = (*x11_input)->PointerPosition();
-      return at.ok() && *at == probe;
-    }, milliseconds(15000)))
+    ASSERT_TRUE(test::WaitUntil(
+        [&] {
+          (void)input_->MovePointer(probe);
+          auto at = (*x11_input)->PointerPosition();
+          return at.ok() && *at == probe;
+        },
+        milliseconds(15000)))
         << "x11vnc never applied a pointer move";
   }
 
@@ -167,22 +169,24 @@ TEST_F(X11VncTest, CaptureEqualsTheX11CaptureOfTheSameDisplay) {
   // The caret of the focused entry blinks, and x11vnc polls (every 5 ms,
   // slower in its first seconds): poll until the two agree.
   size_t best = SIZE_MAX;
-  EXPECT_TRUE(test::WaitUntil([&] {
-    auto over_x11 = (*x11)->CaptureScreen();
-    auto over_vnc = capture_->CaptureScreen();
-    if (!over_x11.ok() || !over_vnc.ok()) {
-      ADD_FAILURE() << "capture failed";
-      return true;
-    }
-    EXPECT_EQ(over_vnc->method, "vnc");
-    EXPECT_EQ(over_vnc->region, over_x11->region);
-    EXPECT_NE(over_vnc->frame_hash, 0u);
-    best = std::min(best, DifferentPixels(over_vnc->image, over_x11->image));
-    if (best == 0) {
-      EXPECT_EQ(over_vnc->frame_hash, over_x11->frame_hash);
-    }
-    return best == 0;
-  }, milliseconds(5000)))
+  EXPECT_TRUE(test::WaitUntil(
+      [&] {
+        auto over_x11 = (*x11)->CaptureScreen();
+        auto over_vnc = capture_->CaptureScreen();
+        if (!over_x11.ok() || !over_vnc.ok()) {
+          ADD_FAILURE() << "capture failed";
+          return true;
+        }
+        EXPECT_EQ(over_vnc->method, "vnc");
+        EXPECT_EQ(over_vnc->region, over_x11->region);
+        EXPECT_NE(over_vnc->frame_hash, 0u);
+        best = std::min(best, DifferentPixels(over_vnc->image, over_x11->image));
+        if (best == 0) {
+          EXPECT_EQ(over_vnc->frame_hash, over_x11->frame_hash);
+        }
+        return best == 0;
+      },
+      milliseconds(5000)))
       << best << " pixels differ at best";
 }
 
@@ -240,11 +244,13 @@ TEST_F(X11VncTest, TypedAsciiAndUnicodeArrive) {
     ASSERT_TRUE(after.ok());
     EXPECT_GT(DifferentPixels(before->image, after->image), 20u) << text;
     std::string shown;
-    EXPECT_TRUE(test::WaitUntil([&] {
-      auto now = test::FixtureCommand(*fixture_, "text email");
-      if (now.ok()) shown = *now;
-      return now.ok() && *now == text;
-    }, milliseconds(3000)))
+    EXPECT_TRUE(test::WaitUntil(
+        [&] {
+          auto now = test::FixtureCommand(*fixture_, "text email");
+          if (now.ok()) shown = *now;
+          return now.ok() && *now == text;
+        },
+        milliseconds(3000)))
         << text << " arrived as \"" << shown << "\"";
   }
 }
@@ -262,13 +268,14 @@ TEST_F(X11VncTest, ClipboardCarriesLatin1TextBothWays) {
   std::string seen;
   bool arrived = false;
   for (int attempt = 0; attempt < 30 && !arrived; ++attempt) {
-    ASSERT_TRUE(
-        clipboard->Own(Selection::kClipboard, Text("hello vnc 1")).ok());
-    arrived = test::WaitUntil([&] {
-      auto got = (*x11)->Get(Selection::kClipboard, kTextMime, milliseconds(300));
-      if (got.ok()) seen = got->bytes;
-      return got.ok() && got->bytes == "hello vnc 1";
-    }, milliseconds(1000));
+    ASSERT_TRUE(clipboard->Own(Selection::kClipboard, Text("hello vnc 1")).ok());
+    arrived = test::WaitUntil(
+        [&] {
+          auto got = (*x11)->Get(Selection::kClipboard, kTextMime, milliseconds(300));
+          if (got.ok()) seen = got->bytes;
+          return got.ok() && got->bytes == "hello vnc 1";
+        },
+        milliseconds(1000));
   }
   EXPECT_TRUE(arrived) << "X11 CLIPBOARD holds \"" << seen << "\"";
   auto wide = clipboard->Own(Selection::kClipboard, Text("東京"));
@@ -281,10 +288,12 @@ TEST_F(X11VncTest, ClipboardCarriesLatin1TextBothWays) {
   ASSERT_TRUE((*x11)->Own(Selection::kClipboard, Text("from X ä")).ok());
   std::thread serve(
       [&] { (void)(*x11)->Serve(std::chrono::steady_clock::now() + milliseconds(10000)); });
-  EXPECT_TRUE(test::WaitUntil([&] {
-    auto got = clipboard->Get(Selection::kClipboard, kTextMime, milliseconds(100));
-    return got.ok() && got->bytes == "from X ä";
-  }, milliseconds(10000)));
+  EXPECT_TRUE(test::WaitUntil(
+      [&] {
+        auto got = clipboard->Get(Selection::kClipboard, kTextMime, milliseconds(100));
+        return got.ok() && got->bytes == "from X ä";
+      },
+      milliseconds(10000)));
   serve.join();
 }
 
@@ -301,7 +310,8 @@ TEST_F(X11VncTest, KilledServerIsAClearErrorAndTheConnectionComesBack) {
   kill(server->pid(), SIGKILL);
   (void)server->Wait(milliseconds(5000));
   const std::string url = "vnc://127.0.0.1:" + std::to_string(port);
-  ASSERT_TRUE(test::WaitUntil([&] { return (*connection)->Health().state != VncState::kConnected; }));
+  ASSERT_TRUE(
+      test::WaitUntil([&] { return (*connection)->Health().state != VncState::kConnected; }));
   auto gone = capture->CaptureScreen();
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.error().code, ErrorCode::kUnavailable);
@@ -318,7 +328,8 @@ TEST_F(X11VncTest, KilledServerIsAClearErrorAndTheConnectionComesBack) {
                               milliseconds(10000)))
       << (*connection)->Health().problem;
   EXPECT_EQ((*connection)->Health().reconnects, 1);
-  ASSERT_TRUE((*connection)->WaitForUpdate(0, std::chrono::steady_clock::now() + milliseconds(5000)));
+  ASSERT_TRUE(
+      (*connection)->WaitForUpdate(0, std::chrono::steady_clock::now() + milliseconds(5000)));
   auto back = capture->CaptureScreen();
   ASSERT_TRUE(back.ok()) << back.error().ToString();
   EXPECT_FALSE(back->damage.has_value());  // unknown across a reconnection
@@ -344,8 +355,8 @@ class XvncTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = TempDir();
     const std::string server_file = dir_ + "/xvnc.passwd";
-    const std::string command = "printf '%s\\n' '" + std::string(kPassword) +
-                                "' | vncpasswd -f > '" + server_file + "'";
+    const std::string command =
+        "printf '%s\\n' '" + std::string(kPassword) + "' | vncpasswd -f > '" + server_file + "'";
     if (std::system(command.c_str()) != 0) return;
     std::ofstream(dir_ + "/client.passwd") << kPassword << "\n";
     std::ofstream(dir_ + "/wrong.passwd") << "wrongpw1\n";
@@ -358,9 +369,10 @@ class XvncTest : public ::testing::Test {
     }
     port_ = FreePort();
     SpawnOptions options;
-    options.argv = {"Xvnc", display_, "-rfbport", std::to_string(port_), "-localhost",
-                    "-SecurityTypes", "VncAuth", "-PasswordFile", server_file,
-                    "-geometry", "1024x768", "-depth", "24", "-AlwaysShared", "-nolisten", "tcp"};
+    options.argv = {"Xvnc",       display_,         "-rfbport",  std::to_string(port_),
+                    "-localhost", "-SecurityTypes", "VncAuth",   "-PasswordFile",
+                    server_file,  "-geometry",      "1024x768",  "-depth",
+                    "24",         "-AlwaysShared",  "-nolisten", "tcp"};
     options.log_file = dir_ + "/xvnc.log";
     auto process = Process::Spawn(options);
     if (!process.ok()) return;
@@ -420,7 +432,7 @@ TEST_F(XvncTest, CaptureEqualsX11AndTypingReachesAnXterm) {
   SpawnOptions xterm;
   xterm.argv = {"xterm", "-geometry", "80x10+20+20", "-fa", "DejaVu Sans Mono", "-fs", "12"};
   xterm.env = {{"DISPLAY", display_}, {"LANG", "C.UTF-8"}, {"LC_ALL", "C.UTF-8"},
-               {"HOME", dir_}, {"PS1", "$ "}, {"SHELL", "/bin/sh"}};
+               {"HOME", dir_},        {"PS1", "$ "},       {"SHELL", "/bin/sh"}};
   xterm.working_dir = dir_;
   xterm.log_file = dir_ + "/xterm.log";
   auto process = Process::Spawn(xterm);
@@ -434,39 +446,45 @@ TEST_F(XvncTest, CaptureEqualsX11AndTypingReachesAnXterm) {
   auto x11 = OpenScreenCapture(display_);
   ASSERT_TRUE(x11.ok()) << x11.error().ToString();
   // Wait for the xterm to be drawn (its prompt).
-  ASSERT_TRUE(test::WaitUntil([&] {
-    auto frame = (*x11)->CaptureRegion(Rect{20, 20, 300, 40});
-    if (!frame.ok()) return false;
-    for (size_t i = 0; i < frame->image.rgb.size(); ++i) {
-      if (frame->image.rgb[i] != frame->image.rgb[0]) return true;
-    }
-    return false;
-  }, milliseconds(10000)));
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        auto frame = (*x11)->CaptureRegion(Rect{20, 20, 300, 40});
+        if (!frame.ok()) return false;
+        for (size_t i = 0; i < frame->image.rgb.size(); ++i) {
+          if (frame->image.rgb[i] != frame->image.rgb[0]) return true;
+        }
+        return false;
+      },
+      milliseconds(10000)));
   size_t best = SIZE_MAX;
-  EXPECT_TRUE(test::WaitUntil([&] {
-    auto over_x11 = (*x11)->CaptureScreen();
-    auto over_vnc = capture->CaptureScreen();
-    if (!over_x11.ok() || !over_vnc.ok()) {
-      ADD_FAILURE() << "capture failed";
-      return true;
-    }
-    EXPECT_EQ(over_vnc->region, (Rect{0, 0, 1024, 768}));
-    best = std::min(best, DifferentPixels(over_vnc->image, over_x11->image));
-    return best == 0;
-  }, milliseconds(5000)))
+  EXPECT_TRUE(test::WaitUntil(
+      [&] {
+        auto over_x11 = (*x11)->CaptureScreen();
+        auto over_vnc = capture->CaptureScreen();
+        if (!over_x11.ok() || !over_vnc.ok()) {
+          ADD_FAILURE() << "capture failed";
+          return true;
+        }
+        EXPECT_EQ(over_vnc->region, (Rect{0, 0, 1024, 768}));
+        best = std::min(best, DifferentPixels(over_vnc->image, over_x11->image));
+        return best == 0;
+      },
+      milliseconds(5000)))
       << best << " pixels differ at best";
 
   ASSERT_TRUE(input->Click(Point{200, 60}, MouseButton::kLeft, 1).ok());
   ASSERT_TRUE(input->TypeText("printf '%s' 'Grüße, VNC!' > typed.txt\n").ok());
   const std::string path = dir_ + "/typed.txt";
   std::string got;
-  EXPECT_TRUE(test::WaitUntil([&] {
-    std::ifstream in(path);
-    std::stringstream all;
-    all << in.rdbuf();
-    got = all.str();
-    return got == "Grüße, VNC!";
-  }, milliseconds(5000)))
+  EXPECT_TRUE(test::WaitUntil(
+      [&] {
+        std::ifstream in(path);
+        std::stringstream all;
+        all << in.rdbuf();
+        got = all.str();
+        return got == "Grüße, VNC!";
+      },
+      milliseconds(5000)))
       << "typed.txt holds \"" << got << "\"";
 }
 
@@ -479,21 +497,25 @@ TEST_F(XvncTest, ClipboardCarriesNonAsciiLatin1BothWays) {
   ASSERT_TRUE(x11.ok()) << x11.error().ToString();
   ASSERT_TRUE(clipboard->Own(Selection::kClipboard, Text("Grüße, Xvnc")).ok());
   std::string seen;
-  EXPECT_TRUE(test::WaitUntil([&] {
-    auto got = (*x11)->Get(Selection::kClipboard, kTextMime, milliseconds(300));
-    if (got.ok()) seen = got->bytes;
-    return got.ok() && got->bytes == "Grüße, Xvnc";
-  }, milliseconds(5000)))
+  EXPECT_TRUE(test::WaitUntil(
+      [&] {
+        auto got = (*x11)->Get(Selection::kClipboard, kTextMime, milliseconds(300));
+        if (got.ok()) seen = got->bytes;
+        return got.ok() && got->bytes == "Grüße, Xvnc";
+      },
+      milliseconds(5000)))
       << "X11 CLIPBOARD holds \"" << seen << "\"";
 
   ASSERT_TRUE((*x11)->Own(Selection::kClipboard, Text("Äpfel from X")).ok());
   std::thread serve(
       [&] { (void)(*x11)->Serve(std::chrono::steady_clock::now() + milliseconds(3000)); });
-  EXPECT_TRUE(test::WaitUntil([&] {
-    auto got = clipboard->Get(Selection::kClipboard, kTextMime, milliseconds(100));
-    if (got.ok()) seen = got->bytes;
-    return got.ok() && got->bytes == "Äpfel from X";
-  }, milliseconds(5000)))
+  EXPECT_TRUE(test::WaitUntil(
+      [&] {
+        auto got = clipboard->Get(Selection::kClipboard, kTextMime, milliseconds(100));
+        if (got.ok()) seen = got->bytes;
+        return got.ok() && got->bytes == "Äpfel from X";
+      },
+      milliseconds(5000)))
       << "VNC cut text holds \"" << seen << "\"";
   serve.join();
 }

@@ -72,7 +72,8 @@ Result<VncAddress> ParseVncAddress(std::string_view text) {
     rest = colon == std::string_view::npos ? std::string_view() : text.substr(colon);
     if (out.host.empty()) return Bad("the host is empty");
     for (char c : out.host) {
-      if (!ValidHostChar(c)) return Bad("the host \"" + out.host + "\" has a character not allowed in a host name");
+      if (!ValidHostChar(c))
+        return Bad("the host \"" + out.host + "\" has a character not allowed in a host name");
     }
   }
   if (rest.empty()) return out;  // port 5900

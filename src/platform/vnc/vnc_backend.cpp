@@ -39,19 +39,18 @@ class VncCapture final : public ScreenCapture {
     const int h = connection_->height();
     const Rect r = Intersect(region, Rect{0, 0, w, h});
     if (r.Empty()) {
-      return MakeError(ErrorCode::kInvalidArgument,
-                       "the capture region " + RectText(region) + " lies outside the " +
-                           std::to_string(w) + "x" + std::to_string(h) + " screen of " +
-                           connection_->url());
+      return MakeError(ErrorCode::kInvalidArgument, "the capture region " + RectText(region) +
+                                                        " lies outside the " + std::to_string(w) +
+                                                        "x" + std::to_string(h) + " screen of " +
+                                                        connection_->url());
     }
     return Grab(r);
   }
 
   Result<CapturedFrame> CaptureWindow(uint64_t window_id) override {
     return MakeError(ErrorCode::kUnsupported,
-                     "windows are not known over VNC (" + connection_->url() +
-                         "): no window " + std::to_string(window_id) +
-                         "; capture the screen or a region instead");
+                     "windows are not known over VNC (" + connection_->url() + "): no window " +
+                         std::to_string(window_id) + "; capture the screen or a region instead");
   }
 
  private:
@@ -188,7 +187,8 @@ class VncInput final : public Input {
     for (const VncKeyEvent& e : events) {
       Status st = connection_->SendKey(e.keysym, e.down);
       if (!st.ok()) {
-        for (auto it = down.rbegin(); it != down.rend(); ++it) (void)connection_->SendKey(*it, false);
+        for (auto it = down.rbegin(); it != down.rend(); ++it)
+          (void)connection_->SendKey(*it, false);
         return st;
       }
       if (e.down) {
@@ -245,8 +245,7 @@ class VncClipboard final : public Clipboard {
 
   Status Own(Selection /*selection*/, ClipboardData data) override {
     if (!IsTextMime(data.mime)) {
-      return MakeError(ErrorCode::kUnsupported,
-                       "VNC cut text carries text only, not " + data.mime);
+      return MakeError(ErrorCode::kUnsupported, "VNC cut text carries text only, not " + data.mime);
     }
     auto latin1 = Utf8ToLatin1(data.bytes);
     if (!latin1.ok()) return latin1.error();

@@ -60,7 +60,8 @@ std::string LibraryLog() {
 
 bool MentionsAuth(const std::string& text) {
   std::string lower;
-  for (char c : text) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  for (char c : text)
+    lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   return lower.find("auth") != std::string::npos || lower.find("password") != std::string::npos;
 }
 
@@ -94,7 +95,7 @@ VncConnection::VncConnection(VncAddress address, VncOptions options, std::string
     : address_(std::move(address)), options_(std::move(options)), password_(std::move(password)) {}
 
 Result<std::shared_ptr<VncConnection>> VncConnection::Connect(const VncAddress& address,
-                                                             const VncOptions& options) {
+                                                              const VncOptions& options) {
   SilenceLibraryLog();
   std::string password;
   if (!options.password_file.empty()) {
@@ -106,8 +107,9 @@ Result<std::shared_ptr<VncConnection>> VncConnection::Connect(const VncAddress& 
     }
     if (!password.empty() && password.back() == '\r') password.pop_back();
     if (password.empty()) {
-      return MakeError(ErrorCode::kInvalidArgument,
-                       "the VNC password file " + options.password_file + " has an empty first line");
+      return MakeError(
+          ErrorCode::kInvalidArgument,
+          "the VNC password file " + options.password_file + " has an empty first line");
     }
   }
   std::shared_ptr<VncConnection> connection(
@@ -126,10 +128,9 @@ Result<std::shared_ptr<VncConnection>> VncConnection::Connect(const VncAddress& 
   const auto deadline = Clock::now() + options.connect_timeout;
   if (!connection->WaitForUpdate(0, deadline)) {
     if (Status usable = connection->Usable(); !usable.ok()) return usable.error();
-    return MakeError(ErrorCode::kTimeout, "the VNC server at " + address.Url() +
-                                              " sent no first frame within " +
-                                              std::to_string(options.connect_timeout.count()) +
-                                              " ms");
+    return MakeError(ErrorCode::kTimeout,
+                     "the VNC server at " + address.Url() + " sent no first frame within " +
+                         std::to_string(options.connect_timeout.count()) + " ms");
   }
   return connection;
 }
@@ -177,21 +178,21 @@ VncConnection::Client VncConnection::Open(Error* error) {
     const int connect_errno = errno;
     std::string log = LibraryLog();
     if (t_password_asked && (MentionsAuth(log) || log.empty())) {
-      *error = MakeError(ErrorCode::kInvalidArgument,
-                         "the VNC server at " + address_.Url() + " refused the password" +
-                             (options_.password_file.empty()
-                                  ? std::string(": it needs one (give a password file)")
-                                  : " from " + options_.password_file) +
-                             (log.empty() ? "" : " (" + log + ")"));
+      *error = MakeError(
+          ErrorCode::kInvalidArgument,
+          "the VNC server at " + address_.Url() + " refused the password" +
+              (options_.password_file.empty() ? std::string(": it needs one (give a password file)")
+                                              : " from " + options_.password_file) +
+              (log.empty() ? "" : " (" + log + ")"));
     } else if (MentionsAuth(log)) {
       *error = MakeError(ErrorCode::kInvalidArgument,
                          "the VNC server at " + address_.Url() + " refused authentication: " + log);
     } else {
       std::string why = log;
       if (connect_errno != 0) why += std::string(why.empty() ? "" : ": ") + strerror(connect_errno);
-      *error = MakeError(ErrorCode::kUnavailable, "cannot connect to the VNC server at " +
-                                                      address_.Url() +
-                                                      (why.empty() ? "" : ": " + why));
+      *error =
+          MakeError(ErrorCode::kUnavailable, "cannot connect to the VNC server at " +
+                                                 address_.Url() + (why.empty() ? "" : ": " + why));
     }
     errno = saved_errno;
     return nullptr;
@@ -233,8 +234,7 @@ void VncConnection::Run() {
       std::lock_guard lock(mu_);
       if (stop_) return;
       if (fresh == nullptr) {
-        problem_ = "the VNC server at " + url() + " is gone (" + error.message +
-                   "); reconnecting";
+        problem_ = "the VNC server at " + url() + " is gone (" + error.message + "); reconnecting";
         backoff = std::min(backoff * 2, kMaxReconnectInterval);
         continue;
       }
@@ -259,8 +259,7 @@ void VncConnection::Run() {
     if (ready < 0 || !HandleRFBServerMessage(client)) {
       const std::string log = LibraryLog();
       Drop("the VNC server at " + url() + " closed the connection" +
-           (log.empty() ? "" : " (" + log + ")") +
-           (options_.reconnect ? "; reconnecting" : ""));
+           (log.empty() ? "" : " (" + log + ")") + (options_.reconnect ? "; reconnecting" : ""));
     }
   }
 }
@@ -384,9 +383,12 @@ Result<Image> VncConnection::Copy(const Rect& region, std::optional<std::vector<
       for (int x = 0; x < r.w; ++x, src += bytes, dst += 3) {
         uint32_t pixel = 0;
         memcpy(&pixel, src, static_cast<size_t>(std::min(bytes, 4)));
-        dst[0] = static_cast<uint8_t>(((pixel >> f.redShift) & f.redMax) * 255 / std::max<int>(1, f.redMax));
-        dst[1] = static_cast<uint8_t>(((pixel >> f.greenShift) & f.greenMax) * 255 / std::max<int>(1, f.greenMax));
-        dst[2] = static_cast<uint8_t>(((pixel >> f.blueShift) & f.blueMax) * 255 / std::max<int>(1, f.blueMax));
+        dst[0] = static_cast<uint8_t>(((pixel >> f.redShift) & f.redMax) * 255 /
+                                      std::max<int>(1, f.redMax));
+        dst[1] = static_cast<uint8_t>(((pixel >> f.greenShift) & f.greenMax) * 255 /
+                                      std::max<int>(1, f.greenMax));
+        dst[2] = static_cast<uint8_t>(((pixel >> f.blueShift) & f.blueMax) * 255 /
+                                      std::max<int>(1, f.blueMax));
       }
     }
   }
@@ -444,8 +446,9 @@ Status VncConnection::WaitFresh() {
 
 bool VncConnection::WaitForUpdate(uint64_t after_updates, Clock::time_point deadline) {
   std::unique_lock lock(mu_);
-  return changed_.wait_until(lock, deadline,
-                             [&] { return stop_ || client_ == nullptr || updates_ > after_updates; }) &&
+  return changed_.wait_until(
+             lock, deadline,
+             [&] { return stop_ || client_ == nullptr || updates_ > after_updates; }) &&
          client_ != nullptr && !stop_ && updates_ > after_updates;
 }
 
