@@ -1,6 +1,7 @@
 // bench_vnc: the VNC backend over loopback beside the native X11 backend,
-// measured in the same run on the same headless desktop (a GTK 3 fixture
-// window, the caret not blinking), served by x11vnc:
+// measured in the same run on the same display (a GTK 3 fixture window, the
+// caret not blinking), for two servers: x11vnc on a headless desktop, and
+// TigerVNC's Xvnc (its own display, a VNC password):
 //   - screenshot: CaptureScreen() through VNC (the framebuffer the reader
 //     thread keeps current) and through XShm;
 //   - input -> effect: one key typed into the fixture's entry until the
@@ -126,78 +127,39 @@ double UntilChanged(const std::function<Status()>& act, const std::function<Resu
   return -1;
 }
 
-int Run(int runs) {
-  // No blinking caret: it would change the entry's pixels by itself.
-  const char* config = std::getenv("XDG_CONFIG_HOME");
-  if (config != nullptr) {
-    std::filesystem::create_directories(std::string(config) + "/gtk-3.0");
-    std::ofstream(std::string(config) + "/gtk-3.0/settings.ini")
-        << "[Settings]\ngtk-cursor-blink=false\n";
-  }
-  DesktopOptions desktop_options;
-  desktop_options.width = 1280;
-  desktop_options.height = 800;
-  auto desktop = HeadlessDesktop::Start(desktop_options);
-  if (!desktop.ok()) {
-    std::fprintf(stderr, "bench_vnc: %s\n", desktop.error().message.c_str());
-    return 1;
-  }
-  const DesktopInfo& info = (*desktop)->info();
-  SpawnOptions spawn;
-  spawn.argv = {UISCOPE_FIXTURE_GTK3, "--position", "40,40"};
-  spawn.capture_stdout = true;
-  spawn.pipe_stdin = true;
-  ApplySessionEnvironment(info, &spawn);
-  auto fixture = Process::Spawn(spawn);
-  if (!fixture.ok() || !(*fixture)->ReadLine(std::chrono::seconds(60)).ok()) {
-    std::fprintf(stderr, "bench_vnc: the GTK 3 fixture did not start\n");
-    return 1;
-  }
-  Process& app = **fixture;
-
-  const int port = FreePort();
-  SpawnOptions server_spawn;
-  server_spawn.argv = {"x11vnc",
-                       "-display",
-                       info.display_name,
-                       "-rfbport",
-                       std::to_string(port),
-                       "-localhost",
-                       "-nopw",
-                       "-forever",
-                       "-shared",
-                       "-wait",
-                       "5",
-                       "-defer",
-                       "5"};
-  server_spawn.log_file = info.runtime_dir + "/x11vnc.log";
-  auto server = Process::Spawn(server_spawn);
-  const auto listen_deadline = Clock::now() + std::chrono::seconds(15);
-  while (server.ok() && !Listening(port) && Clock::now() < listen_deadline) {
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  if (!server.ok() || !Listening(port)) {
-    std::fprintf(stderr, "bench_vnc: x11vnc did not start: %s\n",
-                 FileTail(server_spawn.log_file, 10).c_str());
-    return 1;
-  }
-  auto connection = VncConnection::Connect(VncAddress{"127.0.0.1", port});
+// Every measurement through the VNC server on `port` and, beside it, the X11
+// backend on `display` that the server shows; `app` is the GTK 3 fixture
+// there. Returns the runs without a visible effect (or a stale capture).
+int Measure(const char* label, const std::string& display, int port, const VncOptions& options,
+            Process& app, int runs) {
+  // x11vnc applies pointer events only a while after a client connects
+  // (vnc_backend.h): connect, then wait until a move shows on the display.
+  auto connection = VncConnection::Connect(VncAddress{"127.0.0.1", port}, options);
   if (!connection.ok()) {
     std::fprintf(stderr, "bench_vnc: %s\n", connection.error().ToString().c_str());
     return 1;
   }
   auto vnc_capture = OpenVncCapture(*connection);
   auto vnc_input = OpenVncInput(*connection);
-  auto x11_capture = OpenScreenCapture(info.display_name);
-  auto x11_input = OpenXTestInput(info.display_name);
+  auto x11_capture = OpenScreenCapture(display);
+  auto x11_input = OpenXTestInput(display);
   if (!x11_capture.ok() || !x11_input.ok()) {
     std::fprintf(stderr, "bench_vnc: the X11 backend did not open\n");
     return 1;
   }
-  std::printf(
-      "bench_vnc: %dx%d headless desktop, GTK 3 fixture, x11vnc -wait 5 -defer 5 on "
-      "loopback port %d; %d runs each\n",
-      info.width, info.height, port, runs);
+  const auto ready_deadline = Clock::now() + std::chrono::seconds(15);
+  for (;;) {
+    (void)vnc_input->MovePointer(Point{3, 3});
+    auto at = (*x11_input)->PointerPosition();
+    if (at.ok() && *at == Point{3, 3}) break;
+    if (Clock::now() > ready_deadline) {
+      std::fprintf(stderr, "bench_vnc: %s never applied a pointer move\n", label);
+      return 1;
+    }
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  std::printf("\n%s on loopback port %d, %dx%d, GTK 3 fixture; %d runs each\n", label, port,
+              (*x11_capture)->screen_width(), (*x11_capture)->screen_height(), runs);
 
   // Screenshots.
   std::vector<double> vnc_shot, x11_shot;
@@ -261,7 +223,7 @@ int Run(int runs) {
   Print("key -> entry pixels change", Summarise(vnc_key), Summarise(x11_key), 50);
 
   // Input -> effect: a click on Login until the status label changes.
-  const Rect status_row{0, Box(app, "status").y, info.width, 24};
+  const Rect status_row{0, Box(app, "status").y, (*x11_capture)->screen_width(), 24};
   const Rect login = Box(app, "login");
   std::vector<double> vnc_click, x11_click;
   for (int i = 0; i < runs; ++i) {
@@ -290,8 +252,123 @@ int Run(int runs) {
   Print("key -> fresh CaptureRegion", Summarise(vnc_fresh), Stats{}, 100);
   std::printf("runs without a visible effect within 1 s (or a stale fresh capture): %d\n",
               failures);
+  return failures;
+}
+
+// TigerVNC's Xvnc (its own X display, a VNC password) with the fixture on it.
+int MeasureXvnc(const std::string& dir, int runs) {
+  const std::string server_file = dir + "/xvnc.passwd";
+  const std::string client_file = dir + "/client.passwd";
+  const std::string command = "printf 'bench-pw\\n' | vncpasswd -f > '" + server_file + "'";
+  if (std::system(command.c_str()) != 0) {
+    std::fprintf(stderr, "bench_vnc: vncpasswd -f failed\n");
+    return 1;
+  }
+  std::ofstream(client_file) << "bench-pw\n";
+  std::string display;
+  for (int n = 150; n < 250 && display.empty(); ++n) {
+    const std::string number = std::to_string(n);
+    if (!std::filesystem::exists(std::string("/tmp/.X11-unix/X").append(number)) &&
+        !std::filesystem::exists(std::string("/tmp/.X").append(number).append("-lock"))) {
+      display = std::string(":").append(number);
+    }
+  }
+  const int port = FreePort();
+  SpawnOptions server_spawn;
+  server_spawn.argv = {"Xvnc",       display,          "-rfbport",  std::to_string(port),
+                       "-localhost", "-SecurityTypes", "VncAuth",   "-PasswordFile",
+                       server_file,  "-geometry",      "1280x800",  "-depth",
+                       "24",         "-AlwaysShared",  "-nolisten", "tcp"};
+  server_spawn.log_file = dir + "/xvnc.log";
+  auto server = Process::Spawn(server_spawn);
+  const auto listen_deadline = Clock::now() + std::chrono::seconds(15);
+  while (server.ok() && !Listening(port) && Clock::now() < listen_deadline) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  if (!server.ok() || !Listening(port)) {
+    std::fprintf(stderr, "bench_vnc: Xvnc did not start: %s\n",
+                 FileTail(server_spawn.log_file, 10).c_str());
+    return 1;
+  }
+  SpawnOptions spawn;
+  spawn.argv = {UISCOPE_FIXTURE_GTK3, "--position", "40,40"};
+  spawn.capture_stdout = true;
+  spawn.pipe_stdin = true;
+  spawn.env = {{"DISPLAY", display}, {"NO_AT_BRIDGE", "1"}};
+  spawn.log_file = dir + "/fixture-xvnc.log";
+  auto fixture = Process::Spawn(spawn);
+  if (!fixture.ok() || !(*fixture)->ReadLine(std::chrono::seconds(60)).ok()) {
+    std::fprintf(stderr, "bench_vnc: the GTK 3 fixture did not start on Xvnc\n");
+    return 1;
+  }
+  VncOptions options;
+  options.password_file = client_file;
+  const int failures = Measure("Xvnc (TigerVNC, VncAuth)", display, port, options, **fixture, runs);
+  (void)(*fixture)->Terminate();
+  (void)(*server)->Terminate();
+  return failures;
+}
+
+int Run(int runs) {
+  // No blinking caret: it would change the entry's pixels by itself.
+  const char* config = std::getenv("XDG_CONFIG_HOME");
+  if (config != nullptr) {
+    std::filesystem::create_directories(std::string(config) + "/gtk-3.0");
+    std::ofstream(std::string(config) + "/gtk-3.0/settings.ini")
+        << "[Settings]\ngtk-cursor-blink=false\n";
+  }
+  DesktopOptions desktop_options;
+  desktop_options.width = 1280;
+  desktop_options.height = 800;
+  auto desktop = HeadlessDesktop::Start(desktop_options);
+  if (!desktop.ok()) {
+    std::fprintf(stderr, "bench_vnc: %s\n", desktop.error().message.c_str());
+    return 1;
+  }
+  const DesktopInfo& info = (*desktop)->info();
+  SpawnOptions spawn;
+  spawn.argv = {UISCOPE_FIXTURE_GTK3, "--position", "40,40"};
+  spawn.capture_stdout = true;
+  spawn.pipe_stdin = true;
+  ApplySessionEnvironment(info, &spawn);
+  auto fixture = Process::Spawn(spawn);
+  if (!fixture.ok() || !(*fixture)->ReadLine(std::chrono::seconds(60)).ok()) {
+    std::fprintf(stderr, "bench_vnc: the GTK 3 fixture did not start\n");
+    return 1;
+  }
+  Process& app = **fixture;
+
+  const int port = FreePort();
+  SpawnOptions server_spawn;
+  server_spawn.argv = {"x11vnc",
+                       "-display",
+                       info.display_name,
+                       "-rfbport",
+                       std::to_string(port),
+                       "-localhost",
+                       "-nopw",
+                       "-forever",
+                       "-shared",
+                       "-wait",
+                       "5",
+                       "-defer",
+                       "5"};
+  server_spawn.log_file = info.runtime_dir + "/x11vnc.log";
+  auto server = Process::Spawn(server_spawn);
+  const auto listen_deadline = Clock::now() + std::chrono::seconds(15);
+  while (server.ok() && !Listening(port) && Clock::now() < listen_deadline) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  if (!server.ok() || !Listening(port)) {
+    std::fprintf(stderr, "bench_vnc: x11vnc did not start: %s\n",
+                 FileTail(server_spawn.log_file, 10).c_str());
+    return 1;
+  }
+  int failures =
+      Measure("x11vnc -wait 5 -defer 5", info.display_name, port, VncOptions{}, app, runs);
   (void)(*server)->Terminate();
   (void)app.Terminate();
+  failures += MeasureXvnc(info.runtime_dir, runs);
   return failures == 0 ? 0 : 1;
 }
 
@@ -301,9 +378,10 @@ int Run(int runs) {
 int main(int argc, char** argv) {
   static const char kUsage[] =
       "usage: bench_vnc [--runs N]\n"
-      "  the VNC backend (x11vnc over loopback) beside the native X11 backend on one\n"
-      "  headless desktop of its own: screenshot latency, key and click to visible\n"
-      "  effect, capture right after input. Writes only to a private temp dir.\n";
+      "  the VNC backend over loopback (x11vnc on a headless desktop of its own, then\n"
+      "  TigerVNC's Xvnc) beside the native X11 backend on the same display: screenshot\n"
+      "  latency, key and click to visible effect, capture right after input.\n"
+      "  Writes only to a private temp dir.\n";
   if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   int runs = 30;
   for (int i = 1; i < argc; i += 2) {
