@@ -64,7 +64,12 @@ struct VncOptions {
   // Reconnect after a dropped connection; false: the state stays kClosed.
   bool reconnect = true;
   std::chrono::milliseconds reconnect_interval{500};  // first retry; doubles up to 5 s
-  // Freshness after input (see WaitFresh).
+  // Freshness after input (see WaitFresh). x11vnc (-wait 5 -defer 5) sends
+  // one change as several updates tens of milliseconds apart as its polling
+  // finds the parts (a click: the button's pressed look, then the status
+  // label): with a 25 ms quiet period the capture after a click on the GTK
+  // fixture's Login missed the label, with 60 ms it never did (Xvnc sends
+  // a change at once). update_wait is how long "nothing changed" takes.
   std::chrono::milliseconds update_wait{150};
   std::chrono::milliseconds quiet{60};
   std::chrono::milliseconds settle_max{500};
