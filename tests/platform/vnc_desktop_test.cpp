@@ -488,6 +488,46 @@ TEST_F(XvncTest, CaptureEqualsX11AndTypingReachesAnXterm) {
       << "typed.txt holds \"" << got << "\"";
 }
 
+// Xvnc's default security types (VeNCrypt TLSVnc first, then VncAuth), as a
+// user's server would have them.
+TEST_F(XvncTest, DefaultSecurityTypesTakeThePassword) {
+  ASSERT_NE(server_, nullptr);
+  std::string display;
+  for (int n = 251; n < 350 && display.empty(); ++n) {
+    const std::string number = std::to_string(n);
+    if (!fs::exists(std::string("/tmp/.X11-unix/X").append(number)) &&
+        !fs::exists(std::string("/tmp/.X").append(number).append("-lock"))) {
+      display = std::string(":").append(number);
+    }
+  }
+  const int port = FreePort();
+  SpawnOptions options;
+  options.argv = {"Xvnc",
+                  display,
+                  "-rfbport",
+                  std::to_string(port),
+                  "-localhost",
+                  "-PasswordFile",
+                  dir_ + "/xvnc.passwd",
+                  "-geometry",
+                  "640x480",
+                  "-nolisten",
+                  "tcp"};
+  options.log_file = dir_ + "/xvnc-default.log";
+  auto process = Process::Spawn(options);
+  ASSERT_TRUE(process.ok());
+  ASSERT_TRUE(test::WaitUntil([&] { return Listening(port); }, milliseconds(15000)))
+      << LogTail(options.log_file);
+  auto connection = ConnectTo(port, WithPassword("client.passwd"));
+  ASSERT_TRUE(connection.ok()) << connection.error().ToString();
+  EXPECT_EQ((*connection)->width(), 640);
+  auto frame = OpenVncCapture(*connection)->CaptureScreen();
+  ASSERT_TRUE(frame.ok()) << frame.error().ToString();
+  auto wrong = ConnectTo(port, WithPassword("wrong.passwd"));
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.error().code, ErrorCode::kInvalidArgument) << wrong.error().ToString();
+}
+
 TEST_F(XvncTest, ClipboardCarriesNonAsciiLatin1BothWays) {
   ASSERT_NE(server_, nullptr);
   auto connection = ConnectTo(port_, WithPassword("client.passwd"));
