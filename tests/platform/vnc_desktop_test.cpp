@@ -52,13 +52,27 @@ bool Listening(int port) {
   return ok;
 }
 
-std::string TempDir() {
-  static const std::string dir = [] {
+// A private directory for the servers' logs and password files, removed
+// at exit (after the suites' teardown stopped the servers).
+class PrivateDir {
+ public:
+  PrivateDir() {
     std::string path = (fs::temp_directory_path() / "uiscope-vnc-test-XXXXXX").string();
-    if (mkdtemp(path.data()) == nullptr) return std::string("/tmp");
-    return path;
-  }();
-  return dir;
+    if (mkdtemp(path.data()) != nullptr) path_ = path;
+  }
+  ~PrivateDir() {
+    std::error_code ignored;
+    if (!path_.empty()) fs::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+const std::string& TempDir() {
+  static const PrivateDir dir;
+  return dir.path();
 }
 
 std::string LogTail(const std::string& path) { return FileTail(path, 15); }
