@@ -13,6 +13,8 @@ UISCOPE_BUILD_PACKAGES=(
   libtesseract-dev libleptonica-dev
   libsqlite3-dev
   libopencv-imgproc-dev
+  # platform/vnc: the VNC client backend.
+  libvncserver-dev
 )
 UISCOPE_RUNTIME_PACKAGES=(
   xvfb openbox dbus at-spi2-core x11-utils fonts-dejavu-core
@@ -33,6 +35,9 @@ UISCOPE_TEST_PACKAGES=(
   gir1.2-gtk-3.0 gnome-calculator kcalc
   # tests/realapp (label realapp): the seed's workflows on real apps.
   libreoffice-calc libreoffice-gtk3 gimp inkscape gedit unzip
+  # tests/platform's VNC tests and bench_vnc: x11vnc on a headless display,
+  # TigerVNC's Xvnc with a password file made by vncpasswd -f.
+  x11vnc tigervnc-standalone-server tigervnc-tools
 )
 
 uiscope_missing_packages() {
