@@ -15,7 +15,26 @@ Error CannotAct() {
                    "this accessibility backend cannot act on elements; use input (via xtest)");
 }
 
+class Absent final : public Accessibility {
+ public:
+  explicit Absent(std::string where) : where_(std::move(where)) {}
+  Result<std::vector<AppInfo>> ListApps() override { return std::vector<AppInfo>{}; }
+  Result<TreeResult> Tree(const TreeRequest& request) override {
+    if (request.app_name.empty() && request.pid == 0) return TreeResult{};
+    return MakeError(ErrorCode::kNotFound,
+                     where_ + " has no accessibility tree: its windows are read from pixels (OCR "
+                              "and vision); observe without --app/--pid");
+  }
+
+ private:
+  std::string where_;
+};
+
 }  // namespace
+
+std::unique_ptr<Accessibility> NoAccessibility(std::string where) {
+  return std::make_unique<Absent>(std::move(where));
+}
 
 Result<ElementCapabilities> Accessibility::Capabilities(const Node&, std::chrono::milliseconds) {
   return CannotAct();

@@ -172,4 +172,9 @@ struct AtspiOptions {
 // to start ("no D-Bus session ...: run `uiscope session start`").
 Result<std::unique_ptr<Accessibility>> ConnectAtspi(const AtspiOptions& options = {});
 
+// The accessibility of a desktop that has none to offer (a VNC desktop shows
+// pixels only): no applications, so every window is read from its pixels.
+// `where` names the desktop in the error a request for an app gets.
+std::unique_ptr<Accessibility> NoAccessibility(std::string where);
+
 }  // namespace uiscope

@@ -1,8 +1,11 @@
 #include "session/headless_desktop.h"
 
 #include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
 #include <pwd.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -194,10 +198,23 @@ void Unregister(const DesktopInfo& info) {
   }
 }
 
+// Records `info` under the first free id of id_for(1), id_for(2), ...
+Status RegisterAs(DesktopInfo* info, const std::function<std::string(int)>& id_for);
+
 // Records the session under the first free id of "s<display>",
 // "s<display>-2", ...: the entry of a dead session with the same display
 // keeps its id until it is cleaned up. link() makes the claim atomic.
 Status Register(DesktopInfo* info) {
+  std::string base_id = "s";
+  base_id.append(std::to_string(info->display));
+  return RegisterAs(info, [&](int attempt) {
+    std::string id = base_id;
+    if (attempt > 1) id.append("-").append(std::to_string(attempt));
+    return id;
+  });
+}
+
+Status RegisterAs(DesktopInfo* info, const std::function<std::string(int)>& id_for) {
   const fs::path dir = SessionStateDir();
   std::error_code error;
   fs::create_directories(dir, error);
@@ -205,11 +222,9 @@ Status Register(DesktopInfo* info) {
     return MakeError(ErrorCode::kUnavailable,
                      "cannot create session state dir " + dir.string() + ": " + error.message());
   }
-  const std::string base_id = "s" + std::to_string(info->display);
-  const fs::path temp =
-      dir / (".new-" + std::to_string(getpid()) + "-" + std::to_string(info->display) + ".json");
+  const fs::path temp = dir / (".new-" + std::to_string(getpid()) + "-" + id_for(1) + ".json");
   for (int attempt = 1; attempt <= 100; ++attempt) {
-    info->id = attempt == 1 ? base_id : base_id + "-" + std::to_string(attempt);
+    info->id = id_for(attempt);
     {
       std::ofstream out(temp, std::ios::trunc);
       out << ToJson(*info).dump(2) << "\n";
@@ -230,8 +245,8 @@ Status Register(DesktopInfo* info) {
     }
   }
   fs::remove(temp, error);
-  return MakeError(ErrorCode::kInternal, "no free session id for display :" +
-                                             std::to_string(info->display) + " in " + dir.string());
+  return MakeError(ErrorCode::kInternal,
+                   "no free session id like " + id_for(1) + " in " + dir.string());
 }
 
 // Rewrites the registry entry of a registered session (its owner changed),
@@ -296,7 +311,61 @@ std::vector<int> StopProcesses(const DesktopInfo& info) {
 
 // Why the session is not usable, naming each part that is gone; "" if
 // every part runs.
+// "HOST:PORT" of a vnc:// URL as RegisterRemoteSession records it
+// ("vnc://[::1]:5901" too); false when it is not one.
+bool HostPort(const std::string& url, std::string* host, std::string* port) {
+  constexpr std::string_view kScheme = "vnc://";
+  if (!url.starts_with(kScheme)) return false;
+  const std::string rest = url.substr(kScheme.size());
+  const size_t colon = rest.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 >= rest.size()) return false;
+  *host = rest.substr(0, colon);
+  *port = rest.substr(colon + 1);
+  if (host->size() > 2 && host->front() == '[' && host->back() == ']') {
+    *host = host->substr(1, host->size() - 2);
+  }
+  return true;
+}
+
+// Whether something accepts TCP connections at the session's address,
+// within 500 ms: no VNC handshake (that needs the password and can stall),
+// so a listening server counts as alive.
+std::string RemoteProblem(const DesktopInfo& info) {
+  std::string host, port;
+  if (!HostPort(info.url, &host, &port)) return "its address '" + info.url + "' is not vnc://HOST:PORT";
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0) {
+    return "cannot resolve " + host + ": " + gai_strerror(rc);
+  }
+  std::string problem = "nothing answers at " + info.url;
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    const int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    bool up = connect(fd, a->ai_addr, a->ai_addrlen) == 0;
+    if (!up && errno == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      int error = 0;
+      socklen_t length = sizeof error;
+      up = poll(&p, 1, 500) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 &&
+           error == 0;
+      if (!up && error != 0) problem += " (" + std::string(std::strerror(error)) + ")";
+    } else if (!up) {
+      problem += " (" + std::string(std::strerror(errno)) + ")";
+    }
+    close(fd);
+    if (up) {
+      problem.clear();
+      break;
+    }
+  }
+  freeaddrinfo(found);
+  return problem;
+}
+
 std::string SessionProblem(const DesktopInfo& info) {
+  if (info.backend == "vnc") return RemoteProblem(info);
   std::string problem;
   auto add = [&](std::string_view part, int pid) {
     if (!problem.empty()) problem += "; ";
@@ -525,8 +594,11 @@ Result<int> StartWindowManager(const DesktopOptions& options, const std::string&
 nlohmann::json ToJson(const DesktopInfo& info) {
   return nlohmann::json{
       {"id", info.id},
+      {"backend", info.backend},
       {"display", info.display},
       {"display_name", info.display_name},
+      {"url", info.url},
+      {"password_file", info.password_file},
       {"dbus_address", info.dbus_address},
       {"runtime_dir", info.runtime_dir},
       {"xvfb_pid", info.xvfb_pid},
@@ -563,6 +635,13 @@ Result<DesktopInfo> DesktopInfoFromJson(const nlohmann::json& json) {
     info.owner_start_time = json.value("owner_start_time", uint64_t{0});
     info.alive = json.value("alive", false);
     info.problem = json.value("problem", "");
+    // Absent from entries written before remote sessions existed.
+    info.backend = json.value("backend", "x11");
+    info.url = json.value("url", "");
+    info.password_file = json.value("password_file", "");
+    if (info.backend != "x11" && info.backend != "vnc") {
+      return MakeError(ErrorCode::kInvalidArgument, "unknown session backend '" + info.backend + "'");
+    }
     if (!ValidSessionId(info.id)) {
       return MakeError(ErrorCode::kInvalidArgument, "invalid session id '" + info.id + "'");
     }
@@ -799,6 +878,10 @@ Status StopSession(std::string_view id) {
 }
 
 Status StopDesktop(const DesktopInfo& info) {
+  if (info.backend == "vnc") {  // detached: nothing of ours runs there
+    Unregister(info);
+    return OkStatus();
+  }
   std::vector<int> survivors = StopProcesses(info);
   RemoveStaleDisplayFiles(info);
   RemoveRuntimeDir(info.runtime_dir);
@@ -812,6 +895,26 @@ Status StopDesktop(const DesktopInfo& info) {
     return MakeError(ErrorCode::kInternal, message);
   }
   return OkStatus();
+}
+
+Status RegisterRemoteSession(DesktopInfo* info) {
+  std::string host, port;
+  if (info->backend != "vnc" || !HostPort(info->url, &host, &port)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "a remote session needs backend vnc and a vnc://HOST:PORT url, not '" +
+                         info->url + "'");
+  }
+  info->display = -1;
+  info->display_name = info->url;
+  info->started_at_ms = std::chrono::duration_cast<milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  info->alive = true;
+  info->problem.clear();
+  return RegisterAs(info, [](int attempt) {
+    std::string id = "v";  // appended: GCC 12 warns falsely (-Wrestrict) on "v" + ...
+    return id.append(std::to_string(attempt));
+  });
 }
 
 Status RecordSessionMember(const DesktopInfo& info, int pid) {

@@ -82,8 +82,14 @@ struct DesktopOptions {
 // One session; also what `uiscope session list --json` prints (ToJson).
 struct DesktopInfo {
   std::string id;            // "s12": from the display number, unique in the registry
-  int display = -1;          // N of ":N"
-  std::string display_name;  // ":N"
+  // "x11": a headless X desktop this registry started (the fields below
+  // down to wm_pid are its). "vnc": a remote desktop attached by `session
+  // attach` (url, password_file), reached over the network, nothing started.
+  std::string backend = "x11";
+  int display = -1;          // N of ":N"; -1 for a VNC session
+  std::string display_name;  // ":N"; the URL for a VNC session
+  std::string url;            // "vnc://HOST:PORT" (VNC)
+  std::string password_file;  // the file the password is read from, never the password (VNC)
   std::string dbus_address;  // DBUS_SESSION_BUS_ADDRESS
   std::string runtime_dir;   // XDG_RUNTIME_DIR (private, mode 0700; logs live here)
   int xvfb_pid = 0;
@@ -177,8 +183,14 @@ Result<std::vector<DesktopInfo>> ListSessions();
 // kNotFound naming the existing ids when there is no such session.
 Result<DesktopInfo> FindSession(std::string_view id);
 // Stops every process of the session, as HeadlessDesktop::Stop() does; also
-// the clean-up for a session that already died. kNotFound if unknown.
+// the clean-up for a session that already died. A VNC session is detached:
+// its record goes, the remote desktop is left as it is. kNotFound if unknown.
 Status StopSession(std::string_view id);
+// Records a remote desktop (info.backend "vnc", url, password_file, size)
+// under the first free id "v1", "v2", ...; fills info->id. The caller has
+// checked that it answers. `host` and `port` are what the liveness check
+// of ListSessions connects to.
+Status RegisterRemoteSession(DesktopInfo* info);
 // The same for the session `info` describes, without looking it up (the
 // reaper's, and a desktop whose start failed half-way). kInternal naming
 // the pids that survived SIGKILL.

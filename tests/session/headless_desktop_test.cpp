@@ -1,14 +1,17 @@
 #include "session/headless_desktop.h"
 
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "session/a11y_env.h"
@@ -443,6 +446,72 @@ TEST(DesktopInfoTest, JsonRoundTrip) {
   json = ToJson(info);
   json["id"] = "../../etc";
   EXPECT_FALSE(DesktopInfoFromJson(json).ok());
+}
+
+// `session attach vnc://...` records: ids v1, v2, ...; listed with their
+// backend, alive while something listens at the address, dead (naming the
+// address) when nothing does; stopping one only removes its record.
+TEST(RemoteSessionTest, RecordsAreListedWithTheirBackendAndLiveness) {
+  std::string own = "/tmp/uiscope-remote-registry-XXXXXX";
+  ASSERT_NE(mkdtemp(own.data()), nullptr);
+  const std::string previous = getenv("UISCOPE_STATE_DIR") ? getenv("UISCOPE_STATE_DIR") : "";
+  setenv("UISCOPE_STATE_DIR", own.c_str(), 1);
+
+  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(listen(listener, 4), 0);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const int port = ntohs(address.sin_port);
+
+  DesktopInfo up;
+  up.backend = "vnc";
+  up.url = "vnc://127.0.0.1:" + std::to_string(port);
+  up.password_file = "/nonexistent/pw";
+  up.width = 1280;
+  up.height = 800;
+  ASSERT_TRUE(RegisterRemoteSession(&up).ok());
+  EXPECT_EQ(up.id, "v1");
+  DesktopInfo down = up;
+  down.url = "vnc://127.0.0.1:1";  // nothing listens on port 1
+  ASSERT_TRUE(RegisterRemoteSession(&down).ok());
+  EXPECT_EQ(down.id, "v2");
+  DesktopInfo bad = up;
+  bad.url = "127.0.0.1:5900";
+  EXPECT_EQ(RegisterRemoteSession(&bad).error().code, ErrorCode::kInvalidArgument);
+
+  auto sessions = ListSessions();
+  ASSERT_TRUE(sessions.ok());
+  ASSERT_EQ(sessions->size(), 2u);
+  std::map<std::string, DesktopInfo> by_id;
+  for (const DesktopInfo& s : *sessions) by_id[s.id] = s;
+  EXPECT_EQ(by_id["v1"].backend, "vnc");
+  EXPECT_EQ(by_id["v1"].display_name, up.url);
+  EXPECT_EQ(by_id["v1"].password_file, "/nonexistent/pw");
+  EXPECT_TRUE(by_id["v1"].alive) << by_id["v1"].problem;
+  EXPECT_FALSE(by_id["v2"].alive);
+  EXPECT_NE(by_id["v2"].problem.find("nothing answers at vnc://127.0.0.1:1"), std::string::npos)
+      << by_id["v2"].problem;
+  auto json = ToJson(by_id["v1"]);
+  EXPECT_EQ(json["backend"], "vnc");
+  auto back = DesktopInfoFromJson(json);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(ToJson(*back), json);
+
+  EXPECT_TRUE(StopSession("v2").ok());
+  sessions = ListSessions();
+  ASSERT_TRUE(sessions.ok());
+  ASSERT_EQ(sessions->size(), 1u);
+  EXPECT_EQ(sessions->front().id, "v1");
+  close(listener);
+
+  setenv("UISCOPE_STATE_DIR", previous.c_str(), 1);
+  if (previous.empty()) unsetenv("UISCOPE_STATE_DIR");
+  fs::remove_all(own);
 }
 
 TEST(DesktopInfoTest, SessionEnvironmentSwitchesAccessibilityOn) {
