@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "platform/x11/x11_display.h"
+#include "platform/x11/xshm_capture.h"
 #include "session/headless_desktop.h"
 
 namespace uiscope {
@@ -67,6 +68,11 @@ Result<DesktopConnection> ConnectDesktop(const DesktopTarget& target, bool acces
   if (!ax.ok()) return ax.error();
   conn.accessibility = std::move(ax).value();
   conn.display = std::move(display).value();
+  // Observing reads pixels only: no damage tracking, no tile hashes.
+  CaptureOptions capture_options;
+  capture_options.use_damage = false;
+  capture_options.hashes = false;
+  conn.capture = x11::XShmCapture::Create(*conn.display, capture_options);
   return conn;
 }
 

@@ -9,6 +9,7 @@
 #include "core/node.h"
 #include "core/result.h"
 #include "platform/accessibility.h"
+#include "platform/capture.h"
 #include "platform/x11/x11_display.h"
 
 namespace uiscope {
@@ -27,6 +28,9 @@ struct DesktopConnection {
   std::unique_ptr<Accessibility> accessibility;
   // The X connection (screen capture, windows); null for a fake desktop.
   std::unique_ptr<x11::X11Display> display;
+  // The screen's pixels through `display` (declared after it: destroyed
+  // first); null for a fake desktop.
+  std::unique_ptr<ScreenCapture> capture;
 };
 
 // Opens the display (kept, for the frame size and capture) and the

@@ -10,7 +10,6 @@
 #include "engine/privacy.h"
 #include "engine/x11_windows_nodes.h"
 #include "platform/process_name.h"
-#include "platform/x11/ximage_capture.h"
 
 namespace uiscope {
 namespace {
@@ -288,7 +287,7 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
                                      TextReader& reader, std::vector<OcrTarget> targets,
                                      const ocr::OcrOptions& options,
                                      const std::vector<Rect>& also_masked) {
-  if (lease.display_connection == nullptr) {
+  if (lease.display_connection == nullptr || lease.capture == nullptr) {
     return MakeError(ErrorCode::kUnsupported,
                      "source \"ocr\" needs the screen, and desktop " + lease.display +
                          " has none (a fake desktop); use sources [\"ax\"]");
@@ -316,15 +315,15 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
     const std::vector<Rect> covered = CoveredParts(target, tops, stacking);
     masks.insert(masks.end(), covered.begin(), covered.end());
     masks.insert(masks.end(), denied.begin(), denied.end());
-    auto image = x11::CaptureRegion(display, r);
-    if (!image.ok()) {
-      if (display.broken()) return image.error();
+    auto frame = lease.capture->CaptureRegion(r);
+    if (!frame.ok()) {
+      if (display.broken()) return frame.error();
       result.warnings.push_back("could not capture " +
                                 (target.title.empty() ? "a window" : "\"" + target.title + "\"") +
-                                " for OCR: " + image.error().message);
+                                " for OCR: " + frame.error().message);
       continue;
     }
-    auto text = reader.ReadImage(*image, Point{r.x, r.y}, options, masks);
+    auto text = reader.ReadImage(frame->image, Point{r.x, r.y}, options, masks);
     if (!text.ok()) {
       // No OCR engine, or a bad language: the same for every target.
       return text.error();

@@ -7,7 +7,6 @@
 #include "engine/pixel_ids.h"
 #include "engine/vision_nodes.h"
 #include "engine/x11_windows_pixels.h"
-#include "platform/x11/ximage_capture.h"
 
 namespace uiscope {
 
@@ -80,9 +79,8 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
 }
 
 RegionCapture ScreenRegions(const Workspace::Lease& lease) {
-  if (lease.display_connection == nullptr) return {};
-  const x11::X11Display* display = lease.display_connection;
-  return [display](const Rect& r) { return x11::CaptureRegion(*display, r); };
+  if (lease.capture == nullptr) return {};
+  return RegionsOf(*lease.capture);
 }
 
 Status AddPixelSources(Perception& perception, Workspace::Lease& lease,

@@ -10,7 +10,6 @@
 #include "engine/privacy.h"
 #include "engine/screenshot.h"
 #include "platform/x11/x11_display.h"
-#include "platform/x11/ximage_capture.h"
 
 namespace uiscope {
 namespace {
@@ -117,7 +116,7 @@ Result<ReadTextResult> TextReader::Read(Workspace::Lease lease, const ReadTextRe
   options.scale = request.scale;
   options.lang = request.lang;
   if (auto st = ocr::ValidateOptions(options, (*engine)->Languages()); !st.ok()) return st.error();
-  if (lease.display_connection == nullptr) {
+  if (lease.display_connection == nullptr || lease.capture == nullptr) {
     return MakeError(ErrorCode::kUnsupported, "desktop " + lease.display +
                                                   " has no screen to read (it is a fake desktop); "
                                                   "read_text needs an X display");
@@ -220,15 +219,15 @@ Result<ReadTextResult> TextReader::Read(Workspace::Lease lease, const ReadTextRe
   }
 
   const auto capture_start = Clock::now();
-  auto image = x11::CaptureRegion(display, target);
-  if (!image.ok()) {
+  auto frame = lease.capture->CaptureRegion(target);
+  if (!frame.ok()) {
     if (display.broken()) {
       if (display_gone != nullptr) *display_gone = true;
       return MakeError(ErrorCode::kUnavailable,
                        "the X server of " + lease.display +
-                           " went away during capture: " + image.error().message);
+                           " went away during capture: " + frame.error().message);
     }
-    return image.error();
+    return frame.error();
   }
   result.capture_ms = MsSince(capture_start);
   result.region = target;
@@ -237,7 +236,7 @@ Result<ReadTextResult> TextReader::Read(Workspace::Lease lease, const ReadTextRe
   // The desktop is not needed for recognition: let other tools at it.
   if (lease.lock.owns_lock()) lease.lock.unlock();
 
-  auto text = (*engine)->Read(*image, Point{target.x, target.y}, options, masks);
+  auto text = (*engine)->Read(frame->image, Point{target.x, target.y}, options, masks);
   if (!text.ok()) return text.error();
   result.ocr = std::move(text).value();
   result.total_ms = MsSince(start);

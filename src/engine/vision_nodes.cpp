@@ -6,7 +6,6 @@
 #include "core/clock.h"
 #include "core/ids.h"
 #include "engine/privacy.h"
-#include "platform/x11/ximage_capture.h"
 #include "vision/labels.h"
 
 namespace uiscope {
@@ -90,7 +89,7 @@ Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease&
                                            const ObserveRequest& scope,
                                            const ocr::OcrOptions& options,
                                            const std::vector<Rect>& also_masked) {
-  if (lease.display_connection == nullptr) {
+  if (lease.display_connection == nullptr || lease.capture == nullptr) {
     return MakeError(ErrorCode::kUnsupported,
                      "source \"vision\" needs the screen, and desktop " + lease.display +
                          " has none (a fake desktop); use sources [\"ax\"]");
@@ -119,16 +118,17 @@ Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease&
     std::vector<Rect> masks = passwords;
     masks.insert(masks.end(), covered.begin(), covered.end());
     masks.insert(masks.end(), denied.begin(), denied.end());
-    auto image = x11::CaptureRegion(display, r);
-    if (!image.ok()) {
-      if (display.broken()) return image.error();
+    auto frame = lease.capture->CaptureRegion(r);
+    if (!frame.ok()) {
+      if (display.broken()) return frame.error();
       result.warnings.push_back("could not capture " +
                                 (target.title.empty() ? "a window" : "\"" + target.title + "\"") +
-                                " for vision: " + image.error().message);
+                                " for vision: " + frame.error().message);
       continue;
     }
+    const Image& image = frame->image;
     const auto detect_start = Clock::now();
-    auto elements = detector.Detect(*image, Point{r.x, r.y}, masks);
+    auto elements = detector.Detect(image, Point{r.x, r.y}, masks);
     result.detect_ms += MsSince(detect_start);
     if (!elements.ok()) return elements.error();
     std::erase_if(*elements, [&](const vision::Element& e) {
@@ -160,7 +160,7 @@ Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease&
     std::vector<ocr::OcrLine> lines;
     const auto label_start = Clock::now();
     for (const Rect& region : vision::LabelRegions(to_label, r)) {
-      const Image crop = CropImage(*image, region.Translated(-r.x, -r.y));
+      const Image crop = CropImage(image, region.Translated(-r.x, -r.y));
       if (!crop.Valid()) continue;
       auto text = reader.ReadImage(crop, Point{region.x, region.y}, options, masks);
       if (!text.ok()) {

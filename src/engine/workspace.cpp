@@ -68,6 +68,7 @@ void Workspace::Fill(Lease& lease, Desktop& desktop) const {
   lease.accessibility = desktop.connection.accessibility.get();
   lease.frame = desktop.connection.frame;
   lease.display_connection = desktop.connection.display.get();
+  lease.capture = desktop.connection.capture.get();
   lease.gate = gate_.get();
   lease.learner = options_.learner.get();
 }

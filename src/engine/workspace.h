@@ -117,6 +117,9 @@ class Workspace {
     // The desktop's X connection, for capture; null on a fake desktop.
     // Check broken(): a display whose server died needs Invalidate().
     x11::X11Display* display_connection = nullptr;
+    // The desktop's screen, for observing by pixels (OCR, vision, read_text);
+    // null on a fake desktop without one.
+    ScreenCapture* capture = nullptr;
     std::string display;             // ":N"
     std::string session_id;          // the uiscope session owning it ("" = none)
     std::vector<std::string> notes;  // things the caller should tell the user
