@@ -111,7 +111,9 @@ Status AddPixelSources(Perception& perception, Workspace::Lease& lease,
   // vision adds what it sees.
   std::vector<OcrTarget> ocr_targets;
   if (sources.ocr) {
-    ocr_targets = FindOcrTargets(snapshot, lease.display_connection->TopLevels(), request);
+    auto tops = TopLevelWindows(lease);
+    if (!tops.ok()) return tops.error();
+    ocr_targets = FindOcrTargets(snapshot, *tops, request);
   }
   if (sources.vision) {
     std::unique_ptr<vision::Detector> own;

@@ -35,18 +35,18 @@ nlohmann::json WordJson(const ocr::OcrWord& w) {
   return {{"text", w.text}, {"bounds", RectToJson(w.bounds)}, {"confidence", Round3(w.confidence)}};
 }
 
-Result<Rect> WindowBounds(const x11::X11Display& display, uint64_t id) {
-  std::vector<x11::TopLevel> windows = display.TopLevels();
-  for (const x11::TopLevel& w : windows) {
-    if (w.window == id) return w.bounds;
+Result<Rect> WindowBounds(const std::vector<WindowInfo>& windows, const std::string& display,
+                          uint64_t id) {
+  for (const WindowInfo& w : windows) {
+    if (w.id == id) return w.bounds;
   }
   std::string known;
   for (size_t i = 0; i < windows.size() && i < 12; ++i) {
-    known += (known.empty() ? "" : ", ") + WindowIdText(windows[i].window) + " \"" +
+    known += (known.empty() ? "" : ", ") + WindowIdText(windows[i].id) + " \"" +
              windows[i].title + "\"";
   }
   return MakeError(ErrorCode::kNotFound,
-                   "no top-level window " + WindowIdText(id) + " on " + display.name() +
+                   "no top-level window " + WindowIdText(id) + " on " + display +
                        (known.empty() ? std::string(" (it has no top-level windows)")
                                       : "; top-level windows: " + known) +
                        ". A window element ID from observe (win_...) works too");
@@ -176,12 +176,14 @@ Result<ReadTextResult> TextReader::Read(Workspace::Lease lease, const ReadTextRe
     }
   } else if (x_window) {
     const uint64_t wanted = *x_window;
-    auto bounds = WindowBounds(display, wanted);
+    auto windows = TopLevelWindows(lease);
+    if (!windows.ok()) return windows.error();
+    auto bounds = WindowBounds(*windows, lease.display, wanted);
     if (!bounds.ok()) return bounds.error();
     if (lease.observer != nullptr && lease.observer->hides_anything()) {
       const HiddenWindows hidden = HiddenWindows::Of(*lease.observer);
-      for (const x11::TopLevel& w : display.TopLevels()) {
-        if (w.window == wanted && hidden.IsHidden(w)) {
+      for (const WindowInfo& w : *windows) {
+        if (w.id == wanted && hidden.IsHidden(w)) {
           return MakeError(ErrorCode::kDenied,
                            "window " + request.window +
                                " belongs to an application on the deny list (deny_apps of the "
@@ -214,8 +216,9 @@ Result<ReadTextResult> TextReader::Read(Workspace::Lease lease, const ReadTextRe
   if (lease.observer != nullptr && lease.observer->hides_anything()) {
     // Deny-listed apps (engine/privacy.h): never read, even by their pixels.
     const HiddenWindows hidden = HiddenWindows::Of(*lease.observer);
-    const std::vector<x11::TopLevel> windows = display.TopLevels();
-    denied = hidden.Regions(windows, display.StackingOrder());
+    auto windows = TopLevelWindows(lease);
+    if (!windows.ok()) return windows.error();
+    denied = hidden.Regions(*windows);
   }
 
   const auto capture_start = Clock::now();

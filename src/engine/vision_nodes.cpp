@@ -40,7 +40,7 @@ Image CropImage(const Image& image, const Rect& rect) {
 }  // namespace
 
 std::vector<OcrTarget> FindVisionTargets(const Snapshot& snapshot,
-                                         const std::vector<x11::TopLevel>& top_levels,
+                                         const std::vector<WindowInfo>& top_levels,
                                          const ObserveRequest& scope) {
   std::vector<OcrTarget> out;
   std::vector<size_t> path;
@@ -99,8 +99,10 @@ Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease&
   const Rect screen{0, 0, display.width(), display.height()};
   std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
   passwords.insert(passwords.end(), also_masked.begin(), also_masked.end());
-  const std::vector<x11::TopLevel> tops = display.TopLevels();
-  const std::vector<unsigned long> stacking = display.StackingOrder();
+  auto listed = TopLevelWindows(lease);
+  if (!listed.ok()) return listed.error();
+  const std::vector<WindowInfo>& tops = *listed;
+  const std::vector<uint64_t> stacking = HiddenWindows::StackingOf(tops);
   // Deny-listed apps (engine/privacy.h): their windows are no targets, and
   // blanked where they show.
   const HiddenWindows hidden =

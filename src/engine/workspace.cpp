@@ -69,6 +69,9 @@ void Workspace::Fill(Lease& lease, Desktop& desktop) const {
   lease.frame = desktop.connection.frame;
   lease.display_connection = desktop.connection.display.get();
   lease.capture = desktop.connection.capture.get();
+  lease.windows = desktop.observer_windows   ? desktop.observer_windows.get()
+                  : desktop.hands != nullptr ? desktop.hands->windows.get()
+                                             : nullptr;
   lease.gate = gate_.get();
   lease.learner = options_.learner.get();
 }
@@ -186,6 +189,11 @@ void Workspace::ResetFake(std::unique_ptr<Accessibility> accessibility) {
 void Workspace::Invalidate(const std::string& display) {
   std::lock_guard lock(mutex_);
   if (!fake_) desktops_.erase(display);
+}
+
+Result<std::vector<WindowInfo>> TopLevelWindows(const Workspace::Lease& lease) {
+  if (lease.windows == nullptr) return std::vector<WindowInfo>{};
+  return lease.windows->ListWindows();
 }
 
 }  // namespace uiscope

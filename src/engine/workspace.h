@@ -120,6 +120,9 @@ class Workspace {
     // The desktop's screen, for observing by pixels (OCR, vision, read_text);
     // null on a fake desktop without one.
     ScreenCapture* capture = nullptr;
+    // The desktop's top-level windows, for observing (what is shown where,
+    // what covers what); null on a fake desktop without them.
+    WindowSystem* windows = nullptr;
     std::string display;             // ":N"
     std::string session_id;          // the uiscope session owning it ("" = none)
     std::vector<std::string> notes;  // things the caller should tell the user
@@ -170,5 +173,10 @@ class Workspace {
   std::atomic<uint64_t> generation_{0};
   std::shared_ptr<ActionGate> gate_;
 };
+
+// The top-level windows of the lease's desktop, bottom to top
+// (WindowSystem::ListWindows); none without a window system. Unavailable
+// when the display went away.
+Result<std::vector<WindowInfo>> TopLevelWindows(const Workspace::Lease& lease);
 
 }  // namespace uiscope

@@ -57,8 +57,8 @@ Snapshot Demo() {
 TEST(OcrNodesTest, TargetsAreBlindWindowsWidgetsAndMissingWindows) {
   Snapshot s = Demo();
   auto top = [](unsigned long window, const char* title, int pid, Rect bounds, bool focused) {
-    x11::TopLevel t;
-    t.window = window;
+    WindowInfo t;
+    t.id = window;
     t.title = title;
     t.pid = pid;
     t.bounds = bounds;
@@ -66,7 +66,7 @@ TEST(OcrNodesTest, TargetsAreBlindWindowsWidgetsAndMissingWindows) {
     t.focused = focused;
     return t;
   };
-  std::vector<x11::TopLevel> tops = {
+  std::vector<WindowInfo> tops = {
       top(0x100, "Main", 4242, Rect{0, 0, 400, 300}, true),       // in the tree
       top(0x150, "Blank", 4242, Rect{500, 0, 300, 200}, false),   // in the tree
       top(0x200, "xterm", 777, Rect{100, 400, 600, 300}, false),  // missing
@@ -100,8 +100,8 @@ TEST(OcrNodesTest, WindowsTheXServerDoesNotShowAreNotRead) {
                          {MakeNode(Role::kPanel, "", Rect{100, 25, 460, 88})});
   s.roots.push_back(MakeNode(Role::kApplication, "chromium", Rect{}, {main, bubble, bubble}));
   s.roots[0].bounds.reset();
-  x11::TopLevel shown;
-  shown.window = 0x100;
+  WindowInfo shown;
+  shown.id = 0x100;
   shown.title = "Page";
   shown.pid = 4242;
   shown.bounds = shown.frame = Rect{0, 0, 800, 600};
@@ -116,8 +116,8 @@ TEST(OcrNodesTest, WindowsTheXServerDoesNotShowAreNotRead) {
 // by the process name the kernel cuts at 15 characters ("gnome-calculato").
 TEST(OcrNodesTest, MissingWindowsAreScopedAndNamedByTheirWmClass) {
   Snapshot s;
-  x11::TopLevel calc;
-  calc.window = 0x500;
+  WindowInfo calc;
+  calc.id = 0x500;
   calc.title = "Calculator";
   calc.pid = 0;  // no process to name it: only WM_CLASS can
   calc.bounds = calc.frame = Rect{100, 100, 360, 500};

@@ -51,6 +51,7 @@ int RunReadTextCommand(const GlobalFlags& g, const ReadTextFlags& f) {
   std::optional<DesktopConnection> conn;
   std::optional<Observer> observer;
   std::unique_ptr<x11::X11Display> x_only;
+  std::unique_ptr<ScreenCapture> x_only_capture;
   std::string ax_error;
   if (auto c = ConnectDesktop(*target); c.ok()) {
     conn = std::move(c).value();
@@ -61,11 +62,18 @@ int RunReadTextCommand(const GlobalFlags& g, const ReadTextFlags& f) {
     auto x = x11::X11Display::Open(target->display);
     if (!x.ok()) return Fail(g, x.error());
     x_only = std::move(x).value();
+    auto capture = OpenScreenCapture(target->display);
+    if (!capture.ok()) return Fail(g, capture.error());
+    x_only_capture = std::move(capture).value();
   }
+  auto windows = OpenX11Windows(target->display);
+  if (!windows.ok()) return Fail(g, windows.error());
   std::mutex mutex;  // a lease holds a lock; nothing else contends here
   Workspace::Lease lease;
   lease.observer = observer ? &*observer : nullptr;
   lease.display_connection = conn ? conn->display.get() : x_only.get();
+  lease.capture = conn ? conn->capture.get() : x_only_capture.get();
+  lease.windows = windows->get();
   lease.display = target->display;
   lease.session_id = target->session_id;
   lease.lock = std::unique_lock(mutex);
