@@ -384,7 +384,7 @@ Result<Snapshot> Executor::ObserveFor(const std::string& id, int pid_hint, bool 
 // not there now.
 const Node* Executor::PerceiveAgain(const std::string& id) {
   auto origin = PixelIds(PixelIdsFile(SessionStateDir(), lease_.display)).Lookup(id);
-  if (!origin || lease_.display_connection == nullptr) return nullptr;
+  if (!origin || lease_.capture == nullptr) return nullptr;
   ObserveRequest scope;
   scope.app = origin->app;
   scope.pid = origin->pid;

@@ -18,7 +18,7 @@ std::string OwnerApp(const ClipboardOwner& owner) {
 // A fake desktop (tests, the fuzzer) has no selections, and no holder
 // process may be started for one.
 Status NeedsDisplay(const Workspace::Lease& lease) {
-  if (lease.display_connection != nullptr) return OkStatus();
+  if (lease.desktop != nullptr) return OkStatus();
   return MakeError(ErrorCode::kUnavailable,
                    "desktop " + lease.display + " has no X display, so no clipboard");
 }
@@ -31,7 +31,7 @@ std::string SelectionUpper(Selection s) {
 
 Result<ClipboardGetResult> GetClipboard(Workspace::Lease& lease, const ClipboardGetRequest& r) {
   if (Status st = NeedsDisplay(lease); !st.ok()) return st.error();
-  auto clipboard = OpenX11Clipboard(lease.display);
+  auto clipboard = lease.desktop->OpenClipboard();
   if (!clipboard.ok()) return clipboard.error();
   auto owner = (*clipboard)->Owner(r.selection);
   if (!owner.ok()) return owner.error();
@@ -119,7 +119,7 @@ Result<ClipboardSetResult> SetClipboard(Workspace::Lease& lease, const Clipboard
   outcome.via = "x11_selection";
   // Read back who owns the selection now: the holder, unless an app took it
   // in the meantime.
-  if (auto clipboard = OpenX11Clipboard(lease.display); clipboard.ok()) {
+  if (auto clipboard = lease.desktop->OpenClipboard(); clipboard.ok()) {
     if (auto owner = (*clipboard)->Owner(r.selection); owner.ok()) {
       result.verified = owner->pid == *pid;
     }

@@ -269,7 +269,7 @@ std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<Window
 Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease,
                                      TextReader& reader, const ObserveRequest& scope,
                                      const ocr::OcrOptions& options) {
-  if (lease.display_connection == nullptr) {
+  if (lease.capture == nullptr) {
     return MakeError(ErrorCode::kUnsupported,
                      "source \"ocr\" needs the screen, and desktop " + lease.display +
                          " has none (a fake desktop); use sources [\"ax\"]");
@@ -288,14 +288,13 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
                                      TextReader& reader, std::vector<OcrTarget> targets,
                                      const ocr::OcrOptions& options,
                                      const std::vector<Rect>& also_masked) {
-  if (lease.display_connection == nullptr || lease.capture == nullptr) {
+  if (lease.capture == nullptr) {
     return MakeError(ErrorCode::kUnsupported,
                      "source \"ocr\" needs the screen, and desktop " + lease.display +
                          " has none (a fake desktop); use sources [\"ax\"]");
   }
   const auto start = std::chrono::steady_clock::now();
-  const x11::X11Display& display = *lease.display_connection;
-  const Rect screen{0, 0, display.width(), display.height()};
+  const Rect screen{0, 0, lease.capture->screen_width(), lease.capture->screen_height()};
   std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
   passwords.insert(passwords.end(), also_masked.begin(), also_masked.end());
   auto listed = TopLevelWindows(lease);
@@ -320,7 +319,7 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
     masks.insert(masks.end(), denied.begin(), denied.end());
     auto frame = lease.capture->CaptureRegion(r);
     if (!frame.ok()) {
-      if (display.broken()) return frame.error();
+      if (DesktopGone(lease)) return frame.error();
       result.warnings.push_back("could not capture " +
                                 (target.title.empty() ? "a window" : "\"" + target.title + "\"") +
                                 " for OCR: " + frame.error().message);

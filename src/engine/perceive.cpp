@@ -90,7 +90,7 @@ Status AddPixelSources(Perception& perception, Workspace::Lease& lease,
   if ((sources.ocr || sources.vision) && reader == nullptr) {
     return MakeError(ErrorCode::kInternal, "OCR or vision was asked for without a text reader");
   }
-  if ((sources.ocr || sources.vision) && lease.display_connection == nullptr) {
+  if ((sources.ocr || sources.vision) && lease.capture == nullptr) {
     return MakeError(ErrorCode::kUnsupported,
                      std::string("source \"") + (sources.vision ? "vision" : "ocr") +
                          "\" needs the screen, and desktop " + lease.display +

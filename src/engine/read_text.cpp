@@ -9,7 +9,6 @@
 #include "core/ids.h"
 #include "engine/privacy.h"
 #include "engine/screenshot.h"
-#include "platform/x11/x11_display.h"
 
 namespace uiscope {
 namespace {
@@ -116,13 +115,12 @@ Result<ReadTextResult> TextReader::Read(Workspace::Lease lease, const ReadTextRe
   options.scale = request.scale;
   options.lang = request.lang;
   if (auto st = ocr::ValidateOptions(options, (*engine)->Languages()); !st.ok()) return st.error();
-  if (lease.display_connection == nullptr || lease.capture == nullptr) {
+  if (lease.capture == nullptr) {
     return MakeError(ErrorCode::kUnsupported, "desktop " + lease.display +
                                                   " has no screen to read (it is a fake desktop); "
                                                   "read_text needs an X display");
   }
-  const x11::X11Display& display = *lease.display_connection;
-  if (display.broken()) {
+  if (DesktopGone(lease)) {
     if (display_gone != nullptr) *display_gone = true;
     return MakeError(ErrorCode::kUnavailable,
                      "the X server of " + lease.display + " went away; try again to reconnect");
@@ -165,7 +163,7 @@ Result<ReadTextResult> TextReader::Read(Workspace::Lease lease, const ReadTextRe
         "what an entry draws (bullets) can have been read there");
   }
 
-  const Rect screen{0, 0, display.width(), display.height()};
+  const Rect screen{0, 0, lease.capture->screen_width(), lease.capture->screen_height()};
   Rect target = screen;
   if (request.region) {
     target = Intersect(*request.region, screen);
@@ -224,7 +222,7 @@ Result<ReadTextResult> TextReader::Read(Workspace::Lease lease, const ReadTextRe
   const auto capture_start = Clock::now();
   auto frame = lease.capture->CaptureRegion(target);
   if (!frame.ok()) {
-    if (display.broken()) {
+    if (DesktopGone(lease)) {
       if (display_gone != nullptr) *display_gone = true;
       return MakeError(ErrorCode::kUnavailable,
                        "the X server of " + lease.display +

@@ -11,7 +11,6 @@
 #include "core/merge.h"
 #include "engine/privacy.h"
 #include "image/resize.h"
-#include "platform/x11/x11_display.h"
 
 namespace uiscope {
 namespace {
@@ -283,7 +282,7 @@ Result<ScreenCapture*> ScreenshotService::CaptureFor(const std::string& display)
 
 Result<ScreenshotResult> ScreenshotService::Take(Workspace::Lease& lease,
                                                  const ScreenshotRequest& request) {
-  if (lease.display_connection == nullptr) {
+  if (lease.desktop == nullptr) {
     return MakeError(ErrorCode::kUnsupported, "screen capture is not available on this desktop (" +
                                                   lease.display + " has no X display)");
   }

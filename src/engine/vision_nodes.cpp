@@ -89,14 +89,13 @@ Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease&
                                            const ObserveRequest& scope,
                                            const ocr::OcrOptions& options,
                                            const std::vector<Rect>& also_masked) {
-  if (lease.display_connection == nullptr || lease.capture == nullptr) {
+  if (lease.capture == nullptr) {
     return MakeError(ErrorCode::kUnsupported,
                      "source \"vision\" needs the screen, and desktop " + lease.display +
                          " has none (a fake desktop); use sources [\"ax\"]");
   }
   const auto start = Clock::now();
-  const x11::X11Display& display = *lease.display_connection;
-  const Rect screen{0, 0, display.width(), display.height()};
+  const Rect screen{0, 0, lease.capture->screen_width(), lease.capture->screen_height()};
   std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
   passwords.insert(passwords.end(), also_masked.begin(), also_masked.end());
   auto listed = TopLevelWindows(lease);
@@ -122,7 +121,7 @@ Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease&
     masks.insert(masks.end(), denied.begin(), denied.end());
     auto frame = lease.capture->CaptureRegion(r);
     if (!frame.ok()) {
-      if (display.broken()) return frame.error();
+      if (DesktopGone(lease)) return frame.error();
       result.warnings.push_back("could not capture " +
                                 (target.title.empty() ? "a window" : "\"" + target.title + "\"") +
                                 " for vision: " + frame.error().message);

@@ -203,7 +203,7 @@ class TreeWatch final : public ResourceWatch {
     auto lease = workspace_.Acquire(session_);
     if (!lease.ok()) return lease.error();
     std::optional<Image> pixels;
-    if (lease->capture != nullptr && !lease->display_connection->broken()) {
+    if (lease->capture != nullptr && !DesktopGone(*lease)) {
       auto frame = lease->capture->CaptureRegion(Rect{0, 0, lease->frame.width, lease->frame.height});
       if (frame.ok()) pixels = std::move(frame->image);
     }
