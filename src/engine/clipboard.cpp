@@ -3,6 +3,7 @@
 #include "core/keys.h"
 #include "engine/act.h"
 #include "engine/apps.h"
+#include "engine/gated_action.h"
 #include "engine/privacy.h"
 #include "platform/process_name.h"
 #include "session/clipboard_holder.h"
@@ -91,10 +92,11 @@ Result<ClipboardSetResult> SetClipboard(Workspace::Lease& lease, const Clipboard
   planned.confirmation_token = r.confirmation_token;
   ActionGate& gate = *lease.gate;
   ClipboardSetResult result;
-  result.decision = gate.Check(planned);
-  ActionOutcome outcome;
+  GatedAction action(gate, std::move(planned));
+  result.decision = action.decision();
+  ActionOutcome& outcome = action.outcome();
   if (result.decision.verdict != GateVerdict::kAllow) {
-    gate.Record(planned, result.decision, outcome);
+    action.Record();
     return result;
   }
   std::optional<DesktopInfo> session;
@@ -110,7 +112,7 @@ Result<ClipboardSetResult> SetClipboard(Workspace::Lease& lease, const Clipboard
   auto pid = StartClipboardHolder(hold);
   if (!pid.ok()) {
     outcome.error = pid.error().message;
-    gate.Record(planned, result.decision, outcome);
+    action.Record();
     return pid.error();
   }
   result.performed = true;
@@ -126,7 +128,7 @@ Result<ClipboardSetResult> SetClipboard(Workspace::Lease& lease, const Clipboard
   }
   outcome.effect = result.verified ? "observed" : "none";
   outcome.verification = {{"holder_pid", *pid}, {"owner_is_holder", result.verified}};
-  gate.Record(planned, result.decision, outcome);
+  action.Record();
   return result;
 }
 
