@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "core/ids.h"
+#include "ocr_test_support.h"
+#include "support/fake_screen.h"
 #include "support/tree_queries.h"
 
 namespace uiscope {
@@ -272,6 +274,45 @@ TEST(OcrNodesTest, MissingWindowsGetAnApplicationAndAWindow) {
   EXPECT_EQ(window.children[0].name, "$ make test");
   EXPECT_EQ(window.children[0].window, window.id);
   EXPECT_EQ(window.children[0].app, "xterm");
+}
+
+
+// Issue 20: OCR nodes are read through the desktop's ScreenCapture and
+// WindowSystem alone, so a fake desktop (in-memory screen, listed windows)
+// serves them as X11 does: a window the tree lacks is captured, read and
+// merged, with the text of the pixels under it.
+TEST(OcrNodesTest, AWindowMissingFromTheTreeIsReadOnAFakeScreen) {
+  const Image ui = test::LoadPng(std::string(UISCOPE_TEST_IMAGES) + "/ui.png");
+  ASSERT_TRUE(ui.Valid());
+  const Rect at{60, 40, ui.width, ui.height};
+  WindowInfo window;
+  window.id = 0x700;
+  window.title = "Fixture";
+  window.app_instance = "fixture";
+  window.bounds = window.frame = at;
+  auto workspace = test::WorkspaceShowing(ui, window);
+  auto lease = workspace->Acquire();
+  ASSERT_TRUE(lease.ok()) << lease.error().ToString();
+  auto observed = lease->observer->Observe(ObserveRequest{});
+  ASSERT_TRUE(observed.ok()) << observed.error().ToString();
+  Snapshot snapshot = observed->snapshot;
+
+  TextReader reader;
+  auto read = AddOcrSource(snapshot, *lease, reader, ObserveRequest{}, ocr::OcrOptions{});
+  ASSERT_TRUE(read.ok()) << read.error().ToString();
+  EXPECT_EQ(read->targets, 1);
+  const Node* found = nullptr;
+  ForEachNode(snapshot.roots, [&](const Node& n, int) {
+    if (n.role == Role::kWindow && n.name == "Fixture") found = &n;
+  });
+  ASSERT_NE(found, nullptr) << "the window missing from the tree is added";
+  EXPECT_EQ(found->bounds, at);
+  std::string text;
+  ForEachNode(found->children,
+              [&](const Node& n, int) { text += n.name + " " + n.value + "\n"; });
+  for (const char* label : {"Login", "Password", "Cancel"}) {
+    EXPECT_NE(text.find(label), std::string::npos) << label << " missing from:\n" << text;
+  }
 }
 
 }  // namespace
