@@ -13,6 +13,7 @@
 #include "core/format.h"
 #include "core/ids.h"
 #include "core/keys.h"
+#include "engine/gated_action.h"
 #include "engine/perceive.h"
 #include "engine/pixel_ids.h"
 #include "engine/privacy.h"
@@ -384,7 +385,7 @@ Result<Snapshot> Executor::ObserveFor(const std::string& id, int pid_hint, bool 
 // not there now.
 const Node* Executor::PerceiveAgain(const std::string& id) {
   auto origin = PixelIds(PixelIdsFile(SessionStateDir(), lease_.display)).Lookup(id);
-  if (!origin || lease_.display_connection == nullptr) return nullptr;
+  if (!origin || lease_.capture == nullptr) return nullptr;
   ObserveRequest scope;
   scope.app = origin->app;
   scope.pid = origin->pid;
@@ -1170,8 +1171,8 @@ Result<ActionResult> Executor::Run() {
     if (st.error().code == ErrorCode::kNotFound || st.error().code == ErrorCode::kStale) {
       PlannedAction planned = Planned();
       planned.target.reset();
-      GateDecision d = gate.Check(planned);
-      gate.Record(planned, d, Outcome(st.error().message));
+      GatedAction refused(gate, std::move(planned));
+      refused.Record(Outcome(st.error().message));
     }
     return st.error();
   }
@@ -1207,10 +1208,11 @@ Result<ActionResult> Executor::Run() {
 
   PlannedAction planned = Planned();
   planned.screen_hash_before = verifier.screen_hash_before();
-  decision_ = gate.Check(planned);
+  GatedAction action(gate, std::move(planned));
+  decision_ = action.decision();
   result_.decision = decision_;
-  if (decision_.verdict != GateVerdict::kAllow) {
-    gate.Record(planned, decision_, Outcome(""));
+  if (!action.allowed()) {
+    action.Record(Outcome(""));
     result_.total_ms = MsSince(start);
     return result_;
   }
@@ -1224,15 +1226,15 @@ Result<ActionResult> Executor::Run() {
   }
   result_.act_ms = MsSince(act_start);
   if (!st.ok()) {
-    gate.Record(planned, decision_, Outcome(st.error().message));
+    action.Record(Outcome(st.error().message));
     return st.error();
   }
   result_.verification = verifier.Wait(request_.cancelled);
   if (auto checked = CheckText(verifier); !checked.ok()) {
-    gate.Record(planned, decision_, Outcome(checked.error().message));
+    action.Record(Outcome(checked.error().message));
     return checked.error();
   }
-  gate.Record(planned, decision_, Outcome(""));
+  action.Record(Outcome(""));
   result_.total_ms = MsSince(start);
   return result_;
 }

@@ -16,6 +16,7 @@
 #include "core/format.h"
 #include "core/ids.h"
 #include "engine/act.h"
+#include "engine/gated_action.h"
 #include "session/a11y_env.h"
 #include "session/headless_desktop.h"
 
@@ -340,10 +341,11 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
   planned.plan_step = r.plan_step;
   planned.require_confirmation = r.require_confirmation;
   ActionGate& gate = *lease.gate;
-  result.decision = gate.Check(planned);
-  ActionOutcome outcome;
+  GatedAction action(gate, std::move(planned));
+  result.decision = action.decision();
+  ActionOutcome& outcome = action.outcome();
   if (result.decision.verdict != GateVerdict::kAllow) {
-    gate.Record(planned, result.decision, outcome);
+    action.Record();
     return result;
   }
 
@@ -362,7 +364,7 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
   auto process = SpawnApp(lease, session, std::move(spawn));
   if (!process.ok()) {
     outcome.error = process.error().message;
-    gate.Record(planned, result.decision, outcome);
+    action.Record();
     return process.error();
   }
   result.performed = true;
@@ -380,7 +382,7 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
       (*process)->Release();
     }
     if (!value.ok()) outcome.error = value.error().message;
-    gate.Record(planned, result.decision, outcome);
+    action.Record();
     return value;
   };
   if (!r.wait) return finish(result);
@@ -504,8 +506,7 @@ Result<FocusResult> FocusApp(Workspace::Lease& lease, const std::string& app,
   auto entry = ResolveApp(lease, *apps, app, &candidates);
   if (!entry.ok()) {
     planned.app = app;
-    GateDecision d = gate.Check(planned);
-    gate.Record(planned, d, NotPerformed(entry.error().message));
+    GatedAction(gate, std::move(planned)).Record(NotPerformed(entry.error().message));
     return entry.error();
   }
   result.app = *entry;
@@ -517,16 +518,17 @@ Result<FocusResult> FocusApp(Workspace::Lease& lease, const std::string& app,
     if (w.visible || window == nullptr) window = &w;
   }
   if (window) planned.target_window = window->bounds;
-  result.decision = gate.Check(planned);
-  ActionOutcome outcome;
+  GatedAction action(gate, std::move(planned));
+  result.decision = action.decision();
+  ActionOutcome& outcome = action.outcome();
   if (result.decision.verdict != GateVerdict::kAllow) {
-    gate.Record(planned, result.decision, outcome);
+    action.Record();
     return result;
   }
   if (candidates > 1) {
     Error e = Ambiguous(app, *apps);
     outcome.error = e.message;
-    gate.Record(planned, result.decision, outcome);
+    action.Record();
     return e;
   }
   if (window == nullptr) {
@@ -534,13 +536,13 @@ Result<FocusResult> FocusApp(Workspace::Lease& lease, const std::string& app,
         ErrorCode::kUnsupported,
         "app " + entry->name + " (pid " + std::to_string(entry->pid) + ") has no window to focus");
     outcome.error = e.message;
-    gate.Record(planned, result.decision, outcome);
+    action.Record();
     return e;
   }
   Status st = lease.hands->windows->Activate(window->id, kFocusTimeout);
   if (!st.ok()) {
     outcome.error = st.error().message;
-    gate.Record(planned, result.decision, outcome);
+    action.Record();
     return st.error();
   }
   result.performed = true;
@@ -548,7 +550,7 @@ Result<FocusResult> FocusApp(Workspace::Lease& lease, const std::string& app,
   result.window.focused = true;
   outcome.performed = true;
   outcome.via = "window_manager";
-  gate.Record(planned, result.decision, outcome);
+  action.Record();
   return result;
 }
 
@@ -558,10 +560,10 @@ namespace {
 // no X-Resource answer): asked as the close button would, then its X client
 // is disconnected (XKillClient), which ends an Xlib app.
 Result<CloseResult> CloseByWindow(Workspace::Lease& lease, const CloseRequest& r,
-                                  const AppEntry& entry, const PlannedAction& planned,
-                                  CloseResult result, ActionGate& gate) {
+                                  const AppEntry& entry, GatedAction& action,
+                                  CloseResult result) {
   const auto start = Clock::now();
-  ActionOutcome outcome;
+  ActionOutcome& outcome = action.outcome();
   outcome.performed = true;
   result.performed = true;
   WindowSystem& windows = *lease.hands->windows;
@@ -594,10 +596,10 @@ Result<CloseResult> CloseByWindow(Workspace::Lease& lease, const CloseRequest& r
                                                   " stayed after the close request and "
                                                   "XKillClient");
     outcome.error = e.message;
-    gate.Record(planned, result.decision, outcome);
+    action.Record();
     return e;
   }
-  gate.Record(planned, result.decision, outcome);
+  action.Record();
   return result;
 }
 
@@ -619,23 +621,23 @@ Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& r) {
   auto entry = ResolveApp(lease, *apps, r.app, &candidates);
   if (!entry.ok()) {
     planned.app = r.app;
-    GateDecision d = gate.Check(planned);
-    gate.Record(planned, d, NotPerformed(entry.error().message));
+    GatedAction(gate, std::move(planned)).Record(NotPerformed(entry.error().message));
     return entry.error();
   }
   result.app = *entry;
   planned.app = entry->name;
   planned.candidates = candidates;
-  result.decision = gate.Check(planned);
-  ActionOutcome outcome;
+  GatedAction action(gate, std::move(planned));
+  result.decision = action.decision();
+  ActionOutcome& outcome = action.outcome();
   if (result.decision.verdict != GateVerdict::kAllow) {
-    gate.Record(planned, result.decision, outcome);
+    action.Record();
     return result;
   }
   const int pid = entry->pid;
   const std::optional<DesktopInfo> session = LeaseSession(lease);
   if (pid <= 0 && candidates == 1 && !entry->windows.empty()) {
-    return CloseByWindow(lease, r, *entry, planned, std::move(result), gate);
+    return CloseByWindow(lease, r, *entry, action, std::move(result));
   }
   Error refusal = MakeError(ErrorCode::kInternal, "");
   if (candidates > 1) {
@@ -650,7 +652,7 @@ Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& r) {
   }
   if (!refusal.message.empty()) {
     outcome.error = refusal.message;
-    gate.Record(planned, result.decision, outcome);
+    action.Record();
     return refusal;
   }
   const auto start = Clock::now();
@@ -701,10 +703,10 @@ Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& r) {
     Error e = MakeError(ErrorCode::kInternal,
                         "pid " + std::to_string(pid) + " survived SIGKILL (stuck in the kernel?)");
     outcome.error = e.message;
-    gate.Record(planned, result.decision, outcome);
+    action.Record();
     return e;
   }
-  gate.Record(planned, result.decision, outcome);
+  action.Record();
   return result;
 }
 

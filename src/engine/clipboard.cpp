@@ -3,6 +3,7 @@
 #include "core/keys.h"
 #include "engine/act.h"
 #include "engine/apps.h"
+#include "engine/gated_action.h"
 #include "engine/privacy.h"
 #include "platform/process_name.h"
 #include "session/clipboard_holder.h"
@@ -18,7 +19,7 @@ std::string OwnerApp(const ClipboardOwner& owner) {
 // A fake desktop (tests, the fuzzer) has no selections, and no holder
 // process may be started for one.
 Status NeedsDisplay(const Workspace::Lease& lease) {
-  if (lease.display_connection != nullptr) return OkStatus();
+  if (lease.desktop != nullptr) return OkStatus();
   return MakeError(ErrorCode::kUnavailable,
                    "desktop " + lease.display + " has no X display, so no clipboard");
 }
@@ -31,7 +32,7 @@ std::string SelectionUpper(Selection s) {
 
 Result<ClipboardGetResult> GetClipboard(Workspace::Lease& lease, const ClipboardGetRequest& r) {
   if (Status st = NeedsDisplay(lease); !st.ok()) return st.error();
-  auto clipboard = OpenX11Clipboard(lease.display);
+  auto clipboard = lease.desktop->OpenClipboard();
   if (!clipboard.ok()) return clipboard.error();
   auto owner = (*clipboard)->Owner(r.selection);
   if (!owner.ok()) return owner.error();
@@ -91,10 +92,11 @@ Result<ClipboardSetResult> SetClipboard(Workspace::Lease& lease, const Clipboard
   planned.confirmation_token = r.confirmation_token;
   ActionGate& gate = *lease.gate;
   ClipboardSetResult result;
-  result.decision = gate.Check(planned);
-  ActionOutcome outcome;
+  GatedAction action(gate, std::move(planned));
+  result.decision = action.decision();
+  ActionOutcome& outcome = action.outcome();
   if (result.decision.verdict != GateVerdict::kAllow) {
-    gate.Record(planned, result.decision, outcome);
+    action.Record();
     return result;
   }
   std::optional<DesktopInfo> session;
@@ -110,7 +112,7 @@ Result<ClipboardSetResult> SetClipboard(Workspace::Lease& lease, const Clipboard
   auto pid = StartClipboardHolder(hold);
   if (!pid.ok()) {
     outcome.error = pid.error().message;
-    gate.Record(planned, result.decision, outcome);
+    action.Record();
     return pid.error();
   }
   result.performed = true;
@@ -119,14 +121,14 @@ Result<ClipboardSetResult> SetClipboard(Workspace::Lease& lease, const Clipboard
   outcome.via = "x11_selection";
   // Read back who owns the selection now: the holder, unless an app took it
   // in the meantime.
-  if (auto clipboard = OpenX11Clipboard(lease.display); clipboard.ok()) {
+  if (auto clipboard = lease.desktop->OpenClipboard(); clipboard.ok()) {
     if (auto owner = (*clipboard)->Owner(r.selection); owner.ok()) {
       result.verified = owner->pid == *pid;
     }
   }
   outcome.effect = result.verified ? "observed" : "none";
   outcome.verification = {{"holder_pid", *pid}, {"owner_is_holder", result.verified}};
-  gate.Record(planned, result.decision, outcome);
+  action.Record();
   return result;
 }
 

@@ -7,8 +7,7 @@
 #include "engine/desktop.h"
 #include "engine/observe.h"
 #include "engine/workspace.h"
-#include "platform/x11/x11_display.h"
-#include "platform/x11/ximage_capture.h"
+#include "platform/capture.h"
 #include "session/headless_desktop.h"
 #include "session/process.h"
 
@@ -139,10 +138,11 @@ Result<DemoReport> RunDemo(const DemoOptions& options) {
   const Node* window = nullptr;
   if (!snap.roots.empty() && !snap.roots[0].children.empty()) window = &snap.roots[0].children[0];
   if (window != nullptr && window->bounds) {
-    auto display = x11::X11Display::Open(info.display_name);
-    if (!display.ok()) return display.error();
-    auto image = x11::CaptureRegion(**display, *window->bounds);
-    if (!image.ok()) return image.error();
+    auto capture = OpenScreenCapture(info.display_name);
+    if (!capture.ok()) return capture.error();
+    auto frame = (*capture)->CaptureRegion(*window->bounds);
+    if (!frame.ok()) return frame.error();
+    const Image* image = &frame->image;
     auto png = EncodePng(*image);
     if (!png.ok()) return png.error();
     report.png_bytes = png->size();

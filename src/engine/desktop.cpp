@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 
-#include "platform/x11/x11_display.h"
 #include "session/headless_desktop.h"
 
 namespace uiscope {
@@ -55,9 +54,10 @@ Result<DesktopTarget> ResolveDesktop(const std::string& display_flag) {
 Result<DesktopConnection> ConnectDesktop(const DesktopTarget& target, bool accessibility_mirror) {
   DesktopConnection conn;
   conn.target = target;
-  auto display = x11::X11Display::Open(target.display);
-  if (!display.ok()) return display.error();
-  conn.frame = Frame{(*display)->width(), (*display)->height(), 1.0};
+  auto desktop = OpenX11Desktop(target.display);
+  if (!desktop.ok()) return desktop.error();
+  const ScreenCapture& screen = (*desktop)->capture();
+  conn.frame = Frame{screen.screen_width(), screen.screen_height(), 1.0};
 
   AtspiOptions options;
   options.display = target.display;
@@ -66,7 +66,7 @@ Result<DesktopConnection> ConnectDesktop(const DesktopTarget& target, bool acces
   auto ax = ConnectAtspi(options);
   if (!ax.ok()) return ax.error();
   conn.accessibility = std::move(ax).value();
-  conn.display = std::move(display).value();
+  conn.desktop = std::move(desktop).value();
   return conn;
 }
 

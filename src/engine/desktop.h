@@ -9,7 +9,7 @@
 #include "core/node.h"
 #include "core/result.h"
 #include "platform/accessibility.h"
-#include "platform/x11/x11_display.h"
+#include "platform/desktop.h"
 
 namespace uiscope {
 
@@ -25,11 +25,12 @@ struct DesktopConnection {
   DesktopTarget target;
   Frame frame;  // screen size of the display
   std::unique_ptr<Accessibility> accessibility;
-  // The X connection (screen capture, windows); null for a fake desktop.
-  std::unique_ptr<x11::X11Display> display;
+  // Its screen, windows and input (platform/desktop.h); null for a fake
+  // desktop.
+  std::unique_ptr<Desktop> desktop;
 };
 
-// Opens the display (kept, for the frame size and capture) and the
+// Opens the desktop (kept: the frame size, capture and windows) and the
 // accessibility bus.
 // With `accessibility_mirror`, the accessibility backend keeps an event-fed
 // mirror of the trees (AtspiOptions::mirror).

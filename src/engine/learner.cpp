@@ -273,4 +273,12 @@ Result<Learner::Taught> Learner::Teach(const std::vector<Node>& roots, std::stri
   return Taught{*taught, sig, best->id};
 }
 
+RegionCapture RegionsOf(ScreenCapture& capture) {
+  return [&capture](const Rect& region) -> Result<Image> {
+    auto frame = capture.CaptureRegion(region);
+    if (!frame.ok()) return frame.error();
+    return std::move(frame->image);
+  };
+}
+
 }  // namespace uiscope

@@ -27,12 +27,16 @@
 #include "core/node.h"
 #include "core/result.h"
 #include "image/image.h"
+#include "platform/capture.h"
 
 namespace uiscope {
 
 // The pixels of a screen region, for fingerprints; empty (no function) where
 // there is no screen (a fake desktop).
 using RegionCapture = std::function<Result<Image>(const Rect& screen_region)>;
+
+// Regions of `capture`'s screen; `capture` must outlive the function.
+RegionCapture RegionsOf(ScreenCapture& capture);
 
 struct LearnStats {
   int windows = 0;

@@ -10,7 +10,6 @@
 #include "engine/privacy.h"
 #include "engine/x11_windows_nodes.h"
 #include "platform/process_name.h"
-#include "platform/x11/ximage_capture.h"
 
 namespace uiscope {
 namespace {
@@ -34,7 +33,7 @@ bool HasContent(const Node& n) {
 // shows is skipped with all it holds (`in_window`: below a window already
 // checked).
 void CollectTargets(const Node& n, std::vector<size_t>& path,
-                    const std::vector<x11::TopLevel>& tops, bool in_window,
+                    const std::vector<WindowInfo>& tops, bool in_window,
                     std::vector<OcrTarget>& out) {
   if (IsWindowRole(n.role) && !in_window && n.bounds && !ShownByX(*n.bounds, tops)) return;
   in_window = in_window || IsWindowRole(n.role);
@@ -124,7 +123,7 @@ std::vector<Detection> LineDetections(const Node& holder, const std::vector<ocr:
 }  // namespace
 
 std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
-                                      const std::vector<x11::TopLevel>& top_levels,
+                                      const std::vector<WindowInfo>& top_levels,
                                       const ObserveRequest& scope) {
   std::vector<OcrTarget> out;
   std::vector<size_t> path;
@@ -136,7 +135,7 @@ std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
   ForEachNode(snapshot.roots, [&](const Node& n, int) {
     if (IsWindowRole(n.role) && n.bounds) windows.push_back(*n.bounds);
   });
-  for (const x11::TopLevel& tl : top_levels) {
+  for (const WindowInfo& tl : top_levels) {
     if (tl.bounds.w < kMinTargetWidth || tl.bounds.h < kMinTargetHeight) continue;
     if (scope.pid != 0 && tl.pid != scope.pid) continue;
     const std::string app = ProcessName(tl.pid);
@@ -151,7 +150,7 @@ std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
     if (in_tree) continue;
     OcrTarget t;
     t.bounds = tl.bounds;
-    t.x_window = tl.window;
+    t.x_window = tl.id;
     t.title = tl.title;
     t.pid = tl.pid;
     // Named as `windows` names an app known from X11 alone (X11AppName):
@@ -163,9 +162,9 @@ std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
   return out;
 }
 
-bool ShownByX(const Rect& window, const std::vector<x11::TopLevel>& top_levels) {
+bool ShownByX(const Rect& window, const std::vector<WindowInfo>& top_levels) {
   return top_levels.empty() ||
-         std::any_of(top_levels.begin(), top_levels.end(), [&](const x11::TopLevel& tl) {
+         std::any_of(top_levels.begin(), top_levels.end(), [&](const WindowInfo& tl) {
            return IoU(tl.bounds, window) >= kSameWindowIoU;
          });
 }
@@ -240,16 +239,16 @@ OcrMergeStats MergeOcrText(Snapshot& snapshot, const std::vector<OcrTargetText>&
   return stats;
 }
 
-std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<x11::TopLevel>& tops,
-                               const std::vector<unsigned long>& stacking) {
-  unsigned long own = target.x_window;
+std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<WindowInfo>& tops,
+                               const std::vector<uint64_t>& stacking) {
+  uint64_t own = target.x_window;
   if (own == 0) {
     double best = 0.5;
-    for (const x11::TopLevel& t : tops) {
+    for (const WindowInfo& t : tops) {
       const double iou = IoU(t.bounds, target.bounds);
       if (iou >= best) {
         best = iou;
-        own = t.window;
+        own = t.id;
       }
     }
   }
@@ -257,8 +256,8 @@ std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<x11::T
   if (own == 0 || at == stacking.end()) return {};
   std::vector<Rect> covered;
   for (auto above = at + 1; above != stacking.end(); ++above) {
-    for (const x11::TopLevel& t : tops) {
-      if (t.window != *above) continue;
+    for (const WindowInfo& t : tops) {
+      if (t.id != *above) continue;
       // Its frame: a title bar above the target holds text too.
       const Rect part = Intersect(t.frame, target.bounds);
       if (!part.Empty()) covered.push_back(part);
@@ -270,7 +269,7 @@ std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<x11::T
 Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease,
                                      TextReader& reader, const ObserveRequest& scope,
                                      const ocr::OcrOptions& options) {
-  if (lease.display_connection == nullptr) {
+  if (lease.capture == nullptr) {
     return MakeError(ErrorCode::kUnsupported,
                      "source \"ocr\" needs the screen, and desktop " + lease.display +
                          " has none (a fake desktop); use sources [\"ax\"]");
@@ -278,28 +277,30 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
   // A deny-listed app's windows are no targets of their own (engine/privacy.h).
   const HiddenWindows hidden =
       lease.observer != nullptr ? HiddenWindows::Of(*lease.observer) : HiddenWindows();
-  return AddOcrSource(
-      snapshot, lease, reader,
-      FindOcrTargets(snapshot, hidden.Visible(lease.display_connection->TopLevels()), scope),
-      options);
+  auto tops = TopLevelWindows(lease);
+  if (!tops.ok()) return tops.error();
+  return AddOcrSource(snapshot, lease, reader,
+                      FindOcrTargets(snapshot, hidden.Visible(std::move(tops).value()), scope),
+                      options);
 }
 
 Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease,
                                      TextReader& reader, std::vector<OcrTarget> targets,
                                      const ocr::OcrOptions& options,
                                      const std::vector<Rect>& also_masked) {
-  if (lease.display_connection == nullptr) {
+  if (lease.capture == nullptr) {
     return MakeError(ErrorCode::kUnsupported,
                      "source \"ocr\" needs the screen, and desktop " + lease.display +
                          " has none (a fake desktop); use sources [\"ax\"]");
   }
   const auto start = std::chrono::steady_clock::now();
-  const x11::X11Display& display = *lease.display_connection;
-  const Rect screen{0, 0, display.width(), display.height()};
+  const Rect screen{0, 0, lease.capture->screen_width(), lease.capture->screen_height()};
   std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
   passwords.insert(passwords.end(), also_masked.begin(), also_masked.end());
-  const std::vector<x11::TopLevel> tops = display.TopLevels();
-  const std::vector<unsigned long> stacking = display.StackingOrder();
+  auto listed = TopLevelWindows(lease);
+  if (!listed.ok()) return listed.error();
+  const std::vector<WindowInfo>& tops = *listed;
+  const std::vector<uint64_t> stacking = HiddenWindows::StackingOf(tops);
   // The windows of deny-listed apps are blanked like password fields.
   const HiddenWindows hidden =
       lease.observer != nullptr ? HiddenWindows::Of(*lease.observer) : HiddenWindows();
@@ -316,15 +317,15 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
     const std::vector<Rect> covered = CoveredParts(target, tops, stacking);
     masks.insert(masks.end(), covered.begin(), covered.end());
     masks.insert(masks.end(), denied.begin(), denied.end());
-    auto image = x11::CaptureRegion(display, r);
-    if (!image.ok()) {
-      if (display.broken()) return image.error();
+    auto frame = lease.capture->CaptureRegion(r);
+    if (!frame.ok()) {
+      if (DesktopGone(lease)) return frame.error();
       result.warnings.push_back("could not capture " +
                                 (target.title.empty() ? "a window" : "\"" + target.title + "\"") +
-                                " for OCR: " + image.error().message);
+                                " for OCR: " + frame.error().message);
       continue;
     }
-    auto text = reader.ReadImage(*image, Point{r.x, r.y}, options, masks);
+    auto text = reader.ReadImage(frame->image, Point{r.x, r.y}, options, masks);
     if (!text.ok()) {
       // No OCR engine, or a bad language: the same for every target.
       return text.error();

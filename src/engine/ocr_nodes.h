@@ -30,7 +30,7 @@
 #include "engine/read_text.h"
 #include "engine/workspace.h"
 #include "ocr/ocr_types.h"
-#include "platform/x11/x11_display.h"
+#include "platform/windows.h"
 
 namespace uiscope {
 
@@ -52,22 +52,22 @@ struct OcrTarget {
 // `window` (IoU >= kSameWindowIoU): an app may list windows X never maps
 // (Chromium's two bubble windows, "showing", over its main window), whose
 // pixels are another window's. True when there is no listing.
-bool ShownByX(const Rect& window, const std::vector<x11::TopLevel>& top_levels);
+bool ShownByX(const Rect& window, const std::vector<WindowInfo>& top_levels);
 
 // The targets of `snapshot`: windows without accessible content, empty
 // canvas and terminal nodes (not in a top-level window X does not show:
 // ShownByX), and the `top_levels` (X client windows) that match no window
 // of the tree, restricted to `scope`'s app / pid.
 std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
-                                      const std::vector<x11::TopLevel>& top_levels,
+                                      const std::vector<WindowInfo>& top_levels,
                                       const ObserveRequest& scope);
 
 // The parts of `target` that windows stacked above it (`stacking`, bottom
-// to top, as X11Display::StackingOrder) cover: what is seen there belongs to
+// to top, as WindowSystem::ListWindows) cover: what is seen there belongs to
 // them, not to it. Empty when the target's X window cannot be told (no
 // top-level overlaps it enough). Masked before OCR and vision.
-std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<x11::TopLevel>& tops,
-                               const std::vector<unsigned long>& stacking);
+std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<WindowInfo>& tops,
+                               const std::vector<uint64_t>& stacking);
 
 struct OcrTargetText {
   OcrTarget target;

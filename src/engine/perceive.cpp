@@ -7,7 +7,6 @@
 #include "engine/pixel_ids.h"
 #include "engine/vision_nodes.h"
 #include "engine/x11_windows_pixels.h"
-#include "platform/x11/ximage_capture.h"
 
 namespace uiscope {
 
@@ -80,9 +79,8 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
 }
 
 RegionCapture ScreenRegions(const Workspace::Lease& lease) {
-  if (lease.display_connection == nullptr) return {};
-  const x11::X11Display* display = lease.display_connection;
-  return [display](const Rect& r) { return x11::CaptureRegion(*display, r); };
+  if (lease.capture == nullptr) return {};
+  return RegionsOf(*lease.capture);
 }
 
 Status AddPixelSources(Perception& perception, Workspace::Lease& lease,
@@ -92,7 +90,7 @@ Status AddPixelSources(Perception& perception, Workspace::Lease& lease,
   if ((sources.ocr || sources.vision) && reader == nullptr) {
     return MakeError(ErrorCode::kInternal, "OCR or vision was asked for without a text reader");
   }
-  if ((sources.ocr || sources.vision) && lease.display_connection == nullptr) {
+  if ((sources.ocr || sources.vision) && lease.capture == nullptr) {
     return MakeError(ErrorCode::kUnsupported,
                      std::string("source \"") + (sources.vision ? "vision" : "ocr") +
                          "\" needs the screen, and desktop " + lease.display +
@@ -113,7 +111,9 @@ Status AddPixelSources(Perception& perception, Workspace::Lease& lease,
   // vision adds what it sees.
   std::vector<OcrTarget> ocr_targets;
   if (sources.ocr) {
-    ocr_targets = FindOcrTargets(snapshot, lease.display_connection->TopLevels(), request);
+    auto tops = TopLevelWindows(lease);
+    if (!tops.ok()) return tops.error();
+    ocr_targets = FindOcrTargets(snapshot, *tops, request);
   }
   if (sources.vision) {
     std::unique_ptr<vision::Detector> own;

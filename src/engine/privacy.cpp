@@ -9,7 +9,7 @@ namespace {
 
 // What a window covers on screen: its frame (title bar and borders, whose
 // title may tell as much as the window) when known.
-Rect Area(const x11::TopLevel& w) { return w.frame.Empty() ? w.bounds : w.frame; }
+Rect Area(const WindowInfo& w) { return w.Covers(); }
 
 }  // namespace
 
@@ -31,31 +31,34 @@ bool HiddenWindows::IsHidden(int pid, const std::string& app_class,
   return !process.empty() && observer_->Hides(process);
 }
 
-bool HiddenWindows::IsHidden(const x11::TopLevel& w) const {
-  return IsHidden(w.pid, w.app_class, w.app_instance);
-}
-
 bool HiddenWindows::IsHidden(const WindowInfo& w) const {
   return IsHidden(w.pid, w.app_class, w.app_instance);
 }
 
-std::vector<Rect> HiddenWindows::Regions(const std::vector<x11::TopLevel>& windows,
-                                         const std::vector<unsigned long>& stacking) const {
+std::vector<uint64_t> HiddenWindows::StackingOf(const std::vector<WindowInfo>& windows) {
+  std::vector<uint64_t> ids;
+  ids.reserve(windows.size());
+  for (const WindowInfo& w : windows) ids.push_back(w.id);
+  return ids;
+}
+
+std::vector<Rect> HiddenWindows::Regions(const std::vector<WindowInfo>& windows,
+                                         const std::vector<uint64_t>& stacking) const {
   std::vector<Rect> out;
   if (empty()) return out;
-  auto find = [&](unsigned long id) -> const x11::TopLevel* {
-    for (const x11::TopLevel& w : windows) {
-      if (w.window == id) return &w;
+  auto find = [&](uint64_t id) -> const WindowInfo* {
+    for (const WindowInfo& w : windows) {
+      if (w.id == id) return &w;
     }
     return nullptr;
   };
-  for (const x11::TopLevel& w : windows) {
+  for (const WindowInfo& w : windows) {
     if (!IsHidden(w)) continue;
     std::vector<Rect> above;
-    const auto at = std::find(stacking.begin(), stacking.end(), w.window);
+    const auto at = std::find(stacking.begin(), stacking.end(), w.id);
     if (at != stacking.end()) {
       for (auto it = at + 1; it != stacking.end(); ++it) {
-        const x11::TopLevel* top = find(*it);
+        const WindowInfo* top = find(*it);
         if (top != nullptr && !IsHidden(*top)) above.push_back(Area(*top));
       }
     }
@@ -66,8 +69,8 @@ std::vector<Rect> HiddenWindows::Regions(const std::vector<x11::TopLevel>& windo
   return out;
 }
 
-std::vector<x11::TopLevel> HiddenWindows::Visible(std::vector<x11::TopLevel> windows) const {
-  if (!empty()) std::erase_if(windows, [&](const x11::TopLevel& w) { return IsHidden(w); });
+std::vector<WindowInfo> HiddenWindows::Visible(std::vector<WindowInfo> windows) const {
+  if (!empty()) std::erase_if(windows, [&](const WindowInfo& w) { return IsHidden(w); });
   return windows;
 }
 

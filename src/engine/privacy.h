@@ -26,7 +26,6 @@
 #include "core/geometry.h"
 #include "engine/observe.h"
 #include "platform/windows.h"
-#include "platform/x11/x11_display.h"
 
 namespace uiscope {
 
@@ -42,18 +41,24 @@ class HiddenWindows {
   // Whether a window of process `pid` (0 = unknown) with this WM_CLASS is
   // hidden.
   bool IsHidden(int pid, const std::string& app_class, const std::string& app_instance) const;
-  bool IsHidden(const x11::TopLevel& window) const;
   bool IsHidden(const WindowInfo& window) const;
 
   // The screen areas showing hidden windows: each hidden window's frame
   // (else bounds) less what windows above it (`stacking`, bottom to top) cover, unless
   // those are hidden too. Areas, not windows, so that an allowed window on
   // top stays visible.
-  std::vector<Rect> Regions(const std::vector<x11::TopLevel>& windows,
-                            const std::vector<unsigned long>& stacking) const;
+  std::vector<Rect> Regions(const std::vector<WindowInfo>& windows,
+                            const std::vector<uint64_t>& stacking) const;
+  // The same with `windows` in stacking order (WindowSystem::ListWindows).
+  std::vector<Rect> Regions(const std::vector<WindowInfo>& stacked) const {
+    return Regions(stacked, StackingOf(stacked));
+  }
 
   // `windows` without the hidden ones.
-  std::vector<x11::TopLevel> Visible(std::vector<x11::TopLevel> windows) const;
+  std::vector<WindowInfo> Visible(std::vector<WindowInfo> windows) const;
+
+  // The IDs of `windows`, in their order.
+  static std::vector<uint64_t> StackingOf(const std::vector<WindowInfo>& windows);
 
  private:
   Observer* observer_ = nullptr;

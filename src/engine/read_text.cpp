@@ -9,8 +9,6 @@
 #include "core/ids.h"
 #include "engine/privacy.h"
 #include "engine/screenshot.h"
-#include "platform/x11/x11_display.h"
-#include "platform/x11/ximage_capture.h"
 
 namespace uiscope {
 namespace {
@@ -36,18 +34,18 @@ nlohmann::json WordJson(const ocr::OcrWord& w) {
   return {{"text", w.text}, {"bounds", RectToJson(w.bounds)}, {"confidence", Round3(w.confidence)}};
 }
 
-Result<Rect> WindowBounds(const x11::X11Display& display, uint64_t id) {
-  std::vector<x11::TopLevel> windows = display.TopLevels();
-  for (const x11::TopLevel& w : windows) {
-    if (w.window == id) return w.bounds;
+Result<Rect> WindowBounds(const std::vector<WindowInfo>& windows, const std::string& display,
+                          uint64_t id) {
+  for (const WindowInfo& w : windows) {
+    if (w.id == id) return w.bounds;
   }
   std::string known;
   for (size_t i = 0; i < windows.size() && i < 12; ++i) {
-    known += (known.empty() ? "" : ", ") + WindowIdText(windows[i].window) + " \"" +
+    known += (known.empty() ? "" : ", ") + WindowIdText(windows[i].id) + " \"" +
              windows[i].title + "\"";
   }
   return MakeError(ErrorCode::kNotFound,
-                   "no top-level window " + WindowIdText(id) + " on " + display.name() +
+                   "no top-level window " + WindowIdText(id) + " on " + display +
                        (known.empty() ? std::string(" (it has no top-level windows)")
                                       : "; top-level windows: " + known) +
                        ". A window element ID from observe (win_...) works too");
@@ -117,13 +115,12 @@ Result<ReadTextResult> TextReader::Read(Workspace::Lease lease, const ReadTextRe
   options.scale = request.scale;
   options.lang = request.lang;
   if (auto st = ocr::ValidateOptions(options, (*engine)->Languages()); !st.ok()) return st.error();
-  if (lease.display_connection == nullptr) {
+  if (lease.capture == nullptr) {
     return MakeError(ErrorCode::kUnsupported, "desktop " + lease.display +
                                                   " has no screen to read (it is a fake desktop); "
                                                   "read_text needs an X display");
   }
-  const x11::X11Display& display = *lease.display_connection;
-  if (display.broken()) {
+  if (DesktopGone(lease)) {
     if (display_gone != nullptr) *display_gone = true;
     return MakeError(ErrorCode::kUnavailable,
                      "the X server of " + lease.display + " went away; try again to reconnect");
@@ -166,7 +163,7 @@ Result<ReadTextResult> TextReader::Read(Workspace::Lease lease, const ReadTextRe
         "what an entry draws (bullets) can have been read there");
   }
 
-  const Rect screen{0, 0, display.width(), display.height()};
+  const Rect screen{0, 0, lease.capture->screen_width(), lease.capture->screen_height()};
   Rect target = screen;
   if (request.region) {
     target = Intersect(*request.region, screen);
@@ -177,12 +174,14 @@ Result<ReadTextResult> TextReader::Read(Workspace::Lease lease, const ReadTextRe
     }
   } else if (x_window) {
     const uint64_t wanted = *x_window;
-    auto bounds = WindowBounds(display, wanted);
+    auto windows = TopLevelWindows(lease);
+    if (!windows.ok()) return windows.error();
+    auto bounds = WindowBounds(*windows, lease.display, wanted);
     if (!bounds.ok()) return bounds.error();
     if (lease.observer != nullptr && lease.observer->hides_anything()) {
       const HiddenWindows hidden = HiddenWindows::Of(*lease.observer);
-      for (const x11::TopLevel& w : display.TopLevels()) {
-        if (w.window == wanted && hidden.IsHidden(w)) {
+      for (const WindowInfo& w : *windows) {
+        if (w.id == wanted && hidden.IsHidden(w)) {
           return MakeError(ErrorCode::kDenied,
                            "window " + request.window +
                                " belongs to an application on the deny list (deny_apps of the "
@@ -215,20 +214,21 @@ Result<ReadTextResult> TextReader::Read(Workspace::Lease lease, const ReadTextRe
   if (lease.observer != nullptr && lease.observer->hides_anything()) {
     // Deny-listed apps (engine/privacy.h): never read, even by their pixels.
     const HiddenWindows hidden = HiddenWindows::Of(*lease.observer);
-    const std::vector<x11::TopLevel> windows = display.TopLevels();
-    denied = hidden.Regions(windows, display.StackingOrder());
+    auto windows = TopLevelWindows(lease);
+    if (!windows.ok()) return windows.error();
+    denied = hidden.Regions(*windows);
   }
 
   const auto capture_start = Clock::now();
-  auto image = x11::CaptureRegion(display, target);
-  if (!image.ok()) {
-    if (display.broken()) {
+  auto frame = lease.capture->CaptureRegion(target);
+  if (!frame.ok()) {
+    if (DesktopGone(lease)) {
       if (display_gone != nullptr) *display_gone = true;
       return MakeError(ErrorCode::kUnavailable,
                        "the X server of " + lease.display +
-                           " went away during capture: " + image.error().message);
+                           " went away during capture: " + frame.error().message);
     }
-    return image.error();
+    return frame.error();
   }
   result.capture_ms = MsSince(capture_start);
   result.region = target;
@@ -237,7 +237,7 @@ Result<ReadTextResult> TextReader::Read(Workspace::Lease lease, const ReadTextRe
   // The desktop is not needed for recognition: let other tools at it.
   if (lease.lock.owns_lock()) lease.lock.unlock();
 
-  auto text = (*engine)->Read(*image, Point{target.x, target.y}, options, masks);
+  auto text = (*engine)->Read(frame->image, Point{target.x, target.y}, options, masks);
   if (!text.ok()) return text.error();
   result.ocr = std::move(text).value();
   result.total_ms = MsSince(start);

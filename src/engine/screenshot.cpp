@@ -11,7 +11,6 @@
 #include "core/merge.h"
 #include "engine/privacy.h"
 #include "image/resize.h"
-#include "platform/x11/x11_display.h"
 
 namespace uiscope {
 namespace {
@@ -99,15 +98,10 @@ Status Validate(const ScreenshotRequest& request) {
 
 }  // namespace
 
-std::vector<StackedWindow> StackedWindows(const x11::X11Display& display) {
-  const std::vector<x11::TopLevel> tops = display.TopLevels();
+std::vector<StackedWindow> StackedWindows(const std::vector<WindowInfo>& windows) {
   std::vector<StackedWindow> out;
-  for (unsigned long id : display.StackingOrder()) {
-    for (const x11::TopLevel& t : tops) {
-      if (t.window != id) continue;
-      out.push_back({t.window, t.pid, t.title, t.bounds, t.frame});
-    }
-  }
+  out.reserve(windows.size());
+  for (const WindowInfo& w : windows) out.push_back({w.id, w.pid, w.title, w.bounds, w.Covers()});
   return out;
 }
 
@@ -288,23 +282,24 @@ Result<ScreenCapture*> ScreenshotService::CaptureFor(const std::string& display)
 
 Result<ScreenshotResult> ScreenshotService::Take(Workspace::Lease& lease,
                                                  const ScreenshotRequest& request) {
-  if (lease.display_connection == nullptr) {
+  if (lease.desktop == nullptr) {
     return MakeError(ErrorCode::kUnsupported, "screen capture is not available on this desktop (" +
                                                   lease.display + " has no X display)");
   }
   auto capture = CaptureFor(lease.display);
   if (!capture.ok()) return capture.error();
   ScreenshotRequest masked_request = request;
-  if (masked_request.windows.empty())
-    masked_request.windows = StackedWindows(*lease.display_connection);
+  auto listed = TopLevelWindows(lease);
+  if (!listed.ok()) return listed.error();
+  const std::vector<WindowInfo>& windows = *listed;
+  if (masked_request.windows.empty()) masked_request.windows = StackedWindows(windows);
   if (lease.observer != nullptr && lease.observer->hides_anything()) {
     // Deny-listed apps: their windows are blacked out, and one of them is
     // no window to capture (engine/privacy.h).
     const HiddenWindows hidden = HiddenWindows::Of(*lease.observer);
-    const std::vector<x11::TopLevel> windows = lease.display_connection->TopLevels();
     if (auto id = request.window.empty() ? std::nullopt : ParseXWindowId(request.window)) {
-      for (const x11::TopLevel& w : windows) {
-        if (w.window == *id && hidden.IsHidden(w)) {
+      for (const WindowInfo& w : windows) {
+        if (w.id == *id && hidden.IsHidden(w)) {
           return MakeError(ErrorCode::kDenied,
                            "window " + request.window +
                                " belongs to an application on the deny list (deny_apps of the "
@@ -312,7 +307,7 @@ Result<ScreenshotResult> ScreenshotService::Take(Workspace::Lease& lease,
         }
       }
     }
-    std::vector<Rect> areas = hidden.Regions(windows, lease.display_connection->StackingOrder());
+    std::vector<Rect> areas = hidden.Regions(windows);
     masked_request.masked.insert(masked_request.masked.end(), areas.begin(), areas.end());
   }
   // The marks (and a window named by element ID) come from the same

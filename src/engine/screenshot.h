@@ -51,8 +51,9 @@ struct StackedWindow {
   Rect frame;   // with the window manager's decorations: what it covers
 };
 
-// The client windows of `display`, bottom to top (X11Display::StackingOrder).
-std::vector<StackedWindow> StackedWindows(const x11::X11Display& display);
+// `windows` (bottom to top, as WindowSystem::ListWindows lists them) as
+// stacking sees them.
+std::vector<StackedWindow> StackedWindows(const std::vector<WindowInfo>& windows);
 
 struct ScreenshotRequest {
   std::optional<Rect> region;  // screen pixels; clipped to the screen

@@ -6,7 +6,6 @@
 #include "core/clock.h"
 #include "core/ids.h"
 #include "engine/privacy.h"
-#include "platform/x11/ximage_capture.h"
 #include "vision/labels.h"
 
 namespace uiscope {
@@ -41,7 +40,7 @@ Image CropImage(const Image& image, const Rect& rect) {
 }  // namespace
 
 std::vector<OcrTarget> FindVisionTargets(const Snapshot& snapshot,
-                                         const std::vector<x11::TopLevel>& top_levels,
+                                         const std::vector<WindowInfo>& top_levels,
                                          const ObserveRequest& scope) {
   std::vector<OcrTarget> out;
   std::vector<size_t> path;
@@ -90,18 +89,19 @@ Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease&
                                            const ObserveRequest& scope,
                                            const ocr::OcrOptions& options,
                                            const std::vector<Rect>& also_masked) {
-  if (lease.display_connection == nullptr) {
+  if (lease.capture == nullptr) {
     return MakeError(ErrorCode::kUnsupported,
                      "source \"vision\" needs the screen, and desktop " + lease.display +
                          " has none (a fake desktop); use sources [\"ax\"]");
   }
   const auto start = Clock::now();
-  const x11::X11Display& display = *lease.display_connection;
-  const Rect screen{0, 0, display.width(), display.height()};
+  const Rect screen{0, 0, lease.capture->screen_width(), lease.capture->screen_height()};
   std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
   passwords.insert(passwords.end(), also_masked.begin(), also_masked.end());
-  const std::vector<x11::TopLevel> tops = display.TopLevels();
-  const std::vector<unsigned long> stacking = display.StackingOrder();
+  auto listed = TopLevelWindows(lease);
+  if (!listed.ok()) return listed.error();
+  const std::vector<WindowInfo>& tops = *listed;
+  const std::vector<uint64_t> stacking = HiddenWindows::StackingOf(tops);
   // Deny-listed apps (engine/privacy.h): their windows are no targets, and
   // blanked where they show.
   const HiddenWindows hidden =
@@ -119,16 +119,17 @@ Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease&
     std::vector<Rect> masks = passwords;
     masks.insert(masks.end(), covered.begin(), covered.end());
     masks.insert(masks.end(), denied.begin(), denied.end());
-    auto image = x11::CaptureRegion(display, r);
-    if (!image.ok()) {
-      if (display.broken()) return image.error();
+    auto frame = lease.capture->CaptureRegion(r);
+    if (!frame.ok()) {
+      if (DesktopGone(lease)) return frame.error();
       result.warnings.push_back("could not capture " +
                                 (target.title.empty() ? "a window" : "\"" + target.title + "\"") +
-                                " for vision: " + image.error().message);
+                                " for vision: " + frame.error().message);
       continue;
     }
+    const Image& image = frame->image;
     const auto detect_start = Clock::now();
-    auto elements = detector.Detect(*image, Point{r.x, r.y}, masks);
+    auto elements = detector.Detect(image, Point{r.x, r.y}, masks);
     result.detect_ms += MsSince(detect_start);
     if (!elements.ok()) return elements.error();
     std::erase_if(*elements, [&](const vision::Element& e) {
@@ -160,7 +161,7 @@ Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease&
     std::vector<ocr::OcrLine> lines;
     const auto label_start = Clock::now();
     for (const Rect& region : vision::LabelRegions(to_label, r)) {
-      const Image crop = CropImage(*image, region.Translated(-r.x, -r.y));
+      const Image crop = CropImage(image, region.Translated(-r.x, -r.y));
       if (!crop.Valid()) continue;
       auto text = reader.ReadImage(crop, Point{region.x, region.y}, options, masks);
       if (!text.ok()) {

@@ -39,7 +39,7 @@ namespace uiscope {
 // from the tree (path empty), in the form OCR targets take
 // (engine/ocr_nodes.h).
 std::vector<OcrTarget> FindVisionTargets(const Snapshot& snapshot,
-                                         const std::vector<x11::TopLevel>& top_levels,
+                                         const std::vector<WindowInfo>& top_levels,
                                          const ObserveRequest& scope);
 
 struct VisionTargetDetections {

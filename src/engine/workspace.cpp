@@ -19,7 +19,7 @@ Workspace::Workspace(std::unique_ptr<Accessibility> accessibility, Frame frame)
 
 Workspace::Workspace(FakeDesktopParts parts) : fake_(true) {
   SetActionGate(nullptr);
-  auto desktop = std::make_unique<Desktop>();
+  auto desktop = std::make_unique<Entry>();
   desktop->connection.target.display = kFakeDisplay;
   desktop->connection.frame = parts.frame;
   desktop->connection.accessibility = std::move(parts.accessibility);
@@ -34,7 +34,7 @@ Workspace::Workspace(FakeDesktopParts parts) : fake_(true) {
   desktops_[kFakeDisplay] = std::move(desktop);
 }
 
-Workspace::Desktop::~Desktop() {
+Workspace::Entry::~Entry() {
   // Apps launched into the desktop belong to its user, not to this server:
   // they keep running (a stopped headless desktop ends them anyway).
   if (hands) {
@@ -46,28 +46,36 @@ void Workspace::SetActionGate(std::shared_ptr<ActionGate> gate) {
   gate_ = gate ? std::move(gate) : std::make_shared<AllowAllGate>();
 }
 
-Status Workspace::OpenHands(Desktop& desktop) {
+Status Workspace::OpenHands(Entry& desktop) {
   if (desktop.hands) return OkStatus();
-  const std::string& display = desktop.connection.target.display;
+  Desktop& screen = *desktop.connection.desktop;
   auto hands = std::make_unique<Hands>();
-  auto input = OpenXTestInput(display);
+  auto input = screen.OpenInput();
   if (!input.ok()) return input.error();
   hands->input = std::move(input).value();
-  auto windows = OpenX11Windows(display);
+  auto windows = screen.OpenWindows();
   if (!windows.ok()) return windows.error();
   hands->windows = std::move(windows).value();
-  auto capture = OpenScreenCapture(display);
+  auto capture = screen.OpenCapture();
   if (!capture.ok()) return capture.error();
   hands->capture = std::move(capture).value();
   desktop.hands = std::move(hands);
   return OkStatus();
 }
 
-void Workspace::Fill(Lease& lease, Desktop& desktop) const {
+void Workspace::Fill(Lease& lease, Entry& desktop) const {
   lease.observer = desktop.observer.get();
   lease.accessibility = desktop.connection.accessibility.get();
   lease.frame = desktop.connection.frame;
-  lease.display_connection = desktop.connection.display.get();
+  Desktop* screen = desktop.connection.desktop.get();
+  Hands* hands = desktop.hands.get();
+  lease.desktop = screen;
+  lease.capture = screen != nullptr  ? &screen->capture()
+                  : hands != nullptr ? hands->capture.get()
+                                     : nullptr;
+  lease.windows = screen != nullptr  ? &screen->windows()
+                  : hands != nullptr ? hands->windows.get()
+                                     : nullptr;
   lease.gate = gate_.get();
   lease.learner = options_.learner.get();
 }
@@ -109,11 +117,11 @@ Result<DesktopTarget> Workspace::DefaultTarget(std::vector<std::string>* notes) 
   return DesktopTarget{info.display_name, info.dbus_address, info.id};
 }
 
-Result<Workspace::Desktop*> Workspace::Open(const DesktopTarget& target) {
+Result<Workspace::Entry*> Workspace::Open(const DesktopTarget& target) {
   if (auto it = desktops_.find(target.display); it != desktops_.end()) return it->second.get();
   auto connection = ConnectDesktop(target, options_.accessibility_mirror);
   if (!connection.ok()) return connection.error();
-  auto desktop = std::make_unique<Desktop>();
+  auto desktop = std::make_unique<Entry>();
   desktop->connection = std::move(connection).value();
   desktop->observer =
       std::make_unique<Observer>(*desktop->connection.accessibility, desktop->connection.frame);
@@ -122,12 +130,9 @@ Result<Workspace::Desktop*> Workspace::Open(const DesktopTarget& target) {
   desktop->observer->set_anchor_store(
       std::make_unique<IdAnchorStore>(IdAnchorStore::DirFor(target.display)));
   // Without its windows an app that does not answer is only named, not shown.
-  if (auto windows = OpenX11Windows(target.display); windows.ok()) {
-    desktop->observer_windows = std::move(windows).value();
-    desktop->observer->set_windows(desktop->observer_windows.get());
-  }
+  desktop->observer->set_windows(&desktop->connection.desktop->windows());
   desktop->observer->set_app_health_file(AppHealthFile(SessionStateDir(), target.display));
-  Desktop* raw = desktop.get();
+  Entry* raw = desktop.get();
   desktops_[target.display] = std::move(desktop);
   return raw;
 }
@@ -139,7 +144,7 @@ Result<Workspace::Lease> Workspace::Acquire(const std::string& session_id, Need 
     if (!session_id.empty() && session_id != "fake") {
       return MakeError(ErrorCode::kNotFound, "no session \"" + session_id + "\" (sessions: fake)");
     }
-    Desktop* d = desktops_.begin()->second.get();
+    Entry* d = desktops_.begin()->second.get();
     Fill(lease, *d);
     if (need == Need::kHands) lease.hands = d->hands.get();
     lease.display = kFakeDisplay;
@@ -175,7 +180,7 @@ Result<Workspace::Lease> Workspace::Acquire(const std::string& session_id, Need 
 void Workspace::ResetFake(std::unique_ptr<Accessibility> accessibility) {
   std::lock_guard lock(mutex_);
   if (!fake_) return;
-  Desktop& d = *desktops_.begin()->second;
+  Entry& d = *desktops_.begin()->second;
   d.observer = std::make_unique<Observer>(*accessibility, d.connection.frame);
   d.observer->set_windows(d.hands ? d.hands->windows.get() : nullptr);
   d.connection.accessibility = std::move(accessibility);
@@ -185,6 +190,11 @@ void Workspace::ResetFake(std::unique_ptr<Accessibility> accessibility) {
 void Workspace::Invalidate(const std::string& display) {
   std::lock_guard lock(mutex_);
   if (!fake_) desktops_.erase(display);
+}
+
+Result<std::vector<WindowInfo>> TopLevelWindows(const Workspace::Lease& lease) {
+  if (lease.windows == nullptr) return std::vector<WindowInfo>{};
+  return lease.windows->ListWindows();
 }
 
 }  // namespace uiscope

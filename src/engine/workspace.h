@@ -114,9 +114,15 @@ class Workspace {
     Hands* hands = nullptr;
     ActionGate* gate = nullptr;
     Learner* learner = nullptr;  // null: nothing is learned
-    // The desktop's X connection, for capture; null on a fake desktop.
-    // Check broken(): a display whose server died needs Invalidate().
-    x11::X11Display* display_connection = nullptr;
+    // The desktop (platform/desktop.h); null on a fake desktop. Check
+    // broken(): a desktop whose server died needs Invalidate().
+    Desktop* desktop = nullptr;
+    // The desktop's screen, for observing by pixels (OCR, vision, read_text):
+    // the desktop's own, or a fake desktop's capture; null without one.
+    ScreenCapture* capture = nullptr;
+    // The desktop's top-level windows, for observing (what is shown where,
+    // what covers what); null on a fake desktop without them.
+    WindowSystem* windows = nullptr;
     std::string display;             // ":N"
     std::string session_id;          // the uiscope session owning it ("" = none)
     std::vector<std::string> notes;  // things the caller should tell the user
@@ -144,28 +150,38 @@ class Workspace {
   uint64_t generation() const { return generation_.load(); }
 
  private:
-  struct Desktop {
+  // One desktop the workspace serves. The observer's view of the windows
+  // (Observer::set_windows) is the desktop's own, apart from the hands' so
+  // that observing needs no input.
+  struct Entry {
     DesktopConnection connection;
-    // The observer's own view of the windows (Observer::set_windows), apart
-    // from the hands' so that observing needs no input.
-    std::unique_ptr<WindowSystem> observer_windows;
     std::unique_ptr<Observer> observer;
     std::unique_ptr<Hands> hands;  // opened on first need
-    ~Desktop();
+    ~Entry();
   };
-  Status OpenHands(Desktop& desktop);
-  void Fill(Lease& lease, Desktop& desktop) const;
+  Status OpenHands(Entry& entry);
+  void Fill(Lease& lease, Entry& entry) const;
 
   Result<DesktopTarget> DefaultTarget(std::vector<std::string>* notes);
-  Result<Desktop*> Open(const DesktopTarget& target);
+  Result<Entry*> Open(const DesktopTarget& target);
 
   WorkspaceOptions options_;
   std::mutex mutex_;
-  std::map<std::string, std::unique_ptr<Desktop>> desktops_;  // by display
+  std::map<std::string, std::unique_ptr<Entry>> desktops_;  // by display
   std::unique_ptr<HeadlessDesktop> own_desktop_;              // started on first need
   bool fake_ = false;
   std::atomic<uint64_t> generation_{0};
   std::shared_ptr<ActionGate> gate_;
 };
+
+// Whether the lease's desktop lost its server (a fake desktop never does).
+inline bool DesktopGone(const Workspace::Lease& lease) {
+  return lease.desktop != nullptr && lease.desktop->broken();
+}
+
+// The top-level windows of the lease's desktop, bottom to top
+// (WindowSystem::ListWindows); none without a window system. Unavailable
+// when the display went away.
+Result<std::vector<WindowInfo>> TopLevelWindows(const Workspace::Lease& lease);
 
 }  // namespace uiscope

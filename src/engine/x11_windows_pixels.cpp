@@ -34,7 +34,7 @@ std::string Titles(const Node& app) {
 Status AddPixelsOfX11Windows(Perception& perception, Workspace::Lease& lease,
                              const ObserveRequest& request, TextReader* reader,
                              const ocr::OcrOptions& ocr_options, const vision::Detector* detector) {
-  if (lease.display_connection == nullptr) return OkStatus();
+  if (lease.capture == nullptr) return OkStatus();
   Observation& obs = perception.observation;
   std::vector<size_t> blind;
   for (size_t i = 0; i < obs.snapshot.roots.size(); ++i) {
@@ -89,7 +89,7 @@ Status AddPixelsOfX11Windows(Perception& perception, Workspace::Lease& lease,
     const Status read = AddPixelSources(one, lease, scope, Sources{true, true, true, false}, reader,
                                         ocr_options, detector);
     if (!read.ok()) {
-      if (lease.display_connection->broken()) return read;
+      if (DesktopGone(lease)) return read;
       obs.warnings.push_back("could not read the " + Titles(app) + " of " + Label(app) +
                              " from pixels: " + read.error().message);
       continue;

@@ -32,8 +32,15 @@ struct WindowInfo {
   std::string app_instance;  // WM_CLASS instance ("gedit"); "" when unset
   int pid = 0;               // _NET_WM_PID, else the X server's (X-Resource); 0 = unknown
   Rect bounds;               // client area
+  // The window with the decorations its window manager draws around it
+  // (title bar, borders: _NET_FRAME_EXTENTS); the same as `bounds` without a
+  // window manager, empty when the backend does not know. What it covers.
+  Rect frame;
   bool visible = true;       // mapped and viewable (false: minimised or hidden)
   bool focused = false;      // the active window (EWMH) / has the input focus
+
+  // What the window covers on screen: its frame when known, else its bounds.
+  Rect Covers() const { return frame.Empty() ? bounds : frame; }
 };
 
 class WindowSystem {

@@ -171,9 +171,9 @@ Result<std::vector<Rect>> WebApi::HiddenAreas(const std::string& id) {
   if (lease->observer == nullptr) return std::vector<Rect>{};
   const HiddenWindows hidden = HiddenWindows::Of(*lease->observer);
   if (hidden.empty()) return std::vector<Rect>{};  // no deny list: costs nothing
-  if (lease->display_connection == nullptr) return std::vector<Rect>{};
-  const x11::X11Display& display = *lease->display_connection;
-  return hidden.Regions(display.TopLevels(), display.StackingOrder());
+  auto windows = TopLevelWindows(*lease);
+  if (!windows.ok()) return windows.error();
+  return hidden.Regions(*windows);
 }
 
 mcp::HttpReply WebApi::Tiles(const Query&) {

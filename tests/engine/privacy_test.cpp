@@ -24,9 +24,9 @@ bool Denied(const std::string& app) {
   return app == "KeePassXC" || app == "keepassxc" || app == "Seahorse";
 }
 
-x11::TopLevel Top(unsigned long id, int pid, Rect bounds, std::string app_class = "") {
-  x11::TopLevel t;
-  t.window = id;
+WindowInfo Top(unsigned long id, int pid, Rect bounds, std::string app_class = "") {
+  WindowInfo t;
+  t.id = id;
   t.pid = pid;
   t.bounds = bounds;
   t.frame = bounds;
@@ -71,7 +71,7 @@ TEST(HiddenWindows, ByAccessibleProcessByWmClassNotOthers) {
   EXPECT_FALSE(hidden.IsHidden(Top(4, static_cast<int>(getpid()), Rect{})));
   auto visible = hidden.Visible({Top(1, 5151, Rect{}), Top(3, 4242, Rect{})});
   ASSERT_EQ(visible.size(), 1u);
-  EXPECT_EQ(visible[0].window, 3u);
+  EXPECT_EQ(visible[0].id, 3u);
 }
 
 TEST(HiddenWindows, RegionsLeaveAllowedWindowsOnTopVisible) {
@@ -79,7 +79,7 @@ TEST(HiddenWindows, RegionsLeaveAllowedWindowsOnTopVisible) {
   Observer observer(ax, Frame{1920, 1080, 1});
   observer.set_hide_app(Denied);
   HiddenWindows hidden = HiddenWindows::Of(observer);
-  const std::vector<x11::TopLevel> windows = {Top(1, 5151, Rect{0, 0, 400, 300}),
+  const std::vector<WindowInfo> windows = {Top(1, 5151, Rect{0, 0, 400, 300}),
                                               Top(2, 4242, Rect{200, 0, 400, 300})};
   // The allowed window above the hidden one: only the uncovered part is masked.
   auto under = hidden.Regions(windows, {1, 2});

@@ -12,7 +12,6 @@
 #include "engine/desktop.h"
 #include "image/draw.h"
 #include "image/test_decode.h"
-#include "platform/x11/xshm_capture.h"
 #include "support/desktop_fixture.h"
 #include "support/fake_accessibility.h"
 #include "support/tree_queries.h"
@@ -432,7 +431,9 @@ class ScreenshotDesktopTest : public ::testing::Test {
 TEST_F(ScreenshotDesktopTest, MarksAreDrawnOnTheLoginButton) {
   auto login_box = test::FixtureBox(*fixture_, "widget login");
   ASSERT_TRUE(login_box.ok()) << login_box.error().ToString();
-  auto capture = x11::XShmCapture::Create(*conn_.display);
+  auto opened = conn_.desktop->OpenCapture();
+  ASSERT_TRUE(opened.ok()) << opened.error().ToString();
+  ScreenCapture* capture = opened->get();
   for (int max_width : {0, 960}) {
     SCOPED_TRACE("max_width " + std::to_string(max_width));
     ScreenshotRequest request = request_;

@@ -197,8 +197,12 @@ TEST_F(VerifyDesktopTest, MarksOfACoveredWindowSkipTheCoveredPart) {
   ASSERT_NE(over, nullptr);
 
   Rect over_frame;
+  auto x_windows = OpenX11Windows(desktop().info().display_name);
+  ASSERT_TRUE(x_windows.ok()) << x_windows.error().message;
   ASSERT_TRUE(test::WaitUntil([&] {
-    const std::vector<StackedWindow> stack = StackedWindows(*display_);
+    auto listed = (*x_windows)->ListWindows();
+    if (!listed.ok()) return false;
+    const std::vector<StackedWindow> stack = StackedWindows(*listed);
     if (stack.empty() || stack.back().pid != over->pid()) return false;
     over_frame = stack.back().frame;
     return true;

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "core/ids.h"
+#include "ocr_test_support.h"
+#include "support/fake_screen.h"
 #include "support/tree_queries.h"
 
 namespace uiscope {
@@ -57,8 +59,8 @@ Snapshot Demo() {
 TEST(OcrNodesTest, TargetsAreBlindWindowsWidgetsAndMissingWindows) {
   Snapshot s = Demo();
   auto top = [](unsigned long window, const char* title, int pid, Rect bounds, bool focused) {
-    x11::TopLevel t;
-    t.window = window;
+    WindowInfo t;
+    t.id = window;
     t.title = title;
     t.pid = pid;
     t.bounds = bounds;
@@ -66,7 +68,7 @@ TEST(OcrNodesTest, TargetsAreBlindWindowsWidgetsAndMissingWindows) {
     t.focused = focused;
     return t;
   };
-  std::vector<x11::TopLevel> tops = {
+  std::vector<WindowInfo> tops = {
       top(0x100, "Main", 4242, Rect{0, 0, 400, 300}, true),       // in the tree
       top(0x150, "Blank", 4242, Rect{500, 0, 300, 200}, false),   // in the tree
       top(0x200, "xterm", 777, Rect{100, 400, 600, 300}, false),  // missing
@@ -100,8 +102,8 @@ TEST(OcrNodesTest, WindowsTheXServerDoesNotShowAreNotRead) {
                          {MakeNode(Role::kPanel, "", Rect{100, 25, 460, 88})});
   s.roots.push_back(MakeNode(Role::kApplication, "chromium", Rect{}, {main, bubble, bubble}));
   s.roots[0].bounds.reset();
-  x11::TopLevel shown;
-  shown.window = 0x100;
+  WindowInfo shown;
+  shown.id = 0x100;
   shown.title = "Page";
   shown.pid = 4242;
   shown.bounds = shown.frame = Rect{0, 0, 800, 600};
@@ -116,8 +118,8 @@ TEST(OcrNodesTest, WindowsTheXServerDoesNotShowAreNotRead) {
 // by the process name the kernel cuts at 15 characters ("gnome-calculato").
 TEST(OcrNodesTest, MissingWindowsAreScopedAndNamedByTheirWmClass) {
   Snapshot s;
-  x11::TopLevel calc;
-  calc.window = 0x500;
+  WindowInfo calc;
+  calc.id = 0x500;
   calc.title = "Calculator";
   calc.pid = 0;  // no process to name it: only WM_CLASS can
   calc.bounds = calc.frame = Rect{100, 100, 360, 500};
@@ -272,6 +274,45 @@ TEST(OcrNodesTest, MissingWindowsGetAnApplicationAndAWindow) {
   EXPECT_EQ(window.children[0].name, "$ make test");
   EXPECT_EQ(window.children[0].window, window.id);
   EXPECT_EQ(window.children[0].app, "xterm");
+}
+
+
+// Issue 20: OCR nodes are read through the desktop's ScreenCapture and
+// WindowSystem alone, so a fake desktop (in-memory screen, listed windows)
+// serves them as X11 does: a window the tree lacks is captured, read and
+// merged, with the text of the pixels under it.
+TEST(OcrNodesTest, AWindowMissingFromTheTreeIsReadOnAFakeScreen) {
+  const Image ui = test::LoadPng(std::string(UISCOPE_TEST_IMAGES) + "/ui.png");
+  ASSERT_TRUE(ui.Valid());
+  const Rect at{60, 40, ui.width, ui.height};
+  WindowInfo window;
+  window.id = 0x700;
+  window.title = "Fixture";
+  window.app_instance = "fixture";
+  window.bounds = window.frame = at;
+  auto workspace = test::WorkspaceShowing(ui, window);
+  auto lease = workspace->Acquire();
+  ASSERT_TRUE(lease.ok()) << lease.error().ToString();
+  auto observed = lease->observer->Observe(ObserveRequest{});
+  ASSERT_TRUE(observed.ok()) << observed.error().ToString();
+  Snapshot snapshot = observed->snapshot;
+
+  TextReader reader;
+  auto read = AddOcrSource(snapshot, *lease, reader, ObserveRequest{}, ocr::OcrOptions{});
+  ASSERT_TRUE(read.ok()) << read.error().ToString();
+  EXPECT_EQ(read->targets, 1);
+  const Node* found = nullptr;
+  ForEachNode(snapshot.roots, [&](const Node& n, int) {
+    if (n.role == Role::kWindow && n.name == "Fixture") found = &n;
+  });
+  ASSERT_NE(found, nullptr) << "the window missing from the tree is added";
+  EXPECT_EQ(found->bounds, at);
+  std::string text;
+  ForEachNode(found->children,
+              [&](const Node& n, int) { text += n.name + " " + n.value + "\n"; });
+  for (const char* label : {"Login", "Password", "Cancel"}) {
+    EXPECT_NE(text.find(label), std::string::npos) << label << " missing from:\n" << text;
+  }
 }
 
 }  // namespace

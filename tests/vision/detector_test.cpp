@@ -7,7 +7,9 @@
 #include <algorithm>
 
 #include "../ocr/ocr_test_support.h"
+#include "engine/vision_nodes.h"
 #include "image/draw.h"
+#include "support/fake_screen.h"
 #include "vision/classical_detector.h"
 #include "vision/labels.h"
 
@@ -371,6 +373,46 @@ TEST(LabelsTest, RegionsCoverLabelsBesideAndMerge) {
   EXPECT_TRUE(regions[0].Contains(Rect{116, 100, 150, 16})) << "room for the label at the right";
   EXPECT_TRUE(regions[1].Contains(Rect{450, 400, 150, 30})) << "room for the label at the left";
   for (const Rect& r : regions) EXPECT_TRUE((Rect{0, 0, 1000, 800}).Contains(r));
+}
+
+
+// Issue 20: vision reads the desktop through its ScreenCapture and
+// WindowSystem alone, so a fake desktop serves it as X11 does: the controls
+// of a window the tree lacks (the synthesised screen, on an in-memory
+// screen) become nodes of that window with their roles, in screen pixels.
+TEST(VisionOnAFakeScreenTest, ControlsOfAWindowMissingFromTheTreeBecomeNodes) {
+  std::vector<Expected> expected;
+  const Image synth = Screen(&expected);
+  const Rect at{100, 80, synth.width, synth.height};
+  WindowInfo window;
+  window.id = 0x900;
+  window.title = "Synthesised";
+  window.app_instance = "synth";
+  window.bounds = window.frame = at;
+  auto workspace = test::WorkspaceShowing(synth, window);
+  auto lease = workspace->Acquire();
+  ASSERT_TRUE(lease.ok()) << lease.error().ToString();
+  auto observed = lease->observer->Observe(ObserveRequest{});
+  ASSERT_TRUE(observed.ok()) << observed.error().ToString();
+  Snapshot snapshot = observed->snapshot;
+
+  ClassicalDetector detector;
+  TextReader reader;
+  auto seen = AddVisionSource(snapshot, *lease, reader, detector, ObserveRequest{});
+  ASSERT_TRUE(seen.ok()) << seen.error().ToString();
+  EXPECT_EQ(seen->targets, 1);
+  EXPECT_GE(seen->detected, static_cast<int>(expected.size()));
+  std::vector<const Node*> nodes;
+  ForEachNode(snapshot.roots, [&](const Node& n, int) {
+    if (n.source == Source::kVision && n.bounds) nodes.push_back(&n);
+  });
+  for (const Expected& e : expected) {
+    const Rect on_screen = e.bounds.Translated(at.x, at.y);
+    const bool found = std::any_of(nodes.begin(), nodes.end(), [&](const Node* n) {
+      return n->role == e.role && IoU(*n->bounds, on_screen) >= 0.5;
+    });
+    EXPECT_TRUE(found) << RoleName(e.role) << " at " << e.bounds.x << "," << e.bounds.y;
+  }
 }
 
 }  // namespace

@@ -137,8 +137,9 @@ TEST(FixtureVisionDesktopTest, VisionAloneFindsTheWidgetsAndThePaintedShapes) {
   ASSERT_TRUE(detector.ok());
   auto lease = f.workspace().Acquire();
   ASSERT_TRUE(lease.ok());
-  auto image = x11::CaptureRegion(*lease->display_connection, window);
-  ASSERT_TRUE(image.ok()) << image.error().ToString();
+  auto frame = lease->capture->CaptureRegion(window);
+  ASSERT_TRUE(frame.ok()) << frame.error().ToString();
+  const Image* image = &frame->image;
   const auto start = std::chrono::steady_clock::now();
   auto elements = (*detector)->Detect(*image, Point{window.x, window.y});
   const double ms =
@@ -514,7 +515,8 @@ TEST(XcalcVisionDesktopTest, AnAppWithoutAccessibilityIsSeenByVisionAlone) {
           last = "no window \"Calculator\" among " + std::to_string(snapshot.roots.size()) +
                  " applications; xcalc " + (xcalc->Running() ? "runs" : "has exited") +
                  "; X top-levels:";
-          for (const x11::TopLevel& t : lease->display_connection->TopLevels()) {
+          auto tops = TopLevelWindows(*lease);
+          for (const WindowInfo& t : tops.ok() ? *tops : std::vector<WindowInfo>{}) {
             last += " \"" + t.title + "\" at " + std::to_string(t.bounds.x) + "," +
                     std::to_string(t.bounds.y) + " " + std::to_string(t.bounds.w) + "x" +
                     std::to_string(t.bounds.h);

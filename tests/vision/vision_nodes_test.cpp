@@ -46,8 +46,8 @@ Snapshot Demo() {
 TEST(VisionNodesTest, TargetsAreTheTreeWindowsAndTheMissingOnes) {
   Snapshot s = Demo();
   auto top = [](unsigned long window, const char* title, int pid, Rect bounds, bool focused) {
-    x11::TopLevel t;
-    t.window = window;
+    WindowInfo t;
+    t.id = window;
     t.title = title;
     t.pid = pid;
     t.bounds = bounds;
@@ -55,7 +55,7 @@ TEST(VisionNodesTest, TargetsAreTheTreeWindowsAndTheMissingOnes) {
     t.focused = focused;
     return t;
   };
-  std::vector<x11::TopLevel> tops = {
+  std::vector<WindowInfo> tops = {
       top(0x100, "Main", 4242, Rect{0, 0, 400, 300}, true),        // in the tree
       top(0x200, "Calculator", 0, Rect{500, 0, 240, 320}, false),  // no accessibility
   };
@@ -75,8 +75,8 @@ TEST(VisionNodesTest, WindowsTheXServerDoesNotShowAreNoTargets) {
   bubble.states.Set(State::kShowing);
   s.roots[0].children.push_back(bubble);
   s.roots[0].children.push_back(bubble);
-  x11::TopLevel main;
-  main.window = 0x100;
+  WindowInfo main;
+  main.id = 0x100;
   main.title = "Main";
   main.pid = 4242;
   main.bounds = main.frame = Rect{0, 0, 400, 300};

@@ -9,7 +9,6 @@
 #include "engine/learner.h"
 #include "engine/workspace.h"
 #include "memory/target_store.h"
-#include "platform/x11/ximage_capture.h"
 #include "policy_flags.h"
 
 namespace uiscope::cli {
@@ -86,10 +85,7 @@ int RunTeach(const GlobalFlags& g, const TeachFlags& f) {
   auto obs = lease->observer->Observe(ObserveRequest{});
   if (!obs.ok()) return Fail(g, obs.error());
   RegionCapture capture;
-  if (lease->display_connection != nullptr) {
-    const x11::X11Display* display = lease->display_connection;
-    capture = [display](const Rect& r) { return x11::CaptureRegion(*display, r); };
-  }
+  if (lease->capture != nullptr) capture = RegionsOf(*lease->capture);
   const Rect bounds{at->x - size.x / 2, at->y - size.y / 2, size.x, size.y};
   auto taught = learner->Teach(obs->snapshot.roots, f.label, bounds, *role, capture);
   if (!taught.ok()) return Fail(g, taught.error());

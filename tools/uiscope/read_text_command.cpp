@@ -50,7 +50,7 @@ int RunReadTextCommand(const GlobalFlags& g, const ReadTextFlags& f) {
   // without it, pixels can still be read, with a warning from ReadText.
   std::optional<DesktopConnection> conn;
   std::optional<Observer> observer;
-  std::unique_ptr<x11::X11Display> x_only;
+  std::unique_ptr<Desktop> x_only;
   std::string ax_error;
   if (auto c = ConnectDesktop(*target); c.ok()) {
     conn = std::move(c).value();
@@ -58,14 +58,16 @@ int RunReadTextCommand(const GlobalFlags& g, const ReadTextFlags& f) {
     observer->set_hide_app(HiddenApps(*policy));
   } else {
     ax_error = c.error().message;
-    auto x = x11::X11Display::Open(target->display);
+    auto x = OpenX11Desktop(target->display);
     if (!x.ok()) return Fail(g, x.error());
     x_only = std::move(x).value();
   }
   std::mutex mutex;  // a lease holds a lock; nothing else contends here
   Workspace::Lease lease;
   lease.observer = observer ? &*observer : nullptr;
-  lease.display_connection = conn ? conn->display.get() : x_only.get();
+  lease.desktop = conn ? conn->desktop.get() : x_only.get();
+  lease.capture = &lease.desktop->capture();
+  lease.windows = &lease.desktop->windows();
   lease.display = target->display;
   lease.session_id = target->session_id;
   lease.lock = std::unique_lock(mutex);

@@ -332,7 +332,7 @@ Confirmer::Attempt RunOnce(ActionTools& tools, const json& args, ToolContext& ct
   auto result =
       named ? PerformActionOnNamed(*lease, request, *named) : PerformAction(*lease, request);
   if (!result.ok()) {
-    const bool gone = lease->display_connection && lease->display_connection->broken();
+    const bool gone = DesktopGone(*lease);
     if (result.error().code == ErrorCode::kUnavailable || gone) {
       lease->lock.unlock();
       tools.workspace.Invalidate(display);

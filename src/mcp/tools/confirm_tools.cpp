@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "engine/gated_action.h"
 #include "mcp/tools/schemas.h"
 
 namespace uiscope::mcp {
@@ -87,18 +88,18 @@ Confirmer::Confirmer(std::shared_ptr<ActionGate> gate)
 Confirmer::Attempt Confirmer::GatedAttempt(
     ActionGate& gate, PlannedAction action,
     const std::function<ToolResult(ActionOutcome*)>& perform) {
-  const GateDecision decision = gate.Check(action);
-  ActionOutcome outcome;
+  GatedAction checked(gate, action);
+  const GateDecision decision = checked.decision();
   if (decision.verdict == GateVerdict::kNeedsConfirmation) {
-    gate.Record(action, decision, outcome);
+    checked.Record();
     return Attempt::Held(decision);
   }
-  if (decision.verdict != GateVerdict::kAllow) {
-    gate.Record(action, decision, outcome);
+  if (!checked.allowed()) {
+    checked.Record();
     return Attempt::Done(Refused(action, decision));
   }
-  ToolResult result = perform(&outcome);
-  gate.Record(action, decision, outcome);
+  ToolResult result = perform(&checked.outcome());
+  checked.Record();
   return Attempt::Done(std::move(result));
 }
 

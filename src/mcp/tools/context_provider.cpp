@@ -12,7 +12,6 @@
 #include "engine/observe.h"
 #include "engine/plan.h"
 #include "image/image_diff.h"
-#include "platform/x11/ximage_capture.h"
 #include "safety/audit.h"
 
 namespace uiscope::mcp {
@@ -204,10 +203,9 @@ class TreeWatch final : public ResourceWatch {
     auto lease = workspace_.Acquire(session_);
     if (!lease.ok()) return lease.error();
     std::optional<Image> pixels;
-    if (lease->display_connection != nullptr && !lease->display_connection->broken()) {
-      auto image = x11::CaptureRegion(*lease->display_connection,
-                                      Rect{0, 0, lease->frame.width, lease->frame.height});
-      if (image.ok()) pixels = std::move(*image);
+    if (lease->capture != nullptr && !DesktopGone(*lease)) {
+      auto frame = lease->capture->CaptureRegion(Rect{0, 0, lease->frame.width, lease->frame.height});
+      if (frame.ok()) pixels = std::move(frame->image);
     }
     double diff = 0;
     if (pixels_ && pixels) {

@@ -185,7 +185,7 @@ Result<Observation> ObserveOnce(DesktopTools& tools, const json& args, const Sou
                              : "reading the accessibility tree");
   auto perceived =
       Perceive(*lease, ObserveRequestFrom(args), sources, tools.reader.get(), ocr::OcrOptions{});
-  const bool display_gone = lease->display_connection && lease->display_connection->broken();
+  const bool display_gone = DesktopGone(*lease);
   if (!perceived.ok()) {
     if (perceived.error().code == ErrorCode::kUnavailable || display_gone) {
       lease->lock.unlock();

@@ -1,7 +1,6 @@
 #include "mcp/tools/memory_tools.h"
 
 #include "mcp/tools/schemas.h"
-#include "platform/x11/ximage_capture.h"
 
 namespace uiscope::mcp {
 namespace {
@@ -40,10 +39,7 @@ ToolResult Teach(const MemoryToolsPtr& tools, const json& args, ToolContext& ctx
   auto obs = lease->observer->Observe(ObserveRequest{});
   if (!obs.ok()) return ToolResult::FromError(obs.error());
   RegionCapture capture;
-  if (lease->display_connection != nullptr) {
-    const x11::X11Display* display = lease->display_connection;
-    capture = [display](const Rect& r) { return x11::CaptureRegion(*display, r); };
-  }
+  if (lease->capture != nullptr) capture = RegionsOf(*lease->capture);
   const Rect bounds{x - w / 2, y - h / 2, w, h};
   auto taught = tools->learner->Teach(obs->snapshot.roots, label, bounds, role, capture);
   if (!taught.ok()) return ToolResult::FromError(taught.error());

@@ -183,27 +183,6 @@ std::vector<TopLevel> X11Display::TopLevels() const {
   return out;
 }
 
-std::vector<unsigned long> X11Display::StackingOrder() const {
-  Display* d = display_;
-  Window root = DefaultRootWindow(d);
-  std::vector<Window> windows = WindowList(d, root, "_NET_CLIENT_LIST_STACKING");
-  if (windows.empty()) {
-    Window root_ret = 0, parent = 0;
-    Window* children = nullptr;
-    unsigned int n = 0;
-    if (XQueryTree(d, root, &root_ret, &parent, &children, &n) && children != nullptr) {
-      XPtr<Window> owned(children);
-      for (unsigned int i = 0; i < n; ++i) {
-        XWindowAttributes attrs;
-        if (XGetWindowAttributes(d, children[i], &attrs) && attrs.map_state == IsViewable) {
-          windows.push_back(children[i]);
-        }
-      }
-    }
-  }
-  return std::vector<unsigned long>(windows.begin(), windows.end());
-}
-
 std::vector<Rect> X11Display::MappedPopups() const {
   std::vector<Rect> popups;
   for (const auto& [w, attrs] : ViewableRootChildren(display_, /*override_redirect=*/true)) {

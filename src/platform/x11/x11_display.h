@@ -50,11 +50,6 @@ class X11Display {
   // Top-level client windows: EWMH _NET_CLIENT_LIST when a window manager
   // runs, else the mapped children of the root window.
   std::vector<TopLevel> TopLevels() const;
-  // The client windows from bottom to top: EWMH _NET_CLIENT_LIST_STACKING
-  // when a window manager runs, else the root window's mapped children in
-  // their stacking order. For what covers what (vision ignores the parts of
-  // a window that another one hides).
-  std::vector<unsigned long> StackingOrder() const;
   // The boxes (root coordinates) of the mapped override-redirect children of
   // the root window: open menus, combo popups, tooltips. GTK 2 never marks
   // the items of an open menu "showing"; being inside one of these says so.

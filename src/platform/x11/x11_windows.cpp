@@ -185,6 +185,14 @@ Result<std::vector<WindowInfo>> X11Windows::ListWindows() {
     Window child = 0;
     XTranslateCoordinates(d, w, root, 0, 0, &x, &y, &child);
     info.bounds = Rect{x, y, attrs.width, attrs.height};
+    info.frame = info.bounds;
+    // left, right, top, bottom, set by EWMH window managers on managed windows.
+    const std::vector<long> extents = LongProperty(d, w, "_NET_FRAME_EXTENTS", XA_CARDINAL);
+    if (extents.size() == 4) {
+      info.frame = Rect{x - static_cast<int>(extents[0]), y - static_cast<int>(extents[2]),
+                        attrs.width + static_cast<int>(extents[0] + extents[1]),
+                        attrs.height + static_cast<int>(extents[2] + extents[3])};
+    }
     info.visible = attrs.map_state == IsViewable;
     info.focused = w == *active;
     out.push_back(std::move(info));
