@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "platform/vnc/vnc_address.h"
+#include "platform/vnc/vnc_desktop.h"
 #include "session/headless_desktop.h"
 
 namespace uiscope {
@@ -21,15 +23,51 @@ std::string DisplayBase(std::string d) {
 
 }  // namespace
 
-Result<DesktopTarget> ResolveDesktop(const std::string& display_flag) {
+DesktopTarget TargetOf(const DesktopInfo& session) {
+  DesktopTarget t;
+  t.display = session.display_name;
+  t.dbus_address = session.dbus_address;
+  t.session_id = session.id;
+  t.backend = session.backend;
+  t.password_file = session.password_file;
+  return t;
+}
+
+Result<DesktopTarget> ResolveDesktop(const std::string& display_flag,
+                                     const std::string& session_flag) {
+  if (!display_flag.empty() && !session_flag.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "--display and --session both name a desktop: give one");
+  }
+  const std::string session_id = !session_flag.empty()  ? session_flag
+                                 : display_flag.empty() ? Env("UISCOPE_SESSION")
+                                                        : "";
+  if (!session_id.empty()) {
+    auto session = FindSession(session_id);
+    if (!session.ok()) return session.error();
+    if (!session->alive) {
+      return MakeError(
+          ErrorCode::kUnavailable,
+          "session " + session->id + " (" + session->display_name + ") is dead (" +
+              session->problem + "). " +
+              (session->backend == "vnc" ? "Start its VNC server again, or detach it with `uiscope "
+                                           "session stop " +
+                                               session->id + "`"
+                                         : "Stop it with `uiscope session stop " + session->id +
+                                               "` and start a new one"));
+    }
+    return TargetOf(*session);
+  }
   DesktopTarget t;
   std::string env_display = Env("DISPLAY");
   t.display = !display_flag.empty() ? display_flag : env_display;
   if (t.display.empty()) {
     return MakeError(ErrorCode::kUnavailable,
-                     "no display: DISPLAY is not set and --display was not given. Start a "
-                     "headless desktop with `uiscope session start`, then export the DISPLAY and "
-                     "DBUS_SESSION_BUS_ADDRESS it prints (or pass --display :N)");
+                     "no display: DISPLAY is not set and neither --display nor --session was "
+                     "given. Start a headless desktop with `uiscope session start`, then export "
+                     "the DISPLAY and DBUS_SESSION_BUS_ADDRESS it prints (or pass --display :N), "
+                     "or attach a remote one with `uiscope session attach vnc://HOST:PORT` and "
+                     "pass --session ID");
   }
   if (DisplayBase(t.display) == DisplayBase(env_display))
     t.dbus_address = Env("DBUS_SESSION_BUS_ADDRESS");
@@ -54,6 +92,19 @@ Result<DesktopTarget> ResolveDesktop(const std::string& display_flag) {
 Result<DesktopConnection> ConnectDesktop(const DesktopTarget& target, bool accessibility_mirror) {
   DesktopConnection conn;
   conn.target = target;
+  if (target.backend == "vnc") {
+    auto address = ParseVncAddress(target.display);
+    if (!address.ok()) return address.error();
+    VncOptions options;
+    options.password_file = target.password_file;
+    auto desktop = OpenVncDesktop(*address, options);
+    if (!desktop.ok()) return desktop.error();
+    const ScreenCapture& screen = (*desktop)->capture();
+    conn.frame = Frame{screen.screen_width(), screen.screen_height(), 1.0};
+    conn.accessibility = NoAccessibility("the VNC desktop " + target.display);
+    conn.desktop = std::move(desktop).value();
+    return conn;
+  }
   auto desktop = OpenX11Desktop(target.display);
   if (!desktop.ok()) return desktop.error();
   const ScreenCapture& screen = (*desktop)->capture();

@@ -1,6 +1,7 @@
-// Which desktop a command talks to (DESIGN §11): `--display :N` if given,
-// else $DISPLAY with $DBUS_SESSION_BUS_ADDRESS, else an error that says how
-// to start a headless session.
+// Which desktop a command talks to (DESIGN §11): `--session ID` or
+// `--display :N` if given, else $UISCOPE_SESSION, else $DISPLAY with
+// $DBUS_SESSION_BUS_ADDRESS, else an error that says how to start a headless
+// session or attach a remote one.
 #pragma once
 
 #include <memory>
@@ -10,16 +11,26 @@
 #include "core/result.h"
 #include "platform/accessibility.h"
 #include "platform/desktop.h"
+#include "session/headless_desktop.h"
 
 namespace uiscope {
 
 struct DesktopTarget {
-  std::string display;       // ":N"
-  std::string dbus_address;  // "" = find the accessibility bus through the X root window
-  std::string session_id;    // the uiscope session owning the display, if any
+  std::string display;          // ":N"; the URL of a VNC desktop
+  std::string dbus_address;     // "" = find the accessibility bus through the X root window
+  std::string session_id;       // the uiscope session owning the display, if any
+  std::string backend = "x11";  // "x11" or "vnc" (a session attached by `session attach`)
+  std::string password_file{};  // VNC: the file holding its password ("" = none)
 };
 
-Result<DesktopTarget> ResolveDesktop(const std::string& display_flag);
+// The desktop of a registered session.
+DesktopTarget TargetOf(const DesktopInfo& session);
+
+// `session_flag` (a session ID) and `display_flag` name the desktop; giving
+// both is InvalidArgument. Neither: $UISCOPE_SESSION, else $DISPLAY. A dead
+// session is Unavailable, saying why and how to clean it up.
+Result<DesktopTarget> ResolveDesktop(const std::string& display_flag,
+                                     const std::string& session_flag = "");
 
 struct DesktopConnection {
   DesktopTarget target;
@@ -31,7 +42,8 @@ struct DesktopConnection {
 };
 
 // Opens the desktop (kept: the frame size, capture and windows) and the
-// accessibility bus.
+// accessibility bus; a VNC desktop has none (NoAccessibility: its windows
+// are read from pixels).
 // With `accessibility_mirror`, the accessibility backend keeps an event-fed
 // mirror of the trees (AtspiOptions::mirror).
 Result<DesktopConnection> ConnectDesktop(const DesktopTarget& target,

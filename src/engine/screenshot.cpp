@@ -269,11 +269,11 @@ Result<ScreenshotResult> TakeScreenshot(ScreenCapture& capture, Observer* observ
   return result;
 }
 
-Result<ScreenCapture*> ScreenshotService::CaptureFor(const std::string& display) {
+Result<ScreenCapture*> ScreenshotService::CaptureFor(const std::string& display, Desktop& desktop) {
   std::lock_guard lock(mutex_);
   auto it = captures_.find(display);
   if (it != captures_.end()) return it->second.get();
-  auto capture = OpenScreenCapture(display, options_);
+  auto capture = desktop.OpenCapture(options_);
   if (!capture.ok()) return capture.error();
   ScreenCapture* raw = capture->get();
   captures_[display] = std::move(capture).value();
@@ -286,7 +286,7 @@ Result<ScreenshotResult> ScreenshotService::Take(Workspace::Lease& lease,
     return MakeError(ErrorCode::kUnsupported, "screen capture is not available on this desktop (" +
                                                   lease.display + " has no X display)");
   }
-  auto capture = CaptureFor(lease.display);
+  auto capture = CaptureFor(lease.display, *lease.desktop);
   if (!capture.ok()) return capture.error();
   ScreenshotRequest masked_request = request;
   auto listed = TopLevelWindows(lease);

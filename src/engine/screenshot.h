@@ -122,10 +122,10 @@ Result<ScreenshotResult> TakeScreenshot(ScreenCapture& capture, Observer* observ
                                         const Observation* perceived = nullptr);
 
 // One ScreenCapture per desktop, kept between calls so the shared memory
-// segment and the damage tracking persist. Each capture has its own X
-// connection to the lease's display, so nothing here dangles when the
-// workspace reconnects; a capture whose server went away is replaced on
-// the next call. Thread-safe.
+// segment and the damage tracking persist. Each is opened from the lease's
+// Desktop and owns its connection (its own X connection; a share of the VNC
+// connection), so nothing here dangles when the workspace reconnects; a
+// capture whose server went away is replaced on the next call. Thread-safe.
 class ScreenshotService {
  public:
   explicit ScreenshotService(CaptureOptions options = {}) : options_(options) {}
@@ -136,7 +136,7 @@ class ScreenshotService {
   Result<ScreenshotResult> Take(Workspace::Lease& lease, const ScreenshotRequest& request);
 
  private:
-  Result<ScreenCapture*> CaptureFor(const std::string& display);
+  Result<ScreenCapture*> CaptureFor(const std::string& display, Desktop& desktop);
 
   CaptureOptions options_;
   std::mutex reader_mutex_;             // held while reader_ perceives

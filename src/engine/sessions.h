@@ -6,6 +6,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.h"
@@ -22,5 +24,14 @@ class SessionControl {
 };
 
 std::unique_ptr<SessionControl> MakeSessionControl();
+
+// `uiscope session attach`: the VNC desktop at `address` (vnc://HOST[:PORT],
+// HOST:N for display N, HOST::PORT) as a session of its own. Connects once,
+// so that nothing listening, a refused password or a missing password file
+// is said now, and records the session with its screen size
+// (RegisterRemoteSession). `password_file` ("" = none) is kept as an
+// absolute path; the password itself is never stored or logged. The same
+// address attached already and alive is that session again.
+Result<DesktopInfo> AttachVncSession(std::string_view address, const std::string& password_file);
 
 }  // namespace uiscope

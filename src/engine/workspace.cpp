@@ -56,7 +56,7 @@ Status Workspace::OpenHands(Entry& desktop) {
   auto windows = screen.OpenWindows();
   if (!windows.ok()) return windows.error();
   hands->windows = std::move(windows).value();
-  auto capture = screen.OpenCapture();
+  auto capture = screen.OpenCapture(CaptureOptions{});
   if (!capture.ok()) return capture.error();
   hands->capture = std::move(capture).value();
   desktop.hands = std::move(hands);
@@ -87,13 +87,15 @@ Workspace::~Workspace() {
 }
 
 Result<DesktopTarget> Workspace::DefaultTarget(std::vector<std::string>* notes) {
-  if (!options_.display.empty() || std::getenv("DISPLAY") != nullptr)
-    return ResolveDesktop(options_.display);
+  if (!options_.display.empty() || !options_.session.empty() ||
+      std::getenv("UISCOPE_SESSION") != nullptr || std::getenv("DISPLAY") != nullptr) {
+    return ResolveDesktop(options_.display, options_.session);
+  }
 
   if (own_desktop_) {
     auto info = FindSession(own_desktop_->info().id);
     if (info.ok() && info->alive) {
-      return DesktopTarget{info->display_name, info->dbus_address, info->id};
+      return TargetOf(*info);
     }
     // It died under us: clean it up and start another.
     desktops_.erase(own_desktop_->info().display_name);
@@ -114,7 +116,7 @@ Result<DesktopTarget> Workspace::DefaultTarget(std::vector<std::string>* notes) 
                    info.display_name + " (session " + info.id + ", " + std::to_string(info.width) +
                    "x" + std::to_string(info.height) + "); launch apps into it with session " +
                    info.id + "'s environment. It stops when the server exits.");
-  return DesktopTarget{info.display_name, info.dbus_address, info.id};
+  return TargetOf(info);
 }
 
 Result<Workspace::Entry*> Workspace::Open(const DesktopTarget& target) {
@@ -158,11 +160,13 @@ Result<Workspace::Lease> Workspace::Acquire(const std::string& session_id, Need 
     auto info = FindSession(session_id);
     if (!info.ok()) return info.error();
     if (!info->alive) {
-      return MakeError(ErrorCode::kUnavailable,
-                       "session " + session_id + " is dead (" + info->problem +
-                           "); stop it with session_stop and start a new one");
+      return MakeError(
+          ErrorCode::kUnavailable,
+          "session " + session_id + " is dead (" + info->problem + "); " +
+              (info->backend == "vnc" ? "start its VNC server again, or detach it with session_stop"
+                                      : "stop it with session_stop and start a new one"));
     }
-    target = DesktopTarget{info->display_name, info->dbus_address, info->id};
+    target = TargetOf(*info);
   }
   if (!target.ok()) return target.error();
   auto desktop = Open(*target);

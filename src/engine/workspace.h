@@ -41,7 +41,10 @@
 namespace uiscope {
 
 struct WorkspaceOptions {
-  std::string display;         // --display; "" = $DISPLAY, else a headless desktop
+  std::string display;  // --display; "" = $DISPLAY, else a headless desktop
+  // --session: a registered session (headless or VNC) as the default
+  // desktop; "" = $UISCOPE_SESSION, else `display` as above.
+  std::string session;
   bool start_headless = true;  // start one when no display is known
   DesktopOptions headless;     // its size etc.
   // Applications no observer of this workspace reads (Observer::set_hide_app).
@@ -168,7 +171,7 @@ class Workspace {
   WorkspaceOptions options_;
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Entry>> desktops_;  // by display
-  std::unique_ptr<HeadlessDesktop> own_desktop_;              // started on first need
+  std::unique_ptr<HeadlessDesktop> own_desktop_;            // started on first need
   bool fake_ = false;
   std::atomic<uint64_t> generation_{0};
   std::shared_ptr<ActionGate> gate_;

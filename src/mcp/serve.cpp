@@ -124,6 +124,7 @@ int Serve(const ServeOptions& options) {
 
   WorkspaceOptions ws;
   ws.display = options.display;
+  ws.session = options.session;
   // Deny-listed applications are never observed (DESIGN §8).
   ws.hide_app = [gate](const std::string& app) { return gate->IsDeniedApp(app); };
   // Every action of every tool goes through the policy (DESIGN §8).

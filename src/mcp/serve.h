@@ -15,6 +15,7 @@ namespace uiscope::mcp {
 struct ServeOptions {
   std::string version;      // the server's version in serverInfo
   std::string display;      // --display; "" = $DISPLAY, else a headless desktop on first need
+  std::string session;      // --session: the default desktop is this session ("" = as above)
   std::string config_path;  // --config: the safety policy ("" = the default place)
   bool http = false;
   // Over HTTP the web page (web/web_site.h) is served beside /mcp, under a

@@ -22,8 +22,9 @@ class Absent final : public Accessibility {
   Result<TreeResult> Tree(const TreeRequest& request) override {
     if (request.app_name.empty() && request.pid == 0) return TreeResult{};
     return MakeError(ErrorCode::kNotFound,
-                     where_ + " has no accessibility tree: its windows are read from pixels (OCR "
-                              "and vision); observe without --app/--pid");
+                     where_ +
+                         " has no accessibility tree: its windows are read from pixels (OCR "
+                         "and vision); observe without --app/--pid");
   }
 
  private:

@@ -35,7 +35,7 @@ class Desktop {
 
   // The backend's name for the desktop (":N" for X11).
   virtual const std::string& name() const = 0;
-  // "x11".
+  // "x11" or "vnc".
   virtual std::string_view backend() const = 0;
   // The server went away: every further request fails; open a new desktop.
   virtual bool broken() const = 0;
@@ -51,12 +51,12 @@ class Desktop {
   // them (no XTEST, say).
   virtual Result<std::unique_ptr<Input>> OpenInput() = 0;
   virtual Result<std::unique_ptr<WindowSystem>> OpenWindows() = 0;
-  virtual Result<std::unique_ptr<ScreenCapture>> OpenCapture() = 0;
+  virtual Result<std::unique_ptr<ScreenCapture>> OpenCapture(const CaptureOptions& options) = 0;
   virtual Result<std::unique_ptr<Clipboard>> OpenClipboard() = 0;
 };
 
 // The X display `display` ("" = $DISPLAY). Unavailable when it cannot be
-// opened.
+// opened. The VNC factory is OpenVncDesktop (platform/vnc/vnc_desktop.h).
 Result<std::unique_ptr<Desktop>> OpenX11Desktop(const std::string& display);
 
 }  // namespace uiscope

@@ -332,7 +332,8 @@ bool HostPort(const std::string& url, std::string* host, std::string* port) {
 // so a listening server counts as alive.
 std::string RemoteProblem(const DesktopInfo& info) {
   std::string host, port;
-  if (!HostPort(info.url, &host, &port)) return "its address '" + info.url + "' is not vnc://HOST:PORT";
+  if (!HostPort(info.url, &host, &port))
+    return "its address '" + info.url + "' is not vnc://HOST:PORT";
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
@@ -341,7 +342,8 @@ std::string RemoteProblem(const DesktopInfo& info) {
   }
   std::string problem = "nothing answers at " + info.url;
   for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
-    const int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    const int fd =
+        socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
     if (fd < 0) continue;
     bool up = connect(fd, a->ai_addr, a->ai_addrlen) == 0;
     if (!up && errno == EINPROGRESS) {
@@ -640,7 +642,8 @@ Result<DesktopInfo> DesktopInfoFromJson(const nlohmann::json& json) {
     info.url = json.value("url", "");
     info.password_file = json.value("password_file", "");
     if (info.backend != "x11" && info.backend != "vnc") {
-      return MakeError(ErrorCode::kInvalidArgument, "unknown session backend '" + info.backend + "'");
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "unknown session backend '" + info.backend + "'");
     }
     if (!ValidSessionId(info.id)) {
       return MakeError(ErrorCode::kInvalidArgument, "invalid session id '" + info.id + "'");
@@ -900,15 +903,15 @@ Status StopDesktop(const DesktopInfo& info) {
 Status RegisterRemoteSession(DesktopInfo* info) {
   std::string host, port;
   if (info->backend != "vnc" || !HostPort(info->url, &host, &port)) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     "a remote session needs backend vnc and a vnc://HOST:PORT url, not '" +
-                         info->url + "'");
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        "a remote session needs backend vnc and a vnc://HOST:PORT url, not '" + info->url + "'");
   }
   info->display = -1;
   info->display_name = info->url;
-  info->started_at_ms = std::chrono::duration_cast<milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+  info->started_at_ms =
+      std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
   info->alive = true;
   info->problem.clear();
   return RegisterAs(info, [](int attempt) {

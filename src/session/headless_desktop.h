@@ -81,17 +81,17 @@ struct DesktopOptions {
 
 // One session; also what `uiscope session list --json` prints (ToJson).
 struct DesktopInfo {
-  std::string id;            // "s12": from the display number, unique in the registry
+  std::string id;  // "s12": from the display number, unique in the registry
   // "x11": a headless X desktop this registry started (the fields below
   // down to wm_pid are its). "vnc": a remote desktop attached by `session
   // attach` (url, password_file), reached over the network, nothing started.
   std::string backend = "x11";
-  int display = -1;          // N of ":N"; -1 for a VNC session
-  std::string display_name;  // ":N"; the URL for a VNC session
+  int display = -1;           // N of ":N"; -1 for a VNC session
+  std::string display_name;   // ":N"; the URL for a VNC session
   std::string url;            // "vnc://HOST:PORT" (VNC)
   std::string password_file;  // the file the password is read from, never the password (VNC)
-  std::string dbus_address;  // DBUS_SESSION_BUS_ADDRESS
-  std::string runtime_dir;   // XDG_RUNTIME_DIR (private, mode 0700; logs live here)
+  std::string dbus_address;   // DBUS_SESSION_BUS_ADDRESS
+  std::string runtime_dir;    // XDG_RUNTIME_DIR (private, mode 0700; logs live here)
   int xvfb_pid = 0;
   int dbus_pid = 0;
   int wm_pid = 0;  // 0 without a window manager

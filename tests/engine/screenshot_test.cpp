@@ -431,7 +431,7 @@ class ScreenshotDesktopTest : public ::testing::Test {
 TEST_F(ScreenshotDesktopTest, MarksAreDrawnOnTheLoginButton) {
   auto login_box = test::FixtureBox(*fixture_, "widget login");
   ASSERT_TRUE(login_box.ok()) << login_box.error().ToString();
-  auto opened = conn_.desktop->OpenCapture();
+  auto opened = conn_.desktop->OpenCapture(CaptureOptions{});
   ASSERT_TRUE(opened.ok()) << opened.error().ToString();
   ScreenCapture* capture = opened->get();
   for (int max_width : {0, 960}) {

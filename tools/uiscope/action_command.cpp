@@ -15,6 +15,7 @@ Result<WorkspaceOptions> ActingWorkspace(const GlobalFlags& g, CliPolicy* policy
   if (!p.ok()) return p.error();
   WorkspaceOptions where;
   where.display = g.display;
+  where.session = g.session;
   where.start_headless = false;  // the CLI names the desktop; it never starts one
   where.hide_app = HiddenApps(p->config);
   where.gate = p->gate;
@@ -51,6 +52,9 @@ void AddActionFlags(CLI::App* cmd, GlobalFlags& g, ActionFlags& f, bool named) {
   cmd->add_option("--config", g.config,
                   "safety policy file (default ~/.config/uiscope/config.json)");
   cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+  cmd->add_option(
+      "--session", g.session,
+      "uiscope session ID, headless or VNC (default: $UISCOPE_SESSION, else the display)");
   cmd->add_flag("--json", g.json, "print the result as JSON (the MCP tool's structuredContent)");
 }
 

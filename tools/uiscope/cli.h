@@ -18,6 +18,7 @@ constexpr int kExitUsage = 2;
 
 struct GlobalFlags {
   std::string display;
+  std::string session;  // --session: a session ID ("" = $UISCOPE_SESSION, else the display)
   bool json = false;
   std::string config;  // --config: the safety policy file ("" = the default place)
 };

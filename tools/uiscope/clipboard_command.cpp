@@ -22,6 +22,9 @@ void AddCommon(CLI::App* cmd, GlobalFlags& g, ClipboardFlags& f) {
   cmd->add_option("--config", g.config,
                   "safety policy file (default ~/.config/uiscope/config.json)");
   cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+  cmd->add_option(
+      "--session", g.session,
+      "uiscope session ID, headless or VNC (default: $UISCOPE_SESSION, else the display)");
   cmd->add_flag("--json", g.json, "print the result as JSON (the MCP tool's structuredContent)");
 }
 

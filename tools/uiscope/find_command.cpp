@@ -28,6 +28,9 @@ CLI::App* AddFindCommand(CLI::App& app, GlobalFlags& g, FindFlags& f) {
   cmd->add_option("--timeout-ms", f.timeout_ms, "deadline per application")
       ->check(CLI::Range(10, 600000));
   cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+  cmd->add_option(
+      "--session", g.session,
+      "uiscope session ID, headless or VNC (default: $UISCOPE_SESSION, else the display)");
   cmd->add_option("--config", g.config, "safety policy file (its deny_apps are not searched)");
   cmd->add_flag("--json", g.json, "machine-readable output (the MCP find tool's result)");
   return cmd;
@@ -49,6 +52,7 @@ int RunFindCommand(const GlobalFlags& g, const FindFlags& f) {
   if (!policy.ok()) return Fail(g, policy.error());
   WorkspaceOptions where;
   where.display = g.display;
+  where.session = g.session;
   where.start_headless = false;  // the CLI names the desktop; it never starts one
   where.hide_app = HiddenApps(*policy);
   where.learner = LearnerFor(*policy);

@@ -23,6 +23,7 @@
 #include "engine/desktop.h"
 #include "engine/observe.h"
 #include "engine/perceive.h"
+#include "engine/sessions.h"
 #include "engine/workspace.h"
 #include "find_command.h"
 #include "hands_commands.h"
@@ -33,9 +34,9 @@
 #include "policy_flags.h"
 #include "read_text_command.h"
 #include "screenshot_command.h"
-#include "specialist_commands.h"
 #include "session/a11y_env.h"
 #include "session/headless_desktop.h"
+#include "specialist_commands.h"
 #include "web/web_site.h"
 
 namespace uiscope {
@@ -75,6 +76,7 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
   if (!policy.ok()) return Fail(g, policy.error());
   WorkspaceOptions where;
   where.display = g.display;
+  where.session = g.session;
   where.start_headless = false;  // the CLI names the desktop; it never starts one
   where.hide_app = cli::HiddenApps(*policy);
   where.learner = cli::LearnerFor(*policy);
@@ -132,14 +134,37 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
 // --- session -----------------------------------------------------------------
 
 void PrintSession(const DesktopInfo& s) {
-  std::cout << s.id << "  " << s.display_name << "  " << s.width << "x" << s.height << "  "
-            << (s.alive ? "alive" : "DEAD") << "  xvfb=" << s.xvfb_pid << " dbus=" << s.dbus_pid
-            << " wm=" << s.wm_pid;
+  std::cout << s.id << "  " << s.backend << "  " << s.display_name << "  " << s.width << "x"
+            << s.height << "  " << (s.alive ? "alive" : "DEAD");
+  if (s.backend == "vnc") {
+    if (!s.password_file.empty()) std::cout << "  password-file=" << s.password_file;
+  } else {
+    std::cout << "  xvfb=" << s.xvfb_pid << " dbus=" << s.dbus_pid << " wm=" << s.wm_pid;
+  }
   if (s.owner_pid > 0) std::cout << "  owner=" << s.owner_pid;
   std::cout << "\n";
   if (!s.alive) {
-    std::cout << "    " << s.problem << "; clean up with `uiscope session stop " << s.id << "`\n";
+    std::cout << "    " << s.problem << "; "
+              << (s.backend == "vnc" ? "start its server again, or detach it" : "clean up")
+              << " with `uiscope session stop " << s.id << "`\n";
   }
+}
+
+int RunSessionAttach(const GlobalFlags& g, const std::string& address,
+                     const std::string& password_file) {
+  auto info = AttachVncSession(address, password_file);
+  if (!info.ok()) return Fail(g, info.error());
+  if (g.json) {
+    std::cout << ToJson(*info).dump() << "\n";
+    return kExitOk;
+  }
+  std::cerr << "uiscope: session " << info->id << " is the VNC desktop " << info->url << " ("
+            << info->width << "x" << info->height << "); use it with --session " << info->id
+            << " or UISCOPE_SESSION=" << info->id << ", detach it with `uiscope session stop "
+            << info->id << "`\n";
+  // Only a shell assignment on stdout, as `session start` prints.
+  std::cout << "export UISCOPE_SESSION='" << info->id << "'\n";
+  return kExitOk;
 }
 
 int RunSessionStart(const GlobalFlags& g, const std::string& size, bool no_wm) {
@@ -336,6 +361,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   GlobalFlags g;
   app.add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+  app.add_option(
+      "--session", g.session,
+      "uiscope session ID, headless or VNC (default: $UISCOPE_SESSION, else the display)");
   app.add_flag("--json", g.json, "machine-readable output (same content as the MCP tool)");
   app.add_option("--config", g.config,
                  "safety policy file (default: $UISCOPE_CONFIG, else "
@@ -372,6 +400,9 @@ int main(int argc, char** argv) {
   observe->add_option("--timeout-ms", of.timeout_ms, "deadline per application")
       ->check(CLI::Range(10, 600000));
   observe->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+  observe->add_option(
+      "--session", g.session,
+      "uiscope session ID, headless or VNC (default: $UISCOPE_SESSION, else the display)");
   observe->add_option("--config", g.config, "safety policy file (its deny_apps are not observed)");
   observe->add_flag("--json", g.json, "machine-readable output");
 
@@ -393,7 +424,8 @@ int main(int argc, char** argv) {
   auto memory_cmds = cli::AddMemoryCommands(app, g, teach_flags, memory_flags);
   auto specialists = cli::SpecialistCommands::Add(app, g);
 
-  auto* session = app.add_subcommand("session", "headless desktops: start | list | stop | a11y-on");
+  auto* session = app.add_subcommand(
+      "session", "desktops: start (headless) | attach (VNC) | list | stop | a11y-on");
   session->require_subcommand(1);
   std::string size;
   bool no_wm = false;
@@ -402,10 +434,22 @@ int main(int argc, char** argv) {
   start->add_option("--size", size, "screen size WxH (default 1920x1080)");
   start->add_flag("--no-wm", no_wm, "without a window manager");
   start->add_flag("--json", g.json, "machine-readable output");
+  std::string attach_address, attach_password_file;
+  auto* attach = session->add_subcommand(
+      "attach", "attach a remote desktop over VNC as a session (read from pixels: OCR, vision)");
+  attach
+      ->add_option("ADDRESS", attach_address,
+                   "vnc://HOST[:PORT] (port default 5900), HOST:N (display N, port 5900+N) or "
+                   "HOST::PORT")
+      ->required();
+  attach->add_option("--password-file", attach_password_file,
+                     "file whose first line is the VNC password (plain text; never logged)");
+  attach->add_flag("--json", g.json, "machine-readable output");
   auto* list = session->add_subcommand("list", "list sessions (dead ones are marked)");
   list->add_flag("--json", g.json, "machine-readable output");
   std::string stop_id;
-  auto* stop = session->add_subcommand("stop", "stop a session and everything in it");
+  auto* stop = session->add_subcommand(
+      "stop", "stop a session and everything in it (a VNC session is detached, left running)");
   stop->add_option("ID", stop_id, "session ID as printed by `session list`")->required();
   stop->add_flag("--json", g.json, "machine-readable output");
   std::string a11y_id;
@@ -467,6 +511,9 @@ int main(int argc, char** argv) {
   mcp_cmd->add_option("--display", g.display,
                       "X display to use (default: $DISPLAY, else a "
                       "headless desktop started on first need)");
+  mcp_cmd->add_option(
+      "--session", g.session,
+      "uiscope session ID, headless or VNC (default: $UISCOPE_SESSION, else the display)");
 
   // `uiscope web`: the same server, for a person: the page's URL (with a
   // token of its own) on stdout.
@@ -490,6 +537,9 @@ int main(int argc, char** argv) {
                       "also accept requests from this browser Origin (repeatable)");
   web_cmd->add_option("--config", g.config, "safety policy file (as for mcp)");
   web_cmd->add_option("--display", g.display, "X display to use (as for mcp)");
+  web_cmd->add_option(
+      "--session", g.session,
+      "uiscope session ID, headless or VNC (default: $UISCOPE_SESSION, else the display)");
 
   int rows = 5;
   auto* demo = app.add_subcommand("demo",
@@ -523,12 +573,14 @@ int main(int argc, char** argv) {
     return code;
   }
   if (start->parsed()) return RunSessionStart(g, size, no_wm);
+  if (attach->parsed()) return RunSessionAttach(g, attach_address, attach_password_file);
   if (list->parsed()) return RunSessionList(g);
   if (stop->parsed()) return RunSessionStop(g, stop_id);
   if (a11y_on->parsed()) return RunSessionA11yOn(g, a11y_id);
   if (demo->parsed()) return RunDemoCommand(g, rows);
   if (mcp_cmd->parsed()) {
     mcp_options.display = g.display;
+    mcp_options.session = g.session;
     mcp_options.config_path = g.config;
     if (!mcp_listen.empty()) {
       mcp_options.http = true;
@@ -562,6 +614,7 @@ int main(int argc, char** argv) {
   }
   if (web_cmd->parsed()) {
     web_options.display = g.display;
+    web_options.session = g.session;
     web_options.config_path = g.config;
     web_options.http = true;
     if (!web_options.page_token.empty() && !web::WebSite::IsPageSafeToken(web_options.page_token)) {

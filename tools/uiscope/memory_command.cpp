@@ -77,6 +77,7 @@ int RunTeach(const GlobalFlags& g, const TeachFlags& f) {
   auto learner = std::make_shared<Learner>(learning.store, learning.learns);
   WorkspaceOptions where;
   where.display = g.display;
+  where.session = g.session;
   where.start_headless = false;
   where.hide_app = HiddenApps(*config);
   Workspace workspace(where);
@@ -183,9 +184,8 @@ int RunForget(const GlobalFlags& g, const MemoryFlags& f) {
     std::error_code ec;
     std::filesystem::remove(OcrCacheFile(), ec);
     if (ec) {
-      return Fail(g, MakeError(ErrorCode::kUnavailable,
-                               "cannot delete the OCR cache " + OcrCacheFile() + ": " +
-                                   ec.message()));
+      return Fail(g, MakeError(ErrorCode::kUnavailable, "cannot delete the OCR cache " +
+                                                            OcrCacheFile() + ": " + ec.message()));
     }
   }
   if (g.json) {
@@ -223,6 +223,9 @@ MemoryCommands AddMemoryCommands(CLI::App& app, GlobalFlags& g, TeachFlags& t, M
   c.exp->add_option("APP", m.app, "application name")->required();
   for (CLI::App* cmd : {c.teach, c.list, c.show, c.forget, c.exp}) {
     cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+    cmd->add_option(
+        "--session", g.session,
+        "uiscope session ID, headless or VNC (default: $UISCOPE_SESSION, else the display)");
     cmd->add_option("--config", g.config, "configuration file (its \"memory\" key)");
     cmd->add_flag("--json", g.json, "machine-readable output");
   }

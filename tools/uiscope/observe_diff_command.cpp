@@ -19,6 +19,7 @@ int RunObserveDiffCommand(const GlobalFlags& g, const ObserveDiffFlags& f) {
   if (!policy.ok()) return Fail(g, policy.error());
   WorkspaceOptions where;
   where.display = g.display;
+  where.session = g.session;
   where.start_headless = false;
   where.hide_app = HiddenApps(*policy);
   where.learner = LearnerFor(*policy);

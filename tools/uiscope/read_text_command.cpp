@@ -25,6 +25,9 @@ CLI::App* AddReadTextCommand(CLI::App& app, GlobalFlags& g, ReadTextFlags& f) {
                   "deadline per application when locating password fields")
       ->check(CLI::Range(10, 600000));
   cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+  cmd->add_option(
+      "--session", g.session,
+      "uiscope session ID, headless or VNC (default: $UISCOPE_SESSION, else the display)");
   cmd->add_option("--config", g.config, "safety policy file (its deny_apps are not read)");
   cmd->add_flag("--json", g.json, "print the result as JSON (the MCP tool's structuredContent)");
   return cmd;
@@ -44,7 +47,7 @@ int RunReadTextCommand(const GlobalFlags& g, const ReadTextFlags& f) {
 
   auto policy = LoadPolicy(g);
   if (!policy.ok()) return Fail(g, policy.error());
-  auto target = ResolveDesktop(g.display);
+  auto target = ResolveDesktop(g.display, g.session);
   if (!target.ok()) return Fail(g, target.error());
   // The accessibility tree locates password fields (and window elements);
   // without it, pixels can still be read, with a warning from ReadText.
@@ -56,6 +59,8 @@ int RunReadTextCommand(const GlobalFlags& g, const ReadTextFlags& f) {
     conn = std::move(c).value();
     observer.emplace(*conn->accessibility, conn->frame);
     observer->set_hide_app(HiddenApps(*policy));
+  } else if (target->backend != "x11") {
+    return Fail(g, c.error());  // a VNC desktop that cannot be reached has no other way in
   } else {
     ax_error = c.error().message;
     auto x = OpenX11Desktop(target->display);

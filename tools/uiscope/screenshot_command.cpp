@@ -66,6 +66,9 @@ CLI::App* AddScreenshotCommand(CLI::App& app, GlobalFlags& g, ScreenshotFlags& f
   cmd->add_option("--timeout-ms", f.timeout_ms, "marks: deadline per application")
       ->check(CLI::Range(10, 600000));
   cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
+  cmd->add_option(
+      "--session", g.session,
+      "uiscope session ID, headless or VNC (default: $UISCOPE_SESSION, else the display)");
   cmd->add_option("--config", g.config, "safety policy file (its deny_apps are not read)");
   cmd->add_flag("--json", g.json, "print the result as JSON (the MCP tool's structuredContent)");
   return cmd;
@@ -108,18 +111,20 @@ int RunScreenshotCommand(const GlobalFlags& g, const ScreenshotFlags& f) {
 
   auto policy = LoadPolicy(g);
   if (!policy.ok()) return Fail(g, policy.error());
-  auto target = ResolveDesktop(g.display);
+  auto target = ResolveDesktop(g.display, g.session);
   if (!target.ok()) return Fail(g, target.error());
   // The accessibility tree only when something needs it: marks, or a window
   // given by element ID. Plain pixels need only the X display.
-  const bool needs_tree =
-      request.marks || (!request.window.empty() && !ParseXWindowId(request.window));
+  // A VNC desktop's pixels come through its session, as the MCP tool's do.
+  const bool needs_tree = request.marks || target->backend != "x11" ||
+                          (!request.window.empty() && !ParseXWindowId(request.window));
   Result<ScreenshotResult> shot = MakeError(ErrorCode::kInternal, "not taken");
   if (needs_tree) {
     // The same path as the MCP tool: marks perceived as `observe --sources`
     // perceives, drawn only where they are seen, deny-listed windows masked.
     WorkspaceOptions where;
     where.display = g.display;
+    where.session = g.session;
     where.start_headless = false;  // the CLI names the desktop; it never starts one
     where.hide_app = HiddenApps(*policy);
     Workspace workspace(where);

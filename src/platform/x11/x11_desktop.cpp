@@ -29,8 +29,8 @@ class X11Desktop final : public Desktop {
 
   Result<std::unique_ptr<Input>> OpenInput() override { return OpenXTestInput(name()); }
   Result<std::unique_ptr<WindowSystem>> OpenWindows() override { return OpenX11Windows(name()); }
-  Result<std::unique_ptr<ScreenCapture>> OpenCapture() override {
-    return OpenScreenCapture(name());
+  Result<std::unique_ptr<ScreenCapture>> OpenCapture(const CaptureOptions& options) override {
+    return OpenScreenCapture(name(), options);
   }
   Result<std::unique_ptr<Clipboard>> OpenClipboard() override { return OpenX11Clipboard(name()); }
 
