@@ -12,7 +12,7 @@ UISCOPE_BUILD_PACKAGES=(
   libpng-dev libcpp-httplib-dev libwebp-dev libjpeg62-turbo-dev
   libtesseract-dev libleptonica-dev
   libsqlite3-dev
-  libopencv-imgproc-dev
+  libopencv-imgproc-dev libopencv-dnn-dev
 )
 UISCOPE_RUNTIME_PACKAGES=(
   xvfb openbox dbus at-spi2-core x11-utils fonts-dejavu-core
@@ -33,6 +33,13 @@ UISCOPE_TEST_PACKAGES=(
   gir1.2-gtk-3.0 gnome-calculator kcalc
   # tests/realapp (label realapp): the seed's workflows on real apps.
   libreoffice-calc libreoffice-gtk3 gimp inkscape gedit unzip
+)
+# Training the learned detector (scripts/train-vision only; scripts/test does
+# not install these): the window generators' toolkits, ImageMagick's import for
+# Tk captures, and PyTorch (CPU) to train and export the ONNX model.
+UISCOPE_TRAINING_PACKAGES=(
+  python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk python3-numpy python3-torch
+  imagemagick xvfb
 )
 
 uiscope_missing_packages() {
