@@ -13,6 +13,7 @@
 #include "mcp/tools/plan_tools.h"
 #include "mcp/tools/schemas.h"
 #include "mcp/tools/tools.h"
+#include "vision/detector.h"
 
 namespace uiscope::mcp {
 namespace schema {
@@ -185,8 +186,22 @@ Result<Observation> ObserveOnce(DesktopTools& tools, const json& args, const Sou
                    ? "reading the accessibility tree, then detecting elements in the pixels"
                : sources.ocr ? "reading the accessibility tree, then OCR where it is blind"
                              : "reading the accessibility tree");
-  auto perceived =
-      Perceive(*lease, ObserveRequestFrom(args), sources, tools.reader.get(), ocr::OcrOptions{});
+  // Vision's detector: the one `detector` names, else the default.
+  std::unique_ptr<vision::Detector> detector;
+  if (sources.vision) {
+    vision::DetectorOptions d;
+    d.kind = args.value("detector", "");
+    std::string warning;
+    auto created = vision::CreateDetector(d, &warning);
+    if (!created.ok()) return created.error();
+    if (!warning.empty()) {
+      ctx.Log(LogLevel::kWarning, warning);
+      notes->push_back(std::move(warning));
+    }
+    detector = std::move(created).value();
+  }
+  auto perceived = Perceive(*lease, ObserveRequestFrom(args), sources, tools.reader.get(),
+                            ocr::OcrOptions{}, detector.get());
   const bool display_gone = lease->display_connection && lease->display_connection->broken();
   if (!perceived.ok()) {
     if (perceived.error().code == ErrorCode::kUnavailable || display_gone) {
@@ -474,6 +489,13 @@ json ObserveInputSchema() {
            "Without ax ([\"vision\"], [\"vision\", \"ocr\"]) the detector runs on every "
            "window, tree or not, and only what the pixels give is returned, under windows "
            "from X11 (to see what pixels alone give)"}}},
+        {"detector",
+         {{"type", "string"},
+          {"enum", {"classical", "learned", "auto"}},
+          {"description",
+           "vision's element detector: classical (edges and shapes), learned (a small network "
+           "trained on GTK 3, Qt 5 and Tk windows), auto (learned, else classical with a "
+           "warning); default: the build's default (classical)"}}},
         {"max_nodes",
          {{"type", "integer"},
           {"minimum", 0},
@@ -573,6 +595,13 @@ json FindInputSchema() {
                "where the tree is blind; vision adds elements detected in the pixels "
                "(painted controls, apps without accessibility); [\"vision\"] alone: the "
                "pixels alone"}}},
+            {"detector",
+             {{"type", "string"},
+              {"enum", {"classical", "learned", "auto"}},
+              {"description",
+               "vision's element detector: classical (edges and shapes), learned (a small network "
+               "trained on GTK 3, Qt 5 and Tk windows), auto (learned, else classical with a "
+               "warning); default: the build's default (classical)"}}},
             {"limit",
              {{"type", "integer"},
               {"minimum", 1},
