@@ -18,13 +18,13 @@ Result<std::unique_ptr<Detector>> CreateDetector(const DetectorOptions& options,
     if (loaded.ok()) return std::unique_ptr<Detector>(std::move(loaded).value());
     if (kind == "learned") return loaded.error();
     if (warning != nullptr) {
-      *warning = "the learned detector is unavailable, using the classical one: " +
-                 loaded.error().message;
+      *warning =
+          "the learned detector is unavailable, using the classical one: " + loaded.error().message;
     }
   } else if (kind != "classical") {
-    return MakeError(ErrorCode::kInvalidArgument, "unknown detector \"" + options.kind +
-                                                      "\" (this build has: " +
-                                                      std::string(DetectorKinds()) + ")");
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "unknown detector \"" + options.kind +
+                         "\" (this build has: " + std::string(DetectorKinds()) + ")");
   }
   ClassicalOptions classical;
   classical.min_confidence = options.min_confidence;

@@ -65,8 +65,8 @@ class Detector {
 inline constexpr std::string_view kDefaultDetector = "classical";
 
 struct DetectorOptions {
-  std::string kind;               // "classical" | "learned" | "auto"; "" = kDefaultDetector
-  std::string model_path;         // the learned one's ONNX file; "" = its default
+  std::string kind;              // "classical" | "learned" | "auto"; "" = kDefaultDetector
+  std::string model_path;        // the learned one's ONNX file; "" = its default
   float min_confidence = 0.35f;  // boxes less sure than this are dropped
 };
 

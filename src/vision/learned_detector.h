@@ -8,10 +8,11 @@
 // around its centre — with the element's class (button, text_field,
 // check_box, radio_button, slider, combo_box, spin_button, tab, list_item,
 // menu_item; class 0 is background), as a softmax over classes per cell.
-// Cores of widgets that touch do not, so each 4-connected region of cells of
-// one class, sure enough, is one element; its box is the region's box grown
+// Cores of widgets that touch do not, so each 4-connected region of cells
+// sure enough to be foreground is one element: its class the one with the
+// most probability summed over the region, its box the region's box grown
 // back to twice its size around its centre, its confidence the region's mean
-// probability. The network reads no text: labels come from OCR.
+// foreground probability. The network reads no text: labels come from OCR.
 //
 // Masks: masked pixels are painted with the mean colour of the ring just
 // outside the mask before inference, so what was inside cannot be seen.

@@ -112,17 +112,24 @@ def components(mask):
     return out
 
 
-def decode(prob, threshold=0.4):
-    """Boxes (x, y, w, h, class, score) from one CxHxW probability map, as the C++ detector does."""
-    score, cls = prob.max(0)
-    score, cls = score.numpy(), cls.numpy()
+def decode(prob, threshold=0.7):
+    """Boxes (x, y, w, h, class, score) from one CxHxW probability map, as the
+    C++ detector does: 4-connected regions of cells whose foreground
+    probability (1 - background) is at least `threshold`; a region's class is
+    the one with the most probability summed over it, its score the mean
+    foreground probability."""
+    prob = prob.numpy()
+    fg = 1.0 - prob[0]
     out = []
-    for c in range(1, prob.shape[0]):
-        for y0, y1, x0, x1, cells in components((cls == c) & (score >= threshold)):
-            cx, cy = (x0 + x1) * STRIDE / 2, (y0 + y1) * STRIDE / 2
-            w, h = (x1 - x0) * STRIDE / CORE_SCALE, (y1 - y0) * STRIDE / CORE_SCALE
-            conf = float(np.mean([score[p] for p in cells]))
-            out.append((cx - w / 2, cy - h / 2, w, h, c, conf))
+    for y0, y1, x0, x1, cells in components(fg >= threshold):
+        ys, xs = np.array([c[0] for c in cells]), np.array([c[1] for c in cells])
+        c = 1 + int(prob[1:, ys, xs].sum(1).argmax())
+        cx, cy = (x0 + x1) * STRIDE / 2, (y0 + y1) * STRIDE / 2
+        # core_map rounds a core out to whole cells, a cell more than its
+        # size on average: that cell is taken off before growing it back.
+        w = max(x1 - x0 - 1, 0.5) * STRIDE / CORE_SCALE
+        h = max(y1 - y0 - 1, 0.5) * STRIDE / CORE_SCALE
+        out.append((cx - w / 2, cy - h / 2, w, h, c, float(fg[ys, xs].mean())))
     return out
 
 
@@ -141,6 +148,8 @@ def main():
     ap.add_argument("--minutes", type=float, default=15)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--batch", type=int, default=12)
+    ap.add_argument("--resume", help="weights (.pt) to start from")
+    ap.add_argument("--lr", type=float, default=3e-3)
     args = ap.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
@@ -150,7 +159,9 @@ def main():
     train = [s for s in samples if zlib.crc32(s[0].encode()) % 20 != 0]
     print(f"{len(train)} training windows, {len(held)} held back", flush=True)
     net = Net()
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    if args.resume:
+        net.load_state_dict(torch.load(args.resume))
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     weight = torch.ones(len(CLASSES))
     weight[0] = 0.3
     start = time.time()
@@ -159,7 +170,7 @@ def main():
     while time.time() - start < budget:
         frac = (time.time() - start) / budget
         for g in opt.param_groups:
-            g["lr"] = 3e-3 * (0.5 * (1 + np.cos(np.pi * frac))) + 1e-5
+            g["lr"] = args.lr * (0.5 * (1 + np.cos(np.pi * frac))) + 1e-5
         x, t = batch(train, rng, args.batch)
         loss = F.cross_entropy(net(x), t, weight=weight)
         opt.zero_grad()
