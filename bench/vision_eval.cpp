@@ -159,8 +159,8 @@ std::string Percent(int part, int whole) {
 }
 
 void PrintRow(const std::string& name, const Score& s) {
-  std::printf("| %-36s | %4d | %4d | %4d | %7s | %9s | %7s | %8s | %4s |\n", name.c_str(),
-              s.truths, s.detections, s.matched, Percent(s.matched, s.truths).c_str(),
+  std::printf("| %-36s | %4d | %4d | %4d | %7s | %9s | %7s | %8s | %4s |\n", name.c_str(), s.truths,
+              s.detections, s.matched, Percent(s.matched, s.truths).c_str(),
               Percent(s.matched, s.detections).c_str(), Percent(s.role_correct, s.matched).c_str(),
               Percent(s.label_correct, s.named).c_str(),
               s.duplicates < 0 ? "n/a" : std::to_string(s.duplicates).c_str());
@@ -508,7 +508,8 @@ int Run(const Options& options) {
     Matching m = Match(truths, e.detections);
     const std::string tag = std::string(detectors[k]->name()) + " " + name;
     if (tree != nullptr) {
-      m.score.duplicates = DuplicatesOfAccessible(*tree, window, e.detections, options.verbose, tag);
+      m.score.duplicates =
+          DuplicatesOfAccessible(*tree, window, e.detections, options.verbose, tag);
     }
     results[k].push_back({name, m.score});
     if (options.verbose) Explain(tag, truths, e, m);
@@ -635,14 +636,13 @@ int Run(const Options& options) {
   }
 
   for (size_t k = 0; k < kinds; ++k) {
-    std::printf("%sbench_vision_eval: detector \"%s\", %dx%d headless desktop%s\n\n",
-                k ? "\n" : "", std::string(detectors[k]->name()).c_str(), bench.info().width,
-                bench.info().height, pinned ? ", pinned to one core" : "");
-    std::printf("| %-36s | %4s | %4s | %4s | %7s | %9s | %7s | %8s | %4s |\n", "app", "true",
-                "det", "hit", "recall", "precision", "roles", "labels", "dups");
-    std::printf("|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", std::string(38, '-').c_str(), "------",
-                "------", "------", "---------", "-----------", "---------", "----------",
-                "------");
+    std::printf("%sbench_vision_eval: detector \"%s\", %dx%d headless desktop%s\n\n", k ? "\n" : "",
+                std::string(detectors[k]->name()).c_str(), bench.info().width, bench.info().height,
+                pinned ? ", pinned to one core" : "");
+    std::printf("| %-36s | %4s | %4s | %4s | %7s | %9s | %7s | %8s | %4s |\n", "app", "true", "det",
+                "hit", "recall", "precision", "roles", "labels", "dups");
+    std::printf("|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", std::string(38, '-').c_str(), "------", "------",
+                "------", "---------", "-----------", "---------", "----------", "------");
     Score overall;
     for (const AppResult& r : results[k]) {
       PrintRow(r.name, r.score);
@@ -683,8 +683,8 @@ int Run(const Options& options) {
     std::printf(
         "\n%s: detection on a %dx%d frame (%zu elements), %d runs%s: best %.1f ms, median "
         "%.1f ms (target <= %.0f ms: %s); per window above: mean %.1f ms. OCR excluded.",
-        std::string(detectors[k]->name()).c_str(), frame->width, frame->height, found,
-        options.runs, pinned ? " on one core" : "", times.front(), medians.back(), goal,
+        std::string(detectors[k]->name()).c_str(), frame->width, frame->height, found, options.runs,
+        pinned ? " on one core" : "", times.front(), medians.back(), goal,
         medians.back() <= goal ? "met" : "NOT met",
         detect_count ? detect_total[k] / detect_count : 0.0);
   }
