@@ -28,11 +28,15 @@
 // by `observe --sources ax,vision`, and the vision nodes added that repeat
 // an accessible interactive element — one lies half or more on the other
 // (goal 0).
+// Every detector named by --detector (default: classical and learned) runs on
+// the same captures in the same run; one table each, and role accuracy
+// (paired elements whose role is the truth's; toggle buttons count as
+// buttons) beside recall and precision.
 // Then the detection time per 1920x1080 frame (the whole screen with the
 // fixture on it), with the process pinned to one core, OCR excluded.
 //
 //   build/bin/bench_vision_eval [--apps fixture,factory,xcalc,gnome-calculator,kcalc,form,tk-form]
-//                               [--runs N]
+//                               [--detector classical,learned] [--runs N]
 //                               [--dump DIR] [--verbose]
 // --dump writes DIR/<app>.png with ground truth (green), detections (red)
 // and the text lines the detector saw (blue).
@@ -91,6 +95,7 @@ struct Score {
   int matched = 0;
   int named = 0;          // matched truths with a name
   int label_correct = 0;  // of those, labelled right
+  int role_correct = 0;   // matched elements whose role is the truth's
   int duplicates = -1;    // vision nodes repeating accessible widgets; -1: no tree
   void Add(const Score& o) {
     if (o.duplicates >= 0) duplicates = std::max(duplicates, 0) + o.duplicates;
@@ -99,6 +104,7 @@ struct Score {
     matched += o.matched;
     named += o.named;
     label_correct += o.label_correct;
+    role_correct += o.role_correct;
   }
 };
 
@@ -136,6 +142,8 @@ Matching Match(const std::vector<Truth>& truths, const std::vector<Detection>& f
     if (t < 0) continue;
     ++m.score.matched;
     const Truth& truth = truths[static_cast<size_t>(t)];
+    auto fold = [](Role r) { return r == Role::kToggleButton ? Role::kButton : r; };
+    if (fold(truth.role) == fold(found[d].role)) ++m.score.role_correct;
     if (truth.name.empty()) continue;
     ++m.score.named;
     if (FoldText(truth.name) == FoldText(found[d].name)) ++m.score.label_correct;
@@ -151,9 +159,10 @@ std::string Percent(int part, int whole) {
 }
 
 void PrintRow(const std::string& name, const Score& s) {
-  std::printf("| %-36s | %4d | %4d | %4d | %7s | %9s | %8s | %4s |\n", name.c_str(), s.truths,
+  std::printf("| %-36s | %4d | %4d | %4d | %7s | %9s | %7s | %8s | %4s |\n", name.c_str(), s.truths,
               s.detections, s.matched, Percent(s.matched, s.truths).c_str(),
-              Percent(s.matched, s.detections).c_str(), Percent(s.label_correct, s.named).c_str(),
+              Percent(s.matched, s.detections).c_str(), Percent(s.role_correct, s.matched).c_str(),
+              Percent(s.label_correct, s.named).c_str(),
               s.duplicates < 0 ? "n/a" : std::to_string(s.duplicates).c_str());
 }
 
@@ -366,22 +375,30 @@ struct Evaluation {
   double ocr_ms = 0;
 };
 
-Result<Evaluation> DetectAndLabel(Bench& bench, const vision::Detector& detector,
-                                  TextReader& reader, const Rect& window) {
+using Detectors = std::vector<std::unique_ptr<vision::Detector>>;
+
+// One capture of `window`, and per detector its labelled detections.
+Result<std::vector<Evaluation>> DetectAndLabel(Bench& bench, const Detectors& detectors,
+                                               TextReader& reader, const Rect& window) {
   auto image = bench.Capture(window);
   if (!image.ok()) return image.error();
-  Evaluation e;
-  const auto t0 = Clock::now();
-  auto elements = detector.Detect(*image, Point{window.x, window.y});
-  e.detect_ms = MsSince(t0);
-  if (!elements.ok()) return elements.error();
   const auto t1 = Clock::now();
   auto text = reader.ReadImage(*image, Point{window.x, window.y}, ocr::OcrOptions{});
-  e.ocr_ms = MsSince(t1);
+  const double ocr_ms = MsSince(t1);
   if (!text.ok()) return text.error();
-  e.detections = vision::LabelElements(*elements, text->lines);
-  e.image = std::move(image).value();
-  return e;
+  std::vector<Evaluation> out;
+  for (const auto& detector : detectors) {
+    Evaluation e;
+    const auto t0 = Clock::now();
+    auto elements = detector->Detect(*image, Point{window.x, window.y});
+    e.detect_ms = MsSince(t0);
+    if (!elements.ok()) return elements.error();
+    e.ocr_ms = ocr_ms;
+    e.detections = vision::LabelElements(*elements, text->lines);
+    e.image = *image;
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 void Dump(const std::string& dir, const std::string& name, const Evaluation& e,
@@ -453,6 +470,7 @@ std::optional<Rect> BoundsOf(const Snapshot& snapshot, Role role) {
 
 struct Options {
   std::vector<std::string> apps = {"fixture", "factory", "xcalc"};
+  std::vector<std::string> detectors = {"classical", "learned"};
   int runs = 20;
   std::string dump;
   bool verbose = false;
@@ -468,26 +486,44 @@ int Run(const Options& options) {
 
   Bench bench;
   if (!bench.Start()) return 1;
-  auto detector = vision::CreateDetector();
-  if (!detector.ok()) {
-    std::fprintf(stderr, "bench_vision_eval: %s\n", detector.error().message.c_str());
-    return 1;
+  Detectors detectors;
+  for (const std::string& kind : options.detectors) {
+    vision::DetectorOptions d;
+    d.kind = kind;
+    auto detector = vision::CreateDetector(d);
+    if (!detector.ok()) {
+      std::fprintf(stderr, "bench_vision_eval: %s\n", detector.error().message.c_str());
+      return 1;
+    }
+    detectors.push_back(std::move(detector).value());
   }
+  const size_t kinds = detectors.size();
   TextReader reader;
-  std::vector<AppResult> results;
-  double detect_total = 0;
+  std::vector<std::vector<AppResult>> results(kinds);
+  std::vector<double> detect_total(kinds, 0.0);
   int detect_count = 0;
 
-  auto evaluate = [&](const std::string& name, const std::vector<Truth>& truths,
-                      const Evaluation& e, const Rect& window, const Snapshot* tree = nullptr) {
+  auto evaluate_one = [&](size_t k, const std::string& name, const std::vector<Truth>& truths,
+                          const Evaluation& e, const Rect& window, const Snapshot* tree) {
     Matching m = Match(truths, e.detections);
+    const std::string tag = std::string(detectors[k]->name()) + " " + name;
     if (tree != nullptr) {
       m.score.duplicates =
-          DuplicatesOfAccessible(*tree, window, e.detections, options.verbose, name);
+          DuplicatesOfAccessible(*tree, window, e.detections, options.verbose, tag);
     }
-    results.push_back({name, m.score});
-    if (options.verbose) Explain(name, truths, e, m);
-    Dump(options.dump, name, e, truths, window);
+    results[k].push_back({name, m.score});
+    if (options.verbose) Explain(tag, truths, e, m);
+    Dump(options.dump, std::string(detectors[k]->name()) + "-" + name, e, truths, window);
+  };
+  // Every detector's evaluation of one window; the detection times counted.
+  auto evaluate = [&](const std::string& name, const std::vector<Truth>& truths,
+                      const std::vector<Evaluation>& es, const Rect& window,
+                      const Snapshot* tree = nullptr) {
+    for (size_t k = 0; k < kinds; ++k) evaluate_one(k, name, truths, es[k], window, tree);
+  };
+  auto timed = [&](const std::vector<Evaluation>& es) {
+    for (size_t k = 0; k < kinds; ++k) detect_total[k] += es[k].detect_ms;
+    ++detect_count;
   };
 
   for (const std::string& app : options.apps) {
@@ -506,20 +542,21 @@ int Run(const Options& options) {
         std::fprintf(stderr, "bench_vision_eval: no canvas in the fixture\n");
         return 1;
       }
-      auto e = DetectAndLabel(bench, **detector, reader, window->bounds);
-      if (!e.ok()) {
-        std::fprintf(stderr, "bench_vision_eval: %s\n", e.error().message.c_str());
+      auto es = DetectAndLabel(bench, detectors, reader, window->bounds);
+      if (!es.ok()) {
+        std::fprintf(stderr, "bench_vision_eval: %s\n", es.error().message.c_str());
         return 1;
       }
-      detect_total += e->detect_ms;
-      ++detect_count;
+      timed(*es);
       // The drawing area is scored against what was painted there; the rest
       // of the window against AT-SPI.
-      Evaluation outside = *e, inside = *e;
-      outside.detections.clear();
-      inside.detections.clear();
-      for (const Detection& d : e->detections) {
-        (canvas->Contains(d.bounds.Center()) ? inside : outside).detections.push_back(d);
+      std::vector<Evaluation> outside = *es, inside = *es;
+      for (size_t k = 0; k < kinds; ++k) {
+        outside[k].detections.clear();
+        inside[k].detections.clear();
+        for (const Detection& d : (*es)[k].detections) {
+          (canvas->Contains(d.bounds.Center()) ? inside : outside)[k].detections.push_back(d);
+        }
       }
       const Snapshot tree = bench.snapshot();
       evaluate("GTK3 fixture: widgets (AT-SPI)", ax, outside, window->bounds, &tree);
@@ -537,10 +574,9 @@ int Run(const Options& options) {
         continue;
       }
       std::vector<Truth> ax = bench.AxTruth(p->pid(), window->bounds, app == "factory" ? 30 : 10);
-      auto e = DetectAndLabel(bench, **detector, reader, window->bounds);
+      auto e = DetectAndLabel(bench, detectors, reader, window->bounds);
       if (!e.ok()) continue;
-      detect_total += e->detect_ms;
-      ++detect_count;
+      timed(*e);
       const Snapshot tree = bench.snapshot();
       evaluate(program + " (AT-SPI)", ax, *e, window->bounds, &tree);
       (void)p->Terminate();
@@ -569,10 +605,9 @@ int Run(const Options& options) {
             {Rect{w["x"].get<int>(), w["y"].get<int>(), w["w"].get<int>(), w["h"].get<int>()},
              RoleFromName(w["role"].get<std::string>()), w["name"].get<std::string>()});
       }
-      auto e = DetectAndLabel(bench, **detector, reader, window->bounds);
+      auto e = DetectAndLabel(bench, detectors, reader, window->bounds);
       if (!e.ok()) continue;
-      detect_total += e->detect_ms;
-      ++detect_count;
+      timed(*e);
       evaluate(tk ? "held-out Tk form (geometry)" : "held-out GTK 3 form (allocations)", truths, *e,
                window->bounds);
       (void)p->Terminate();
@@ -586,10 +621,9 @@ int Run(const Options& options) {
         continue;
       }
       std::vector<Truth> truths = bench.XWindowTruth(window->window, window->bounds);
-      auto e = DetectAndLabel(bench, **detector, reader, window->bounds);
+      auto e = DetectAndLabel(bench, detectors, reader, window->bounds);
       if (!e.ok()) continue;
-      detect_total += e->detect_ms;
-      ++detect_count;
+      timed(*e);
       evaluate("xcalc (Athena, X windows)", truths, *e, window->bounds);
       (void)p->Terminate();
     } else {
@@ -601,21 +635,24 @@ int Run(const Options& options) {
     }
   }
 
-  std::printf("bench_vision_eval: detector \"%s\", %dx%d headless desktop%s\n\n",
-              std::string((*detector)->name()).c_str(), bench.info().width, bench.info().height,
-              pinned ? ", pinned to one core" : "");
-  std::printf("| %-36s | %4s | %4s | %4s | %7s | %9s | %8s | %4s |\n", "app", "true", "det", "hit",
-              "recall", "precision", "labels", "dups");
-  std::printf("|%s|%s|%s|%s|%s|%s|%s|%s|\n", std::string(38, '-').c_str(), "------", "------",
-              "------", "---------", "-----------", "----------", "------");
-  Score overall;
-  for (const AppResult& r : results) {
-    PrintRow(r.name, r.score);
-    overall.Add(r.score);
+  for (size_t k = 0; k < kinds; ++k) {
+    std::printf("%sbench_vision_eval: detector \"%s\", %dx%d headless desktop%s\n\n", k ? "\n" : "",
+                std::string(detectors[k]->name()).c_str(), bench.info().width, bench.info().height,
+                pinned ? ", pinned to one core" : "");
+    std::printf("| %-36s | %4s | %4s | %4s | %7s | %9s | %7s | %8s | %4s |\n", "app", "true", "det",
+                "hit", "recall", "precision", "roles", "labels", "dups");
+    std::printf("|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", std::string(38, '-').c_str(), "------", "------",
+                "------", "---------", "-----------", "---------", "----------", "------");
+    Score overall;
+    for (const AppResult& r : results[k]) {
+      PrintRow(r.name, r.score);
+      overall.Add(r.score);
+    }
+    PrintRow("overall", overall);
   }
-  PrintRow("overall", overall);
   std::printf(
-      "\nIoU >= 0.5, one-to-one; labels: paired elements whose label equals the truth's "
+      "\nIoU >= 0.5, one-to-one; roles: paired elements whose role is the truth's (toggle "
+      "buttons count as buttons); labels: paired elements whose label equals the truth's "
       "name (case and accents folded), over those with a name; dups: vision nodes the merge "
       "into the accessibility tree adds over an accessible widget (one lies half or more on "
       "the other), n/a without a tree.\n");
@@ -629,15 +666,29 @@ int Run(const Options& options) {
   std::this_thread::sleep_for(milliseconds(500));
   auto frame = bench.Capture(Rect{0, 0, bench.info().width, bench.info().height});
   if (!frame.ok()) return 1;
-  std::vector<double> times;
-  size_t found = 0;
-  for (int i = 0; i < options.runs; ++i) {
-    const auto t = Clock::now();
-    auto elements = (*detector)->Detect(*frame, Point{0, 0});
-    times.push_back(MsSince(t));
-    if (elements.ok()) found = elements->size();
+  std::vector<double> medians;
+  for (size_t k = 0; k < kinds; ++k) {
+    std::vector<double> times;
+    size_t found = 0;
+    for (int i = 0; i < options.runs; ++i) {
+      const auto t = Clock::now();
+      auto elements = detectors[k]->Detect(*frame, Point{0, 0});
+      times.push_back(MsSince(t));
+      if (elements.ok()) found = elements->size();
+    }
+    std::sort(times.begin(), times.end());
+    // The goal: 150 ms for the classical detector, 100 ms for the learned one.
+    const double goal = detectors[k]->name() == "classical" ? 150 : 100;
+    medians.push_back(times[times.size() / 2]);
+    std::printf(
+        "\n%s: detection on a %dx%d frame (%zu elements), %d runs%s: best %.1f ms, median "
+        "%.1f ms (target <= %.0f ms: %s); per window above: mean %.1f ms. OCR excluded.",
+        std::string(detectors[k]->name()).c_str(), frame->width, frame->height, found, options.runs,
+        pinned ? " on one core" : "", times.front(), medians.back(), goal,
+        medians.back() <= goal ? "met" : "NOT met",
+        detect_count ? detect_total[k] / detect_count : 0.0);
   }
-  std::sort(times.begin(), times.end());
+  std::printf("\n");
   // Reference, same frame and core: OCR from scratch (no cache), which
   // labels the detections and is excluded from the detection time.
   ocr::OcrOptions cold;
@@ -645,27 +696,28 @@ int Run(const Options& options) {
   const auto ocr_start = Clock::now();
   auto text = reader.ReadImage(*frame, Point{0, 0}, cold);
   const double ocr_ms = MsSince(ocr_start);
-  std::printf(
-      "\nDetection on a %dx%d frame (%zu elements), %d runs%s: best %.1f ms, median %.1f ms "
-      "(target <= 150 ms: %s); per window above: mean %.1f ms. OCR excluded.\n",
-      frame->width, frame->height, found, options.runs, pinned ? " on one core" : "", times.front(),
-      times[times.size() / 2], times[times.size() / 2] <= 150 ? "met" : "NOT met",
-      detect_count ? detect_total / detect_count : 0.0);
   if (text.ok()) {
-    std::printf(
-        "Reference: OCR of the same frame from scratch, same core: %.0f ms (%zu lines); "
-        "detection costs %.1f%% of it.\n",
-        ocr_ms, text->lines.size(), 100.0 * times[times.size() / 2] / ocr_ms);
+    std::printf("Reference: OCR of the same frame from scratch, same core: %.0f ms (%zu lines)",
+                ocr_ms, text->lines.size());
+    for (size_t k = 0; k < kinds; ++k) {
+      std::printf("; %s detection costs %.1f%% of it", std::string(detectors[k]->name()).c_str(),
+                  100.0 * medians[k] / ocr_ms);
+    }
+    std::printf(".\n");
   }
   if (!options.dump.empty()) {
-    Image annotated = *frame;
-    auto elements = (*detector)->Detect(*frame, Point{0, 0});
-    if (elements.ok()) {
-      for (const vision::Element& e : *elements)
-        DrawRectOutline(annotated, Grow(e.bounds, 2), Rgb{220, 0, 0}, 1);
+    for (size_t k = 0; k < kinds; ++k) {
+      Image annotated = *frame;
+      auto elements = detectors[k]->Detect(*frame, Point{0, 0});
+      if (elements.ok()) {
+        for (const vision::Element& e : *elements)
+          DrawRectOutline(annotated, Grow(e.bounds, 2), Rgb{220, 0, 0}, 1);
+      }
+      auto png = EncodePng(annotated);
+      const std::string file =
+          options.dump + "/" + std::string(detectors[k]->name()) + "-frame.png";
+      if (png.ok()) std::ofstream(file, std::ios::binary) << *png;
     }
-    auto png = EncodePng(annotated);
-    if (png.ok()) std::ofstream(options.dump + "/frame.png", std::ios::binary) << *png;
   }
   for (auto* p : {left.get(), right.get(), factory.get()}) {
     if (p != nullptr) (void)p->Terminate();
@@ -679,8 +731,9 @@ int Run(const Options& options) {
 int main(int argc, char** argv) {
   static const char kUsage[] =
       "usage: bench_vision_eval [--apps fixture,factory,xcalc,gnome-calculator,kcalc,form,"
-      "tk-form] [--runs N] [--dump DIR] [--verbose]\n"
-      "  the element detector's precision and recall against the accessibility tree; --dump\n"
+      "tk-form] [--detector classical,learned] [--runs N] [--dump DIR] [--verbose]\n"
+      "  the element detectors' recall, precision and role accuracy against the truth, each\n"
+      "  detector on the same captures (default: classical and learned); --dump\n"
       "  writes annotated images to DIR (nothing is written without it)\n";
   if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   uiscope::Options options;
@@ -693,6 +746,17 @@ int main(int argc, char** argv) {
       options.dump = next();
     } else if (a == "--verbose") {
       options.verbose = true;
+    } else if (a == "--detector") {
+      options.detectors.clear();
+      std::string list = next();
+      size_t start = 0;
+      while (start <= list.size()) {
+        size_t end = list.find(',', start);
+        if (end == std::string::npos) end = list.size();
+        if (end > start) options.detectors.push_back(list.substr(start, end - start));
+        start = end + 1;
+      }
+      if (options.detectors.empty()) return uiscope::bench::BadUsage(a.c_str(), kUsage);
     } else if (a == "--apps") {
       options.apps.clear();
       std::string list = next();

@@ -12,7 +12,7 @@ UISCOPE_BUILD_PACKAGES=(
   libpng-dev libcpp-httplib-dev libwebp-dev libjpeg62-turbo-dev
   libtesseract-dev libleptonica-dev
   libsqlite3-dev
-  libopencv-imgproc-dev
+  libopencv-imgproc-dev libopencv-dnn-dev
   # platform/vnc: the VNC client backend.
   libvncserver-dev
 )
@@ -38,6 +38,13 @@ UISCOPE_TEST_PACKAGES=(
   # tests/platform's VNC tests and bench_vnc: x11vnc on a headless display,
   # TigerVNC's Xvnc with a password file made by vncpasswd -f.
   x11vnc tigervnc-standalone-server tigervnc-tools
+)
+# Training the learned detector (scripts/train-vision only; scripts/test does
+# not install these): the window generators' toolkits, ImageMagick's import for
+# Tk captures, and PyTorch (CPU) to train and export the ONNX model.
+UISCOPE_TRAINING_PACKAGES=(
+  python3-gi gir1.2-gtk-3.0 python3-pyqt5 python3-tk python3-numpy python3-torch
+  imagemagick xvfb
 )
 
 uiscope_missing_packages() {

@@ -766,16 +766,4 @@ Result<std::vector<Element>> ClassicalDetector::Detect(const Image& image, Point
   return out;
 }
 
-Result<std::unique_ptr<Detector>> CreateDetector(const DetectorOptions& options) {
-  if (options.kind == "classical" || options.kind.empty()) {
-    ClassicalOptions classical;
-    classical.min_confidence = options.min_confidence;
-    return std::unique_ptr<Detector>(std::make_unique<ClassicalDetector>(classical));
-  }
-  return MakeError(ErrorCode::kInvalidArgument,
-                   "unknown detector \"" + options.kind +
-                       "\" (this build has: classical; a learned model plugs in behind "
-                       "vision::Detector)");
-}
-
 }  // namespace uiscope::vision

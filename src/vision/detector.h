@@ -14,9 +14,11 @@
 // beyond their own box.
 //
 // Implementations: ClassicalDetector (classical_detector.h, OpenCV core +
-// imgproc: edges, contours, uniform regions; the default, since no model
-// weights can be downloaded here). A learned model (OmniParser-style YOLO)
-// plugs in by implementing this interface and a case in CreateDetector.
+// imgproc: edges, contours, uniform regions) and LearnedDetector
+// (learned_detector.h: a small network trained on real toolkits' windows,
+// train/vision/, run with OpenCV DNN). Which one is the default is decided by
+// the held-out evaluation (bench/vision_eval, train/vision/README.md):
+// kDefaultDetector below.
 //
 // Thread safety: Detect is const; implementations must allow concurrent
 // calls (a model that cannot would serialise them inside). Ownership: the
@@ -56,13 +58,27 @@ class Detector {
                                               std::span<const Rect> masks = {}) const = 0;
 };
 
+// The kind CreateDetector makes when none is named: "auto" (the learned
+// detector, or the classical one when its model cannot be used) only where
+// the learned one does at least as well as the classical one on the held-out
+// apps (train/vision/README.md).
+inline constexpr std::string_view kDefaultDetector = "classical";
+
 struct DetectorOptions {
-  std::string kind = "classical";  // the only kind in this build
-  float min_confidence = 0.35f;    // boxes less sure than this are dropped
+  std::string kind;              // "classical" | "learned" | "auto"; "" = kDefaultDetector
+  std::string model_path;        // the learned one's ONNX file; "" = its default
+  float min_confidence = 0.35f;  // boxes less sure than this are dropped
 };
 
-// The detector `options.kind` names; InvalidArgument listing the kinds this
-// build has otherwise.
-Result<std::unique_ptr<Detector>> CreateDetector(const DetectorOptions& options = {});
+// The kinds this build has, for messages and --help: "classical, learned, auto".
+std::string_view DetectorKinds();
+
+// The detector `options.kind` names: InvalidArgument listing the kinds for an
+// unknown one; the learned detector's load error (NotFound, InvalidArgument)
+// when it is named and its model cannot be used. "auto" is the learned
+// detector when its model loads, else the classical one, and then says why in
+// `*warning` (when given).
+Result<std::unique_ptr<Detector>> CreateDetector(const DetectorOptions& options = {},
+                                                 std::string* warning = nullptr);
 
 }  // namespace uiscope::vision

@@ -37,6 +37,7 @@
 #include "session/a11y_env.h"
 #include "session/headless_desktop.h"
 #include "specialist_commands.h"
+#include "vision/detector.h"
 #include "web/web_site.h"
 
 namespace uiscope {
@@ -61,6 +62,7 @@ struct ObserveFlags {
   bool all = false;
   bool fresh = false;
   int timeout_ms = 2000;
+  std::string detector;  // vision's detector; "" = the default (vision/detector.h)
 };
 
 int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
@@ -92,7 +94,17 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
   request.timeout = std::chrono::milliseconds(f.timeout_ms);
   std::unique_ptr<TextReader> reader;
   if (sources->ocr || sources->vision) reader = cli::CliTextReader(*policy);
-  auto perceived = Perceive(*lease, request, *sources, reader.get());
+  std::unique_ptr<vision::Detector> detector;
+  if (sources->vision) {
+    vision::DetectorOptions d;
+    d.kind = f.detector;
+    std::string warning;
+    auto created = vision::CreateDetector(d, &warning);
+    if (!created.ok()) return Fail(g, created.error());
+    if (!warning.empty()) spdlog::warn("{}", warning);
+    detector = std::move(created).value();
+  }
+  auto perceived = Perceive(*lease, request, *sources, reader.get(), {}, detector.get());
   if (!perceived.ok()) return Fail(g, perceived.error());
   Observation* obs = &perceived->observation;
 
@@ -388,6 +400,13 @@ int main(int argc, char** argv) {
                       "sources (--sources ax) gives exactly those; without ax (--sources vision, "
                       "vision,ocr) the detector runs on every window and only what the pixels "
                       "give is shown, under windows from X11");
+  observe
+      ->add_option("--detector", of.detector,
+                   "vision's element detector: classical (edges and shapes), learned (a small "
+                   "network trained on GTK 3, Qt 5 and Tk windows, data/vision/detector.onnx), "
+                   "auto (learned, else classical with a warning). Default: " +
+                       std::string(vision::kDefaultDetector))
+      ->check(CLI::IsMember({"classical", "learned", "auto"}));
   observe->add_option("--max-nodes", of.max_nodes, "at most N nodes in this page")
       ->check(CLI::NonNegativeNumber);
   observe->add_option("--max-chars", of.max_chars, "at most N characters in this page")

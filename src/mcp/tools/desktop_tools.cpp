@@ -13,6 +13,7 @@
 #include "mcp/tools/plan_tools.h"
 #include "mcp/tools/schemas.h"
 #include "mcp/tools/tools.h"
+#include "vision/detector.h"
 
 namespace uiscope::mcp {
 namespace schema {
@@ -183,8 +184,22 @@ Result<Observation> ObserveOnce(DesktopTools& tools, const json& args, const Sou
                    ? "reading the accessibility tree, then detecting elements in the pixels"
                : sources.ocr ? "reading the accessibility tree, then OCR where it is blind"
                              : "reading the accessibility tree");
-  auto perceived =
-      Perceive(*lease, ObserveRequestFrom(args), sources, tools.reader.get(), ocr::OcrOptions{});
+  // Vision's detector: the one `detector` names, else the default.
+  std::unique_ptr<vision::Detector> detector;
+  if (sources.vision) {
+    vision::DetectorOptions d;
+    d.kind = args.value("detector", "");
+    std::string warning;
+    auto created = vision::CreateDetector(d, &warning);
+    if (!created.ok()) return created.error();
+    if (!warning.empty()) {
+      ctx.Log(LogLevel::kWarning, warning);
+      notes->push_back(std::move(warning));
+    }
+    detector = std::move(created).value();
+  }
+  auto perceived = Perceive(*lease, ObserveRequestFrom(args), sources, tools.reader.get(),
+                            ocr::OcrOptions{}, detector.get());
   const bool display_gone = DesktopGone(*lease);
   if (!perceived.ok()) {
     if (perceived.error().code == ErrorCode::kUnavailable || display_gone) {
@@ -461,6 +476,10 @@ json ObserveInputSchema() {
           {"description",
            "default: ax, plus ocr and vision for apps without accessibility; ax: the "
            "accessibility tree; ocr: text it misses; vision: controls seen in the pixels"}}},
+        {"detector",
+         {{"type", "string"},
+          {"enum", {"classical", "learned", "auto"}},
+          {"description", "vision's detector (default classical); auto: learned, else classical"}}},
         {"max_nodes",
          {{"type", "integer"},
           {"minimum", 0},
@@ -550,6 +569,10 @@ json FindInputSchema() {
              {{"type", "array"},
               {"items", {{"type", "string"}, {"enum", {"ax", "ocr", "vision"}}}},
               {"description", "as observe's; default [\"ax\"]"}}},
+            {"detector",
+             {{"type", "string"},
+              {"enum", {"classical", "learned", "auto"}},
+              {"description", "as observe's"}}},
             {"limit",
              {{"type", "integer"},
               {"minimum", 1},

@@ -1,0 +1,57 @@
+// LearnedDetector: a Detector (detector.h) run from a small convolutional
+// network trained on windows of real toolkits (train/vision/, model card in
+// train/vision/README.md), read from an ONNX file and run with OpenCV's DNN
+// module on the CPU.
+//
+// The network paints, at a quarter of the image's resolution, the *core* of
+// every interactive element — its box shrunk to half its width and height
+// around its centre — with the element's class (button, text_field,
+// check_box, radio_button, slider, combo_box, spin_button, tab, list_item,
+// menu_item; class 0 is background), as a softmax over classes per cell.
+// Cores of widgets that touch do not, so each 4-connected region of cells
+// sure enough to be foreground is one element: its class the one with the
+// most probability summed over the region, its box the region's box grown
+// back to twice its size around its centre, its confidence the region's mean
+// foreground probability. The network reads no text: labels come from OCR.
+//
+// Masks: masked pixels are painted with the mean colour of the ring just
+// outside the mask before inference, so what was inside cannot be seen.
+//
+// Thread safety: Detect is const; the network is not reentrant, so calls are
+// serialised inside (one mutex). Ownership: the detector owns the network.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "vision/detector.h"
+
+namespace uiscope::vision {
+
+struct LearnedOptions {
+  std::string model_path;  // "" = DefaultModelPath()
+  float min_confidence = 0.35f;
+};
+
+// $UISCOPE_VISION_MODEL if set, else the model shipped in the source tree
+// (data/vision/detector.onnx).
+std::string DefaultModelPath();
+
+class LearnedDetector final : public Detector {
+ public:
+  // NotFound when the file is missing; InvalidArgument when it is not a model
+  // this detector can run (unreadable ONNX, wrong output shape).
+  static Result<std::unique_ptr<LearnedDetector>> Load(const LearnedOptions& options = {});
+  ~LearnedDetector() override;
+
+  std::string_view name() const override { return "learned"; }
+  Result<std::vector<Element>> Detect(const Image& image, Point origin,
+                                      std::span<const Rect> masks = {}) const override;
+
+ private:
+  struct Impl;
+  explicit LearnedDetector(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace uiscope::vision
