@@ -95,6 +95,8 @@ Status AddPixelsOfX11Windows(Perception& perception, Workspace::Lease& lease,
       continue;
     }
     const Snapshot& seen = one.observation.snapshot;
+    const std::string input_path =
+        lease.desktop != nullptr && lease.desktop->backend() == "vnc" ? "VNC" : "XTest";
     records.Remember(seen.roots, PixelIdOrigin{true, true, scope.app, scope.pid});
     obs.snapshot.stats.ocr_nodes += seen.stats.ocr_nodes;
     obs.snapshot.stats.vision_nodes += seen.stats.vision_nodes;
@@ -108,11 +110,12 @@ Status AddPixelsOfX11Windows(Perception& perception, Workspace::Lease& lease,
     for (std::string& w : one.observation.warnings) obs.warnings.push_back(std::move(w));
     const int ms = static_cast<int>(
         std::chrono::duration<double, std::milli>(Clock::now() - app_start).count());
-    obs.warnings.push_back(
-        Label(app) + (silent ? " is not answering" : " has no accessibility tree") + ": its " +
-        Titles(app) + (app.children.size() == 1 ? " was" : " were") +
-        " read from pixels (source=ocr and source=vision nodes, " + std::to_string(ms) +
-        " ms); act on them by ID (input goes through XTest). --sources ax leaves them out");
+    obs.warnings.push_back(Label(app) +
+                           (silent ? " is not answering" : " has no accessibility tree") +
+                           ": its " + Titles(app) + (app.children.size() == 1 ? " was" : " were") +
+                           " read from pixels (source=ocr and source=vision nodes, " +
+                           std::to_string(ms) + " ms); act on them by ID (input goes through " +
+                           input_path + "). --sources ax leaves them out");
     // A window the app did not list in X11 (none is expected) stays out:
     // the node of this app takes what was read.
     app = std::move(one.observation.snapshot.roots.front());

@@ -18,6 +18,7 @@
 #include "platform/clipboard.h"
 #include "platform/vnc/vnc_backend.h"
 #include "support/desktop_fixture.h"
+#include "support/vnc_server.h"
 
 namespace uiscope {
 namespace {
@@ -25,77 +26,12 @@ namespace {
 using std::chrono::milliseconds;
 namespace fs = std::filesystem;
 
-// A TCP port nothing listens on now (the kernel's pick).
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    close(fd);
-    return 0;
-  }
-  close(fd);
-  return ntohs(addr.sin_port);
-}
+using test::FreePort;
+using test::Listening;
+using test::StartX11Vnc;
 
-bool Listening(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  close(fd);
-  return ok;
-}
-
-// A private directory for the servers' logs and password files, removed
-// at exit (after the suites' teardown stopped the servers).
-class PrivateDir {
- public:
-  PrivateDir() {
-    std::string path = (fs::temp_directory_path() / "uiscope-vnc-test-XXXXXX").string();
-    if (mkdtemp(path.data()) != nullptr) path_ = path;
-  }
-  ~PrivateDir() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-const std::string& TempDir() {
-  static const PrivateDir dir;
-  return dir.path();
-}
-
-std::string LogTail(const std::string& path) { return FileTail(path, 15); }
-
-// x11vnc serving `display` on `port` (loopback only, no password, polling
-// every 5 ms); nullptr and a failure when it does not listen in time.
-std::unique_ptr<Process> StartX11Vnc(const std::string& display, int port) {
-  SpawnOptions options;
-  options.argv = {"x11vnc",     "-display", display,    "-rfbport", std::to_string(port),
-                  "-localhost", "-nopw",    "-forever", "-shared",  "-wait",
-                  "5",          "-defer",   "5"};
-  options.log_file = TempDir() + "/x11vnc-" + std::to_string(port) + ".log";
-  auto process = Process::Spawn(options);
-  if (!process.ok()) {
-    ADD_FAILURE() << process.error().ToString();
-    return nullptr;
-  }
-  if (!test::WaitUntil([&] { return Listening(port); }, milliseconds(15000))) {
-    ADD_FAILURE() << "x11vnc did not listen on " << port << ": " << LogTail(options.log_file);
-    return nullptr;
-  }
-  return std::move(*process);
-}
+const std::string& TempDir() { return test::VncTempDir(); }
+std::string LogTail(const std::string& path) { return test::VncLogTail(path); }
 
 // The first update after an input is waited for up to 1 s here, not the
 // default 150 ms: ctest runs desktop tests two at a time on two cores, and a

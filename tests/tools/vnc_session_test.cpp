@@ -1,0 +1,259 @@
+// VNC desktops as sessions (issue 20): `session attach` an x11vnc serving
+// the GTK 3 fixture, then the CLI observes it from pixels alone (vision and
+// OCR), clicks the Login button by ID and types into the Email field over
+// the same link — the fixture's own answers prove the effect — and a killed
+// server is a clear error that `session list` shows too. One MCP server
+// serves two VNC sessions and the X11 session at once.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "session/headless_desktop.h"
+#include "session/process.h"
+#include "support/desktop_fixture.h"
+#include "support/vnc_server.h"
+
+namespace uiscope {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// The fixture of this suite and an x11vnc serving the shared desktop.
+class VncSessionDesktopTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    test::TestDesktop& desktop = test::TestDesktop::Shared();
+    if (!desktop.ok()) return;
+    fixture_ = desktop.LaunchFixture({"--name", "vnc-session", "--position", "100,80"}).release();
+  }
+  static void TearDownTestSuite() {
+    if (fixture_ != nullptr) (void)fixture_->Terminate();
+    delete fixture_;
+    fixture_ = nullptr;
+  }
+
+  void SetUp() override {
+    ASSERT_TRUE(test::TestDesktop::Shared().ok()) << test::TestDesktop::Shared().error();
+    ASSERT_NE(fixture_, nullptr);
+    // Not beside the session records at the state dir's top level.
+    std::filesystem::create_directories(test::TestStateDir() + "/config");
+    config_ = test::TestStateDir() + "/config/vnc-session.json";
+    std::ofstream(config_) << R"({"rate_limit": {"max_actions": 0}})";
+  }
+
+  static const std::string& display() { return test::TestDesktop::Shared().info().display_name; }
+
+  // One CLI process, as a script runs it: no DISPLAY, only --session.
+  CliRun Run(std::vector<std::string> args) {
+    SpawnOptions options;
+    options.argv = {UISCOPE_CLI};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    options.unset_env = {"DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS",
+                         "UISCOPE_SESSION"};
+    options.env = {{"UISCOPE_STATE_DIR", test::TestStateDir()}, {"UISCOPE_CONFIG", config_}};
+    options.capture_stdout = true;
+    options.log_file = test::TestStateDir() + "/vnc-session-cli.log";
+    CliRun r;
+    auto process = Process::Spawn(options);
+    if (!process.ok()) {
+      r.err = process.error().message;
+      return r;
+    }
+    for (;;) {
+      auto line = (*process)->ReadLine(milliseconds(60000));
+      if (!line.ok()) break;
+      r.out += *line + "\n";
+    }
+    auto code = (*process)->Wait(milliseconds(10000));
+    r.exit_code = code.ok() ? *code : -1;
+    r.err = FileTail(options.log_file, 20);
+    return r;
+  }
+
+  // `session attach` of x11vnc on `port`: the session's ID.
+  std::string Attach(int port) {
+    CliRun r = Run({"session", "attach", "vnc://127.0.0.1:" + std::to_string(port), "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    json info = json::parse(r.out, nullptr, false);
+    EXPECT_TRUE(info.is_object()) << r.out;
+    if (!info.is_object()) return "";
+    EXPECT_EQ(info.value("backend", ""), "vnc");
+    EXPECT_EQ(info.value("width", 0), test::TestDesktop::Shared().info().width);
+    return info.value("id", "");
+  }
+
+  // The first node named `name` (and of `role` unless empty) in an observe
+  // --json tree; null when there is none.
+  static json FindNode(const json& node, const std::string& name, const std::string& role = "") {
+    if (node.value("name", "") == name && (role.empty() || node.value("role", "") == role)) {
+      return node;
+    }
+    for (const char* key : {"nodes", "children"}) {
+      if (!node.contains(key)) continue;
+      for (const json& child : node[key]) {
+        json found = FindNode(child, name, role);
+        if (!found.is_null()) return found;
+      }
+    }
+    return nullptr;
+  }
+  json Observe(const std::string& session) {
+    CliRun r = Run({"observe", "--session", session, "--format", "json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    json tree = json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(tree.is_discarded()) << r.out.substr(0, 400);
+    return tree;
+  }
+
+  std::string Ask(const std::string& command) {
+    auto answer = test::FixtureCommand(*fixture_, command);
+    return answer.ok() ? *answer : "error: " + answer.error().message;
+  }
+
+  static Process* fixture_;
+  std::string config_;
+};
+
+Process* VncSessionDesktopTest::fixture_ = nullptr;
+
+TEST_F(VncSessionDesktopTest, ObserveClickAndTypeThroughAnAttachedSession) {
+  const int port = test::FreePort();
+  auto server = test::StartX11Vnc(display(), port);
+  ASSERT_NE(server, nullptr);
+  const std::string id = Attach(port);
+  ASSERT_FALSE(id.empty());
+
+  json tree = Observe(id);
+  json login = FindNode(tree, "Login", "button");
+  ASSERT_FALSE(login.is_null()) << "no Login button seen over VNC: " << tree.dump().substr(0, 800);
+  EXPECT_EQ(login.value("source", ""), "vision");
+  json email = FindNode(tree, "Email", "text_field");
+  ASSERT_FALSE(email.is_null()) << tree.dump().substr(0, 800);
+  EXPECT_FALSE(FindNode(tree, "Not logged in", "text").is_null())
+      << "the status label is not read by OCR: " << tree.dump().substr(0, 800);
+
+  ASSERT_EQ(Ask("text email"), "") << "the fixture starts with an empty Email field";
+  CliRun click = Run({"click", "--session", id, login["id"].get<std::string>()});
+  EXPECT_EQ(click.exit_code, 0) << click.out << click.err;
+  std::string status;
+  EXPECT_TRUE(test::WaitUntil(
+      [&] {
+        status = Ask("status");
+        return status == "Please enter an email";
+      },
+      milliseconds(5000)))
+      << "after the click the status is \"" << status << "\"; " << click.out;
+
+  CliRun type = Run({"type", "--session", id, email["id"].get<std::string>(), "Grüße"});
+  EXPECT_EQ(type.exit_code, 0) << type.out << type.err;
+  std::string shown;
+  EXPECT_TRUE(test::WaitUntil(
+      [&] {
+        shown = Ask("text email");
+        return shown == "Grüße";
+      },
+      milliseconds(5000)))
+      << "typed over VNC, the field shows \"" << shown << "\"; " << type.out;
+
+  // A killed server: a clear error naming the address, and the session
+  // listed as dead; `session stop` detaches it.
+  ASSERT_TRUE(server->Terminate().ok());
+  CliRun dead = Run({"observe", "--session", id});
+  EXPECT_EQ(dead.exit_code, 1);
+  EXPECT_NE(dead.err.find("nothing answers at vnc://127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
+      << dead.err;
+  CliRun list = Run({"session", "list", "--json"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  bool listed_dead = false;
+  const json listed = json::parse(list.out);
+  for (const json& s : listed["sessions"]) {
+    if (s["id"] == id) listed_dead = !s["alive"].get<bool>() && s["backend"] == "vnc";
+  }
+  EXPECT_TRUE(listed_dead) << list.out;
+  EXPECT_EQ(Run({"session", "stop", id}).exit_code, 0);
+  EXPECT_FALSE(FindSession(id).ok());
+}
+
+TEST_F(VncSessionDesktopTest, OneMcpServerServesTwoVncSessionsAndTheX11One) {
+  const int port_a = test::FreePort();
+  auto server_a = test::StartX11Vnc(display(), port_a);
+  ASSERT_NE(server_a, nullptr);
+  const int port_b = test::FreePort();
+  auto server_b = test::StartX11Vnc(display(), port_b);
+  ASSERT_NE(server_b, nullptr);
+  const std::string a = Attach(port_a);
+  const std::string b = Attach(port_b);
+  ASSERT_FALSE(a.empty());
+  ASSERT_FALSE(b.empty());
+  ASSERT_NE(a, b);
+
+  SpawnOptions options;
+  options.argv = {UISCOPE_CLI, "mcp"};
+  options.unset_env = {"AT_SPI_BUS_ADDRESS", "UISCOPE_SESSION"};
+  options.env = test::TestDesktop::Shared().Environment();
+  options.env.emplace_back("UISCOPE_STATE_DIR", test::TestStateDir());
+  options.env.emplace_back("UISCOPE_CONFIG", config_);
+  options.capture_stdout = true;
+  options.pipe_stdin = true;
+  options.log_file = test::TestStateDir() + "/vnc-session-mcp.log";
+  auto server = Process::Spawn(options);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  Process& mcp = **server;
+  auto call = [&](int id, const std::string& method, json params) {
+    json request = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}};
+    EXPECT_TRUE(mcp.WriteLine(request.dump()).ok());
+    for (;;) {
+      auto line = mcp.ReadLine(milliseconds(60000));
+      if (!line.ok()) {
+        ADD_FAILURE() << method << ": " << line.error().message << "\n"
+                      << FileTail(options.log_file, 20);
+        return json::object();
+      }
+      json m = json::parse(*line, nullptr, false);
+      if (m.is_object() && m.contains("id") && m["id"] == id) return m;
+    }
+  };
+  json init =
+      call(1, "initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
+  ASSERT_TRUE(init.contains("result")) << init.dump();
+  ASSERT_TRUE(mcp.WriteLine(R"({"jsonrpc":"2.0","method":"notifications/initialized"})").ok());
+
+  int next = 2;
+  for (const std::string& session : {a, b, std::string()}) {
+    json arguments = {{"fresh", true}};
+    if (!session.empty()) arguments["session"] = session;
+    json reply = call(next++, "tools/call", {{"name", "observe"}, {"arguments", arguments}});
+    const json& result = reply["result"];
+    ASSERT_FALSE(result.value("isError", true)) << reply.dump().substr(0, 600);
+    std::string text;
+    for (const json& c : result["content"]) text += c.value("text", "") + "\n";
+    EXPECT_NE(text.find("\"Login\""), std::string::npos)
+        << (session.empty() ? "the X11 session" : session) << ": " << text.substr(0, 800);
+  }
+  json listed =
+      call(next++, "tools/call", {{"name", "session_list"}, {"arguments", json::object()}});
+  const std::string dump = listed.dump();
+  EXPECT_NE(dump.find("vnc://127.0.0.1:" + std::to_string(port_a)), std::string::npos) << dump;
+  EXPECT_NE(dump.find("vnc://127.0.0.1:" + std::to_string(port_b)), std::string::npos) << dump;
+
+  mcp.CloseStdin();
+  (void)mcp.Wait(milliseconds(20000));
+  (void)StopSession(a);
+  (void)StopSession(b);
+}
+
+}  // namespace
+}  // namespace uiscope
