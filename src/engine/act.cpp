@@ -784,10 +784,13 @@ ActionOutcome Executor::Outcome(const std::string& error) const {
 // Text an action puts into a readable field becomes the expected value:
 // the verification waits for it and typing paces itself by it. Not for
 // password fields (their value is never read), text with control
-// characters (Return may submit, Tab move on) or text longer than the tree
-// reads.
+// characters (Return may submit, Tab move on), text longer than the tree
+// reads, or a field found in pixels (vision, OCR, memory: on a VNC desktop
+// or an app without accessibility), which no tree reads back: there the
+// pixels are the evidence.
 void Executor::Expect() {
   if (!plan_.target || plan_.sensitive || !IsTextRole(plan_.target->role)) return;
+  if (plan_.target->source != Source::kAx && plan_.target->source != Source::kMerged) return;
   const ActionRequest& r = request_;
   if (r.kind != ActionKind::kTypeText && r.kind != ActionKind::kSetValue) return;
   if (r.text.size() > 1000) return;
