@@ -33,6 +33,17 @@ DesktopTarget TargetOf(const DesktopInfo& session) {
   return t;
 }
 
+Error DeadSession(const DesktopInfo& session) {
+  const std::string what =
+      session.backend == "vnc"
+          ? "Start its VNC server again, or detach it with `uiscope session stop " + session.id +
+                "` (MCP: session_stop)"
+          : "Stop it with `uiscope session stop " + session.id +
+                "` (MCP: session_stop) and start a new one";
+  return MakeError(ErrorCode::kUnavailable, "session " + session.id + " (" + session.display_name +
+                                                ") is dead (" + session.problem + "). " + what);
+}
+
 Result<DesktopTarget> ResolveDesktop(const std::string& display_flag,
                                      const std::string& session_flag) {
   if (!display_flag.empty() && !session_flag.empty()) {
@@ -45,17 +56,7 @@ Result<DesktopTarget> ResolveDesktop(const std::string& display_flag,
   if (!session_id.empty()) {
     auto session = FindSession(session_id);
     if (!session.ok()) return session.error();
-    if (!session->alive) {
-      return MakeError(
-          ErrorCode::kUnavailable,
-          "session " + session->id + " (" + session->display_name + ") is dead (" +
-              session->problem + "). " +
-              (session->backend == "vnc" ? "Start its VNC server again, or detach it with `uiscope "
-                                           "session stop " +
-                                               session->id + "`"
-                                         : "Stop it with `uiscope session stop " + session->id +
-                                               "` and start a new one"));
-    }
+    if (!session->alive) return DeadSession(*session);
     return TargetOf(*session);
   }
   DesktopTarget t;
@@ -75,12 +76,7 @@ Result<DesktopTarget> ResolveDesktop(const std::string& display_flag,
   if (auto sessions = ListSessions(); sessions.ok()) {
     for (const DesktopInfo& s : *sessions) {
       if (DisplayBase(s.display_name) == DisplayBase(t.display)) {
-        if (!s.alive) {
-          return MakeError(ErrorCode::kUnavailable, "session " + s.id + " on " + s.display_name +
-                                                        " is dead (" + s.problem +
-                                                        "). Stop it with `uiscope session stop " +
-                                                        s.id + "` and start a new one");
-        }
+        if (!s.alive) return DeadSession(s);
         t.session_id = s.id;
         if (t.dbus_address.empty()) t.dbus_address = s.dbus_address;
       }

@@ -26,6 +26,10 @@ struct DesktopTarget {
 // The desktop of a registered session.
 DesktopTarget TargetOf(const DesktopInfo& session);
 
+// The error for a session that is not alive: why, and what to do (start a
+// VNC server again; stop a dead headless desktop and start another).
+Error DeadSession(const DesktopInfo& session);
+
 // `session_flag` (a session ID) and `display_flag` name the desktop; giving
 // both is InvalidArgument. Neither: $UISCOPE_SESSION, else $DISPLAY. A dead
 // session is Unavailable, saying why and how to clean it up.

@@ -159,13 +159,7 @@ Result<Workspace::Lease> Workspace::Acquire(const std::string& session_id, Need 
   } else {
     auto info = FindSession(session_id);
     if (!info.ok()) return info.error();
-    if (!info->alive) {
-      return MakeError(
-          ErrorCode::kUnavailable,
-          "session " + session_id + " is dead (" + info->problem + "); " +
-              (info->backend == "vnc" ? "start its VNC server again, or detach it with session_stop"
-                                      : "stop it with session_stop and start a new one"));
-    }
+    if (!info->alive) return DeadSession(*info);
     target = TargetOf(*info);
   }
   if (!target.ok()) return target.error();

@@ -24,6 +24,7 @@
 #include <thread>
 #include <tuple>
 
+#include "platform/vnc/vnc_address.h"
 #include "session/a11y_env.h"
 #include "session/reaper.h"
 #include "session/x11_probe.h"
@@ -309,36 +310,29 @@ std::vector<int> StopProcesses(const DesktopInfo& info) {
   return survivors;
 }
 
-// Why the session is not usable, naming each part that is gone; "" if
-// every part runs.
-// "HOST:PORT" of a vnc:// URL as RegisterRemoteSession records it
-// ("vnc://[::1]:5901" too); false when it is not one.
-bool HostPort(const std::string& url, std::string* host, std::string* port) {
-  constexpr std::string_view kScheme = "vnc://";
-  if (!url.starts_with(kScheme)) return false;
-  const std::string rest = url.substr(kScheme.size());
-  const size_t colon = rest.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 >= rest.size()) return false;
-  *host = rest.substr(0, colon);
-  *port = rest.substr(colon + 1);
-  if (host->size() > 2 && host->front() == '[' && host->back() == ']') {
-    *host = host->substr(1, host->size() - 2);
+// The address of a remote session's record: its URL as ParseVncAddress
+// writes it (VncAddress::Url), nothing else.
+Result<VncAddress> RecordedAddress(const std::string& url) {
+  auto address = ParseVncAddress(url);
+  if (!address.ok() || address->Url() != url) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "a remote session needs a vnc://HOST:PORT url, not '" + url + "'");
   }
-  return true;
+  return address;
 }
 
 // Whether something accepts TCP connections at the session's address,
 // within 500 ms: no VNC handshake (that needs the password and can stall),
 // so a listening server counts as alive.
 std::string RemoteProblem(const DesktopInfo& info) {
-  std::string host, port;
-  if (!HostPort(info.url, &host, &port))
-    return "its address '" + info.url + "' is not vnc://HOST:PORT";
+  auto address = RecordedAddress(info.url);
+  if (!address.ok()) return address.error().message;
+  const std::string port = std::to_string(address->port);
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
-  if (int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0) {
-    return "cannot resolve " + host + ": " + gai_strerror(rc);
+  if (int rc = getaddrinfo(address->host.c_str(), port.c_str(), &hints, &found); rc != 0) {
+    return "cannot resolve " + address->host + ": " + gai_strerror(rc);
   }
   std::string problem = "nothing answers at " + info.url;
   for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
@@ -366,6 +360,8 @@ std::string RemoteProblem(const DesktopInfo& info) {
   return problem;
 }
 
+// Why the session is not usable, naming each part that is gone; "" if
+// every part runs.
 std::string SessionProblem(const DesktopInfo& info) {
   if (info.backend == "vnc") return RemoteProblem(info);
   std::string problem;
@@ -901,12 +897,11 @@ Status StopDesktop(const DesktopInfo& info) {
 }
 
 Status RegisterRemoteSession(DesktopInfo* info) {
-  std::string host, port;
-  if (info->backend != "vnc" || !HostPort(info->url, &host, &port)) {
-    return MakeError(
-        ErrorCode::kInvalidArgument,
-        "a remote session needs backend vnc and a vnc://HOST:PORT url, not '" + info->url + "'");
+  if (info->backend != "vnc") {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "a remote session needs backend vnc, not '" + info->backend + "'");
   }
+  if (auto address = RecordedAddress(info->url); !address.ok()) return address.error();
   info->display = -1;
   info->display_name = info->url;
   info->started_at_ms =
