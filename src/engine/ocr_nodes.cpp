@@ -190,19 +190,19 @@ OcrTarget TargetOf(const Node& n, const std::vector<size_t>& path) {
   return t;
 }
 
-std::vector<size_t> AddMissingWindow(Snapshot& snapshot, const OcrTarget& target, Source source) {
+std::vector<size_t> AddMissingWindow(Snapshot& snapshot, const OcrTarget& target) {
   const std::string app_name = !target.app.empty() ? target.app : target.title;
   Node app;
   app.role = Role::kApplication;
   app.name = app_name;
   app.app = app_name;
   app.pid = target.pid;
-  app.source = source;
+  app.source = Source::kX11;
   Node window;
   window.role = Role::kWindow;
   window.name = target.title;
   window.bounds = target.bounds;
-  window.source = source;
+  window.source = Source::kX11;
   window.app = app_name;
   window.pid = target.pid;
   window.states.Set(State::kShowing);
@@ -221,7 +221,7 @@ OcrMergeStats MergeOcrText(Snapshot& snapshot, const std::vector<OcrTargetText>&
   for (const OcrTargetText& t : texts) {
     std::vector<size_t> path = t.target.path;
     if (path.empty()) {
-      path = AddMissingWindow(snapshot, t.target, Source::kOcr);
+      path = AddMissingWindow(snapshot, t.target);
       stats.ocr_nodes += 2;
     }
     Node* holder = NodeAtPath(snapshot.roots, path);

@@ -82,10 +82,14 @@ Node* NodeAtPath(std::vector<Node>& roots, const std::vector<size_t>& path);
 // `path`: its bounds, pid, app and name as the title.
 OcrTarget TargetOf(const Node& n, const std::vector<size_t>& path);
 
-// Adds an application and a window node (source `source`) for a window
-// missing from the tree, at the end of snapshot.roots; returns the window's
-// index path. IDs are left for AssignIds.
-std::vector<size_t> AddMissingWindow(Snapshot& snapshot, const OcrTarget& target, Source source);
+// Adds an application and a window node for a window missing from the tree,
+// at the end of snapshot.roots; returns the window's index path. Both come
+// from the window system's listing, whichever pixel source fills the window,
+// so they are Source::kX11 like the window nodes observe adds: a window that
+// was mapped between observe's listing and the pixel pass's must not change
+// its source (and its node's look) from one call to the next. IDs are left
+// for AssignIds.
+std::vector<size_t> AddMissingWindow(Snapshot& snapshot, const OcrTarget& target);
 
 struct OcrMergeStats {
   int ocr_nodes = 0;     // nodes added (text lines, and windows missing from the tree)

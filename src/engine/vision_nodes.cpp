@@ -67,7 +67,7 @@ VisionMergeStats MergeVisionDetections(Snapshot& snapshot,
   for (const VisionTargetDetections& t : detections) {
     std::vector<size_t> path = t.target.path;
     if (path.empty()) {
-      path = AddMissingWindow(snapshot, t.target, Source::kVision);
+      path = AddMissingWindow(snapshot, t.target);
       stats.vision_nodes += 2;
       stats.added_windows.emplace_back(t.target.x_window, path);
     }

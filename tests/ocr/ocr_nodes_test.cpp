@@ -268,7 +268,7 @@ TEST(OcrNodesTest, MissingWindowsGetAnApplicationAndAWindow) {
   const Node& window = app.children[0];
   EXPECT_EQ(window.role, Role::kWindow);
   EXPECT_EQ(window.name, "user@host: ~");
-  EXPECT_EQ(window.source, Source::kOcr);
+  EXPECT_EQ(window.source, Source::kX11);
   EXPECT_EQ(window.bounds, (Rect{100, 400, 600, 300}));
   ASSERT_EQ(window.children.size(), 1u);
   EXPECT_EQ(window.children[0].name, "$ make test");

@@ -136,10 +136,10 @@ TEST(VisionNodesTest, WindowsWithoutAccessibilityAreVisionOnly) {
   const Node& app = s.roots[1];
   EXPECT_EQ(app.role, Role::kApplication);
   EXPECT_EQ(app.name, "xcalc");
-  EXPECT_EQ(app.source, Source::kVision);
+  EXPECT_EQ(app.source, Source::kX11);
   const Node& window = app.children.at(0);
   EXPECT_EQ(window.name, "Calculator");
-  EXPECT_EQ(window.source, Source::kVision);
+  EXPECT_EQ(window.source, Source::kX11);
   ASSERT_EQ(window.children.size(), 2u);
   EXPECT_EQ(window.children[0].name, "7");
   EXPECT_EQ(window.children[1].window, window.id);
