@@ -322,7 +322,8 @@ Result<ScreenshotResult> ScreenshotService::Take(Workspace::Lease& lease,
       if (!reader_) reader_ = std::make_unique<TextReader>();
       reader = reader_.get();
     }
-    auto perceived = Perceive(lease, request.observe, request.sources, reader);
+    auto perceived = Perceive(lease, request.observe, request.sources, reader, ocr::OcrOptions{},
+                              request.detector);
     if (perceived.ok()) {
       perception = std::move(perceived).value();
     } else if (window_node || request.sources.ocr || request.sources.vision ||

@@ -69,6 +69,9 @@ struct ScreenshotRequest {
   // What perceives the marked elements (ScreenshotService::Take): the
   // accessibility tree, and with vision / ocr their nodes too.
   Sources sources;
+  // Vision's detector for those nodes (not owned; must outlive Take);
+  // null: the default one.
+  const vision::Detector* detector = nullptr;
   // The top-level windows, bottom to top: a mark is drawn only where its
   // window is not covered. Empty = no stacking known, boxes drawn whole
   // (ScreenshotService::Take fills it in).

@@ -296,6 +296,31 @@ TEST(CliDesktopTest, ReadTextAndObserveWithOcrOnAnXterm) {
   EXPECT_FALSE(std::filesystem::exists(kept));
 }
 
+// --detector reaches vision in every verb that perceives: a learned model
+// that is missing fails observe, find and screenshot --marks alike, naming
+// its path; classical ignores the model; auto falls back with a warning.
+TEST(CliDesktopTest, TheDetectorFlagReachesObserveFindAndScreenshot) {
+  test::TestDesktop& desktop = test::TestDesktop::Shared();
+  ASSERT_TRUE(desktop.ok()) << desktop.error();
+  const std::string missing = test::TestStateDir() + "/no-such-model.onnx";
+  std::string env = "env -u AT_SPI_BUS_ADDRESS OMP_THREAD_LIMIT=1 UISCOPE_VISION_MODEL='" +
+                    missing + "'";
+  for (const auto& [k, v] : desktop.Environment()) env += " " + k + "='" + v + "'";
+  const std::string shot = test::TestStateDir() + "/detector-marks.png";
+  for (const std::string& verb : std::vector<std::string>{
+           "observe --sources vision", "find Login --sources vision",
+           "screenshot --marks --sources vision -o '" + shot + "'"}) {
+    CliRun learned = RunCli(verb + " --detector learned", env);
+    EXPECT_EQ(learned.exit_code, 1) << verb << ": " << learned.out << learned.err;
+    EXPECT_NE(learned.err.find(missing), std::string::npos) << verb << ": " << learned.err;
+    CliRun fallback = RunCli(verb + " --detector auto", env);
+    EXPECT_NE(fallback.err.find("classical"), std::string::npos) << verb << ": " << fallback.err;
+    EXPECT_EQ(RunCli(verb + " --detector bogus", env).exit_code, 2) << verb;
+  }
+  CliRun classical = RunCli("observe --sources vision --detector classical", env);
+  EXPECT_EQ(classical.exit_code, 0) << classical.err;
+}
+
 // --- Sessions end everything they started (issue 14, defect 6) -------------
 
 using std::chrono::milliseconds;

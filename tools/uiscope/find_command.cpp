@@ -5,6 +5,7 @@
 
 #include "engine/find.h"
 #include "engine/perceive.h"
+#include "detector_flags.h"
 #include "engine/workspace.h"
 #include "policy_flags.h"
 
@@ -24,6 +25,7 @@ CLI::App* AddFindCommand(CLI::App& app, GlobalFlags& g, FindFlags& f) {
                   "where to look, comma-separated: ax (accessibility), ocr (text "
                   "where the tree is blind), vision (elements detected in the pixels); "
                   "default as observe's; vision without ax: the pixels alone");
+  AddDetectorOption(cmd, f.detector);
   cmd->add_option("--limit", f.limit, "at most N matches")->check(CLI::Range(1, 100000));
   cmd->add_option("--timeout-ms", f.timeout_ms, "deadline per application")
       ->check(CLI::Range(10, 600000));
@@ -48,6 +50,8 @@ int RunFindCommand(const GlobalFlags& g, const FindFlags& f) {
   }
   auto sources = ParseSources(CLI::detail::split(f.sources, ','));
   if (!sources.ok()) return Fail(g, sources.error());
+  auto detector = CliDetector(f.detector);
+  if (!detector.ok()) return Fail(g, detector.error());
   auto policy = LoadPolicy(g);
   if (!policy.ok()) return Fail(g, policy.error());
   WorkspaceOptions where;
@@ -65,7 +69,7 @@ int RunFindCommand(const GlobalFlags& g, const FindFlags& f) {
   request.timeout = std::chrono::milliseconds(f.timeout_ms);
   std::unique_ptr<TextReader> reader;
   if (sources->ocr || sources->vision) reader = CliTextReader(*policy);
-  auto perceived = Perceive(*lease, request, *sources, reader.get());
+  auto perceived = Perceive(*lease, request, *sources, reader.get(), {}, detector->get());
   if (!perceived.ok()) return Fail(g, perceived.error());
   const Observation& obs = perceived->observation;
   if (lease->learner != nullptr) {

@@ -19,6 +19,7 @@ struct FindFlags {
   std::string role;
   std::string app;
   std::string sources;  // "" = as observe's default
+  std::string detector;  // vision's; "" = the default
   bool exact = false;
   int limit = 20;
   int timeout_ms = 2000;

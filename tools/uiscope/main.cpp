@@ -19,6 +19,7 @@
 #include "clipboard_command.h"
 #include "confirm_command.h"
 #include "core/format.h"
+#include "detector_flags.h"
 #include "engine/demo.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
@@ -37,7 +38,6 @@
 #include "session/a11y_env.h"
 #include "session/headless_desktop.h"
 #include "specialist_commands.h"
-#include "vision/detector.h"
 #include "web/web_site.h"
 
 namespace uiscope {
@@ -94,17 +94,9 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
   request.timeout = std::chrono::milliseconds(f.timeout_ms);
   std::unique_ptr<TextReader> reader;
   if (sources->ocr || sources->vision) reader = cli::CliTextReader(*policy);
-  std::unique_ptr<vision::Detector> detector;
-  if (sources->vision) {
-    vision::DetectorOptions d;
-    d.kind = f.detector;
-    std::string warning;
-    auto created = vision::CreateDetector(d, &warning);
-    if (!created.ok()) return Fail(g, created.error());
-    if (!warning.empty()) spdlog::warn("{}", warning);
-    detector = std::move(created).value();
-  }
-  auto perceived = Perceive(*lease, request, *sources, reader.get(), {}, detector.get());
+  auto detector = cli::CliDetector(f.detector);
+  if (!detector.ok()) return Fail(g, detector.error());
+  auto perceived = Perceive(*lease, request, *sources, reader.get(), {}, detector->get());
   if (!perceived.ok()) return Fail(g, perceived.error());
   Observation* obs = &perceived->observation;
 
@@ -400,13 +392,7 @@ int main(int argc, char** argv) {
                       "sources (--sources ax) gives exactly those; without ax (--sources vision, "
                       "vision,ocr) the detector runs on every window and only what the pixels "
                       "give is shown, under windows from X11");
-  observe
-      ->add_option("--detector", of.detector,
-                   "vision's element detector: classical (edges and shapes), learned (a small "
-                   "network trained on GTK 3, Qt 5 and Tk windows, data/vision/detector.onnx), "
-                   "auto (learned, else classical with a warning). Default: " +
-                       std::string(vision::kDefaultDetector))
-      ->check(CLI::IsMember({"classical", "learned", "auto"}));
+  cli::AddDetectorOption(observe, of.detector);
   observe->add_option("--max-nodes", of.max_nodes, "at most N nodes in this page")
       ->check(CLI::NonNegativeNumber);
   observe->add_option("--max-chars", of.max_chars, "at most N characters in this page")

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "detector_flags.h"
 #include "engine/desktop.h"
 #include "engine/perceive.h"
 #include "engine/screenshot.h"
@@ -63,6 +64,7 @@ CLI::App* AddScreenshotCommand(CLI::App& app, GlobalFlags& g, ScreenshotFlags& f
   cmd->add_option("--sources", f.sources,
                   "marks: what perceives the elements, comma-separated: ax, ocr, "
                   "vision (as observe --sources, and the same default)");
+  AddDetectorOption(cmd, f.detector);
   cmd->add_option("--timeout-ms", f.timeout_ms, "marks: deadline per application")
       ->check(CLI::Range(10, 600000));
   cmd->add_option("--display", g.display, "X display to use (default: $DISPLAY)");
@@ -108,6 +110,9 @@ int RunScreenshotCommand(const GlobalFlags& g, const ScreenshotFlags& f) {
   auto sources = ParseSources(CLI::detail::split(f.sources, ','));
   if (!sources.ok()) return Fail(g, sources.error());
   request.sources = *sources;
+  auto detector = CliDetector(f.detector);
+  if (!detector.ok()) return Fail(g, detector.error());
+  request.detector = detector->get();
 
   auto policy = LoadPolicy(g);
   if (!policy.ok()) return Fail(g, policy.error());

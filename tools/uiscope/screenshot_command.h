@@ -23,6 +23,7 @@ struct ScreenshotFlags {
   bool marks = false;
   std::string app;             // marks: only this application
   std::string sources;  // marks: ax, ocr, vision; "" = as observe's default
+  std::string detector;  // marks: vision's detector; "" = the default
   int timeout_ms = 2000;
 };
 

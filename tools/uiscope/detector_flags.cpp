@@ -1,0 +1,28 @@
+#include "detector_flags.h"
+
+#include <spdlog/spdlog.h>
+
+namespace uiscope::cli {
+
+CLI::Option* AddDetectorOption(CLI::App* cmd, std::string& kind) {
+  return cmd
+      ->add_option("--detector", kind,
+                   "vision's element detector: classical (edges and shapes), learned (a small "
+                   "network trained on GTK 3, Qt 5 and Tk windows, data/vision/detector.onnx), "
+                   "auto (learned, else classical with a warning). Default: " +
+                       std::string(vision::kDefaultDetector))
+      ->check(CLI::IsMember({"classical", "learned", "auto"}));
+}
+
+Result<std::unique_ptr<vision::Detector>> CliDetector(const std::string& kind) {
+  if (kind.empty()) return std::unique_ptr<vision::Detector>();
+  vision::DetectorOptions options;
+  options.kind = kind;
+  std::string warning;
+  auto created = vision::CreateDetector(options, &warning);
+  if (!created.ok()) return created.error();
+  if (!warning.empty()) spdlog::warn("{}", warning);
+  return std::move(created).value();
+}
+
+}  // namespace uiscope::cli
