@@ -15,6 +15,7 @@
 #include "mcp/tools/context_provider.h"
 #include "mcp/tools/goal_tool.h"
 #include "mcp/tools/memory_tools.h"
+#include "mcp/tools/schemas.h"
 #include "mcp/tools/tools.h"
 #include "memory/safety_store.h"
 #include "memory/shortcut_store.h"
@@ -35,13 +36,19 @@ constexpr char kInstructions[] =
     "a DISPLAY, uiscope starts its own headless desktop on first need; session_start / "
     "session_list / session_stop manage more of them, and observe/find take a session ID. "
     "Action tools (click, type_text, press_keys, scroll, drag, set_value) take target: an "
-    "element ID, \"X,Y\" or {x, y}; or name (with role, exact, app) to find it first; settle_ms "
-    "is how long they wait for an effect before reporting none; via auto uses the element's "
-    "accessibility interface when it has one, else real input. Every desktop tool takes "
-    "session (default: the server's desktop) and timeout_ms. "
+    "element ID, \"X,Y\" or {x, y}; or name to find it first, narrowed as find narrows "
+    "it by role (only this role), exact (the whole label, exactly) and app (only this "
+    "application). "
     "Actions pass a safety policy: one it holds comes back as confirmation_required with a "
     "token; ask the user, and use confirm only as the user decides (or repeat the call with "
-    "confirmation_token once approved).";
+    "confirmation_token once approved). Arguments shared by the tools, not repeated in each "
+    "inputSchema: session (string; every desktop tool; default the server's desktop), "
+    "timeout_ms (integer 10-600000, default 2000; deadline of each application's "
+    "accessibility calls; tools reading or acting on the tree), settle_ms (integer 0-60000, "
+    "default 500; how long an action waits for an effect before reporting none), via (auto | "
+    "accessibility | xtest; click, type_text, set_value; auto uses the element's "
+    "accessibility interface when it has one, else real input), confirmation_token (string; "
+    "action and app tools).";
 
 // Blocks the termination signals in every thread (call before starting any)
 // and turns them into a write to an eventfd on a dedicated thread.
@@ -110,6 +117,16 @@ Status ParseListenAddress(const std::string& text, std::string* host, int* port)
   return OkStatus();
 }
 
+ServerOptions ServerOptionsFor(const ServeOptions& options) {
+  ServerOptions server_options;
+  server_options.version = options.version;
+  server_options.instructions = kInstructions;
+  if (!options.full_schemas) server_options.shared_arguments = schema::SharedArguments();
+  server_options.tools_inline = options.http;
+  server_options.inline_calls_may_wait = options.http;  // one thread per HTTP request
+  return server_options;
+}
+
 int Serve(const ServeOptions& options) {
   // The policy first: a configuration error stops the server before it
   // serves anything under a policy other than the one asked for.
@@ -171,12 +188,7 @@ int Serve(const ServeOptions& options) {
     std::cerr << "uiscope: " << st.error().message << "\n";
     return 1;
   }
-  ServerOptions server_options;
-  server_options.version = options.version;
-  server_options.instructions = kInstructions;
-  server_options.tools_inline = options.http;
-  server_options.inline_calls_may_wait = options.http;  // one thread per HTTP request
-  Server server(registry, server_options);
+  Server server(registry, ServerOptionsFor(options));
   server.SetResources(MakeResourceProvider(context));
   server.SetPrompts(prompts);
 

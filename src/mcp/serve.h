@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "mcp/server.h"
 #include "mcp/stdio_transport.h"
 
 namespace uiscope::mcp {
@@ -36,6 +37,10 @@ struct ServeOptions {
   int max_connections = 0;
   int max_sessions = 0;
   int max_sessions_per_client = 0;
+  // --full-schemas: every tool's inputSchema lists every argument, the
+  // shared ones too (ServerOptions::shared_arguments), for clients that
+  // only pass what a tool's schema lists.
+  bool full_schemas = false;
 };
 
 // Parses "HOST:PORT", "[V6]:PORT" or ":PORT" (host 127.0.0.1). InvalidArgument
@@ -45,5 +50,11 @@ Status ParseListenAddress(const std::string& text, std::string* host, int* port)
 // Serves until done. Returns the process exit code (0, or 1 with the reason
 // on stderr).
 int Serve(const ServeOptions& options);
+
+// The protocol server's options for `options`: version, the instructions
+// (what the tools are for, and the arguments they share, described once),
+// the shared arguments left out of tools/list unless full_schemas, and
+// HTTP's threading.
+ServerOptions ServerOptionsFor(const ServeOptions& options);
 
 }  // namespace uiscope::mcp

@@ -242,10 +242,10 @@ Reply Server::ListTools(const ListToolsParams& p, Call& call) const {
   const size_t end =
       std::min(visible.size(), start + static_cast<size_t>(options_.tools_page_size));
   json list = json::array();
-  for (size_t i = start; i < end; ++i) list.push_back(ToolToJson(*visible[i]));
+  for (size_t i = start; i < end; ++i)
+    list.push_back(ToolToJson(*visible[i], options_.shared_arguments));
   json result = {{"tools", std::move(list)}};
-  if (end < visible.size())
-    result["nextCursor"] = std::string(kCursorPrefix) + std::to_string(end);
+  if (end < visible.size()) result["nextCursor"] = std::string(kCursorPrefix) + std::to_string(end);
   return Reply::Result(std::move(result));
 }
 
@@ -265,9 +265,18 @@ Reply Server::CallTool(const CallToolParams& p, Call& call) const {
     return Reply::Fail(kInvalidParams, "unknown tool \"" + p.name + "\" (tools: " + names + ")");
   }
   if (auto err = ValidateArguments(tool->input_schema, p.arguments)) {
+    std::string where = ". The tool's inputSchema in tools/list describes every argument.";
+    if (!options_.shared_arguments.empty()) {
+      where =
+          ". The tool's inputSchema in tools/list describes its own arguments, and the "
+          "server's instructions those the tools share (";
+      for (const auto& [name, schema] : options_.shared_arguments.items()) {
+        where += (where.back() == '(' ? "" : ", ") + name;
+      }
+      where += ").";
+    }
     return Reply::Result(ToolResultToJson(
-        ToolResult::Error("invalid arguments for " + tool->name + ": " + *err +
-                          ". The tool's inputSchema in tools/list describes every argument.")));
+        ToolResult::Error("invalid arguments for " + tool->name + ": " + *err + where)));
   }
   call.set_progress_token(p.progress_token);
   CallContext context(call, call.session());

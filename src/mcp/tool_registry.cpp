@@ -1,5 +1,6 @@
 #include "mcp/tool_registry.h"
 
+#include <algorithm>
 #include <array>
 
 #include "mcp/json_schema.h"
@@ -75,6 +76,25 @@ json PublishedSchema(const json& schema, int depth) {
 
 json PublishedOutputSchema(const json& schema) { return PublishedSchema(schema, 0); }
 
+json PublishedInputSchema(const json& schema, const json& shared_arguments) {
+  if (!shared_arguments.is_object() || shared_arguments.empty() || !schema.contains("properties"))
+    return schema;
+  json out = schema;
+  json& properties = out["properties"];
+  const json required = schema.value("required", json::array());
+  bool folded = false;
+  for (const auto& [name, shared] : shared_arguments.items()) {
+    auto it = properties.find(name);
+    if (it == properties.end() || *it != shared) continue;
+    if (std::find(required.begin(), required.end(), name) != required.end()) continue;
+    properties.erase(it);
+    folded = true;
+  }
+  if (folded && out.value("additionalProperties", json()) == false)
+    out.erase("additionalProperties");
+  return out;
+}
+
 ToolResult ToolResult::Error(std::string message) {
   ToolResult r;
   r.content.push_back(Content::Text(std::move(message)));
@@ -121,11 +141,11 @@ const Tool* ToolRegistry::Find(std::string_view name) const {
   return nullptr;
 }
 
-json ToolToJson(const Tool& tool) {
+json ToolToJson(const Tool& tool, const json& shared_arguments) {
   json j = {{"name", tool.name},
             {"title", tool.title},
             {"description", tool.description},
-            {"inputSchema", tool.input_schema}};
+            {"inputSchema", PublishedInputSchema(tool.input_schema, shared_arguments)}};
   if (!tool.output_schema.is_null()) j["outputSchema"] = PublishedOutputSchema(tool.output_schema);
   // The title once, at the top (annotations.title is its older place).
   json a = {{"readOnlyHint", tool.annotations.read_only},

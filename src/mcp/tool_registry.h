@@ -161,9 +161,15 @@ class ToolRegistry {
   std::vector<Tool> tools_;
 };
 
-// The tools/list entry of `tool`; its outputSchema is
-// PublishedOutputSchema(tool.output_schema).
-json ToolToJson(const Tool& tool);
+// The tools/list entry of `tool`: its inputSchema is
+// PublishedInputSchema(tool.input_schema, shared_arguments), its
+// outputSchema PublishedOutputSchema(tool.output_schema).
+json ToolToJson(const Tool& tool, const json& shared_arguments = json::object());
+// `schema` without the properties declared exactly as in
+// `shared_arguments` ({name: schema}, described elsewhere once); where one
+// is left out, additionalProperties: false goes too, so that a client that
+// checks its arguments against the published schema still sends them.
+json PublishedInputSchema(const json& schema, const json& shared_arguments);
 // `schema` reduced for tools/list: the root's type, required and
 // properties; each property's type (and enum or const); nothing deeper and
 // no descriptions. Anything valid under `schema` is valid under it.

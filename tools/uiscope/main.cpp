@@ -510,6 +510,11 @@ int main(int argc, char** argv) {
                    "ends its least recently used idle one (429 when all are busy) (default " +
                        std::to_string(http_defaults.max_sessions_per_client) + ")")
       ->check(CLI::Range(1, 1000000));
+  mcp_cmd->add_flag("--full-schemas", mcp_options.full_schemas,
+                    "list every argument in every tool's inputSchema, the shared ones too "
+                    "(session, timeout_ms, settle_ms, via, confirmation_token), for clients that "
+                    "pass only what a schema lists (default: those are described once, in the "
+                    "server's instructions)");
   mcp_cmd->add_option("--config", g.config,
                       "safety policy file (default: $UISCOPE_CONFIG, else "
                       "~/.config/uiscope/config.json)");

@@ -214,20 +214,11 @@ json ActionOutputSchema() {
 
 // Arguments every action tool takes.
 json CommonProperties(bool with_via) {
-  json p = {{"settle_ms",
-             {{"type", "integer"},
-              {"minimum", 0},
-              {"maximum", 60000},
-              {"default", kDefaultSettleMs},
-              {"description", "wait this long for an effect"}}},
-            {"timeout_ms", schema::TimeoutMs(2000, "per accessibility call")},
-            {"confirmation_token", String("of a held call, once approved")},
+  json p = {{"settle_ms", schema::SettleMs()},
+            {"timeout_ms", schema::AccessibilityTimeout()},
+            {"confirmation_token", schema::ConfirmationToken()},
             {"session", schema::SessionArgument()}};
-  if (with_via) {
-    p["via"] = {{"type", "string"},
-                {"enum", {"auto", "accessibility", "xtest"}},
-                {"default", "auto"}};
-  }
+  if (with_via) p["via"] = schema::Via();
   return p;
 }
 
@@ -240,9 +231,9 @@ json NamedProperties() {
             {"description",
              "instead of target: a label, matched as find does; several matches: "
              "confirmation_required with the candidates"}}},
-          {"role", String("with name")},
-          {"exact", Boolean("with name")},
-          {"app", String("with name")}};
+          {"role", schema::NamedRole()},
+          {"exact", schema::NamedExact()},
+          {"app", schema::NamedApp()}};
 }
 
 json InputSchema(json properties, std::vector<std::string> required, bool with_via,

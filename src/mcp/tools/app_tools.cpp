@@ -279,7 +279,7 @@ Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace,
   const json no_args = {{"type", "object"},
                         {"additionalProperties", false},
                         {"properties", WithSession(json::object())}};
-  const json token = String("of a held call, once approved");
+  const json token = schema::ConfirmationToken();
 
   if (auto st = add("windows", "List windows",
                     "The desktop's top-level windows, bottom to top: X window ID, title, app, "

@@ -82,6 +82,39 @@ json SessionArgument() {
   return String("session ID (default: the server's desktop)");
 }
 
+json AccessibilityTimeout() {
+  return TimeoutMs(2000, "deadline of each application's accessibility calls");
+}
+
+json SettleMs() {
+  return {{"type", "integer"},
+          {"minimum", 0},
+          {"maximum", 60000},
+          {"default", 500},
+          {"description", "wait this long for an effect"}};
+}
+
+json Via() {
+  return {{"type", "string"}, {"enum", {"auto", "accessibility", "xtest"}}, {"default", "auto"}};
+}
+
+json ConfirmationToken() { return String("of a held call, once approved"); }
+
+json NamedRole() { return String("with name: only this role"); }
+json NamedExact() { return Boolean("with name: the whole label, exactly"); }
+json NamedApp() { return String("with name: only this application"); }
+
+json SharedArguments() {
+  return {{"session", SessionArgument()},
+          {"role", NamedRole()},
+          {"exact", NamedExact()},
+          {"app", NamedApp()},
+          {"timeout_ms", AccessibilityTimeout()},
+          {"settle_ms", SettleMs()},
+          {"via", Via()},
+          {"confirmation_token", ConfirmationToken()}};
+}
+
 }  // namespace schema
 
 namespace {
@@ -493,7 +526,7 @@ json ObserveInputSchema() {
         {"cursor", String("page.next_cursor of the previous call")},
         {"include_hidden", Boolean("also elements not showing")},
         {"fresh", Boolean("walk the trees, not the event-fed cache")},
-        {"timeout_ms", schema::TimeoutMs(2000, "deadline per application")},
+        {"timeout_ms", schema::AccessibilityTimeout()},
         {"screenshot", Boolean("also the image (of the app's window with app or pid)")},
         {"marks", Boolean("with screenshot: boxes and IDs drawn on it")},
         {"max_width",
@@ -574,7 +607,7 @@ json FindInputSchema() {
               {"minimum", 1},
               {"maximum", 1000},
               {"default", 20}}},
-            {"timeout_ms", schema::TimeoutMs(2000, "per application")},
+            {"timeout_ms", schema::AccessibilityTimeout()},
             {"session", schema::SessionArgument()}}}};
 }
 

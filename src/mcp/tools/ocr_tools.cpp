@@ -72,8 +72,7 @@ json InputSchema(const std::string& languages) {
               {"default", 0},
               {"description", "magnification; 0: by text height"}}},
             {"lang", {{"type", "string"}, {"default", "eng"}, {"description", lang_description}}},
-            {"timeout_ms",
-             schema::TimeoutMs(2000, "per application")},
+            {"timeout_ms", schema::AccessibilityTimeout()},
             {"session", schema::SessionArgument()}}}};
 }
 

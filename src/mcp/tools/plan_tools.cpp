@@ -367,12 +367,7 @@ Status RegisterPlanTools(ToolRegistry& registry, Workspace& workspace,
           {"maximum", 10000},
           {"default", 500},
           {"description", "how long each action's verification waits for an effect"}}},
-        {"timeout_ms",
-         {{"type", "integer"},
-          {"minimum", 10},
-          {"maximum", 600000},
-          {"default", 2000},
-          {"description", "per accessibility call"}}},
+        {"timeout_ms", schema::AccessibilityTimeout()},
         {"session", schema::SessionArgument()}}}};
   t.output_schema = PlanOutputSchema();
   t.annotations = {

@@ -50,6 +50,29 @@ json Target();
 // The `session` argument every desktop tool takes.
 json SessionArgument();
 
+// Arguments many tools share with one meaning (issue 21: they were repeated
+// in 23 of 28 tools). tools/list leaves them out of each tool's published
+// inputSchema (ServerOptions::shared_arguments) and the server's
+// instructions (mcp/serve.h Instructions()) describe them once; a tool that
+// declares one with exactly its schema here still accepts and checks it. A
+// tool whose argument of that name means something else (wait_for's
+// timeout_ms, menu's settle_ms) declares its own schema and keeps it listed.
+// timeout_ms: the deadline of each application's accessibility calls.
+json AccessibilityTimeout();
+// settle_ms: how long an action waits for an effect before reporting none.
+json SettleMs();
+// via: auto | accessibility | xtest.
+json Via();
+// confirmation_token: the token of a held call, once a person approved it.
+json ConfirmationToken();
+// role, exact, app: with an action's `name` (find-then-act), narrowing the
+// label's match as find does.
+json NamedRole();
+json NamedExact();
+json NamedApp();
+// {name: schema} of the arguments above and `session`.
+json SharedArguments();
+
 // Hands (action_tools.cpp): an action's target (an element ID or "X,Y", or
 // {x, y}); a tree diff {added, removed, changed}; a pixel change {captured,
 // score, changed_pixels, region, bounds}; a safety decision {verdict, rule,

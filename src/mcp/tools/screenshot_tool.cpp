@@ -109,8 +109,7 @@ json InputSchema() {
               {"items", {{"type", "string"}, {"enum", {"ax", "ocr", "vision"}}}},
               {"description", "marks: as observe's; default [\"ax\"]"}}},
             {"pid", Integer("marks: only this process", 1)},
-            {"timeout_ms",
-             schema::TimeoutMs(2000, "deadline per application when reading the tree for marks")},
+            {"timeout_ms", schema::AccessibilityTimeout()},
             {"session", schema::SessionArgument()}}}};
 }
 

@@ -128,8 +128,7 @@ ToolResult Menu(const SpecialistToolsPtr& tools, const json& args, ToolContext& 
 
 json ObjectSchema(json properties, std::vector<std::string> required) {
   properties["session"] = schema::SessionArgument();
-  properties["timeout_ms"] =
-      schema::TimeoutMs(2000, "per accessibility call");
+  properties["timeout_ms"] = schema::AccessibilityTimeout();
   json s = {{"type", "object"}, {"additionalProperties", false}, {"properties", properties}};
   if (!required.empty()) s["required"] = required;
   return s;
