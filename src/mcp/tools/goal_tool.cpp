@@ -161,6 +161,14 @@ ToolResult ExecuteGoal(const ToolRegistry& registry, PromptProvider& prompts, co
       const std::string s =
           ran.structured.is_object() ? ran.structured.value("status", "") : std::string();
       status = s == "confirmation_required" ? "confirmation_required" : "stopped";
+      if (status == "confirmation_required") {
+        // The held step is the last of this round's steps; what the plan
+        // had after it is dropped: the next call plans from the screen.
+        text +=
+            "A step is held for a person's decision. Ask the user; once they approved it, "
+            "confirm with its token performs that step; then call execute_goal again with the "
+            "same goal: it observes the screen anew and plans the rest.\n";
+      }
       break;
     }
   }
@@ -181,7 +189,8 @@ Status RegisterGoalTool(ToolRegistry& registry, std::shared_ptr<PromptProvider> 
   t.description =
       "Works toward a goal in rounds: observes (text only, passwords redacted), asks your model "
       "for an execute_plan plan (sampling), runs it, and repeats until the model answers [] or "
-      "max_steps rounds. An invalid plan is asked for once more, then the tool stops.";
+      "max_steps rounds. An invalid plan is asked for once more, then the tool stops. A step "
+      "held for confirmation ends the call; after confirm, call again to go on.";
   t.input_schema = {
       {"type", "object"},
       {"additionalProperties", false},

@@ -13,6 +13,10 @@
 //   - an invalid answer, then a valid plan: the second request carries the
 //     stricter prompt (R2) and the plan runs;
 //   - invalid twice: stopped, the model's output in the error, nothing run;
+//   - a step held for confirmation (requireConfirmation) ends the call with
+//     its token and how to go on; a person approves it (`uiscope confirm
+//     TOKEN --approve`), the confirm tool performs it, and execute_goal
+//     called again with the same goal plans from the screen and is done;
 //   - a valid plan over Streamable HTTP (sampling/createMessage on the
 //     tool call's event stream).
 // Private UISCOPE_STATE_DIR; the desktop and the fixture are stopped at the
@@ -101,7 +105,9 @@ delete env.UISCOPE_CONFIG;
 delete env.UISCOPE_MCP_TOKEN;
 cleanups.push(async () => rmSync(stateDir, { recursive: true, force: true }));
 const configFile = path.join(stateDir, 'config.json');
-writeFileSync(configFile, JSON.stringify({ database: path.join(stateDir, 'goal.db') }));
+// More actions in a minute than the default rate limit allows: the checks
+// run a dozen plan steps back to back.
+writeFileSync(configFile, JSON.stringify({ database: path.join(stateDir, 'goal.db'), rate_limit: { max_actions: 100 } }));
 
 async function startDesktop() {
   const r = await run(uiscope, ['session', 'start', '--json'], env);
@@ -278,6 +284,34 @@ async function withSampling(ask) {
     const after = [await ask('status'), await ask('text email')];
     if (JSON.stringify(before) !== JSON.stringify(after)) throw new Error(`${short(before)} -> ${short(after)}`);
     return short(text.split('\n')[0], 140);
+  });
+  await check('a held step ends the call; approved and confirmed, execute_goal goes on', async () => {
+    model.script = [
+      JSON.stringify([
+        { type: 'press_keys', args: { target: 'Email', keys: 'ctrl+a' } },
+        { type: 'type_text', args: { target: 'Email', text: 'goal5@example.org' } },
+        { type: 'click', args: { target: 'Login', requireConfirmation: true } },
+      ]),
+    ];
+    model.requests = [];
+    const res = await callGoal(client, { goal: 'log in as goal5@example.org', max_steps: 3 });
+    const s = res.structuredContent;
+    if (!res.isError || s?.status !== 'confirmation_required') throw new Error(short(res, 800));
+    if (!textOf(res).includes('call execute_goal again')) throw new Error(`no hint: ${short(textOf(res), 600)}`);
+    const held = s.rounds[0]?.result?.steps?.find((x) => x.status === 'held');
+    const token = held?.result?.token;
+    if (!token) throw new Error(`no held step with a token: ${short(s.rounds[0], 800)}`);
+    if ((await ask('status')) === 'Logged in as goal5@example.org') throw new Error('the held click was performed');
+    const approved = await run(uiscope, ['confirm', token, '--approve', '--config', configFile], env);
+    if (approved.code !== 0) throw new Error(`uiscope confirm: ${short(approved.stderr || approved.stdout)}`);
+    const confirmed = await client.callTool({ name: 'confirm', arguments: { token } }, undefined, { timeout: REQUEST_TIMEOUT_MS });
+    if (confirmed.isError) throw new Error(`confirm: ${short(textOf(confirmed))}`);
+    const status = await ask('status');
+    if (status !== 'Logged in as goal5@example.org') throw new Error(`status after confirm ${status}`);
+    model.script = ['[]'];
+    const again = await callGoal(client, { goal: 'log in as goal5@example.org', max_steps: 3 });
+    if (again.isError || again.structuredContent?.status !== 'done') throw new Error(`again: ${short(again, 800)}`);
+    return `${status}; token ${token.slice(0, 8)}…`;
   });
   await client.close().catch(() => {});
 }
