@@ -188,9 +188,9 @@ Status RegisterGoalTool(ToolRegistry& registry, std::shared_ptr<PromptProvider> 
   t.title = "Reach a goal with the client's model";
   t.description =
       "Works toward a goal in rounds: observes (text only, passwords redacted), asks your model "
-      "for an execute_plan plan (sampling), runs it, and repeats until the model answers [] or "
-      "max_steps rounds. An invalid plan is asked for once more, then the tool stops. A step "
-      "held for confirmation ends the call; after confirm, call again to go on.";
+      "(sampling) for an execute_plan plan, runs it, until the model answers [] or max_steps. An "
+      "invalid plan is asked for again once; a held step ends the call (confirm, then call "
+      "again).";
   t.input_schema = {
       {"type", "object"},
       {"additionalProperties", false},
