@@ -141,12 +141,18 @@ class MirrorTest : public ::testing::TestWithParam<Toolkit> {
       mirrored = mirror_->Tree(Request());
       ASSERT_TRUE(walked.ok()) << step << ": " << walked.error().ToString();
       ASSERT_TRUE(mirrored.ok()) << step << ": " << mirrored.error().ToString();
-      if (mirrored->cache == "hit") ++hits_;
-      else ++misses_;
+      if (mirrored->cache == "hit") {
+        ++hits_;
+      } else if (mirrored->cache == "partial") {
+        ++partials_;
+      } else {
+        ++misses_;
+      }
       difference = Difference(mirrored->apps, walked->apps);
       if (difference.empty()) return;
-      if (mirrored->cache == "hit") {
-        // Served from the mirror, yet older than a walk made before it: the
+      if (mirrored->cache == "hit" || mirrored->cache == "partial") {
+        // Served from the mirror (whole, or with the objects its events
+        // named read again), yet older than a walk made before it: the
         // events of that change had been read (the barrier), so this is a
         // stale tree served as fresh, never a change in progress.
         ++stale_hits_;
@@ -172,6 +178,7 @@ class MirrorTest : public ::testing::TestWithParam<Toolkit> {
   std::unique_ptr<atspi::AtspiAccessibility> mirror_;
   std::unique_ptr<Accessibility> reference_;
   int hits_ = 0;
+  int partials_ = 0;  // refreshed in part: the objects the events named read again
   int misses_ = 0;
   int stale_hits_ = 0;  // a hit that differed from the walk before it
   int settling_ = 0;    // a walk that differed from the walk before it
@@ -277,15 +284,19 @@ TEST_P(MirrorTest, RandomChangesLeaveTheMirrorEqualToAFreshWalk) {
     std::cout << "\n";
   }
   std::cout << test::ToolkitName(GetParam()) << ": " << count << " actions, " << hits_
-            << " hits, " << misses_ << " misses, " << stale_hits_
-            << " hits older than the walk before them, " << settling_
+            << " hits, " << partials_ << " refreshed in part, " << misses_ << " misses, "
+            << stale_hits_ << " hits or refreshes older than the walk before them, " << settling_
             << " walks that differed from the walk just before (changes in progress)\n";
   // The mirror is used at all: observations with nothing changed are hits;
   // GTK 4 does not report every change and is walked every time.
+  // Changes that name a few objects (a label renamed, text typed) are
+  // refreshed in part, and each such refresh was compared with a walk.
   if (GetParam() == Toolkit::kGtk4) {
     EXPECT_EQ(hits_, 0);
+    EXPECT_EQ(partials_, 0);
   } else {
     EXPECT_GT(hits_, 0);
+    EXPECT_GT(partials_, 0);
   }
 }
 
