@@ -222,11 +222,19 @@ std::optional<MirrorBook::Kept> MirrorBook::Lookup(const std::string& bus, const
   auto it = apps_.find(bus);
   if (it == apps_.end()) return std::nullopt;
   const App& app = it->second;
-  if (!app.has_tree || app.acted || app.key != key || app.events != app.events_at_walk ||
+  if (!app.has_tree || ActGuarded(app) || app.key != key || app.events != app.events_at_walk ||
       !StreamVouched(app)) {
     return std::nullopt;
   }
   return app.kept;
+}
+
+bool MirrorBook::ActGuarded(const App& app) {
+  // A toolkit that reports every change (kToolkit) reports the action's
+  // effect too: until its events come, the tree is what a walk would read
+  // (the app has not changed yet), and a verification polling for the
+  // effect reads the mirror instead of walking on every poll.
+  return app.acted && app.stream != StreamTrust::kToolkit;
 }
 
 bool MirrorBook::StreamVouched(const App& app) {
@@ -278,7 +286,7 @@ std::optional<std::vector<MirrorBook::DirtyObject>> MirrorBook::DirtyLocked(
   if (!app.has_tree || app.key != key || !StreamVouched(app)) return std::nullopt;
   // Acted on: only once the app has answered the action with an event do
   // its events say what the action changed.
-  if (app.acted && app.events == app.events_at_act) return std::nullopt;
+  if (ActGuarded(app) && app.events == app.events_at_act) return std::nullopt;
   if (app.lost_at > app.events_at_walk) return std::nullopt;
   std::vector<DirtyObject> dirty;
   for (const App::Logged& l : app.log) {

@@ -17,7 +17,11 @@
 //   kToolkit), so that an app at rest, which sends nothing, is served too;
 // - after an action on it (input or accessibility), it has sent an event
 //   since the action: an app that never reacts to actions with events (a
-//   toolkit that does not report that effect) is walked every time;
+//   toolkit that does not report that effect) is walked every time. Not
+//   for a toolkit trusted to report every change (StreamTrust::kToolkit):
+//   until its reaction's events come, nothing it reports has changed, so
+//   its tree is served (a verification's polls read it at no cost, and its
+//   events then refresh it in part);
 // - the key is the same (a moved or resized window, another screen size,
 //   other request limits);
 // - the event stream was not lost since (the bus connection dropped): that
@@ -246,6 +250,9 @@ class MirrorBook {
   };
   // The stream has carried an event before the stored walk, or needs none.
   static bool StreamVouched(const App& app);
+  // Acted on, and its toolkit not known to report the action's effect: it
+  // is walked until it has sent an event since the action.
+  static bool ActGuarded(const App& app);
   // Dirty() with the lock held.
   std::optional<std::vector<DirtyObject>> DirtyLocked(const std::string& bus,
                                                       const std::string& key) const;

@@ -1623,7 +1623,12 @@ std::optional<Node> RefreshStored(DbusConnection& conn, const TreeRequest& reque
   std::vector<int> boxes;     // entries whose box is asked first
   for (const MirrorBook::DirtyObject& d : dirty) {
     auto found = by_path.find(d.path);
-    if (found == by_path.end() || depth_of(found->second) <= 1) return std::nullopt;
+    // The application or a window: reading it again is a walk (its box
+    // may be asked: a window's BoundsChanged, unchanged, costs one request).
+    if (found == by_path.end() ||
+        (depth_of(found->second) <= 1 && d.change != EventChange::kBounds)) {
+      return std::nullopt;
+    }
     const Node& n = *entries[found->second].node;
     if (n.role == Role::kScrollBar && d.change != EventChange::kBounds) return std::nullopt;
     (d.change == EventChange::kBounds ? boxes : subtrees).push_back(found->second);

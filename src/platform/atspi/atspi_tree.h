@@ -73,6 +73,15 @@ class AtspiAccessibility final : public Accessibility {
   // Tests and benchmarks: the heap the mirror's stored trees hold
   // (MirrorBook::bytes); 0 without a mirror.
   size_t MirrorBytes() const { return book_ ? book_->bytes() : 0; }
+  // Tests and benchmarks: how many events the mirror has counted from the
+  // applications of process `pid` seen by Tree() (MirrorBook::events_of); 0
+  // without a mirror. Not thread-safe against Tree().
+  uint64_t MirrorEventsFrom(int pid) const {
+    uint64_t n = 0;
+    if (!book_) return n;
+    for (const auto& [bus, info] : known_apps_) n += info.pid == pid ? book_->events_of(bus) : 0;
+    return n;
+  }
 
  private:
   struct AppHandle {
