@@ -24,7 +24,11 @@
 // With AtspiOptions::mirror (long-running processes: the MCP server), each
 // application's last walk is kept in a MirrorBook (atspi_mirror.h) and
 // served again while the application's events (atspi_events.h) say nothing
-// changed: TreeResult::cache says "hit" then, "miss" after a walk.
+// changed: TreeResult::cache says "hit" then, "miss" after a walk. When
+// events named a few objects (MirrorBook::Dirty), only those are read again,
+// each with its subtree and in the context a walk gives it, into a copy of
+// the stored tree ("partial"; RefreshStored in atspi_tree.cpp); what cannot
+// be re-read faithfully is walked.
 #pragma once
 
 #include <memory>
