@@ -443,8 +443,8 @@ TEST(MergeRereadsTest, AReadSubtreeBringsItsAddedRemovedAndReorderedChildren) {
 }
 
 TEST(MergeRereadsTest, ANodeAWalkWouldNotShowIsRemovedWithItsSubtree) {
-  auto merged = MergeRereads(Stored(), {Reread{"/list", std::nullopt}, Reread{"/status", {}}},
-                             MergeRules{});
+  auto merged =
+      MergeRereads(Stored(), {Reread{"/list", std::nullopt}, Reread{"/status", {}}}, MergeRules{});
   ASSERT_TRUE(merged.has_value());
   const Node& form = At(*merged, {0, 0});
   ASSERT_EQ(form.children.size(), 1u);

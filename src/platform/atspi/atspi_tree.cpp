@@ -501,9 +501,7 @@ class Walker {
   }
   // The object at `idx` was read whole: it answered, is alive, and every
   // request of its first stage came back.
-  bool ReadWhole(int idx) const {
-    return nodes_[idx].stage1_pending == 0 && !nodes_[idx].dead;
-  }
+  bool ReadWhole(int idx) const { return nodes_[idx].stage1_pending == 0 && !nodes_[idx].dead; }
   // Pruned: a walk would not show it (not showing, out of view, a quirk).
   bool Pruned(int idx) const { return nodes_[idx].pruned; }
   Node BuildAt(int idx, const AppInfo& app) const { return BuildNode(idx, app); }
@@ -1640,11 +1638,10 @@ std::optional<Node> RefreshStored(DbusConnection& conn, const TreeRequest& reque
     std::vector<int> moved;
     for (int at : boxes) {
       const Node& n = *entries[at].node;
-      asker.QueueBox(ObjectRef{bus, n.ref.path},
-                     [&, at](bool answered, std::optional<Rect> box) {
-                       if (!answered) unanswered = true;
-                       if (answered && box != entries[at].node->bounds) moved.push_back(at);
-                     });
+      asker.QueueBox(ObjectRef{bus, n.ref.path}, [&, at](bool answered, std::optional<Rect> box) {
+        if (!answered) unanswered = true;
+        if (answered && box != entries[at].node->bounds) moved.push_back(at);
+      });
     }
     Status status = asker.RunQueued(deadline);
     *requests += static_cast<int>(asker.requests());
@@ -1687,9 +1684,9 @@ std::optional<Node> RefreshStored(DbusConnection& conn, const TreeRequest& reque
     if (!reader.Pruned(read[k])) r.node = reader.BuildAt(read[k], app);
     reads.push_back(std::move(r));
   }
-  return MergeRereads(stored, std::move(reads),
-                      MergeRules{.sends_bounds_events = sends_bounds_events,
-                                 .chromium = quirks.chromium});
+  return MergeRereads(
+      stored, std::move(reads),
+      MergeRules{.sends_bounds_events = sends_bounds_events, .chromium = quirks.chromium});
 }
 
 // GTK 4 has no screen coordinates: its Component extents (asked for as
