@@ -28,6 +28,7 @@
 // when /usr/bin/python3 has pyatspi.
 //
 //   build/bin/bench_observe_loop [--runs N] [--rows N] [--toolkits gtk3,qt5,chromium]
+//   (BENCH_LOOP_VERBOSE=1: each verified click's resolve / act / verify split)
 //
 // Writes nothing outside the headless desktop's own temporary directory.
 // Uses the tests' fixture launchers (tests/support), so it is built with the
@@ -301,8 +302,9 @@ int main(int argc, char** argv) {
   using uiscope::test::Toolkit;
   static const char kUsage[] =
       "usage: bench_observe_loop [--runs N] [--rows N] [--toolkits gtk3,qt5,gtk4,chromium]\n"
-      "  the agent's loop with the event-fed mirror against a full walk: median observe\n"
-      "  latency of an unchanged app and after one click, per toolkit\n";
+      "  the agent's loop with the event-fed mirror against a full walk: median and p95\n"
+      "  observe latency of an unchanged app and after one click, and of a verified click\n"
+      "  by ID (PerformAction with its verification), per toolkit, beside a pyatspi walk\n";
   if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   int runs = 15;
   int rows = 1000;
