@@ -269,7 +269,6 @@ void NormaliseSpace(std::string* s) {
   *s = out.substr(start);
 }
 
-
 // The label leaves inside a control, through unnamed boxes (GTK 4 puts a
 // menu button's label in a box beside its arrow).
 void CollectLabels(std::vector<Node>& nodes, std::vector<Node*>& out) {
