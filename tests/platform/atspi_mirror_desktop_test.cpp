@@ -141,10 +141,18 @@ class MirrorTest : public ::testing::TestWithParam<Toolkit> {
       mirrored = mirror_->Tree(Request());
       ASSERT_TRUE(walked.ok()) << step << ": " << walked.error().ToString();
       ASSERT_TRUE(mirrored.ok()) << step << ": " << mirrored.error().ToString();
-      if (mirrored->cache == "hit") ++hits_;
-      else ++misses_;
+      if (mirrored->cache == "hit") {
+        ++hits_;
+      } else if (mirrored->cache == "partial") {
+        ++partials_;
+      } else {
+        ++misses_;
+      }
       difference = Difference(mirrored->apps, walked->apps);
       if (difference.empty()) return;
+      // A refresh in part reads after the walk, so it may show a change
+      // the walk was too early for: it is compared again, and what it
+      // stored is then served as a hit, which fails below if it was stale.
       if (mirrored->cache == "hit") {
         // Served from the mirror, yet older than a walk made before it: the
         // events of that change had been read (the barrier), so this is a
@@ -156,6 +164,12 @@ class MirrorTest : public ::testing::TestWithParam<Toolkit> {
                       << Dump(mirrored->apps) << "--- walk\n"
                       << Dump(walked->apps);
         return;
+      } else if (mirrored->cache == "partial") {
+        // Ahead of the walk when a walk made after it agrees.
+        auto after = reference_->Tree(Request());
+        ASSERT_TRUE(after.ok()) << step << ": " << after.error().ToString();
+        ++partial_ahead_;
+        if (Difference(mirrored->apps, after->apps).empty()) return;
       } else {
         ++settling_;
       }
@@ -172,8 +186,10 @@ class MirrorTest : public ::testing::TestWithParam<Toolkit> {
   std::unique_ptr<atspi::AtspiAccessibility> mirror_;
   std::unique_ptr<Accessibility> reference_;
   int hits_ = 0;
+  int partials_ = 0;  // refreshed in part: the objects the events named read again
   int misses_ = 0;
   int stale_hits_ = 0;  // a hit that differed from the walk before it
+  int partial_ahead_ = 0;  // a refresh in part that differed (read after the walk)
   int settling_ = 0;    // a walk that differed from the walk before it
   atspi::MirrorBook tap_book_;
   std::unique_ptr<atspi::EventWatcher> tap_;
@@ -277,15 +293,22 @@ TEST_P(MirrorTest, RandomChangesLeaveTheMirrorEqualToAFreshWalk) {
     std::cout << "\n";
   }
   std::cout << test::ToolkitName(GetParam()) << ": " << count << " actions, " << hits_
-            << " hits, " << misses_ << " misses, " << stale_hits_
-            << " hits older than the walk before them, " << settling_
+            << " hits, " << partials_ << " refreshed in part, " << misses_ << " misses, "
+            << stale_hits_ << " hits older than the walk before them, " << partial_ahead_
+            << " refreshes in part that differed from the walk before them (then compared "
+               "again), "
+            << settling_
             << " walks that differed from the walk just before (changes in progress)\n";
   // The mirror is used at all: observations with nothing changed are hits;
   // GTK 4 does not report every change and is walked every time.
+  // Changes that name a few objects (a label renamed, text typed) are
+  // refreshed in part, and each such refresh was compared with a walk.
   if (GetParam() == Toolkit::kGtk4) {
     EXPECT_EQ(hits_, 0);
+    EXPECT_EQ(partials_, 0);
   } else {
     EXPECT_GT(hits_, 0);
+    EXPECT_GT(partials_, 0);
   }
 }
 

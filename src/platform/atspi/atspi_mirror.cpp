@@ -1,6 +1,8 @@
 #include "platform/atspi/atspi_mirror.h"
 
 #include <algorithm>
+#include <functional>
+#include <unordered_map>
 
 namespace uiscope::atspi {
 
@@ -42,9 +44,130 @@ EventChange ClassifyEvent(std::string_view iface, std::string_view member,
       member == "ColumnDeleted" || member == "ColumnReordered") {
     return EventChange::kSubtree;
   }
-  // BoundsChanged moves what lies around the object; VisibleDataChanged
-  // and unknown members: not sure what changed.
+  // What the object shows changed (GTK 3 labels, a view scrolled): it and
+  // what lies below it.
+  if (member == "VisibleDataChanged") return EventChange::kSubtree;
+  // The object moved or was resized. What lies around it may have moved
+  // too: toolkits that send this event name each object that moved (GTK 3);
+  // for those that do not, RefreshStored walks when a box it reads moved.
+  if (member == "BoundsChanged") return EventChange::kBounds;
+  // Unknown members: not sure what changed.
   return EventChange::kElsewhere;
+}
+
+bool IsLabelledControl(Role r) {
+  return r == Role::kButton || r == Role::kToggleButton || r == Role::kCheckBox ||
+         r == Role::kRadioButton || r == Role::kMenuItem || r == Role::kCheckMenuItem ||
+         r == Role::kRadioMenuItem || r == Role::kTab || r == Role::kLink;
+}
+
+namespace {
+
+// By position, top to bottom then left to right: the order a walk gives
+// siblings that all have a box (BuildNode), except on Chromium.
+bool ReadsInOrder(const std::vector<Node>& nodes) {
+  return std::is_sorted(nodes.begin(), nodes.end(), [](const Node& a, const Node& b) {
+    if (a.bounds->y != b.bounds->y) return a.bounds->y < b.bounds->y;
+    return a.bounds->x < b.bounds->x;
+  });
+}
+
+bool AllPlaced(const std::vector<Node>& nodes) {
+  return std::all_of(nodes.begin(), nodes.end(),
+                     [](const Node& n) { return n.bounds.has_value(); });
+}
+
+bool OwnedBy(const Node& n, const std::string& bus) {
+  return n.ref.owner == bus && std::all_of(n.children.begin(), n.children.end(),
+                                           [&](const Node& c) { return OwnedBy(c, bus); });
+}
+
+bool IsPlainBox(const Node& n) {
+  return n.role == Role::kPanel && n.name.empty() && n.actions.empty();
+}
+
+// The path of nodes from `root` down to the node at `path`, root first;
+// empty when it is not in the tree.
+bool FindPath(Node& n, const std::string& path, std::vector<Node*>& out) {
+  out.push_back(&n);
+  if (n.ref.path == path) return true;
+  for (Node& c : n.children) {
+    if (FindPath(c, path, out)) return true;
+  }
+  out.pop_back();
+  return false;
+}
+
+}  // namespace
+
+std::optional<Node> MergeRereads(const Node& stored, std::vector<Reread> reads,
+                                 const MergeRules& rules) {
+  Node copy = stored;
+  const std::string& bus = stored.ref.owner;
+  // Each read object's place, found before any is replaced.
+  std::vector<std::vector<Node*>> places;
+  for (const Reread& r : reads) {
+    std::vector<Node*> path;
+    if (!FindPath(copy, r.path, path) || path.size() < 3) return std::nullopt;
+    places.push_back(std::move(path));
+  }
+  for (size_t k = 0; k < reads.size(); ++k) {
+    for (size_t j = 0; j < reads.size(); ++j) {
+      if (j != k && std::find(places[k].begin(), places[k].end() - 1, places[j].back()) !=
+                        places[k].end() - 1) {
+        return std::nullopt;  // read k lies inside read j
+      }
+    }
+  }
+  std::vector<Node*> removed;
+  std::vector<std::pair<size_t, Node*>> parents;  // with their depth
+  // Whether every child of each parent had a box before (so the walk
+  // sorted them by position), read before anything is replaced.
+  std::unordered_map<const Node*, bool> placed_before;
+  for (const std::vector<Node*>& path : places) {
+    const Node* parent = path[path.size() - 2];
+    placed_before.emplace(parent, AllPlaced(parent->children));
+  }
+  for (size_t k = 0; k < reads.size(); ++k) {
+    std::vector<Node*>& path = places[k];
+    Node& old_node = *path.back();
+    Node& parent = *path[path.size() - 2];
+    for (size_t i = path.size() - 1; i-- > 0;) {
+      if (IsLabelledControl(path[i]->role)) return std::nullopt;
+      if (!IsPlainBox(*path[i])) break;
+    }
+    if (rules.chromium && parent.role == Role::kLabel) return std::nullopt;
+    std::optional<Node>& fresh = reads[k].node;
+    if (fresh && rules.chromium && fresh->role == Role::kPanel && fresh->name.empty() &&
+        fresh->children.empty() && !fresh->bounds) {
+      fresh.reset();
+    }
+    if (!fresh) {
+      if (rules.chromium && parent.children.size() == 1) return std::nullopt;
+      removed.push_back(&old_node);
+    } else {
+      if (fresh->ref.path != old_node.ref.path || !OwnedBy(*fresh, bus)) return std::nullopt;
+      if (fresh->bounds != old_node.bounds && !rules.sends_bounds_events) return std::nullopt;
+      // Its children come as the walk built them; itself in its place.
+      old_node = std::move(*fresh);
+    }
+    parents.emplace_back(path.size() - 2, &parent);
+  }
+  // Removals and the siblings' order, once per parent, the deepest first:
+  // erasing from a list moves the nodes after it (and what they hold), so
+  // no pointer is used after a list it points into changed.
+  std::sort(parents.begin(), parents.end(), std::greater<>());
+  parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+  for (const auto& [depth, parent] : parents) {
+    const bool sorted_before = placed_before.at(parent);
+    std::erase_if(parent->children, [&](const Node& c) {
+      return std::find(removed.begin(), removed.end(), &c) != removed.end();
+    });
+    if (rules.chromium || parent->children.size() < 2) continue;
+    if (AllPlaced(parent->children) != sorted_before) return std::nullopt;
+    if (sorted_before && !ReadsInOrder(parent->children)) return std::nullopt;
+  }
+  return copy;
 }
 
 MirrorBook::App& MirrorBook::AppOf(const std::string& bus) {
@@ -99,11 +222,19 @@ std::optional<MirrorBook::Kept> MirrorBook::Lookup(const std::string& bus, const
   auto it = apps_.find(bus);
   if (it == apps_.end()) return std::nullopt;
   const App& app = it->second;
-  if (!app.has_tree || app.acted || app.key != key || app.events != app.events_at_walk ||
+  if (!app.has_tree || ActGuarded(app) || app.key != key || app.events != app.events_at_walk ||
       !StreamVouched(app)) {
     return std::nullopt;
   }
   return app.kept;
+}
+
+bool MirrorBook::ActGuarded(const App& app) {
+  // A toolkit that reports every change (kToolkit) reports the action's
+  // effect too: until its events come, the tree is what a walk would read
+  // (the app has not changed yet), and a verification polling for the
+  // effect reads the mirror instead of walking on every poll.
+  return app.acted && app.stream != StreamTrust::kToolkit;
 }
 
 bool MirrorBook::StreamVouched(const App& app) {
@@ -136,13 +267,26 @@ void MirrorBook::Store(const std::string& bus, const std::string& key, Mark mark
 std::optional<std::vector<MirrorBook::DirtyObject>> MirrorBook::Dirty(
     const std::string& bus, const std::string& key) const {
   std::lock_guard lock(mutex_);
+  return DirtyLocked(bus, key);
+}
+
+std::optional<MirrorBook::Refreshable> MirrorBook::ForRefresh(const std::string& bus,
+                                                              const std::string& key) const {
+  std::lock_guard lock(mutex_);
+  auto dirty = DirtyLocked(bus, key);
+  if (!dirty) return std::nullopt;
+  return Refreshable{std::move(*dirty), apps_.at(bus).kept};
+}
+
+std::optional<std::vector<MirrorBook::DirtyObject>> MirrorBook::DirtyLocked(
+    const std::string& bus, const std::string& key) const {
   auto it = apps_.find(bus);
   if (it == apps_.end()) return std::nullopt;
   const App& app = it->second;
   if (!app.has_tree || app.key != key || !StreamVouched(app)) return std::nullopt;
   // Acted on: only once the app has answered the action with an event do
   // its events say what the action changed.
-  if (app.acted && app.events == app.events_at_act) return std::nullopt;
+  if (ActGuarded(app) && app.events == app.events_at_act) return std::nullopt;
   if (app.lost_at > app.events_at_walk) return std::nullopt;
   std::vector<DirtyObject> dirty;
   for (const App::Logged& l : app.log) {

@@ -17,7 +17,11 @@
 //   kToolkit), so that an app at rest, which sends nothing, is served too;
 // - after an action on it (input or accessibility), it has sent an event
 //   since the action: an app that never reacts to actions with events (a
-//   toolkit that does not report that effect) is walked every time;
+//   toolkit that does not report that effect) is walked every time. Not
+//   for a toolkit trusted to report every change (StreamTrust::kToolkit):
+//   until its reaction's events come, nothing it reports has changed, so
+//   its tree is served (a verification's polls read it at no cost, and its
+//   events then refresh it in part);
 // - the key is the same (a moved or resized window, another screen size,
 //   other request limits);
 // - the event stream was not lost since (the bus connection dropped): that
@@ -35,8 +39,9 @@
 // have changed objects it does not name (kElsewhere), or more objects than
 // the bound, makes Dirty() say "walk" (nullopt). The log is bounded too: a
 // storm costs at most kMaxDirtyObjects entries per app.
-// Nothing re-reads those objects yet: Tree() still walks the whole app when
-// any event came (see atspi_tree.cpp).
+// Tree() (atspi_tree.cpp) re-reads those objects into a copy of the stored
+// tree and serves that ("cache: partial"), or walks the app when it cannot
+// re-read them faithfully (see RefreshStored there).
 //
 // Thread safety: every method may be called from any thread (one mutex);
 // the event thread calls OnEvent / OnAppGone / OnStreamLost while the
@@ -57,6 +62,11 @@ namespace uiscope::atspi {
 
 // What an event may have changed, from the most local to the least.
 enum class EventChange {
+  // Only where the named object lies on the screen (BoundsChanged: GTK 3
+  // sends one for every widget whose allocation changed, so the objects
+  // that moved are each named). Its box is asked again; if it moved, its
+  // subtree is read again (what it clips may have changed).
+  kBounds,
   // The named object's own attributes: name, description, value, text,
   // states other than those in kSubtree.
   kAttributes,
@@ -88,6 +98,45 @@ enum class StreamTrust {
   // barrier (EventWatcher::Sync) proved the app saw the registration.
   kToolkit,
 };
+
+// Controls that a walk names by the label inside them, dropping the label
+// (FoldRepeatedLabel in atspi_tree.cpp).
+bool IsLabelledControl(Role r);
+
+// One object of a stored tree read again for a refresh in part: its path
+// (it is found by it in the stored tree) and the node a walk builds of it now
+// with its subtree (nullopt: a walk would not show it: not showing any
+// more, scrolled out, dead-empty).
+struct Reread {
+  std::string path;
+  std::optional<Node> node;
+};
+// What of the toolkit the merge must know.
+struct MergeRules {
+  // The toolkit names every object whose box changed (BoundsChanged): a
+  // read object that moved did not move what lies around it unnamed.
+  bool sends_bounds_events = false;
+  // Chromium: children stay in DOM order (not sorted by position), a
+  // sizeless unnamed empty panel is left out, a label is named by its one
+  // text leaf.
+  bool chromium = false;
+};
+// A copy of `stored` (an application's tree from an earlier walk) with each
+// read object in place of the stored one (removed when a walk would not show
+// it), or nullopt when the copy would not be what a walk gives now, so that
+// the caller walks (never serves stale data as fresh):
+// - an object is not in the stored tree, or is the application or a window,
+//   or lies inside another read object;
+// - a node above it derives from its children what the walk shows of it: a
+//   control named by the label inside it (through unnamed boxes), and on
+//   Chromium a label named by its text leaf, or a panel that removing the
+//   object would leave empty (a walk leaves such a panel out);
+// - its box changed and the toolkit does not name every object that moved;
+// - an object of another application is in it;
+// - the order of its siblings, by position where the walk sorts them, no
+//   longer holds with its new box (or some siblings lost or gained a box).
+std::optional<Node> MergeRereads(const Node& stored, std::vector<Reread> reads,
+                                 const MergeRules& rules);
 
 class MirrorBook {
  public:
@@ -160,6 +209,13 @@ class MirrorBook {
   // kMaxDirtyObjects objects: walk. Empty: no event since (Lookup() hits).
   std::optional<std::vector<DirtyObject>> Dirty(const std::string& bus,
                                                 const std::string& key) const;
+  // Dirty() and the stored walk it speaks of, read together (so that the
+  // objects are those named since that walk): what a refresh in part needs.
+  struct Refreshable {
+    std::vector<DirtyObject> dirty;
+    Kept kept;
+  };
+  std::optional<Refreshable> ForRefresh(const std::string& bus, const std::string& key) const;
   void Drop(const std::string& bus);
 
   // Counts, for tests and benchmarks.
@@ -194,6 +250,12 @@ class MirrorBook {
   };
   // The stream has carried an event before the stored walk, or needs none.
   static bool StreamVouched(const App& app);
+  // Acted on, and its toolkit not known to report the action's effect: it
+  // is walked until it has sent an event since the action.
+  static bool ActGuarded(const App& app);
+  // Dirty() with the lock held.
+  std::optional<std::vector<DirtyObject>> DirtyLocked(const std::string& bus,
+                                                      const std::string& key) const;
   mutable std::mutex mutex_;
   uint64_t generation_ = 0;
   uint64_t next_epoch_ = 1;

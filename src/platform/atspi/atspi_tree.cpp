@@ -223,6 +223,15 @@ Role NormalisedRole(uint32_t atspi_role, StateSet states) {
   return atspi_role < kTable.size() ? kTable[atspi_role] : Role::kUnknown;
 }
 
+// The AT-SPI role number of a role name (RoleName's inverse); 0 for a name
+// it does not know.
+uint32_t RoleNumber(std::string_view name) {
+  for (size_t i = 0; i < kRoleNames.size(); ++i) {
+    if (kRoleNames[i] == name) return static_cast<uint32_t>(i);
+  }
+  return 0;
+}
+
 bool IsPasswordRole(uint32_t atspi_role) { return RoleName(atspi_role) == "password text"; }
 
 // GTK 3 reports G_MININT coordinates for widgets it has not placed (rows of
@@ -258,12 +267,6 @@ void NormaliseSpace(std::string* s) {
   size_t start = 0;
   while (start < out.size() && (out[start] == '\n' || out[start] == '\r')) ++start;
   *s = out.substr(start);
-}
-
-bool IsLabelledControl(Role r) {
-  return r == Role::kButton || r == Role::kToggleButton || r == Role::kCheckBox ||
-         r == Role::kRadioButton || r == Role::kMenuItem || r == Role::kCheckMenuItem ||
-         r == Role::kRadioMenuItem || r == Role::kTab || r == Role::kLink;
 }
 
 // The label leaves inside a control, through unnamed boxes (GTK 4 puts a
@@ -461,7 +464,85 @@ class Walker {
   // Builds the node tree of the shown nodes.
   Node Build(const AppInfo& app) const { return BuildNode(0, app); }
 
+  // --- Reading parts of a stored tree again (RefreshStored) ---
+  // `path`: the stored nodes from the application down to an object, root
+  // first. The object is read again with its subtree, in the context a
+  // full walk gives it: its ancestors are entered as nodes already read,
+  // from what the stored tree kept of each (role, states, box), and the
+  // context derived from them the way Stage1Done derives it (the clip of
+  // viewports, menus and Qt's fillers; Chromium's in_document). Returns the
+  // object's index; -1 when it is already part of this read.
+  int QueueSubtree(const std::vector<const Node*>& path) {
+    int parent = -1;
+    for (size_t d = 0; d + 1 < path.size(); ++d) {
+      parent = Seed(*path[d], parent, static_cast<int>(d));
+    }
+    const Node& target = *path.back();
+    return Discover(ObjectRef{target.ref.owner, target.ref.path}, parent,
+                    static_cast<int>(path.size()) - 1);
+  }
+  // Asks where `ref` lies now; `done` gets its box as a walk would store
+  // it (nullopt: none, or no answer: `answered` false).
+  void QueueBox(const ObjectRef& ref,
+                std::function<void(bool answered, std::optional<Rect> box)> done) {
+    pipeline_.Add(ExtentsCall(ref), [done = std::move(done)](DBusMessage* r) {
+      Rect e;
+      bool has = false;
+      ReadExtents(r, &e, &has);
+      std::optional<Rect> box;
+      if (has && !e.Empty() && Placed(e)) box = e;
+      done(IsReturn(r), box);
+    });
+  }
+  Status RunQueued(Clock::time_point deadline) {
+    grow_until_ = deadline;
+    return pipeline_.Run(deadline);
+  }
+  // The object at `idx` was read whole: it answered, is alive, and every
+  // request of its first stage came back.
+  bool ReadWhole(int idx) const { return nodes_[idx].stage1_pending == 0 && !nodes_[idx].dead; }
+  // Pruned: a walk would not show it (not showing, out of view, a quirk).
+  bool Pruned(int idx) const { return nodes_[idx].pruned; }
+  Node BuildAt(int idx, const AppInfo& app) const { return BuildNode(idx, app); }
+  bool chromium() const { return quirks_.chromium; }
+
  private:
+  // An ancestor of an object read again (QueueSubtree), from the stored
+  // tree; once per object.
+  int Seed(const Node& stored, int parent, int depth) {
+    const ObjectRef ref{stored.ref.owner, stored.ref.path};
+    if (auto known = index_.find(ref); known != index_.end()) return known->second;
+    seen_.insert(ref);
+    const int idx = static_cast<int>(nodes_.size());
+    index_.emplace(ref, idx);
+    nodes_.emplace_back();
+    RawNode& n = nodes_.back();
+    n.ref = ref;
+    n.parent = parent;
+    n.depth = depth;
+    n.role = RoleNumber(stored.toolkit_role);
+    n.normalised = stored.role;
+    n.states = stored.states;
+    n.name = stored.name;
+    if (stored.bounds) {
+      n.extents = *stored.bounds;
+      n.has_extents = true;
+    }
+    // The clip, as Stage1Done sets it.
+    const Rect parent_clip = ParentClip(n);
+    n.clip = parent_clip;
+    if (parent >= 0) {
+      if (quirks_.qt) ClipToFiller(n, nodes_[parent]);
+      if (quirks_.gtk4 && depth == 1 && n.has_extents) n.clip = n.extents;
+      if (quirks_.chromium) {
+        n.in_document =
+            nodes_[parent].in_document || RoleName(nodes_[parent].role) == "document web";
+      }
+    }
+    ClipChildren(n, parent_clip);
+    return idx;
+  }
+
   // Adds the object as a node and asks for its stage-1 data; returns its
   // index, or -1 when it was seen before or the walk has stopped growing.
   int Discover(const ObjectRef& ref, int parent, int depth, int ordinal = 0,
@@ -640,15 +721,7 @@ class Walker {
     const bool password = IsPasswordRole(n.role);
     n.states = MapStates(n.state_lo, n.state_hi, password);
     n.normalised = n.depth == 0 ? Role::kApplication : NormalisedRole(n.role, n.states);
-    Rect parent_clip = n.parent >= 0 ? nodes_[n.parent].clip : screen_;
-    // The items of an open menu lie in a popup window of their own, outside
-    // the boxes of the menu bar and of any viewport around it (LibreOffice
-    // 7.4's gtk3 menu bar sits in a scroll pane's viewport one row high:
-    // its open menus were pruned whole as scrolled out): only the screen
-    // clips them. GTK 4's window-relative boxes keep their window's clip.
-    if (n.parent >= 0 && !quirks_.gtk4 && RoleName(nodes_[n.parent].role) == "menu") {
-      parent_clip = screen_;
-    }
+    const Rect parent_clip = ParentClip(n);
     n.clip = parent_clip;
     if (quirks_.qt && n.parent >= 0) ApplyQtQuirks(n, nodes_[n.parent]);
     if (quirks_.gtk4 && n.depth > 0 && ApplyGtk4Quirks(n)) {
@@ -670,9 +743,7 @@ class Walker {
         return;
       }
     }
-    if (ClipsChildren(role) && n.has_extents && !n.extents.Empty()) {
-      n.clip = Intersect(parent_clip, n.extents);
-    }
+    ClipChildren(n, parent_clip);
     const ObjectRef ref = n.ref;
     if (quirks_.gtk4 && n.parent >= 0 && !request_.include_hidden) {
       const RawNode& parent = nodes_[n.parent];
@@ -717,6 +788,34 @@ class Walker {
         });
   }
 
+  // Where the node's parent lets it be seen: the parent's clip, or the
+  // screen for the items of a menu.
+  Rect ParentClip(const RawNode& n) const {
+    if (n.parent < 0) return screen_;
+    // The items of an open menu lie in a popup window of their own, outside
+    // the boxes of the menu bar and of any viewport around it (LibreOffice
+    // 7.4's gtk3 menu bar sits in a scroll pane's viewport one row high:
+    // its open menus were pruned whole as scrolled out): only the screen
+    // clips them. GTK 4's window-relative boxes keep their window's clip.
+    if (!quirks_.gtk4 && RoleName(nodes_[n.parent].role) == "menu") return screen_;
+    return nodes_[n.parent].clip;
+  }
+
+  // A viewport or scroll pane shows its children within its own box.
+  static void ClipChildren(RawNode& n, const Rect& parent_clip) {
+    if (ClipsChildren(RoleName(n.role)) && n.has_extents && !n.extents.Empty()) {
+      n.clip = Intersect(parent_clip, n.extents);
+    }
+  }
+
+  // Qt's plain fillers clip what overflows them (see ApplyQtQuirks).
+  static void ClipToFiller(RawNode& n, const RawNode& parent) {
+    if (RoleName(parent.role) == "filler" && parent.has_extents && !parent.extents.Empty() &&
+        n.has_extents && Placed(n.extents) && Intersect(n.extents, parent.extents) != n.extents) {
+      n.clip = Intersect(n.clip, parent.extents);
+    }
+  }
+
   // GTK 2 (gailwidget.c, 2.24) marks the items of an open menu "visible"
   // and never "showing", and they keep that state and their extents once
   // the menu closes: GIMP 2.10's open menus were pruned whole. A menu is an
@@ -751,10 +850,7 @@ class Walker {
     } else if (role == "menu item" && n.child_count > 0) {
       n.normalised = Role::kMenu;
     }
-    if (RoleName(parent.role) == "filler" && parent.has_extents && !parent.extents.Empty() &&
-        n.has_extents && Placed(n.extents) && Intersect(n.extents, parent.extents) != n.extents) {
-      n.clip = Intersect(n.clip, parent.extents);
-    }
+    ClipToFiller(n, parent);
   }
 
   // GTK 4 (gtkatspicontext.c, 4.8):
@@ -1464,6 +1560,134 @@ class Walker {
   int revisits_ = 0;
 };
 
+// A refresh in part (issue 16): the objects that an application's events
+// named since its stored walk are read again into a copy of the stored tree,
+// so that an observation after one click costs a few requests, not a walk.
+// `dirty`: MirrorBook::Dirty's objects. Each is found in the stored tree by
+// its path and read again with its subtree (QueueSubtree) in the context a
+// walk gives it; an object that only moved (kBounds) has its box asked
+// first, and is read again only when the box changed. The copy is returned
+// only when the result is what a full walk would give; nullopt (the caller
+// walks) when that cannot be vouched for:
+// - an object is not in the stored tree (it was pruned, folded into its
+//   parent, or is new and its parent's event was not seen), or it is the
+//   application or a window (reading it again is a walk);
+// - a scroll bar's value changed: what it scrolls moved and no event says so;
+// - an object's box changed on a toolkit that sends no BoundsChanged (Qt 5,
+//   Chromium): what lies around it may have moved with no event at all.
+//   GTK 3 names every widget whose allocation changed, so there a moved
+//   object is simply read again. (A window moved or resized changes the
+//   tree's key: MirrorKeyFor.)
+// - the parent's own post-processing in BuildNode may read the object:
+//   a control named by the label inside it (FoldRepeatedLabel), Chromium's
+//   label named by its text leaf, a sibling order by position that the new
+//   box would change;
+// - the read was cut in any way (a cap, the deadline, a huge container read
+//   by what is in view, a cycle), an object is dead, or of another app.
+// `requests` counts what was sent.
+std::optional<Node> RefreshStored(DbusConnection& conn, const TreeRequest& request,
+                                  const Rect& screen, const ToolkitQuirks& quirks,
+                                  const AppInfo& app, const Node& stored,
+                                  const std::vector<MirrorBook::DirtyObject>& dirty,
+                                  bool sends_bounds_events, Clock::time_point deadline,
+                                  int* requests) {
+  struct Entry {
+    const Node* node;
+    int parent;
+  };
+  std::vector<Entry> entries;
+  std::unordered_map<std::string, int> by_path;
+  std::function<void(const Node&, int)> index = [&](const Node& n, int parent) {
+    const int at = static_cast<int>(entries.size());
+    entries.push_back({&n, parent});
+    by_path.emplace(n.ref.path, at);
+    for (const Node& c : n.children) index(c, at);
+  };
+  index(stored, -1);
+  if (static_cast<int>(entries.size()) * 2 > request.max_nodes) return std::nullopt;
+  auto depth_of = [&](int at) {
+    int depth = 0;
+    for (int i = entries[at].parent; i >= 0; i = entries[i].parent) ++depth;
+    return depth;
+  };
+  auto path_to = [&](int at) {
+    std::vector<const Node*> path;
+    for (int i = at; i >= 0; i = entries[i].parent) path.push_back(entries[i].node);
+    std::reverse(path.begin(), path.end());
+    return path;
+  };
+  std::vector<int> subtrees;  // entries read again with their subtree
+  std::vector<int> boxes;     // entries whose box is asked first
+  for (const MirrorBook::DirtyObject& d : dirty) {
+    auto found = by_path.find(d.path);
+    // The application or a window: reading it again is a walk (its box
+    // may be asked: a window's BoundsChanged, unchanged, costs one request).
+    if (found == by_path.end() ||
+        (depth_of(found->second) <= 1 && d.change != EventChange::kBounds)) {
+      return std::nullopt;
+    }
+    const Node& n = *entries[found->second].node;
+    if (n.role == Role::kScrollBar && d.change != EventChange::kBounds) return std::nullopt;
+    (d.change == EventChange::kBounds ? boxes : subtrees).push_back(found->second);
+  }
+  const std::string& bus = stored.ref.owner;
+  if (!boxes.empty()) {
+    Walker asker(conn, request, screen, quirks);
+    bool unanswered = false;
+    std::vector<int> moved;
+    for (int at : boxes) {
+      const Node& n = *entries[at].node;
+      asker.QueueBox(ObjectRef{bus, n.ref.path}, [&, at](bool answered, std::optional<Rect> box) {
+        if (!answered) unanswered = true;
+        if (answered && box != entries[at].node->bounds) moved.push_back(at);
+      });
+    }
+    Status status = asker.RunQueued(deadline);
+    *requests += static_cast<int>(asker.requests());
+    if (!status.ok() || unanswered) return std::nullopt;
+    for (int at : moved) {
+      if (depth_of(at) <= 1) return std::nullopt;
+      subtrees.push_back(at);
+    }
+  }
+  // Only the topmost of nested objects is read again: it holds the others.
+  std::vector<int> roots;
+  for (int at : subtrees) {
+    const bool nested = std::any_of(subtrees.begin(), subtrees.end(), [&](int other) {
+      if (other == at) return false;
+      for (int i = entries[at].parent; i >= 0; i = entries[i].parent) {
+        if (i == other) return true;
+      }
+      return false;
+    });
+    if (!nested && std::find(roots.begin(), roots.end(), at) == roots.end()) roots.push_back(at);
+  }
+  if (roots.empty()) return stored;
+  Walker reader(conn, request, screen, quirks);
+  std::vector<int> read;  // the walker's index of each root
+  for (int at : roots) {
+    const int idx = reader.QueueSubtree(path_to(at));
+    if (idx < 0) return std::nullopt;
+    read.push_back(idx);
+  }
+  Status status = reader.RunQueued(deadline);
+  *requests += static_cast<int>(reader.requests());
+  if (!status.ok() || reader.app_gone() || reader.capped() || reader.revisits() > 0 ||
+      !reader.Cuts().empty()) {
+    return std::nullopt;
+  }
+  std::vector<Reread> reads;
+  for (size_t k = 0; k < roots.size(); ++k) {
+    if (!reader.ReadWhole(read[k])) return std::nullopt;
+    Reread r{entries[roots[k]].node->ref.path, std::nullopt};
+    if (!reader.Pruned(read[k])) r.node = reader.BuildAt(read[k], app);
+    reads.push_back(std::move(r));
+  }
+  return MergeRereads(
+      stored, std::move(reads),
+      MergeRules{.sends_bounds_events = sends_bounds_events, .chromium = quirks.chromium});
+}
+
 // GTK 4 has no screen coordinates: its Component extents (asked for as
 // window coordinates, see Walker::ExtentsCall) are relative to the toplevel.
 // Shift each window's subtree by the X origin of the window with the same
@@ -1598,6 +1822,12 @@ std::string MirrorKeyFor(const TreeRequest& request, const AppInfo& app, const R
 // (an unknown bridge, Qt 6 unchecked) are served only once their stream has
 // carried an event; GTK 2 and GTK 4 are not stored at all (MirrorKeyFor).
 // `label`: the app's ToolkitLabel.
+// Toolkits whose bridge sends BoundsChanged for every object whose box
+// changed (GTK 3: gtkwidgetaccessible's size-allocate handler), so that a
+// refresh in part may take an object's new box without walking what lies
+// around it (RefreshStored). `label`: the app's ToolkitLabel.
+bool SendsBoundsEvents(std::string_view label) { return label == "gtk3"; }
+
 StreamTrust StreamTrustOf(std::string_view label) {
   for (std::string_view trusted : {"gtk3", "qt5", "chromium", "electron", "libreoffice-vcl"}) {
     if (label == trusted) return StreamTrust::kToolkit;
@@ -1981,6 +2211,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     synced = events_->Sync(buses, std::min(deadline, Clock::now() + kMirrorSyncWait));
   }
   int hits = 0;
+  int refreshes = 0;  // served by a refresh in part
   int walks = 0;
   // Apps that did not answer last time go last: a hung app must not use up
   // the time of those that answer.
@@ -2023,6 +2254,27 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
         }
       }
       mark = book_->MarkOf(app.root.bus);
+      // Events came since the stored walk: read again only the objects they
+      // named, when that gives what a walk would (RefreshStored). A tree
+      // that said where it was cut is walked: a cut depends on the whole.
+      std::optional<MirrorBook::Refreshable> stale;
+      if (!key.empty() && !request.fresh && app.info.name != "soffice") {
+        stale = book_->ForRefresh(app.root.bus, key);
+      }
+      if (stale && !stale->dirty.empty() && stale->kept.warnings.empty()) {
+        DbusConnection& conn = ConnectionFor(app, app_deadline);
+        int sent = 0;
+        std::optional<Node> refreshed = RefreshStored(
+            conn, request, screen, Quirks(app.info), app.info, stale->kept.tree, stale->dirty,
+            SendsBoundsEvents(stale->kept.tree.toolkit), app_deadline, &sent);
+        result.requests += sent;
+        if (refreshed) {
+          book_->Store(app.root.bus, key, mark, *refreshed, StreamTrustOf(refreshed->toolkit));
+          result.apps.push_back(std::move(*refreshed));
+          ++refreshes;
+          return false;
+        }
+      }
     }
     // Whatever the walk gives (a timeout, a cut tree, an app gone), the tree
     // from before it is not served again: only a complete walk is stored.
@@ -2131,7 +2383,12 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     auto walked = walk(*d.app, d.since, d.deadline, false);
     if (!walked.ok()) return walked.error();
   }
-  if (mirror) result.cache = walks == 0 && hits > 0 ? "hit" : hits == 0 ? "miss" : "partial";
+  // "partial": some of it was walked or read again, some served as stored.
+  if (mirror) {
+    result.cache = walks == 0 && refreshes == 0 && hits > 0 ? "hit"
+                   : hits == 0 && refreshes == 0            ? "miss"
+                                                            : "partial";
+  }
   // The apps keep the registry's order, whatever order they were walked in.
   std::unordered_map<std::string, size_t> rank;
   for (size_t i = 0; i < handles->size(); ++i) rank[(*handles)[i].info.bus_name] = i;

@@ -24,7 +24,11 @@
 // With AtspiOptions::mirror (long-running processes: the MCP server), each
 // application's last walk is kept in a MirrorBook (atspi_mirror.h) and
 // served again while the application's events (atspi_events.h) say nothing
-// changed: TreeResult::cache says "hit" then, "miss" after a walk.
+// changed: TreeResult::cache says "hit" then, "miss" after a walk. When
+// events named a few objects (MirrorBook::Dirty), only those are read again,
+// each with its subtree and in the context a walk gives it, into a copy of
+// the stored tree ("partial"; RefreshStored in atspi_tree.cpp); what cannot
+// be re-read faithfully is walked.
 #pragma once
 
 #include <memory>
@@ -73,6 +77,15 @@ class AtspiAccessibility final : public Accessibility {
   // Tests and benchmarks: the heap the mirror's stored trees hold
   // (MirrorBook::bytes); 0 without a mirror.
   size_t MirrorBytes() const { return book_ ? book_->bytes() : 0; }
+  // Tests and benchmarks: how many events the mirror has counted from the
+  // applications of process `pid` seen by Tree() (MirrorBook::events_of); 0
+  // without a mirror. Not thread-safe against Tree().
+  uint64_t MirrorEventsFrom(int pid) const {
+    uint64_t n = 0;
+    if (!book_) return n;
+    for (const auto& [bus, info] : known_apps_) n += info.pid == pid ? book_->events_of(bus) : 0;
+    return n;
+  }
 
  private:
   struct AppHandle {
