@@ -145,6 +145,10 @@ inline constexpr std::array<std::string_view, 130> kRoleNames = {
     "push button menu",
 };
 
+// Role numbers the walk sets itself (ToolkitQuirks::libreoffice).
+inline constexpr uint32_t kRoleTableCell = 56;
+static_assert(kRoleNames[kRoleTableCell] == "table cell");
+
 // Name of an AT-SPI role number; "unknown" past the table (a newer peer).
 inline std::string_view RoleName(uint32_t role) {
   return role < kRoleNames.size() ? kRoleNames[role] : std::string_view("unknown");
