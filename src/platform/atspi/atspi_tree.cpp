@@ -601,8 +601,8 @@ class Walker {
 
     // Stage 1: everything needed to decide whether the node is shown, all at once.
     bool want_extents = depth > 0 && known_extents == nullptr;
-    n.stage1_pending = (want_extents ? 2 : 1) + (known_role ? 0 : 1) +
-                       (known_role || quirks_.get_all ? 1 : 3);
+    n.stage1_pending =
+        (want_extents ? 2 : 1) + (known_role ? 0 : 1) + (known_role || quirks_.get_all ? 1 : 3);
     if (known_role) {
       // Its name only: a sheet's cells have no description (notes are an
       // attribute) and no children, and GetAll gathers seven properties.
@@ -1853,13 +1853,12 @@ std::string MirrorKeyFor(const TreeRequest& request, const AppInfo& app, const R
                     std::to_string(screen.h);
   for (const x11::TopLevel& t : toplevels) {
     if (t.pid != app.pid) continue;
-    key += "|" + std::to_string(t.window) + ":" + t.title + "@" + std::to_string(t.bounds.x) +
-           "," + std::to_string(t.bounds.y) + "," + std::to_string(t.bounds.w) + "," +
+    key += "|" + std::to_string(t.window) + ":" + t.title + "@" + std::to_string(t.bounds.x) + "," +
+           std::to_string(t.bounds.y) + "," + std::to_string(t.bounds.w) + "," +
            std::to_string(t.bounds.h);
   }
   return key;
 }
-
 
 // Toolkits whose bridge sends an event for every change of what a walk reads
 // once a listener registered, so that an app of theirs at rest (which sends
