@@ -248,6 +248,22 @@ std::optional<std::string> ChordFromKeyBinding(std::string_view binding) {
       chord->find('+', 4) == std::string::npos && chord->size() == 5) {
     return std::nullopt;
   }
+  // LibreOffice's own (VCL) menu model writes its path without ':' between
+  // the keys ("<Alt>dlr", GTK writes "<Alt>d:l:r") and, when the accelerator
+  // is not a character key, the item's mnemonic in its place: Recalculate
+  // (F9) answers "r;<Alt>dlr;R", Show Formula (Ctrl+`) "a;<Alt>va;<Control>a".
+  // Such an accelerator on the mnemonic's own key cannot be told from a real
+  // one, so it is not taken.
+  const size_t last_close = parts.path.rfind('>');
+  const bool vcl_path = last_close != std::string::npos && parts.path.size() > last_close + 2 &&
+                        parts.path.find(':') == std::string::npos;
+  if (vcl_path && parts.mnemonic.size() == 1) {
+    const size_t plus = chord->rfind('+');
+    const std::string key = plus == std::string::npos || plus + 1 == chord->size()
+                                ? *chord
+                                : chord->substr(plus + 1);
+    if (EqualsIgnoringCase(key, parts.mnemonic)) return std::nullopt;
+  }
   return chord;
 }
 
@@ -305,6 +321,10 @@ std::string ActionKey(std::string_view action) { return FoldText(StripMnemonic(a
 std::vector<Shortcut> ShortcutsFromTree(const Node& app) {
   std::vector<Shortcut> found;
   Collect(app, nullptr, "", "", app.name, found, 0);
+  // A menu item says where it lives: it wins over the same chord and action
+  // read from a tool bar's tooltip (Inkscape's "Save (Ctrl+S)").
+  std::stable_partition(found.begin(), found.end(),
+                        [](const Shortcut& s) { return !s.path.empty(); });
   return MergeShortcuts({found});
 }
 

@@ -49,6 +49,16 @@ TEST(ShortcutsTest, TakesTheAcceleratorNeverTheMnemonic) {
   // An accelerator alone (Qt's spelling) is a shortcut.
   EXPECT_EQ(ChordFromKeyBinding("Ctrl+Q"), "Ctrl+Q");
   EXPECT_EQ(ChordFromKeyBinding("<Alt>F4"), "Alt+F4");
+  // LibreOffice 7.4's VCL menu model (path without ':') writes the mnemonic
+  // where the accelerator is not a character key (Recalculate is F9): not
+  // taken; its letter accelerators are.
+  EXPECT_EQ(ChordFromKeyBinding("r;<Alt>dlr;R"), std::nullopt);
+  EXPECT_EQ(ChordFromKeyBinding("a;<Alt>va;<Control>a"), std::nullopt);
+  EXPECT_EQ(ChordFromKeyBinding("t;<Alt>tt;<Control>T"), std::nullopt);
+  EXPECT_EQ(ChordFromKeyBinding("a;<Alt>fa;<Shift><Control>s"), "Ctrl+Shift+S");
+  EXPECT_EQ(ChordFromKeyBinding("u;<Alt>eu;<Control>z"), "Ctrl+Z");
+  // GTK's own path keeps an accelerator on the mnemonic's key.
+  EXPECT_EQ(ChordFromKeyBinding("d;<Alt>s:i:d;<Primary>d"), "Ctrl+D");
   EXPECT_EQ(ChordFromKeyBinding(""), std::nullopt);
 }
 
@@ -100,6 +110,21 @@ TEST(ShortcutsTest, ReadsMenusAndTooltipsFromATree) {
   EXPECT_EQ(got[2],
             (Shortcut{"editor", "Ctrl+Shift+S", "Save As…", "file", "menu", "File > Save As…"}));
   EXPECT_EQ(got[3], (Shortcut{"editor", "Ctrl+S", "Save", "general", "menu", ""}));
+}
+
+// Inkscape 1.2: the tool bar (its tooltip "Save (Ctrl+S)") comes before the
+// menu bar in the tree; the menu item, which says where it lives, wins.
+TEST(ShortcutsTest, AMenuItemWinsOverTheSameChordInATooltipBeforeIt) {
+  Node button = MakeNode(Role::kButton, "Save (Ctrl+S)");
+  Node save = MakeNode(Role::kMenuItem, "Save");
+  save.key_binding = "s;<Alt>f:s;<Primary>s";
+  Node window = MakeNode(
+      Role::kWindow, "Doc",
+      {MakeNode(Role::kToolBar, "", {button}),
+       MakeNode(Role::kMenuBar, "", {MakeNode(Role::kMenu, "File", {save})})});
+  std::vector<Shortcut> got = ShortcutsFromTree(MakeNode(Role::kApplication, "ink", {window}));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], (Shortcut{"ink", "Ctrl+S", "Save", "file", "menu", "File > Save"}));
 }
 
 TEST(ShortcutsTest, MergingKeepsTheFirstOfEachPair) {
