@@ -394,6 +394,52 @@ Result<Shortcut> LookupShortcut(const std::vector<Shortcut>& shortcuts, std::str
   return *hits.front();
 }
 
+std::optional<Shortcut> LearnFromPress(std::string_view chord, const TreeDiff& diff) {
+  const std::optional<std::string> keys = NormaliseChord(chord);
+  if (!keys) return std::nullopt;
+  const bool app_wide = HasModifier(*keys) && keys->rfind("Shift+", 0) != 0;
+  const bool function_key =
+      keys->size() >= 2 && (*keys)[0] == 'F' && (*keys)[1] >= '0' && (*keys)[1] <= '9';
+  const bool mnemonic =
+      keys->rfind("Alt+", 0) == 0 && keys->find('+', 4) == std::string::npos && keys->size() == 5;
+  if ((!app_wide && !function_key) || mnemonic) return std::nullopt;
+  const Node* dialog = nullptr;
+  for (const AddedNode& a : diff.added) {
+    if (a.node.role != Role::kDialog) continue;
+    if (dialog != nullptr) return std::nullopt;  // several: which one is the chord's?
+    dialog = &a.node;
+  }
+  if (dialog == nullptr) return std::nullopt;
+  const std::string name(Trim(dialog->name));
+  if (name.empty()) return std::nullopt;
+  return Shortcut{dialog->app, *keys, name, "ai-added", "learned", ""};
+}
+
+Result<Shortcut> UserShortcut(std::string_view app, std::string_view keys, std::string_view action,
+                              std::string_view category) {
+  if (Trim(app).empty()) {
+    return MakeError(ErrorCode::kInvalidArgument, "name the application (--app NAME)");
+  }
+  if (Trim(action).empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "name the action the chord runs (--action \"Save As\")");
+  }
+  auto chord = NormaliseChord(keys);
+  if (!chord) {
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        "\"" + std::string(keys) +
+            "\" is not a key chord; write e.g. \"Ctrl+Alt+X\", \"F5\" or \"<Primary>s\"");
+  }
+  const std::string cat(Trim(category));
+  return Shortcut{std::string(Trim(app)),
+                  *chord,
+                  std::string(Trim(action)),
+                  cat.empty() ? "general" : Lower(cat),
+                  "user",
+                  ""};
+}
+
 std::string ShortcutText(const Shortcut& s) {
   return s.keys + " = " + s.action + " (" + s.category + ", " + s.source +
          (s.path.empty() ? "" : ", " + s.path) + ")";

@@ -127,6 +127,50 @@ TEST(ShortcutsTest, AMenuItemWinsOverTheSameChordInATooltipBeforeIt) {
   EXPECT_EQ(got[0], (Shortcut{"ink", "Ctrl+S", "Save", "file", "menu", "File > Save"}));
 }
 
+// A verified press that added one named dialog teaches chord -> dialog title.
+TEST(ShortcutsTest, APressThatOpenedOneNamedDialogIsLearned) {
+  auto diff_adding = [](std::vector<Node> nodes) {
+    TreeDiff d;
+    for (Node& n : nodes) {
+      n.app = "gedit";
+      d.added.push_back(AddedNode{"app_1", std::move(n), 1});
+    }
+    return d;
+  };
+  const TreeDiff save_as = diff_adding({MakeNode(Role::kDialog, "Save As")});
+  auto learned = LearnFromPress("ctrl+shift+s", save_as);
+  ASSERT_TRUE(learned.has_value());
+  EXPECT_EQ(*learned, (Shortcut{"gedit", "Ctrl+Shift+S", "Save As", "ai-added", "learned", ""}));
+  EXPECT_EQ(LearnFromPress("F1", diff_adding({MakeNode(Role::kDialog, "Help")}))->keys, "F1");
+
+  // Keys that act on the focused widget, a mnemonic, not a chord.
+  EXPECT_FALSE(LearnFromPress("Return", save_as));
+  EXPECT_FALSE(LearnFromPress("shift+Tab", save_as));
+  EXPECT_FALSE(LearnFromPress("a", save_as));
+  EXPECT_FALSE(LearnFromPress("alt+o", save_as));
+  EXPECT_FALSE(LearnFromPress("ctrl+nokey", save_as));
+  // No dialog, two dialogs, an unnamed one, a window or an alert.
+  EXPECT_FALSE(LearnFromPress("ctrl+s", TreeDiff{}));
+  EXPECT_FALSE(LearnFromPress(
+      "ctrl+o", diff_adding({MakeNode(Role::kDialog, "Open"), MakeNode(Role::kDialog, "Recent")})));
+  EXPECT_FALSE(LearnFromPress("ctrl+o", diff_adding({MakeNode(Role::kDialog, "  ")})));
+  EXPECT_FALSE(LearnFromPress("ctrl+n", diff_adding({MakeNode(Role::kWindow, "Untitled 2")})));
+  EXPECT_FALSE(LearnFromPress("ctrl+w", diff_adding({MakeNode(Role::kAlert, "Question")})));
+}
+
+TEST(ShortcutsTest, AUserEntryIsCheckedAndNormalised) {
+  auto ok = UserShortcut(" gedit ", "<Primary><Alt>x", "Close All", "");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(*ok, (Shortcut{"gedit", "Ctrl+Alt+X", "Close All", "general", "user", ""}));
+  EXPECT_EQ(UserShortcut("gedit", "ctrl+alt+x", "Close All", "File")->category, "file");
+  auto bad = UserShortcut("gedit", "ctrl+alt+", "Close All", "");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(bad.error().message.find("not a key chord"), std::string::npos);
+  EXPECT_FALSE(UserShortcut("", "F5", "Run", "").ok());
+  EXPECT_FALSE(UserShortcut("gedit", "F5", " ", "").ok());
+}
+
 TEST(ShortcutsTest, MergingKeepsTheFirstOfEachPair) {
   Shortcut user{"a", "Ctrl+S", "Save", "file", "user", ""};
   Shortcut menu{"a", "Ctrl+S", "save", "file", "menu", "File > Save"};
