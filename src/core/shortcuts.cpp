@@ -248,6 +248,22 @@ std::optional<std::string> ChordFromKeyBinding(std::string_view binding) {
       chord->find('+', 4) == std::string::npos && chord->size() == 5) {
     return std::nullopt;
   }
+  // LibreOffice's own (VCL) menu model writes its path without ':' between
+  // the keys ("<Alt>dlr", GTK writes "<Alt>d:l:r") and, when the accelerator
+  // is not a character key, the item's mnemonic in its place: Recalculate
+  // (F9) answers "r;<Alt>dlr;R", Show Formula (Ctrl+`) "a;<Alt>va;<Control>a".
+  // Such an accelerator on the mnemonic's own key cannot be told from a real
+  // one, so it is not taken.
+  const size_t last_close = parts.path.rfind('>');
+  const bool vcl_path = last_close != std::string::npos && parts.path.size() > last_close + 2 &&
+                        parts.path.find(':') == std::string::npos;
+  if (vcl_path && parts.mnemonic.size() == 1) {
+    const size_t plus = chord->rfind('+');
+    const std::string key = plus == std::string::npos || plus + 1 == chord->size()
+                                ? *chord
+                                : chord->substr(plus + 1);
+    if (EqualsIgnoringCase(key, parts.mnemonic)) return std::nullopt;
+  }
   return chord;
 }
 
@@ -305,6 +321,10 @@ std::string ActionKey(std::string_view action) { return FoldText(StripMnemonic(a
 std::vector<Shortcut> ShortcutsFromTree(const Node& app) {
   std::vector<Shortcut> found;
   Collect(app, nullptr, "", "", app.name, found, 0);
+  // A menu item says where it lives: it wins over the same chord and action
+  // read from a tool bar's tooltip (Inkscape's "Save (Ctrl+S)").
+  std::stable_partition(found.begin(), found.end(),
+                        [](const Shortcut& s) { return !s.path.empty(); });
   return MergeShortcuts({found});
 }
 
@@ -372,6 +392,52 @@ Result<Shortcut> LookupShortcut(const std::vector<Shortcut>& shortcuts, std::str
                      "\"" + std::string(action) + "\" is ambiguous; name one of: " + list);
   }
   return *hits.front();
+}
+
+std::optional<Shortcut> LearnFromPress(std::string_view chord, const TreeDiff& diff) {
+  const std::optional<std::string> keys = NormaliseChord(chord);
+  if (!keys) return std::nullopt;
+  const bool app_wide = HasModifier(*keys) && keys->rfind("Shift+", 0) != 0;
+  const bool function_key =
+      keys->size() >= 2 && (*keys)[0] == 'F' && (*keys)[1] >= '0' && (*keys)[1] <= '9';
+  const bool mnemonic =
+      keys->rfind("Alt+", 0) == 0 && keys->find('+', 4) == std::string::npos && keys->size() == 5;
+  if ((!app_wide && !function_key) || mnemonic) return std::nullopt;
+  const Node* dialog = nullptr;
+  for (const AddedNode& a : diff.added) {
+    if (a.node.role != Role::kDialog) continue;
+    if (dialog != nullptr) return std::nullopt;  // several: which one is the chord's?
+    dialog = &a.node;
+  }
+  if (dialog == nullptr) return std::nullopt;
+  const std::string name(Trim(dialog->name));
+  if (name.empty()) return std::nullopt;
+  return Shortcut{dialog->app, *keys, name, "ai-added", "learned", ""};
+}
+
+Result<Shortcut> UserShortcut(std::string_view app, std::string_view keys, std::string_view action,
+                              std::string_view category) {
+  if (Trim(app).empty()) {
+    return MakeError(ErrorCode::kInvalidArgument, "name the application (--app NAME)");
+  }
+  if (Trim(action).empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "name the action the chord runs (--action \"Save As\")");
+  }
+  auto chord = NormaliseChord(keys);
+  if (!chord) {
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        "\"" + std::string(keys) +
+            "\" is not a key chord; write e.g. \"Ctrl+Alt+X\", \"F5\" or \"<Primary>s\"");
+  }
+  const std::string cat(Trim(category));
+  return Shortcut{std::string(Trim(app)),
+                  *chord,
+                  std::string(Trim(action)),
+                  cat.empty() ? "general" : Lower(cat),
+                  "user",
+                  ""};
 }
 
 std::string ShortcutText(const Shortcut& s) {

@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/diff.h"
 #include "core/node.h"
 #include "core/result.h"
 
@@ -95,6 +96,22 @@ Result<Shortcut> LookupShortcut(const std::vector<Shortcut>& shortcuts, std::str
 
 nlohmann::json ShortcutToJson(const Shortcut& shortcut);
 
+// What one verified key press teaches (source "learned", category
+// "ai-added"): `chord` pressed into an app whose verified tree diff added
+// exactly one dialog with a name — that name is the action ("Save As").
+// Nothing is learned from a chord that acts on the focused widget rather
+// than the app (no modifier but Shift and not a function key: Return on a
+// focused "Open…" button opens a dialog too) or that is a mnemonic (Alt and
+// one character), nor from a diff that added no dialog, several, or one
+// without a name. The entry's app is the dialog's.
+std::optional<Shortcut> LearnFromPress(std::string_view chord, const TreeDiff& diff);
+
+// A person's entry (`shortcuts add`): source "user", keys normalised,
+// category "general" when empty. InvalidArgument for no app, no action or a
+// chord NormaliseChord does not read.
+Result<Shortcut> UserShortcut(std::string_view app, std::string_view keys, std::string_view action,
+                              std::string_view category);
+
 // Where registries are kept across processes (memory/shortcut_store.h
 // implements it on the state database). Thread safety: as the implementation
 // says; the SQLite one may be called from any thread.
@@ -107,6 +124,14 @@ class ShortcutRegistryStore {
   // The entries of `app` ("" = all), of `category` ("" = all).
   virtual Result<std::vector<Shortcut>> List(const std::string& app,
                                              const std::string& category = "") = 0;
+  // Keeps one entry (its app, source, keys, action, category, path),
+  // replacing the entry of the same app, source and keys: a chord does one
+  // thing per source.
+  virtual Status Put(const Shortcut& shortcut, int64_t now_ms) = 0;
+  // Deletes the entries of `app` from `sources` with chord `keys` (and, when
+  // not empty, action `action`, case-insensitively); how many went.
+  virtual Result<int> Remove(const std::string& app, const std::vector<std::string>& sources,
+                             const std::string& keys, const std::string& action) = 0;
 };
 
 }  // namespace uiscope

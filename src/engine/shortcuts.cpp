@@ -329,4 +329,24 @@ Result<Shortcut> PlanShortcutPress(Workspace::Lease& lease, const std::string& a
   return hit;
 }
 
+std::optional<Shortcut> LearnShortcut(const ActionRequest& request, ActionResult& result,
+                                      ShortcutRegistryStore* store) {
+  if (store == nullptr || request.kind != ActionKind::kPressKeys || request.keys.size() != 1 ||
+      !result.performed || !result.verification || result.verification->effect != "observed") {
+    return std::nullopt;
+  }
+  std::optional<Shortcut> learned = LearnFromPress(request.keys[0], result.verification->tree);
+  if (!learned || learned->app.empty()) return std::nullopt;
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  if (auto st = store->Put(*learned, now_ms); !st.ok()) {
+    result.notes.push_back("the shortcut it showed was not kept: " + st.error().message);
+    return std::nullopt;
+  }
+  result.notes.push_back("learned for " + learned->app + ": " + learned->keys + " opens \"" +
+                         learned->action + "\" (uiscope shortcuts --app " + learned->app + ")");
+  return learned;
+}
+
 }  // namespace uiscope

@@ -77,4 +77,12 @@ Result<Shortcut> PlanShortcutPress(Workspace::Lease& lease, const std::string& a
                                    const std::string& action, ShortcutRegistryStore* store,
                                    std::chrono::milliseconds timeout, ActionRequest& request);
 
+// What a performed press teaches, kept in `store` as source "learned": a
+// press of one chord (request.keys), performed, whose verification observed
+// an effect, and whose tree diff core/shortcuts.h LearnFromPress reads as
+// chord -> the one dialog it opened. A note on `result` says what was
+// learned (or why it was not kept). nullopt when it taught nothing.
+std::optional<Shortcut> LearnShortcut(const ActionRequest& request, ActionResult& result,
+                                      ShortcutRegistryStore* store);
+
 }  // namespace uiscope

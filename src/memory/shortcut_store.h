@@ -31,6 +31,11 @@ class ShortcutStore final : public ShortcutRegistryStore {
   // order user, schema, menu, learned, then by category and action.
   Result<std::vector<Shortcut>> List(const std::string& app,
                                      const std::string& category = "") override;
+  // One row: replaces the row of the same app (case-insensitive), source
+  // and keys.
+  Status Put(const Shortcut& shortcut, int64_t now_ms) override;
+  Result<int> Remove(const std::string& app, const std::vector<std::string>& sources,
+                     const std::string& keys, const std::string& action) override;
 
  private:
   std::shared_ptr<Database> db_;

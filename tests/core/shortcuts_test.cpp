@@ -49,6 +49,16 @@ TEST(ShortcutsTest, TakesTheAcceleratorNeverTheMnemonic) {
   // An accelerator alone (Qt's spelling) is a shortcut.
   EXPECT_EQ(ChordFromKeyBinding("Ctrl+Q"), "Ctrl+Q");
   EXPECT_EQ(ChordFromKeyBinding("<Alt>F4"), "Alt+F4");
+  // LibreOffice 7.4's VCL menu model (path without ':') writes the mnemonic
+  // where the accelerator is not a character key (Recalculate is F9): not
+  // taken; its letter accelerators are.
+  EXPECT_EQ(ChordFromKeyBinding("r;<Alt>dlr;R"), std::nullopt);
+  EXPECT_EQ(ChordFromKeyBinding("a;<Alt>va;<Control>a"), std::nullopt);
+  EXPECT_EQ(ChordFromKeyBinding("t;<Alt>tt;<Control>T"), std::nullopt);
+  EXPECT_EQ(ChordFromKeyBinding("a;<Alt>fa;<Shift><Control>s"), "Ctrl+Shift+S");
+  EXPECT_EQ(ChordFromKeyBinding("u;<Alt>eu;<Control>z"), "Ctrl+Z");
+  // GTK's own path keeps an accelerator on the mnemonic's key.
+  EXPECT_EQ(ChordFromKeyBinding("d;<Alt>s:i:d;<Primary>d"), "Ctrl+D");
   EXPECT_EQ(ChordFromKeyBinding(""), std::nullopt);
 }
 
@@ -100,6 +110,65 @@ TEST(ShortcutsTest, ReadsMenusAndTooltipsFromATree) {
   EXPECT_EQ(got[2],
             (Shortcut{"editor", "Ctrl+Shift+S", "Save As…", "file", "menu", "File > Save As…"}));
   EXPECT_EQ(got[3], (Shortcut{"editor", "Ctrl+S", "Save", "general", "menu", ""}));
+}
+
+// Inkscape 1.2: the tool bar (its tooltip "Save (Ctrl+S)") comes before the
+// menu bar in the tree; the menu item, which says where it lives, wins.
+TEST(ShortcutsTest, AMenuItemWinsOverTheSameChordInATooltipBeforeIt) {
+  Node button = MakeNode(Role::kButton, "Save (Ctrl+S)");
+  Node save = MakeNode(Role::kMenuItem, "Save");
+  save.key_binding = "s;<Alt>f:s;<Primary>s";
+  Node window = MakeNode(
+      Role::kWindow, "Doc",
+      {MakeNode(Role::kToolBar, "", {button}),
+       MakeNode(Role::kMenuBar, "", {MakeNode(Role::kMenu, "File", {save})})});
+  std::vector<Shortcut> got = ShortcutsFromTree(MakeNode(Role::kApplication, "ink", {window}));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], (Shortcut{"ink", "Ctrl+S", "Save", "file", "menu", "File > Save"}));
+}
+
+// A verified press that added one named dialog teaches chord -> dialog title.
+TEST(ShortcutsTest, APressThatOpenedOneNamedDialogIsLearned) {
+  auto diff_adding = [](std::vector<Node> nodes) {
+    TreeDiff d;
+    for (Node& n : nodes) {
+      n.app = "gedit";
+      d.added.push_back(AddedNode{"app_1", std::move(n), 1});
+    }
+    return d;
+  };
+  const TreeDiff save_as = diff_adding({MakeNode(Role::kDialog, "Save As")});
+  auto learned = LearnFromPress("ctrl+shift+s", save_as);
+  ASSERT_TRUE(learned.has_value());
+  EXPECT_EQ(*learned, (Shortcut{"gedit", "Ctrl+Shift+S", "Save As", "ai-added", "learned", ""}));
+  EXPECT_EQ(LearnFromPress("F1", diff_adding({MakeNode(Role::kDialog, "Help")}))->keys, "F1");
+
+  // Keys that act on the focused widget, a mnemonic, not a chord.
+  EXPECT_FALSE(LearnFromPress("Return", save_as));
+  EXPECT_FALSE(LearnFromPress("shift+Tab", save_as));
+  EXPECT_FALSE(LearnFromPress("a", save_as));
+  EXPECT_FALSE(LearnFromPress("alt+o", save_as));
+  EXPECT_FALSE(LearnFromPress("ctrl+nokey", save_as));
+  // No dialog, two dialogs, an unnamed one, a window or an alert.
+  EXPECT_FALSE(LearnFromPress("ctrl+s", TreeDiff{}));
+  EXPECT_FALSE(LearnFromPress(
+      "ctrl+o", diff_adding({MakeNode(Role::kDialog, "Open"), MakeNode(Role::kDialog, "Recent")})));
+  EXPECT_FALSE(LearnFromPress("ctrl+o", diff_adding({MakeNode(Role::kDialog, "  ")})));
+  EXPECT_FALSE(LearnFromPress("ctrl+n", diff_adding({MakeNode(Role::kWindow, "Untitled 2")})));
+  EXPECT_FALSE(LearnFromPress("ctrl+w", diff_adding({MakeNode(Role::kAlert, "Question")})));
+}
+
+TEST(ShortcutsTest, AUserEntryIsCheckedAndNormalised) {
+  auto ok = UserShortcut(" gedit ", "<Primary><Alt>x", "Close All", "");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(*ok, (Shortcut{"gedit", "Ctrl+Alt+X", "Close All", "general", "user", ""}));
+  EXPECT_EQ(UserShortcut("gedit", "ctrl+alt+x", "Close All", "File")->category, "file");
+  auto bad = UserShortcut("gedit", "ctrl+alt+", "Close All", "");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(bad.error().message.find("not a key chord"), std::string::npos);
+  EXPECT_FALSE(UserShortcut("", "F5", "Run", "").ok());
+  EXPECT_FALSE(UserShortcut("gedit", "F5", " ", "").ok());
 }
 
 TEST(ShortcutsTest, MergingKeepsTheFirstOfEachPair) {

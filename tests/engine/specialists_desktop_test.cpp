@@ -18,6 +18,8 @@
 #include "engine/menu_path.h"
 #include "engine/shortcuts.h"
 #include "engine/workspace.h"
+#include "memory/shortcut_store.h"
+#include "memory/state_db.h"
 #include "support/desktop_fixture.h"
 #include "support/fixture_app.h"
 #include "support/tree_queries.h"
@@ -229,6 +231,68 @@ TEST_F(SpecialistsTest, DeepOpensEachMenuAndLeavesTheAppAsItWas) {
   EXPECT_NE(Find(read->shortcuts, "Ctrl+N"), nullptr) << List(read->shortcuts);
   EXPECT_FALSE(MenuOpen(app->app_name()));
   EXPECT_EQ(*app->Command("status"), "Not logged in") << "no item was activated";
+}
+
+// A press of one chord that opened a named dialog is learned (and one that
+// opened none is not); a person's entry is trusted before the app's menus.
+TEST_F(SpecialistsTest, APressThatOpenedADialogIsLearnedAndAUserEntryIsTrustedFirst) {
+  auto app = test::LaunchApp(desktop(), Toolkit::kGtk3, Named("learn-fixture"));
+  ASSERT_NE(app, nullptr);
+  const std::string name = app->app_name();
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("uiscope-learn-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto db = memory::OpenStateDatabase((dir / "uiscope.db").string());
+  ASSERT_TRUE(db.ok()) << db.error().message;
+  memory::ShortcutStore store(*db);
+  auto press = [&](const std::string& chord) -> Result<ActionResult> {
+    auto lease = Hands();
+    ActionRequest r;
+    r.kind = ActionKind::kPressKeys;
+    r.keys = {chord};
+    auto done = PerformAction(lease, r);
+    if (done.ok()) LearnShortcut(r, *done, &store);
+    return done;
+  };
+  // New changes the status label: an effect, but no dialog.
+  auto plain = press("ctrl+n");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  ASSERT_TRUE(plain->verification.has_value());
+  EXPECT_TRUE(store.List(name)->empty()) << List(*store.List(name));
+  // Preferences… opens its dialog.
+  auto opened = press("ctrl+p");
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  ASSERT_TRUE(WindowShown(name, "Preferences")) << "Ctrl+P opened no dialog";
+  auto kept = store.List(name);
+  ASSERT_TRUE(kept.ok());
+  ASSERT_EQ(kept->size(), 1u) << FormatActionResult(*opened);
+  EXPECT_EQ((*kept)[0], (Shortcut{name, "Ctrl+P", "Preferences", "ai-added", "learned", ""}));
+  std::string notes;
+  for (const std::string& n : opened->notes) notes += n + "\n";
+  EXPECT_NE(notes.find("learned for " + name + ": Ctrl+P opens \"Preferences\""), std::string::npos)
+      << notes;
+  ASSERT_TRUE(Press("Return").ok());  // its default button, OK, closes it
+  ASSERT_TRUE(WindowShown(name, "Preferences", false));
+
+  // A person says New is Ctrl+Alt+N: their entry wins over the menu's Ctrl+N.
+  auto user = UserShortcut(name, "ctrl+alt+n", "New", "file");
+  ASSERT_TRUE(user.ok());
+  ASSERT_TRUE(store.Put(*user, 1).ok());
+  auto lease = Hands();
+  ShortcutsRequest r;
+  r.app = name;
+  auto registry = AppShortcuts(lease, r, &store);
+  ASSERT_TRUE(registry.ok()) << registry.error().message;
+  const Shortcut* learned = Find(registry->shortcuts, "Ctrl+P");
+  ASSERT_NE(learned, nullptr);
+  EXPECT_NE(Find(registry->shortcuts, "Ctrl+Alt+N"), nullptr) << List(registry->shortcuts);
+  ActionRequest plan;
+  auto hit = PlanShortcutPress(lease, name, "New", &store, milliseconds(2000), plan);
+  ASSERT_TRUE(hit.ok()) << hit.error().message;
+  EXPECT_EQ(hit->keys, "Ctrl+Alt+N");
+  EXPECT_EQ(hit->source, "user");
+  std::filesystem::remove_all(dir);
 }
 
 class DiscoverToolkitTest : public SpecialistsTest,

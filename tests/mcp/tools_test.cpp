@@ -3,8 +3,13 @@
 #include "mcp/tools/tools.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "mcp/server.h"
+#include "memory/shortcut_store.h"
+#include "memory/state_db.h"
 #include "support/fake_accessibility.h"
 #include "support/fake_sessions.h"
 
@@ -27,7 +32,17 @@ class ToolsTest : public ::testing::Test {
         test::LoadFixtureTree(std::string(UISCOPE_TREE_FIXTURES) + "/login.json"));
     accessibility_ = fake.get();
     workspace_ = std::make_unique<Workspace>(std::move(fake), Frame{1920, 1080, 1.0});
-    const Status registered = RegisterAllTools(registry_, *workspace_, sessions_);
+    // The shortcut registries in a state database of the test's own.
+    dir_ = std::filesystem::temp_directory_path() /
+           ("uiscope-tools-test-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    auto db = memory::OpenStateDatabase((dir_ / "uiscope.db").string());
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    const Status registered =
+        RegisterAllTools(registry_, *workspace_, sessions_, nullptr,
+                         std::make_shared<memory::ShortcutStore>(std::move(db).value()));
     ASSERT_TRUE(registered.ok()) << registered.error().message;
     ServerOptions options;
     options.tools_inline = true;
@@ -65,6 +80,9 @@ class ToolsTest : public ::testing::Test {
     return text;
   }
 
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path dir_;
   test::FakeAccessibility* accessibility_ = nullptr;
   std::unique_ptr<Workspace> workspace_;
   test::FakeSessions sessions_;
@@ -114,6 +132,41 @@ TEST_F(ToolsTest, SpecialistsSayWhatTheAppHas) {
   EXPECT_NE(Text(keys).find("no shortcut for \"Save\""), std::string::npos) << Text(keys);
   EXPECT_TRUE(Call("press_keys", {{"action", "Save"}})["isError"].get<bool>()) << "app needed";
   EXPECT_TRUE(Call("press_keys", json::object())["isError"].get<bool>()) << "keys or action";
+}
+
+// shortcuts {app, teach: "CHORD=ACTION"} teaches a person's entry, which the
+// app's registry then holds first; "CHORD=" forgets it.
+TEST_F(ToolsTest, ShortcutsTeachAndForgetAPersonsEntry) {
+  json added =
+      Call("shortcuts",
+           {{"app", "login-app"}, {"teach", "<Primary><Alt>l=Login"}, {"category", "account"}});
+  ASSERT_FALSE(added["isError"].get<bool>()) << added.dump();
+  EXPECT_EQ(added["structuredContent"]["added"]["keys"], "Ctrl+Alt+L");
+  EXPECT_EQ(added["structuredContent"]["added"]["source"], "user");
+  EXPECT_EQ(added["structuredContent"]["added"]["category"], "account");
+  json equal = Call("shortcuts", {{"app", "login-app"}, {"teach", "ctrl+==Zoom In"}});
+  ASSERT_FALSE(equal["isError"].get<bool>()) << equal.dump();
+  EXPECT_EQ(equal["structuredContent"]["added"]["keys"], "Ctrl+=");
+  EXPECT_EQ(equal["structuredContent"]["added"]["action"], "Zoom In");
+  json registry = Call("shortcuts", {{"app", "login-app"}});
+  ASSERT_FALSE(registry["isError"].get<bool>()) << registry.dump();
+  ASSERT_EQ(registry["structuredContent"]["count"], 2) << registry.dump();
+  // press_keys {action} finds it (the fake desktop has no keyboard to press it with).
+  json press = Call("press_keys", {{"action", "login"}, {"app", "login-app"}});
+  EXPECT_EQ(Text(press).find("no shortcut for"), std::string::npos) << Text(press);
+
+  for (const char* bad : {"ctrl+nokey=X", "no equals sign"}) {
+    json r = Call("shortcuts", {{"app", "login-app"}, {"teach", bad}});
+    EXPECT_TRUE(r["isError"].get<bool>()) << bad;
+  }
+  json removed = Call("shortcuts", {{"app", "login-app"}, {"teach", "ctrl+alt+l="}});
+  ASSERT_FALSE(removed["isError"].get<bool>()) << removed.dump();
+  EXPECT_EQ(removed["structuredContent"]["removed"], 1);
+  EXPECT_EQ(Call("shortcuts", {{"app", "login-app"}})["structuredContent"]["count"], 1);
+  json again = Call("shortcuts", {{"app", "login-app"}, {"teach", "ctrl+alt+l="}});
+  EXPECT_TRUE(again["isError"].get<bool>());
+  EXPECT_NE(Text(again).find("no user or learned shortcut Ctrl+Alt+L"), std::string::npos)
+      << Text(again);
 }
 
 // A fake desktop has no selections: the clipboard tools say so, and no

@@ -56,6 +56,31 @@ TEST_F(ShortcutStoreTest, ReplacesOneSourceAndKeepsTheOthers) {
   EXPECT_TRUE(store.List("mousepad")->empty());
 }
 
+TEST_F(ShortcutStoreTest, PutKeepsOneActionPerChordAndSourceAndRemoveSaysHowMany) {
+  ShortcutStore store(Open());
+  ASSERT_TRUE(
+      store.ReplaceSource("gedit", "menu", {{"", "Ctrl+S", "Save", "file", "", ""}}, 1).ok());
+  ASSERT_TRUE(store.Put({"gedit", "Ctrl+Alt+X", "Close All", "file", "user", ""}, 2).ok());
+  // The same chord taught again means the new action; another source keeps its own.
+  ASSERT_TRUE(store.Put({"GEdit", "Ctrl+Alt+X", "Close Others", "file", "user", ""}, 3).ok());
+  ASSERT_TRUE(store.Put({"gedit", "Ctrl+Alt+X", "Save As", "ai-added", "learned", ""}, 4).ok());
+  auto all = store.List("gedit");
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[0], (Shortcut{"GEdit", "Ctrl+Alt+X", "Close Others", "file", "user", ""}));
+  EXPECT_EQ((*all)[2], (Shortcut{"gedit", "Ctrl+Alt+X", "Save As", "ai-added", "learned", ""}));
+  // Reading the tree again leaves them.
+  ASSERT_TRUE(store.ReplaceSource("gedit", "menu", {}, 5).ok());
+  EXPECT_EQ(store.List("gedit")->size(), 2u);
+
+  // A wrong action removes nothing; the menu's rows are not a person's to remove.
+  EXPECT_EQ(*store.Remove("gedit", {"user", "learned"}, "Ctrl+Alt+X", "Quit"), 0);
+  EXPECT_EQ(*store.Remove("gedit", {"user"}, "Ctrl+S", ""), 0);
+  EXPECT_EQ(*store.Remove("GEDIT", {"user"}, "Ctrl+Alt+X", "close others"), 1);
+  EXPECT_EQ(*store.Remove("gedit", {"user", "learned"}, "Ctrl+Alt+X", ""), 1);
+  EXPECT_TRUE(store.List("gedit")->empty());
+}
+
 TEST_F(ShortcutStoreTest, AVersion3DatabaseGainsTheTableAndKeepsItsRows) {
   {
     auto db = Open();

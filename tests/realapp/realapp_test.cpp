@@ -34,6 +34,7 @@
 #include <string>
 #include <thread>
 
+#include "core/shortcuts.h"
 #include "image/test_decode.h"
 #include "platform/accessibility.h"
 #include "support/desktop_fixture.h"
@@ -113,9 +114,10 @@ class RealAppTest : public ::testing::Test {
     ASSERT_TRUE(test::TestDesktop::Shared().ok()) << test::TestDesktop::Shared().error();
   }
 
-  static CliRun Run(const std::string& args) {
+  // `env`: more VAR=value words for this run.
+  static CliRun Run(const std::string& args, const std::string& env = "") {
     const std::string err_file = dir_ + "/stderr.txt";
-    const std::string cmd = env_ + " " UISCOPE_CLI " " + args + " 2>" + err_file;
+    const std::string cmd = env_ + " " + env + " " UISCOPE_CLI " " + args + " 2>" + err_file;
     CliRun r;
     FILE* p = popen(cmd.c_str(), "r");
     if (p == nullptr) return r;
@@ -265,6 +267,103 @@ class RealAppTest : public ::testing::Test {
     Must("type " + field + " " + Quote(path) + " --replace");
     Must("keys Return");
   }
+
+  // The menu paths of an app's tree (`observe --all`: closed menus too),
+  // each step folded as the registry looks actions up (ActionKey: case,
+  // '…' / "...", mnemonics), steps joined by " > ".
+  static std::set<std::string> MenuPaths(const json& tree) {
+    std::set<std::string> out;
+    std::function<void(const json&, const std::string&, bool)> walk =
+        [&](const json& n, const std::string& path, bool in_bar) {
+          if (!n.is_object()) return;
+          const std::string role = Str(n, "role");
+          std::string here = path;
+          const bool bar = in_bar || role == "menu_bar";
+          if (in_bar && !Str(n, "name").empty() &&
+              (role == "menu" || role == "menu_item" || role == "check_menu_item" ||
+               role == "radio_menu_item")) {
+            here = (path.empty() ? "" : path + " > ") + ActionKey(Str(n, "name"));
+            out.insert(here);
+          }
+          for (const char* key : {"children", "nodes"}) {
+            if (n.contains(key) && n[key].is_array()) {
+              for (const json& c : n[key]) walk(c, here, bar);
+            }
+          }
+        };
+    walk(tree, "", false);
+    return out;
+  }
+
+  // Checks data/schemas/`file` against the running app, so a shipped schema
+  // never claims what the app lacks: each chord with its action is in the
+  // registry the app's own tree gives (read with no schema directory, so
+  // nothing of the schema is merged in: source "menu" only), and each menu
+  // path is a path of menus and items in the tree.
+  static void CheckShippedSchema(const std::string& app, const std::string& file) {
+    std::ifstream in(std::string(UISCOPE_SCHEMA_SOURCE) + "/" + file);
+    const json schema = json::parse(in, nullptr, false);
+    ASSERT_TRUE(schema.is_object() && schema.contains("shortcuts")) << file;
+    const std::string no_schemas = dir_ + "/no-schemas";
+    std::filesystem::create_directories(no_schemas);
+    const CliRun r = Run("shortcuts --app " + Quote(app) + " --json --timeout-ms 30000",
+                         "UISCOPE_SCHEMA_DIRS=" + Quote(no_schemas));
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    const json registry = json::parse(r.out, nullptr, false);
+    ASSERT_TRUE(registry.is_object() && registry.contains("shortcuts")) << r.out;
+    EXPECT_EQ(Str(registry, "schema_file"), "");
+    std::set<std::pair<std::string, std::string>> has;  // keys, ActionKey(action)
+    std::string listed;
+    for (const json& s : registry["shortcuts"]) {
+      if (Str(s, "source") != "menu") continue;
+      has.insert({Str(s, "keys"), ActionKey(Str(s, "action"))});
+      listed += "  " + Str(s, "keys") + " = " + Str(s, "action") + "\n";
+    }
+    const CliRun tree_run =
+        Run("observe --app " + Quote(app) + " --all --format json --timeout-ms 30000");
+    ASSERT_EQ(tree_run.exit_code, 0) << tree_run.err;
+    const json tree = json::parse(tree_run.out, nullptr, false);
+    const std::set<std::string> paths = MenuPaths(tree);
+    ASSERT_FALSE(paths.empty()) << app << " shows no menu bar";
+    int entries = 0;
+    for (const json& s : schema["shortcuts"]) {
+      ++entries;
+      const std::string action = Str(s, "action");
+      const auto keys = NormaliseChord(Str(s, "keys"));
+      ASSERT_TRUE(keys.has_value()) << file << ": \"" << Str(s, "keys") << "\" is not a chord";
+      EXPECT_TRUE(has.count({*keys, ActionKey(action)}))
+          << file << " claims " << *keys << " = \"" << action << "\", which " << app
+          << "'s own registry lacks; it has:\n"
+          << listed;
+      const std::string path = Str(s, "path");
+      if (path.empty()) continue;
+      std::string folded;
+      for (const std::string& step : ParseSteps(path)) {
+        folded += (folded.empty() ? "" : " > ") + ActionKey(step);
+      }
+      EXPECT_TRUE(paths.count(folded))
+          << file << ": the menu path \"" << path << "\" is not in " << app << "'s menus";
+    }
+    EXPECT_GE(entries, 20) << file;
+  }
+
+  static std::vector<std::string> ParseSteps(const std::string& path) {
+    std::vector<std::string> steps;
+    size_t start = 0;
+    while (start <= path.size()) {
+      size_t end = path.find('>', start);
+      if (end == std::string::npos) end = path.size();
+      std::string step = path.substr(start, end - start);
+      while (!step.empty() && step.front() == ' ') step.erase(0, 1);
+      while (!step.empty() && step.back() == ' ') step.pop_back();
+      steps.push_back(step);
+      start = end + 1;
+    }
+    return steps;
+  }
+
+  static int LaunchGimp(const std::string& profile);
+  static int LaunchInkscape(const std::string& dir);
 
   // What is on screen, for a failure's message.
   static std::string Windows() { return Run("windows").out; }
@@ -549,14 +648,21 @@ TEST_F(RealAppCalcTest, SaveAsMenuItemOpensTheSaveDialogByIdAndCancelCloses) {
   Must("wait-for --gone " + dialog_id + " --app soffice --timeout-ms 15000");
 }
 
+TEST_F(RealAppCalcTest, ShippedSchemaIsWhatCalcHas) {
+  CheckShippedSchema(kApp, "libreoffice-calc.json");
+}
+
+// GIMP with a profile of its own: no "Image Recovery" of an earlier run's
+// images, no tool or dialog state left by a person or another test.
+int RealAppTest::LaunchGimp(const std::string& profile) {
+  std::filesystem::remove_all(profile);
+  return Launch("env XDG_CONFIG_HOME=" + Quote(profile) +
+                             " gimp --no-splash --no-fonts --new-instance");
+}
+
 TEST_F(RealAppTest, GimpNewImageBlurredAndExported) {
   ASSERT_TRUE(Installed("gimp")) << "GIMP is missing: scripts/deps.sh installs it";
-  // A profile of its own: no "Image Recovery" of an earlier run's images,
-  // no tool or dialog state left by a person or another test.
-  const std::string profile = dir_ + "/gimp-config";
-  std::filesystem::remove_all(profile);
-  const int pid = Launch("env XDG_CONFIG_HOME=" + Quote(profile) +
-                         " gimp --no-splash --no-fonts --new-instance");
+  const int pid = LaunchGimp(dir_ + "/gimp-config");
   ASSERT_GT(pid, 0);
   const Stopper stop(pid);
   const std::string app = "gimp";
@@ -614,14 +720,45 @@ TEST_F(RealAppTest, GimpNewImageBlurredAndExported) {
   EXPECT_GT(between, image->width * image->height / 50);
 }
 
+// The schema's chords and paths are the app's, and its Ctrl+N, pressed by
+// the action's name (the schema's entry wins over the menu's), opens GIMP's
+// new-image dialog.
+TEST_F(RealAppTest, ShippedSchemaIsWhatGimpHas) {
+  ASSERT_TRUE(Installed("gimp")) << "GIMP is missing: scripts/deps.sh installs it";
+  const int pid = LaunchGimp(dir_ + "/gimp-schema-config");
+  ASSERT_GT(pid, 0);
+  const Stopper stop(pid);
+  CheckShippedSchema("gimp", "gimp.json");
+  const CliRun pressed = Must("keys --action New... --app gimp");
+  EXPECT_NE(pressed.err.find("Ctrl+N (schema)"), std::string::npos) << pressed.err;
+  const std::string dialog = WaitDialog("Create a New Image", "gimp");
+  ASSERT_FALSE(dialog.empty());
+  Must("click " + FindId("Cancel", "gimp", "button"));
+}
+
+// Inkscape opening an empty drawing, which skips the welcome dialog.
+int RealAppTest::LaunchInkscape(const std::string& dir) {
+  const std::string start = dir + "/empty.svg";
+  std::ofstream(start) << R"(<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300" viewBox="0 0 400 300"></svg>)";
+  const std::string profile = dir + "/inkscape-config";
+  std::filesystem::remove_all(profile);
+  return Launch("env XDG_CONFIG_HOME=" + Quote(profile) + " inkscape " +
+                             Quote(start));
+}
+
+TEST_F(RealAppTest, ShippedSchemaIsWhatInkscapeHas) {
+  ASSERT_TRUE(Installed("inkscape")) << "Inkscape is missing: scripts/deps.sh installs it";
+  const std::string dir = dir_ + "/inkscape-schema";
+  std::filesystem::create_directories(dir);
+  const int pid = LaunchInkscape(dir);
+  ASSERT_GT(pid, 0);
+  const Stopper stop(pid);
+  CheckShippedSchema("inkscape", "inkscape.json");
+}
+
 TEST_F(RealAppTest, InkscapeRectangleDrawnAndSavedAsSvg) {
   ASSERT_TRUE(Installed("inkscape")) << "Inkscape is missing: scripts/deps.sh installs it";
-  // An empty drawing to open skips the welcome dialog.
-  const std::string start = dir_ + "/empty.svg";
-  std::ofstream(start) << R"(<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300" viewBox="0 0 400 300"></svg>)";
-  const std::string profile = dir_ + "/inkscape-config";
-  std::filesystem::remove_all(profile);
-  const int pid = Launch("env XDG_CONFIG_HOME=" + Quote(profile) + " inkscape " + Quote(start));
+  const int pid = LaunchInkscape(dir_);
   ASSERT_GT(pid, 0);
   const Stopper stop(pid);
   const std::string app = "inkscape";

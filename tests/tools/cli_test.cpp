@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -91,6 +92,48 @@ TEST(CliTest, UsageErrorsExitTwo) {
       RunCli("mcp --http 127.0.0.1:0 --max-sessions 8 --max-sessions-per-client 9", bounded);
   EXPECT_EQ(over.exit_code, 2);
   EXPECT_NE(over.err.find("raise --max-sessions too"), std::string::npos) << over.err;
+}
+
+// A person's shortcut entries (issue 19): added, listed from the state
+// database, removed; bad chords and missing entries are clear errors. No
+// desktop is needed for any of them.
+TEST(CliTest, ShortcutsAddListAndRemoveAUserEntry) {
+  const std::string dir = test::TestStateDir() + "/cli-user-shortcuts";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/config.json") << "{}";
+  const std::string env = std::string(kNoDesktop) + " UISCOPE_STATE_DIR=" + dir +
+                          " UISCOPE_CONFIG=" + dir + "/config.json";
+  CliRun add = RunCli(
+      "shortcuts add --app gedit --keys '<Primary><Alt>x' --action 'Close All' --category File "
+      "--json",
+      env);
+  ASSERT_EQ(add.exit_code, 0) << add.out << add.err;
+  auto added = nlohmann::json::parse(add.out, nullptr, false);
+  EXPECT_EQ(added["keys"], "Ctrl+Alt+X") << add.out;
+  EXPECT_EQ(added["source"], "user");
+  EXPECT_EQ(added["category"], "file");
+
+  CliRun list = RunCli("shortcuts --json", env);
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  auto all = nlohmann::json::parse(list.out, nullptr, false);
+  ASSERT_EQ(all["count"], 1) << list.out;
+  EXPECT_EQ(all["shortcuts"][0]["action"], "Close All");
+  EXPECT_EQ(all["shortcuts"][0]["app"], "gedit");
+
+  CliRun bad = RunCli("shortcuts add --app gedit --keys 'ctrl+nokey' --action X", env);
+  EXPECT_EQ(bad.exit_code, 2);  // invalid input, as a usage error
+  EXPECT_NE(bad.err.find("not a key chord"), std::string::npos) << bad.err;
+  EXPECT_EQ(RunCli("shortcuts add --app gedit --keys F5", env).exit_code, 2);  // no --action
+
+  CliRun wrong = RunCli("shortcuts remove --app gedit --keys ctrl+alt+x --action Quit", env);
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(wrong.err.find("Ctrl+Alt+X = Close All (user)"), std::string::npos) << wrong.err;
+  CliRun removed = RunCli("shortcuts remove --app GEDIT --keys ctrl+alt+x --json", env);
+  ASSERT_EQ(removed.exit_code, 0) << removed.err;
+  EXPECT_EQ(nlohmann::json::parse(removed.out, nullptr, false)["removed"], 1) << removed.out;
+  EXPECT_EQ(nlohmann::json::parse(RunCli("shortcuts --json", env).out, nullptr, false)["count"], 0);
+  std::filesystem::remove_all(dir);
 }
 
 // --- Desktop -----------------------------------------------------------------

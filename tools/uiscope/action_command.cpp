@@ -91,7 +91,7 @@ std::string FormatForPeople(const ActionResult& result) {
 }  // namespace
 
 int RunAction(const GlobalFlags& g, const ActionFlags& f, ActionRequest request,
-              const PrepareAction& prepare) {
+              const PrepareAction& prepare, const AfterAction& after) {
   auto via = ParseVia(f.via);
   if (!via.ok()) return Fail(g, via.error());
   request.via = *via;
@@ -136,6 +136,7 @@ int RunAction(const GlobalFlags& g, const ActionFlags& f, ActionRequest request,
     }
   }
   if (!result.ok()) return Fail(g, result.error());
+  if (after) after(request, *result);
   if (g.json) {
     std::cout << ActionResultToJson(*result).dump(-1, ' ', false,
                                                   nlohmann::json::error_handler_t::replace)

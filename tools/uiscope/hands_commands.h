@@ -69,8 +69,11 @@ Status CheckTargetOrName(const std::string& target, const ActionFlags& f, bool r
 // `prepare` (optional) completes the request on the desktop first (keys
 // --action looks its chord up there); its error fails the command.
 using PrepareAction = std::function<Status(Workspace::Lease&, ActionRequest&)>;
+// `after` (optional) sees the result before it is printed (keys learns a
+// shortcut from it and adds a note).
+using AfterAction = std::function<void(const ActionRequest&, ActionResult&)>;
 int RunAction(const GlobalFlags& g, const ActionFlags& f, ActionRequest request,
-              const PrepareAction& prepare = nullptr);
+              const PrepareAction& prepare = nullptr, const AfterAction& after = nullptr);
 
 struct ClickFlags {
   ActionFlags action;

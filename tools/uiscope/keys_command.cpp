@@ -3,6 +3,7 @@
 // shortcut registry gives that action (engine/shortcuts.h).
 #include "engine/shortcuts.h"
 #include "hands_commands.h"
+#include "policy_flags.h"
 #include "specialist_commands.h"
 
 namespace uiscope::cli {
@@ -60,7 +61,17 @@ int RunKeysCommand(const GlobalFlags& g, const KeysFlags& f) {
   }
   r.keys = f.chords;
   r.arguments = {{"keys", f.chords}, {"target", f.target}};
-  return RunAction(g, f.action, std::move(r));
+  // One chord that opened a dialog naming an action is kept as a learned
+  // shortcut (engine/shortcuts.h LearnShortcut), while memory learning is on.
+  std::shared_ptr<memory::ShortcutStore> store;
+  if (f.chords.size() == 1) {
+    auto config = LoadPolicy(g);
+    if (config.ok() && config->memory.learning) store = OpenShortcutStore(g);
+  }
+  return RunAction(g, f.action, std::move(r), nullptr,
+                   [&](const ActionRequest& done, ActionResult& result) {
+                     LearnShortcut(done, result, store.get());
+                   });
 }
 
 }  // namespace uiscope::cli

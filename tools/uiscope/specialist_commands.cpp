@@ -51,6 +51,26 @@ std::unique_ptr<SpecialistCommands> SpecialistCommands::Add(CLI::App& app, Globa
                 "--deep: approval of menu openings the safety policy held");
   AddCommon(s, g, c->action_);
   c->shortcuts_cmd_ = s;
+  s->require_subcommand(0, 1);
+  auto* add = s->add_subcommand(
+      "add", "teach a shortcut of an app (source user: trusted before the app's menus)");
+  add->add_option("--app", c->app_, "the application, as `uiscope shortcuts` names it")->required();
+  add->add_option("--keys", c->keys_, "the chord: \"Ctrl+Alt+X\", \"F5\", \"<Primary>s\"")
+      ->required();
+  add->add_option("--action", c->action_name_, "what it does, as `keys --action` will name it")
+      ->required();
+  add->add_option("--category", c->category_, "file, edit, view, ... (default general)");
+  add->add_option("--config", g.config, "safety policy file (its state database keeps it)");
+  add->add_flag("--json", g.json, "print the entry as JSON");
+  c->add_cmd_ = add;
+  auto* remove = s->add_subcommand(
+      "remove", "forget a shortcut a person taught or uiscope learned (the app's own stay)");
+  remove->add_option("--app", c->app_, "the application")->required();
+  remove->add_option("--keys", c->keys_, "the chord")->required();
+  remove->add_option("--action", c->action_name_, "only the entry of this action");
+  remove->add_option("--config", g.config, "safety policy file (its state database keeps it)");
+  remove->add_flag("--json", g.json, "print {removed: N} as JSON");
+  c->remove_cmd_ = remove;
 
   auto* d = app.add_subcommand(
       "discover", "what an app offers: toolkit, windows, menus, shortcuts, widgets, actions");
@@ -71,6 +91,8 @@ std::unique_ptr<SpecialistCommands> SpecialistCommands::Add(CLI::App& app, Globa
 }
 
 std::optional<int> SpecialistCommands::RunParsed() {
+  if (add_cmd_->parsed()) return RunAddShortcut();
+  if (remove_cmd_->parsed()) return RunRemoveShortcut();
   if (shortcuts_cmd_->parsed()) return RunShortcuts();
   if (discover_cmd_->parsed()) return RunDiscover();
   if (menu_cmd_->parsed()) return RunMenu();
@@ -116,6 +138,56 @@ int SpecialistCommands::RunShortcuts() {
     std::cout << FormatRegistry(*registry);
   }
   if (registry->read.state_unchanged && !*registry->read.state_unchanged) return kExitFailed;
+  return kExitOk;
+}
+
+int SpecialistCommands::RunAddShortcut() {
+  auto entry = UserShortcut(app_, keys_, action_name_, category_);
+  if (!entry.ok()) return Fail(g_, entry.error());
+  auto store = OpenShortcutStore(g_);
+  if (!store) return Fail(g_, MakeError(ErrorCode::kUnavailable, "no shortcut registry kept"));
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  if (auto st = store->Put(*entry, now_ms); !st.ok()) return Fail(g_, st.error());
+  if (g_.json) {
+    std::cout << ShortcutToJson(*entry).dump() << "\n";
+  } else {
+    std::cout << entry->app << ": " << ShortcutText(*entry) << "\n";
+  }
+  return kExitOk;
+}
+
+int SpecialistCommands::RunRemoveShortcut() {
+  auto chord = NormaliseChord(keys_);
+  if (!chord) {
+    return Fail(g_, MakeError(ErrorCode::kInvalidArgument,
+                              "\"" + keys_ + "\" is not a key chord (e.g. \"Ctrl+Alt+X\")"));
+  }
+  auto store = OpenShortcutStore(g_);
+  if (!store) return Fail(g_, MakeError(ErrorCode::kUnavailable, "no shortcut registry kept"));
+  auto removed = store->Remove(app_, {"user", "learned"}, *chord, action_name_);
+  if (!removed.ok()) return Fail(g_, removed.error());
+  if (*removed == 0) {
+    std::string kept;
+    if (auto all = store->List(app_); all.ok()) {
+      for (const Shortcut& s : *all) {
+        if (s.source == "user" || s.source == "learned") {
+          kept += (kept.empty() ? "" : ", ") + s.keys + " = " + s.action + " (" + s.source + ")";
+        }
+      }
+    }
+    return Fail(g_, MakeError(ErrorCode::kNotFound,
+                              app_ + " has no user or learned shortcut " + *chord +
+                                  (action_name_.empty() ? "" : " = \"" + action_name_ + "\"") +
+                                  (kept.empty() ? " (it has none)" : "; it has: " + kept)));
+  }
+  if (g_.json) {
+    std::cout << nlohmann::json{{"removed", *removed}}.dump() << "\n";
+  } else {
+    std::cout << app_ << ": removed " << *removed << " shortcut" << (*removed == 1 ? "" : "s")
+              << " " << *chord << "\n";
+  }
   return kExitOk;
 }
 

@@ -1,5 +1,7 @@
 // The toolkit specialists' verbs (issue 19, DESIGN §11):
 //   uiscope shortcuts [--app NAME] [--category C] [--deep] [--json]
+//   uiscope shortcuts add --app NAME --keys CHORD --action NAME [--category C]
+//   uiscope shortcuts remove --app NAME --keys CHORD [--action NAME]
 //   uiscope discover  --app NAME [--deep] [--json]
 //   uiscope menu      --app NAME "File > Save As…"
 // (and `uiscope keys --action NAME --app NAME`, keys_command.cpp). Menus
@@ -31,6 +33,8 @@ class SpecialistCommands {
  private:
   explicit SpecialistCommands(GlobalFlags& g) : g_(g) {}
   int RunShortcuts();
+  int RunAddShortcut();
+  int RunRemoveShortcut();
   int RunDiscover();
   int RunMenu();
 
@@ -39,8 +43,12 @@ class SpecialistCommands {
   std::string category_;
   bool deep_ = false;
   std::string path_;
+  std::string keys_;         // shortcuts add / remove
+  std::string action_name_;  // shortcuts add / remove
   ActionFlags action_;  // menu; timeout and token of the others
   CLI::App* shortcuts_cmd_ = nullptr;
+  CLI::App* add_cmd_ = nullptr;
+  CLI::App* remove_cmd_ = nullptr;
   CLI::App* discover_cmd_ = nullptr;
   CLI::App* menu_cmd_ = nullptr;
 };

@@ -8,12 +8,13 @@
 #include "core/format.h"
 #include "core/keys.h"
 #include "core/shortcuts.h"
-#include "mcp/tools/specialist_tools.h"
 #include "engine/act.h"
 #include "engine/find.h"
 #include "engine/named_target.h"
+#include "engine/shortcuts.h"
 #include "mcp/tools/confirm_tools.h"
 #include "mcp/tools/schemas.h"
+#include "mcp/tools/specialist_tools.h"
 #include "mcp/tools/tools.h"
 
 namespace uiscope::mcp {
@@ -127,9 +128,11 @@ using schema::StringArray;
 constexpr int kDefaultSettleMs = 500;
 
 struct ActionTools {
-  ActionTools(Workspace& w, std::shared_ptr<Confirmer> c) : workspace(w), confirmer(std::move(c)) {}
+  ActionTools(Workspace& w, std::shared_ptr<Confirmer> c, std::shared_ptr<ShortcutRegistryStore> s)
+      : workspace(w), confirmer(std::move(c)), shortcuts(std::move(s)) {}
   Workspace& workspace;
   std::shared_ptr<Confirmer> confirmer;
+  std::shared_ptr<ShortcutRegistryStore> shortcuts;  // may be null
 };
 using ActionToolsPtr = std::shared_ptr<ActionTools>;
 
@@ -331,6 +334,7 @@ Confirmer::Attempt RunOnce(ActionTools& tools, const json& args, ToolContext& ct
     return Attempt::Done(ToolResult::FromError(result.error()));
   }
   ctx.Progress(3, 3, "done");
+  if (lease->learner != nullptr) LearnShortcut(request, *result, tools.shortcuts.get());
   ToolResult out;
   out.structured = ActionResultToJson(*result);
   if (named) out.structured["named"] = NamedTargetToJson(*named);
@@ -416,8 +420,9 @@ ToolResult PressKeys(const ActionToolsPtr& tools, const json& args, ToolContext&
       return ToolResult::Error("give either keys (and target) or action with app, not both");
     }
     r.timeout = std::chrono::milliseconds(args.value("timeout_ms", 2000));
-    auto hit = ResolveShortcutPress(tools->workspace, args.value("session", ""),
-                                    args.value("app", ""), args["action"].get<std::string>(), r);
+    auto hit =
+        ResolveShortcutPress(tools->workspace, args.value("session", ""), args.value("app", ""),
+                             args["action"].get<std::string>(), tools->shortcuts.get(), r);
     if (!hit.ok()) return ToolResult::FromError(hit.error());
     json rest = args;
     rest.erase("action");
@@ -503,9 +508,10 @@ const ToolAnnotations kMovesView{
 }  // namespace
 
 Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
-                           std::shared_ptr<Confirmer> confirmer) {
+                           std::shared_ptr<Confirmer> confirmer,
+                           std::shared_ptr<ShortcutRegistryStore> shortcuts) {
   if (!confirmer) confirmer = std::make_shared<Confirmer>(nullptr);
-  auto tools = std::make_shared<ActionTools>(workspace, std::move(confirmer));
+  auto tools = std::make_shared<ActionTools>(workspace, std::move(confirmer), std::move(shortcuts));
   const json output = ActionOutputSchema();
   auto add = [&](const char* name, const char* title, const char* description, json input,
                  ToolAnnotations annotations,
@@ -620,9 +626,12 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
 }
 
 Status RegisterHandsTools(ToolRegistry& registry, Workspace& workspace,
-                          std::shared_ptr<TextReader> reader,
-                          std::shared_ptr<Confirmer> confirmer) {
-  if (auto st = RegisterActionTools(registry, workspace, confirmer); !st.ok()) return st;
+                          std::shared_ptr<TextReader> reader, std::shared_ptr<Confirmer> confirmer,
+                          std::shared_ptr<ShortcutRegistryStore> shortcuts) {
+  if (auto st = RegisterActionTools(registry, workspace, confirmer, std::move(shortcuts));
+      !st.ok()) {
+    return st;
+  }
   if (auto st = RegisterWaitTools(registry, workspace, std::move(reader)); !st.ok()) return st;
   return RegisterAppTools(registry, workspace, std::move(confirmer));
 }

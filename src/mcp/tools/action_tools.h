@@ -19,6 +19,7 @@
 #include <memory>
 
 #include "core/result.h"
+#include "core/shortcuts.h"
 #include "engine/read_text.h"
 #include "engine/workspace.h"
 #include "mcp/tool_registry.h"
@@ -32,8 +33,12 @@ namespace uiscope::mcp {
 // back as confirmation_required. `confirmer` should hold the workspace's
 // gate; null: no policy of its own (a held action comes back as refused,
 // with its token).
+// `shortcuts` (may be null): the shortcut registries press_keys {action}
+// looks in, and where a press that opened a named dialog is learned
+// (engine/shortcuts.h LearnShortcut) while the workspace learns.
 Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
-                           std::shared_ptr<Confirmer> confirmer = nullptr);
+                           std::shared_ptr<Confirmer> confirmer = nullptr,
+                           std::shared_ptr<ShortcutRegistryStore> shortcuts = nullptr);
 
 // `wait_for`; `reader` reads text by OCR when the tree lacks it (null: the
 // tool makes its own on first need).
@@ -48,6 +53,7 @@ Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace,
 // All of the above.
 Status RegisterHandsTools(ToolRegistry& registry, Workspace& workspace,
                           std::shared_ptr<TextReader> reader,
-                          std::shared_ptr<Confirmer> confirmer = nullptr);
+                          std::shared_ptr<Confirmer> confirmer = nullptr,
+                          std::shared_ptr<ShortcutRegistryStore> shortcuts = nullptr);
 
 }  // namespace uiscope::mcp

@@ -707,7 +707,10 @@ Status RegisterAllTools(ToolRegistry& registry, Workspace& workspace, SessionCon
   if (auto st = RegisterDesktopTools(registry, workspace, reader); !st.ok()) return st;
   if (auto st = RegisterScreenshotTools(registry, workspace); !st.ok()) return st;
   if (auto st = RegisterOcrTools(registry, workspace, reader); !st.ok()) return st;
-  if (auto st = RegisterHandsTools(registry, workspace, reader, confirmer); !st.ok()) return st;
+  if (auto st = RegisterHandsTools(registry, workspace, reader, confirmer, shortcut_store);
+      !st.ok()) {
+    return st;
+  }
   if (auto st = RegisterSessionTools(registry, sessions, workspace, confirmer); !st.ok()) return st;
   if (auto st = RegisterPlanTools(registry, workspace, confirmer); !st.ok()) return st;
   if (auto st = RegisterClipboardTools(registry, workspace, confirmer); !st.ok()) return st;

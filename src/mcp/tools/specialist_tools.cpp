@@ -25,7 +25,54 @@ std::chrono::milliseconds Timeout(const json& args) {
 
 // --deep opens menus: each opening is an action the gate decides, so the
 // whole read runs as one attempt of the confirmer, held like any action.
+// shortcuts {app, teach: "Ctrl+Alt+X=Close All"}: a person's entry (in
+// `category`); "Ctrl+Alt+X=" forgets the person's or learned entries of that
+// chord (the app's own stay). The chord ends at the first '=' that is not its
+// key ("Ctrl+==Zoom In").
+ToolResult Teach(const SpecialistToolsPtr& tools, const json& args) {
+  if (!tools->store) return ToolResult::Error("no shortcut registry is kept on this server");
+  const std::string app = args.value("app", "");
+  const std::string teach = args.value("teach", "");
+  size_t eq = teach.find('=');
+  while (eq != std::string::npos && eq > 0 && teach[eq - 1] == '+') eq = teach.find('=', eq + 1);
+  if (eq == std::string::npos) {
+    return ToolResult::Error(
+        "teach is \"CHORD=ACTION\" (\"Ctrl+Alt+X=Close All\"), or "
+        "\"CHORD=\" to forget it");
+  }
+  const std::string keys = teach.substr(0, eq);
+  const std::string action = teach.substr(eq + 1);
+  json done;
+  if (action.empty()) {
+    auto chord = NormaliseChord(keys);
+    if (app.empty() || !chord) {
+      return ToolResult::Error("forgetting needs app and a chord (\"Ctrl+Alt+X=\")");
+    }
+    auto removed = tools->store->Remove(app, {"user", "learned"}, *chord, "");
+    if (!removed.ok()) return ToolResult::FromError(removed.error());
+    if (*removed == 0) {
+      return ToolResult::Error(app + " has no user or learned shortcut " + *chord);
+    }
+    done = {{"removed", *removed}};
+  } else {
+    auto entry = UserShortcut(app, keys, action, args.value("category", ""));
+    if (!entry.ok()) return ToolResult::FromError(entry.error());
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    if (auto st = tools->store->Put(*entry, now_ms); !st.ok()) {
+      return ToolResult::FromError(st.error());
+    }
+    done = {{"added", ShortcutToJson(*entry)}};
+  }
+  ToolResult out;
+  out.structured = done;
+  out.content.push_back(Content::Text(done.dump()));
+  return out;
+}
+
 ToolResult Shortcuts(const SpecialistToolsPtr& tools, const json& args, ToolContext& ctx) {
+  if (args.contains("teach")) return Teach(tools, args);
   const std::string app = args.value("app", "");
   const std::string category = args.value("category", "");
   if (app.empty()) {
@@ -138,16 +185,14 @@ json ObjectSchema(json properties, std::vector<std::string> required) {
 
 Result<Shortcut> ResolveShortcutPress(Workspace& workspace, const std::string& session,
                                       const std::string& app, const std::string& action,
-                                      ActionRequest& request) {
+                                      ShortcutRegistryStore* store, ActionRequest& request) {
   if (app.empty()) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "press_keys with action needs app (whose shortcut registry to look in)");
   }
   auto lease = workspace.Acquire(session, Workspace::Need::kObserve);
   if (!lease.ok()) return lease.error();
-  // The registry is read afresh (tree and schema), not kept: the server's
-  // store belongs to the `shortcuts` tool.
-  return PlanShortcutPress(*lease, app, action, nullptr, request.timeout, request);
+  return PlanShortcutPress(*lease, app, action, store, request.timeout, request);
 }
 
 Status RegisterSpecialistTools(ToolRegistry& registry, Workspace& workspace,
@@ -161,14 +206,14 @@ Status RegisterSpecialistTools(ToolRegistry& registry, Workspace& workspace,
   shortcuts.name = "shortcuts";
   shortcuts.title = "An app's keyboard shortcuts";
   shortcuts.description =
-      "The app's shortcuts: chord, action, category (top menu) and source, read from its "
-      "menus without opening anything. Press one with press_keys {action, app}. Without app: "
-      "every registry kept.";
-  shortcuts.input_schema =
-      ObjectSchema({{"app", String("the application's name")},
-                    {"category", String("only this category (file, edit, view, ...)")},
-                    {"deep", Boolean("also open each top menu (slower)")}},
-                   {});
+      "App shortcuts (chord, action, category, source) read from its menus unopened; "
+      "press_keys {action, app} presses one. No app: all kept. teach 'Ctrl+Alt+X=Name' adds "
+      "one, 'Ctrl+Alt+X=' forgets it.";
+  shortcuts.input_schema = ObjectSchema({{"app", String("the application's name")},
+                                         {"category", String("only this category")},
+                                         {"deep", Boolean("also open each top menu (slower)")},
+                                         {"teach", {{"type", "string"}}}},
+                                        {});
   shortcuts.output_schema = {{"type", "object"},
                              {"properties",
                               {{"app", String("the application")},

@@ -23,9 +23,10 @@ Status RegisterSpecialistTools(ToolRegistry& registry, Workspace& workspace,
 
 // press_keys {action, app}: fills `request` with the chord the app's
 // registry gives `action` and the element to press it into
-// (engine/shortcuts.h PlanShortcutPress). Returns the entry used.
+// (engine/shortcuts.h PlanShortcutPress), with what `store` keeps (a
+// person's and learned entries; may be null). Returns the entry used.
 Result<Shortcut> ResolveShortcutPress(Workspace& workspace, const std::string& session,
                                       const std::string& app, const std::string& action,
-                                      ActionRequest& request);
+                                      ShortcutRegistryStore* store, ActionRequest& request);
 
 }  // namespace uiscope::mcp
