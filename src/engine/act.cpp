@@ -228,6 +228,10 @@ enum class Path { kAction, kSetText, kSetValue, kChoose, kXTest };
 
 struct Plan {
   Snapshot snapshot;  // the observation the action was resolved in
+  // The tree as observed, before pixels were added to `snapshot` to find an
+  // OCR or vision ID: the verifier compares later trees with it, and those
+  // hold no pixel nodes.
+  std::optional<Snapshot> tree;
   std::optional<Node> target;
   std::optional<Node> window;  // the target's window node
   int pid = 0;                 // the application acted on (0 = unknown)
@@ -259,7 +263,9 @@ class Executor {
  private:
   Status Validate();
   Result<Snapshot> ObserveFor(const std::string& id, int pid_hint, bool include_hidden = false);
-  const Node* PerceiveAgain(const std::string& id);
+  const Node* FindPixelId(const std::string& id);
+  const Node* AtRememberedPlace(const RememberedPlace& place);
+  const Node* PerceiveAgain(const std::string& id, const PixelIdOrigin& origin);
   Result<const Node*> Recall(const std::string& id);
   Status Resolve();
   Status ChoosePath();
@@ -379,16 +385,50 @@ Result<Snapshot> Executor::ObserveFor(const std::string& id, int pid_hint, bool 
   return std::move(obs->snapshot);
 }
 
-// An OCR or vision ID an earlier call printed is in no accessibility tree:
-// perceived again with the sources and scope that made it (engine/
-// pixel_ids.h), into plan_.snapshot. Null when it was not such an ID, or is
-// not there now.
-const Node* Executor::PerceiveAgain(const std::string& id) {
-  auto origin = PixelIds(PixelIdsFile(SessionStateDir(), lease_.display)).Lookup(id);
-  if (!origin || lease_.capture == nullptr) return nullptr;
+// An OCR or vision ID an earlier call printed is in no accessibility tree
+// (engine/pixel_ids.h): acted on where it was when its window and pixels
+// are unchanged, else perceived again. Null when it was not such an ID, or
+// is not there now.
+const Node* Executor::FindPixelId(const std::string& id) {
+  auto record = PixelIds(PixelIdsFile(SessionStateDir(), lease_.display)).Lookup(id);
+  if (!record || lease_.capture == nullptr) return nullptr;
+  if (!plan_.tree) plan_.tree = plan_.snapshot;
+  if (record->place) {
+    if (const Node* node = AtRememberedPlace(*record->place)) return node;
+  }
+  return PerceiveAgain(id, record->origin);
+}
+
+// The node of `place` added to plan_.snapshot, under its window, when the
+// place is unchanged (CheckPlace); null, with a note saying why, otherwise.
+const Node* Executor::AtRememberedPlace(const RememberedPlace& place) {
+  const Node& remembered = place.node;
+  const PlaceCheck check = CheckPlace(place, FindById(plan_.snapshot.roots, remembered.window),
+                                      windows_, *lease_.capture);
+  if (!check.still) {
+    result_.notes.push_back(remembered.id + " is not as it was observed: " + check.why +
+                            "; perceived again");
+    return nullptr;
+  }
+  Node* window = nullptr;
+  ForEachNodeMutable(plan_.snapshot.roots, [&](Node& n, int) {
+    if (window == nullptr && n.id == remembered.window) window = &n;
+  });
+  window->children.push_back(remembered);
+  result_.resolution = "place";
+  result_.notes.push_back(
+      "acted on " + remembered.id + " where it was observed: its window has not moved and its " +
+      "pixels are unchanged" +
+      (check.pixels.changed_cells > 0 ? " (but for a caret-wide strip)" : std::string()));
+  return FindById(plan_.snapshot.roots, remembered.id);
+}
+
+// Perceived again with the sources and scope that made the ID, into
+// plan_.snapshot.
+const Node* Executor::PerceiveAgain(const std::string& id, const PixelIdOrigin& origin) {
   ObserveRequest scope;
-  scope.app = origin->app;
-  scope.pid = origin->pid;
+  scope.app = origin.app;
+  scope.pid = origin.pid;
   scope.timeout = request_.timeout;
   Perception perception;
   if (!scope.app.empty() || scope.pid != 0) {
@@ -402,16 +442,17 @@ const Node* Executor::PerceiveAgain(const std::string& id) {
   // Learning on (a learner): what the observation before read is kept, and
   // the same pixels read again cost a hash (engine/read_text.h).
   if (lease_.learner != nullptr) reader.KeepCacheIn(OcrCacheFile());
-  const Sources sources{origin->ax, origin->ocr, origin->vision};
+  const Sources sources{origin.ax, origin.ocr, origin.vision};
   if (auto st = AddPixelSources(perception, lease_, scope, sources, &reader); !st.ok()) {
     result_.notes.push_back("could not perceive " + id + " again: " + st.error().message);
     return nullptr;
   }
   plan_.snapshot = std::move(perception.observation.snapshot);
+  result_.resolution = "perceived";
   result_.notes.push_back(std::string("found ") + id + " by perceiving again with " +
-                          (origin->ocr && origin->vision ? "ocr and vision"
-                           : origin->ocr                 ? "ocr"
-                                                         : "vision"));
+                          (origin.ocr && origin.vision ? "ocr and vision"
+                           : origin.ocr                ? "ocr"
+                                                       : "vision"));
   return FindById(plan_.snapshot.roots, id);
 }
 
@@ -478,11 +519,13 @@ Status Executor::Resolve() {
 
   if (!t.id.empty()) {
     const Node* node = FindById(roots, t.id);
-    if (node == nullptr) node = PerceiveAgain(t.id);
+    if (node != nullptr) result_.resolution = "tree";
+    if (node == nullptr) node = FindPixelId(t.id);
     if (node == nullptr) {
       auto recalled = Recall(t.id);
       if (!recalled.ok()) return recalled.error();
       node = *recalled;
+      if (node != nullptr && node->source == Source::kLearned) result_.resolution = "memory";
     }
     if (node == nullptr && !lease_.observer->WhyMissing(t.id)) {
       // `observe --all` prints elements that are not showing, with the IDs
@@ -514,6 +557,7 @@ Status Executor::Resolve() {
                        "no element " + t.id + " on screen now (" + std::to_string(total) +
                            " elements observed); IDs come from observe or find: observe again");
     }
+    if (result_.resolution.empty()) result_.resolution = "tree";
     plan_.target = Shallow(*node);
     plan_.pid = node->pid;
     plan_.sensitive = node->Has(State::kPassword);
@@ -1206,7 +1250,7 @@ Result<ActionResult> Executor::Run() {
     scope.expect_value = plan_.expect_value;
   }
   Verifier verifier(*lease_.observer, lease_.hands->capture.get(), lease_.hands->windows.get(),
-                    plan_.snapshot, scope, request_.verify);
+                    plan_.tree ? *plan_.tree : plan_.snapshot, scope, request_.verify);
   result_.resolve_ms = MsSince(start);
 
   PlannedAction planned = Planned();
@@ -1363,6 +1407,7 @@ json ActionResultToJson(const ActionResult& r) {
       {"method", r.method},
       {"decision", GateDecisionToJson(r.decision)},
       {"notes", r.notes},
+      {"resolution", r.resolution},
       {"display", r.display},
       {"timing", {{"resolve_ms", r.resolve_ms}, {"act_ms", r.act_ms}, {"total_ms", r.total_ms}}}};
   if (r.target) j["target"] = NodeToJson(*r.target, false);

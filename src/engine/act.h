@@ -119,6 +119,12 @@ struct ActionResult {
   GateDecision decision;
   std::optional<Verification> verification;  // when performed
   std::vector<std::string> notes;            // raised a window, an unconfirmed action, ...
+  // How the target ID was found: "tree" (in the observation the action
+  // made), "place" (an OCR or vision ID from an earlier observation, acted
+  // on where it was because its window and pixels are unchanged:
+  // engine/pixel_ids.h), "perceived" (such an ID found by perceiving its
+  // window again), "memory" (a learned target); "" for a point or no target.
+  std::string resolution;
   std::string display;
   double resolve_ms = 0;  // observing and planning
   double act_ms = 0;      // window activation and the input / accessibility call
