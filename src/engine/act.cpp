@@ -403,17 +403,20 @@ const Node* Executor::FindPixelId(const std::string& id) {
 // place is unchanged (CheckPlace); null, with a note saying why, otherwise.
 const Node* Executor::AtRememberedPlace(const RememberedPlace& place) {
   const Node& remembered = place.node;
-  const PlaceCheck check = CheckPlace(place, FindById(plan_.snapshot.roots, remembered.window),
-                                      windows_, *lease_.capture);
+  PlaceCheck check = CheckPlace(place, windows_, *lease_.capture);
+  Node* window = nullptr;
+  ForEachNodeMutable(plan_.snapshot.roots, [&](Node& n, int) {
+    if (window == nullptr && n.id == remembered.window) window = &n;
+  });
+  if (check.still && window == nullptr) {
+    check.still = false;
+    check.why = "its window " + remembered.window + " is not in the tree observed now";
+  }
   if (!check.still) {
     result_.notes.push_back(remembered.id + " is not as it was observed: " + check.why +
                             "; perceived again");
     return nullptr;
   }
-  Node* window = nullptr;
-  ForEachNodeMutable(plan_.snapshot.roots, [&](Node& n, int) {
-    if (window == nullptr && n.id == remembered.window) window = &n;
-  });
   window->children.push_back(remembered);
   result_.resolution = "place";
   result_.notes.push_back(

@@ -70,10 +70,11 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
     // Their IDs exist only where these sources run: an action on one in
     // another call acts at the place kept here while its pixels stay the
     // same, else perceives again with them (engine/pixel_ids.h).
+    auto windows = TopLevelWindows(lease);
     PixelIds(PixelIdsFile(SessionStateDir(), lease.display))
         .Remember(snapshot.roots,
                   PixelIdOrigin{sources.ocr, sources.vision, request.app, request.pid, sources.ax},
-                  ScreenRegions(lease));
+                  ScreenRegions(lease), windows.ok() ? *windows : std::vector<WindowInfo>{});
   }
   snapshot.stats.latency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

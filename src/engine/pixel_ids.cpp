@@ -87,6 +87,7 @@ std::optional<std::vector<uint8_t>> FromHex(const std::string& text) {
 
 json PlaceJson(const RememberedPlace& p) {
   return {{"node", NodeToJson(p.node, false)},
+          {"window", p.window},
           {"window_bounds", RectJson(p.window_bounds)},
           {"patch",
            {{"columns", p.patch.columns}, {"rows", p.patch.rows}, {"grey", Hex(p.patch.grey)}}}};
@@ -98,9 +99,12 @@ std::optional<RememberedPlace> PlaceFrom(const json& j) {
   if (!nodes.ok() || nodes->size() != 1 || !(*nodes)[0].bounds) return std::nullopt;
   auto window = RectFrom(j.value("window_bounds", json()));
   const json& patch = j["patch"];
-  if (!window || !patch.is_object()) return std::nullopt;
+  if (!window || !patch.is_object() || !j.contains("window") || !j["window"].is_number_unsigned()) {
+    return std::nullopt;
+  }
   RememberedPlace place;
   place.node = std::move((*nodes)[0]);
+  place.window = j.value("window", uint64_t{0});
   place.window_bounds = *window;
   place.patch.columns = patch.value("columns", 0);
   place.patch.rows = patch.value("rows", 0);
@@ -121,7 +125,7 @@ std::string RectText(const Rect& r) {
 
 // The places of the pixel nodes of one window, read from one capture of the
 // box holding them (a node partly off screen gets no place).
-void Fingerprint(const std::vector<const Node*>& nodes, const Rect& window_bounds,
+void Fingerprint(const std::vector<const Node*>& nodes, const WindowInfo& window,
                  const RegionCapture& pixels, json& places) {
   Rect box = *nodes.front()->bounds;
   for (const Node* n : nodes) box = Union(box, *n->bounds);
@@ -141,11 +145,21 @@ void Fingerprint(const std::vector<const Node*>& nodes, const Rect& window_bound
     place.node.app = n->app;
     place.node.pid = n->pid;
     place.node.window = n->window;
-    place.window_bounds = window_bounds;
+    place.window = window.id;
+    place.window_bounds = window.bounds;
     place.patch = PatchOf(*image, n->bounds->Translated(-box.x, -box.y));
     if (place.patch.Empty()) continue;
     places.push_back(PlaceJson(place));
   }
+}
+
+// The topmost visible window of `windows` (bottom to top) holding `p`.
+const WindowInfo* TopmostAt(const std::vector<WindowInfo>& windows, Point p) {
+  const WindowInfo* top = nullptr;
+  for (const WindowInfo& w : windows) {
+    if (w.visible && w.Covers().Contains(p)) top = &w;
+  }
+  return top;
 }
 
 }  // namespace
@@ -226,27 +240,26 @@ PatchComparison ComparePatches(const PixelPatch& remembered, const PixelPatch& n
 }
 
 void PixelIds::Remember(const std::vector<Node>& roots, const PixelIdOrigin& origin,
-                        const RegionCapture& pixels) {
+                        const RegionCapture& pixels, const std::vector<WindowInfo>& windows) {
   json ids = json::array();
-  std::map<std::string, Rect> window_bounds;
-  ForEachNode(roots, [&](const Node& n, int) {
-    if (IsWindowRole(n.role) && n.bounds && !n.id.empty()) window_bounds[n.id] = *n.bounds;
-  });
-  std::map<std::string, std::vector<const Node*>> by_window;
+  std::map<uint64_t, std::vector<const Node*>> by_window;
   ForEachNode(roots, [&](const Node& n, int) {
     // Merged nodes are accessible ones: any observation finds them.
     if ((n.source == Source::kOcr || n.source == Source::kVision) && !n.id.empty()) {
       ids.push_back(n.id);
-      if (n.bounds && !n.bounds->Empty() && window_bounds.count(n.window)) {
-        by_window[n.window].push_back(&n);
+      if (!n.bounds || n.bounds->Empty() || n.window.empty()) return;
+      if (const WindowInfo* w = TopmostAt(windows, n.bounds->Center())) {
+        by_window[w->id].push_back(&n);
       }
     }
   });
   if (ids.empty() || file_.empty()) return;
   json places = json::array();
   if (pixels) {
-    for (const auto& [window, nodes] : by_window) {
-      Fingerprint(nodes, window_bounds[window], pixels, places);
+    for (const auto& [id, nodes] : by_window) {
+      const auto w = std::find_if(windows.begin(), windows.end(),
+                                  [&](const WindowInfo& info) { return info.id == id; });
+      Fingerprint(nodes, *w, pixels, places);
     }
   }
   json j = Read(file_);
@@ -307,8 +320,8 @@ std::string PixelIdsFile(const std::string& dir, const std::string& display) {
   return dir + "/pixel-ids/" + key + ".json";
 }
 
-PlaceCheck CheckPlace(const RememberedPlace& place, const Node* window_now,
-                      const std::vector<WindowInfo>& windows, ScreenCapture& capture) {
+PlaceCheck CheckPlace(const RememberedPlace& place, const std::vector<WindowInfo>& windows,
+                      ScreenCapture& capture) {
   PlaceCheck check;
   const Node& node = place.node;
   if (!node.bounds || node.bounds->Empty()) {
@@ -316,24 +329,21 @@ PlaceCheck CheckPlace(const RememberedPlace& place, const Node* window_now,
     return check;
   }
   const Rect bounds = *node.bounds;
-  if (window_now == nullptr) {
-    check.why = "its window is not on screen now";
+  const auto window = std::find_if(windows.begin(), windows.end(),
+                                   [&](const WindowInfo& w) { return w.id == place.window; });
+  if (window == windows.end() || !window->visible) {
+    check.why = "its window is closed or hidden";
     return check;
   }
-  if (window_now->bounds != place.window_bounds) {
+  if (window->bounds != place.window_bounds) {
     check.why = "its window moved or was resized (" + RectText(place.window_bounds) + " then, " +
-                (window_now->bounds ? RectText(*window_now->bounds) : std::string("no bounds")) +
-                " now)";
+                RectText(window->bounds) + " now)";
     return check;
   }
-  // The list is bottom to top: the last window holding the centre is on top.
-  const Point centre = bounds.Center();
-  const WindowInfo* top = nullptr;
-  for (const WindowInfo& w : windows) {
-    if (w.visible && w.Covers().Contains(centre)) top = &w;
-  }
-  if (top != nullptr && node.pid > 0 && top->pid > 0 && top->pid != node.pid) {
-    check.why = "another window (\"" + top->title + "\") is over it now";
+  const WindowInfo* top = TopmostAt(windows, bounds.Center());
+  if (top == nullptr || top->id != window->id) {
+    check.why =
+        "another window" + (top ? " (\"" + top->title + "\")" : std::string()) + " is over it now";
     return check;
   }
   auto frame = capture.CaptureRegion(bounds);

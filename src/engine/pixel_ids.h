@@ -75,9 +75,12 @@ PatchComparison ComparePatches(const PixelPatch& remembered, const PixelPatch& n
 
 // Where an OCR or vision node was when it was observed.
 struct RememberedPlace {
-  Node node;           // without children: id, role, name, bounds, source, app, pid, window
-  Rect window_bounds;  // its window node's bounds then (screen pixels)
-  PixelPatch patch;    // of node.bounds
+  Node node;  // without children: id, role, name, bounds, source, app, pid, window
+  // The top-level window that showed it (the topmost holding its centre,
+  // from the window system) and that window's bounds then (screen pixels).
+  uint64_t window = 0;
+  Rect window_bounds;
+  PixelPatch patch;  // of node.bounds
 };
 
 struct PixelIdRecord {
@@ -95,11 +98,12 @@ class PixelIds {
   explicit PixelIds(std::string file) : file_(std::move(file)) {}
 
   // Records the OCR and vision nodes of `roots` (those not from
-  // accessibility) as made by `origin`, with their places and patches read
-  // through `pixels` (no function: places are not kept). Nothing is written
-  // without any.
+  // accessibility) as made by `origin`, with their places: the window of
+  // `windows` (the window system's list, bottom to top) showing each, and
+  // its patch read through `pixels` (no function: places are not kept).
+  // Nothing is written without any.
   void Remember(const std::vector<Node>& roots, const PixelIdOrigin& origin,
-                const RegionCapture& pixels = {});
+                const RegionCapture& pixels = {}, const std::vector<WindowInfo>& windows = {});
   // The sources and scope that made `id`, and its place, from the latest
   // record holding it.
   std::optional<PixelIdRecord> Lookup(const std::string& id) const;
@@ -111,17 +115,16 @@ class PixelIds {
 // The record file of display `display` in state directory `dir`.
 std::string PixelIdsFile(const std::string& dir, const std::string& display);
 
-// Whether `place` is still what it was: its window node, observed now
-// (`window_now`, null when it is gone), has the bounds it had; the
-// topmost window at the element's centre is its app's (by pid when both are
-// known); and the element's pixels, captured now, are the same by
-// ComparePatches. On failure `why` says what changed.
+// Whether `place` is still what it was: its window is listed in `windows`
+// (bottom to top), visible, with the bounds it had, and topmost at the
+// element's centre; and the element's pixels, captured now, are the same by
+// ComparePatches. Otherwise `why` says what changed.
 struct PlaceCheck {
   bool still = false;
   PatchComparison pixels;
   std::string why;
 };
-PlaceCheck CheckPlace(const RememberedPlace& place, const Node* window_now,
-                      const std::vector<WindowInfo>& windows, ScreenCapture& capture);
+PlaceCheck CheckPlace(const RememberedPlace& place, const std::vector<WindowInfo>& windows,
+                      ScreenCapture& capture);
 
 }  // namespace uiscope

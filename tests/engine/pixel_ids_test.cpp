@@ -184,6 +184,7 @@ TEST_F(PixelIdPlaceTest, TheRecordKeepsWhereANodeWasAndHowItLooked) {
   ASSERT_TRUE(record->place.has_value());
   EXPECT_EQ(record->place->node.bounds, login.bounds);
   EXPECT_EQ(record->place->node.window, login.window);
+  EXPECT_EQ(record->place->window, 0x700u);
   EXPECT_EQ(record->place->window_bounds, (Rect{60, 40, ui_.width, ui_.height}));
   EXPECT_EQ(record->place->patch.grey, PatchOf(capture_->screen(), *login.bounds).grey);
 }
