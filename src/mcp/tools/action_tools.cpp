@@ -202,13 +202,6 @@ json ActionOutputSchema() {
         {"verification", VerificationOutputSchema()},
         {"decision", schema::Decision()},
         {"notes", StringArray("raised a window first, an unconfirmed action, ...")},
-        {"resolution",
-         {{"type", "string"},
-          {"enum", {"tree", "place", "perceived", "memory", ""}},
-          {"description",
-           "how the target ID was found: in the tree observed now; an OCR or vision ID acted on "
-           "where an earlier observation saw it (window and pixels unchanged); by perceiving "
-           "again; in memory; \"\" for a point"}}},
         {"display", String("the X display acted on")},
         {"timing",
          {{"type", "object"},
