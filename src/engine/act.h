@@ -15,8 +15,11 @@
 //   set_value  Value.CurrentValue for sliders and spin buttons (checked
 //              against their range), an option chosen through Selection or
 //              its action for combo boxes and lists (Accessibility::
-//              ChooseOption; never keys), EditableText for text, else key
-//              events;
+//              ChooseOption; never keys) — or, where accessibility cannot
+//              choose (an element found in pixels, via xtest, or a Selection
+//              that does not read back), the box clicked open and the option
+//              clicked where it shows (in the tree, else by OCR) —,
+//              EditableText for text, else key events;
 //   press_keys, scroll, drag: XTest.
 // `via` forces either path. Before XTest input the element's window is
 // raised and focused when it is not the active one, and the "before" state
