@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/ascii.h"
 #include "core/clock.h"
 #include "core/diff.h"
 #include "core/format.h"
@@ -44,6 +45,11 @@ constexpr auto kUnreadableSettle = std::chrono::milliseconds(100);
 // The longest expected text a wrong field is typed over again (select all,
 // type it whole): the value read back may be cut past that.
 constexpr size_t kMaxRetypeBytes = 1000;
+// A combo box opened by a click gets this long to show the option chosen.
+constexpr auto kChooseOpenTimeout = std::chrono::milliseconds(2000);
+// How far above and below a combo box its open list is looked for by OCR
+// (a GTK menu opens over the box, a <select> below it).
+constexpr int kPopupReach = 400;
 
 // The node without its subtree (results carry the element, not its content).
 Node Shallow(const Node& n) {
@@ -82,6 +88,19 @@ std::string JoinActions(const std::vector<std::string>& actions) {
 std::string PointText(Point p) { return std::to_string(p.x) + "," + std::to_string(p.y); }
 
 bool IsTextRole(Role r) { return r == Role::kTextField || r == Role::kTextArea; }
+
+// An option's text as shown is the one asked for: exactly, else ignoring
+// ASCII case and the spaces around it (menu items padded with spaces).
+bool SameOption(std::string_view shown, std::string_view wanted) {
+  auto trim = [](std::string_view t) {
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+    return t;
+  };
+  shown = trim(shown);
+  wanted = trim(wanted);
+  return !wanted.empty() && (shown == wanted || AsciiLower(shown) == AsciiLower(wanted));
+}
 // Elements whose value is one of their options: set_value chooses it.
 bool IsChoiceRole(Role r) { return r == Role::kComboBox || r == Role::kList; }
 bool IsNumericRole(Role r) {
@@ -228,6 +247,10 @@ enum class Path { kAction, kSetText, kSetValue, kChoose, kXTest };
 
 struct Plan {
   Snapshot snapshot;  // the observation the action was resolved in
+  // The tree as observed, before pixels were added to `snapshot` to find an
+  // OCR or vision ID: the verifier compares later trees with it, and those
+  // hold no pixel nodes.
+  std::optional<Snapshot> tree;
   std::optional<Node> target;
   std::optional<Node> window;  // the target's window node
   int pid = 0;                 // the application acted on (0 = unknown)
@@ -239,6 +262,9 @@ struct Plan {
   double number = 0;             // kSetValue
   std::vector<KeyChord> chords;  // press_keys
   bool focus_first = false;      // keyboard input into `target`
+  // set_value on a combo box or list by input: opened with a click at
+  // points[0], then its option clicked where it shows (ChooseByInput).
+  bool choose_by_input = false;
   bool sensitive = false;
   // The action lands on a button (the target, or the element under the
   // point): its effect may follow the press (verify.h: button_press).
@@ -259,7 +285,9 @@ class Executor {
  private:
   Status Validate();
   Result<Snapshot> ObserveFor(const std::string& id, int pid_hint, bool include_hidden = false);
-  const Node* PerceiveAgain(const std::string& id);
+  const Node* FindPixelId(const std::string& id);
+  const Node* AtRememberedPlace(const RememberedPlace& place);
+  const Node* PerceiveAgain(const std::string& id, const PixelIdOrigin& origin);
   Result<const Node*> Recall(const std::string& id);
   Status Resolve();
   Status ChoosePath();
@@ -268,6 +296,9 @@ class Executor {
   Status Prepare(Verifier& verifier);
   Status Perform();
   Status FocusTarget();
+  Status ChooseByInput();
+  std::optional<Point> OptionInTree(const std::string& option);
+  std::optional<Point> OptionInPixels(const std::string& option, TextReader& reader);
   Status HoverFirst(bool* moved);
   void Expect();
   TypeOptions Pacing(const std::string& text);
@@ -379,16 +410,53 @@ Result<Snapshot> Executor::ObserveFor(const std::string& id, int pid_hint, bool 
   return std::move(obs->snapshot);
 }
 
-// An OCR or vision ID an earlier call printed is in no accessibility tree:
-// perceived again with the sources and scope that made it (engine/
-// pixel_ids.h), into plan_.snapshot. Null when it was not such an ID, or is
-// not there now.
-const Node* Executor::PerceiveAgain(const std::string& id) {
-  auto origin = PixelIds(PixelIdsFile(SessionStateDir(), lease_.display)).Lookup(id);
-  if (!origin || lease_.capture == nullptr) return nullptr;
+// An OCR or vision ID an earlier call printed is in no accessibility tree
+// (engine/pixel_ids.h): acted on where it was when its window and pixels
+// are unchanged, else perceived again. Null when it was not such an ID, or
+// is not there now.
+const Node* Executor::FindPixelId(const std::string& id) {
+  auto record = PixelIds(PixelIdsFile(SessionStateDir(), lease_.display)).Lookup(id);
+  if (!record || lease_.capture == nullptr) return nullptr;
+  if (!plan_.tree) plan_.tree = plan_.snapshot;
+  if (record->place) {
+    if (const Node* node = AtRememberedPlace(*record->place)) return node;
+  }
+  return PerceiveAgain(id, record->origin);
+}
+
+// The node of `place` added to plan_.snapshot, under its window, when the
+// place is unchanged (CheckPlace); null, with a note saying why, otherwise.
+const Node* Executor::AtRememberedPlace(const RememberedPlace& place) {
+  const Node& remembered = place.node;
+  PlaceCheck check = CheckPlace(place, windows_, *lease_.capture);
+  Node* window = nullptr;
+  ForEachNodeMutable(plan_.snapshot.roots, [&](Node& n, int) {
+    if (window == nullptr && n.id == remembered.window) window = &n;
+  });
+  if (check.still && window == nullptr) {
+    check.still = false;
+    check.why = "its window " + remembered.window + " is not in the tree observed now";
+  }
+  if (!check.still) {
+    result_.notes.push_back(remembered.id + " is not as it was observed: " + check.why +
+                            "; perceived again");
+    return nullptr;
+  }
+  window->children.push_back(remembered);
+  result_.resolution = "place";
+  result_.notes.push_back(
+      "acted on " + remembered.id + " where it was observed: its window has not moved and its " +
+      "pixels are unchanged" +
+      (check.pixels.changed_cells > 0 ? " (but for a caret-wide strip)" : std::string()));
+  return FindById(plan_.snapshot.roots, remembered.id);
+}
+
+// Perceived again with the sources and scope that made the ID, into
+// plan_.snapshot.
+const Node* Executor::PerceiveAgain(const std::string& id, const PixelIdOrigin& origin) {
   ObserveRequest scope;
-  scope.app = origin->app;
-  scope.pid = origin->pid;
+  scope.app = origin.app;
+  scope.pid = origin.pid;
   scope.timeout = request_.timeout;
   Perception perception;
   if (!scope.app.empty() || scope.pid != 0) {
@@ -402,16 +470,17 @@ const Node* Executor::PerceiveAgain(const std::string& id) {
   // Learning on (a learner): what the observation before read is kept, and
   // the same pixels read again cost a hash (engine/read_text.h).
   if (lease_.learner != nullptr) reader.KeepCacheIn(OcrCacheFile());
-  const Sources sources{origin->ax, origin->ocr, origin->vision};
+  const Sources sources{origin.ax, origin.ocr, origin.vision};
   if (auto st = AddPixelSources(perception, lease_, scope, sources, &reader); !st.ok()) {
     result_.notes.push_back("could not perceive " + id + " again: " + st.error().message);
     return nullptr;
   }
   plan_.snapshot = std::move(perception.observation.snapshot);
+  result_.resolution = "perceived";
   result_.notes.push_back(std::string("found ") + id + " by perceiving again with " +
-                          (origin->ocr && origin->vision ? "ocr and vision"
-                           : origin->ocr                 ? "ocr"
-                                                         : "vision"));
+                          (origin.ocr && origin.vision ? "ocr and vision"
+                           : origin.ocr                ? "ocr"
+                                                       : "vision"));
   return FindById(plan_.snapshot.roots, id);
 }
 
@@ -478,11 +547,13 @@ Status Executor::Resolve() {
 
   if (!t.id.empty()) {
     const Node* node = FindById(roots, t.id);
-    if (node == nullptr) node = PerceiveAgain(t.id);
+    if (node != nullptr) result_.resolution = "tree";
+    if (node == nullptr) node = FindPixelId(t.id);
     if (node == nullptr) {
       auto recalled = Recall(t.id);
       if (!recalled.ok()) return recalled.error();
       node = *recalled;
+      if (node != nullptr && node->source == Source::kLearned) result_.resolution = "memory";
     }
     if (node == nullptr && !lease_.observer->WhyMissing(t.id)) {
       // `observe --all` prints elements that are not showing, with the IDs
@@ -514,6 +585,7 @@ Status Executor::Resolve() {
                        "no element " + t.id + " on screen now (" + std::to_string(total) +
                            " elements observed); IDs come from observe or find: observe again");
     }
+    if (result_.resolution.empty()) result_.resolution = "tree";
     plan_.target = Shallow(*node);
     plan_.pid = node->pid;
     plan_.sensitive = node->Has(State::kPassword);
@@ -675,12 +747,19 @@ Status Executor::ChoosePath() {
         }
       }
       if (set_value && IsChoiceRole(target->role)) {
-        // Select-all and typing would land on whatever has the focus (a
-        // <select> took ctrl+a for the whole page).
-        return MakeError(ErrorCode::kUnsupported,
-                         Describe(*target) +
-                             " takes its value by choosing an option, which is done through "
-                             "accessibility: use via auto");
+        // Never select-all and typing: they land on whatever has the focus
+        // (a <select> took ctrl+a for the whole page). Opened with a click
+        // and its option clicked instead.
+        auto p = ClickPoint(*target, window_bounds, frame);
+        if (!p) {
+          return MakeError(
+              ErrorCode::kUnsupported,
+              Describe(*target) + " has no visible area to click it open; scroll it into view");
+        }
+        plan_.points = {*p};
+        plan_.path = Path::kXTest;
+        plan_.choose_by_input = true;
+        return OkStatus();
       }
       if (set_value && (IsNumericRole(target->role) && !IsTextRole(target->role))) {
         return MakeError(ErrorCode::kUnsupported,
@@ -983,6 +1062,92 @@ Status Executor::FocusTarget() {
   return OkStatus();
 }
 
+// set_value on a combo box or list that accessibility cannot choose in
+// (found in pixels only, via xtest, or an app whose Selection does not read
+// back): opened with a click, the option looked for where it shows — in the
+// app's tree once showing, else by OCR around the element — and clicked.
+// The option never showing closes the list again with Escape.
+Status Executor::ChooseByInput() {
+  Input& input = *lease_.hands->input;
+  const std::string& option = request_.text;
+  result_.via = "xtest";
+  if (auto st = input.Click(plan_.points[0], MouseButton::kLeft, 1); !st.ok()) return st;
+  const auto deadline = Clock::now() + kChooseOpenTimeout;
+  TextReader reader;
+  if (lease_.learner != nullptr) reader.KeepCacheIn(OcrCacheFile());
+  while (true) {
+    std::string how = "in the tree";
+    std::optional<Point> at = OptionInTree(option);
+    if (!at) {
+      at = OptionInPixels(option, reader);
+      how = "by OCR";
+    }
+    if (at) {
+      result_.points = {plan_.points[0], *at};
+      result_.method = "opened it with a click at " + PointText(plan_.points[0]) +
+                       ", then clicked option \"" + SanitiseForDisplay(option, 60) + "\" (found " +
+                       how + ") at " + PointText(*at);
+      return input.Click(*at, MouseButton::kLeft, 1);
+    }
+    if (Clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  }
+  result_.method = "opened it with a click at " + PointText(plan_.points[0]) + ", then Escape";
+  (void)input.PressChord(*ParseKeyChord("Escape"));
+  return MakeError(
+      ErrorCode::kNotFound,
+      "option \"" + SanitiseForDisplay(option, 60) + "\" did not show within " +
+          std::to_string(
+              std::chrono::duration_cast<std::chrono::milliseconds>(kChooseOpenTimeout).count()) +
+          " ms of opening " + Describe(*plan_.target) +
+          " (looked for in its app's tree and by OCR); closed it again with Escape");
+}
+
+// A showing element of the target's app named `option` (a menu item or
+// list item first), other than the target itself: its centre.
+std::optional<Point> Executor::OptionInTree(const std::string& option) {
+  if (plan_.pid <= 0) return std::nullopt;
+  auto obs = lease_.observer->RefreshApp(plan_.pid, request_.timeout);
+  if (!obs.ok()) return std::nullopt;
+  const Node* best = nullptr;
+  ForEachNode(obs->snapshot.roots, [&](const Node& n, int) {
+    if (n.id == plan_.target->id || n.pid != plan_.pid || !n.Has(State::kShowing) || !n.bounds ||
+        n.bounds->Empty() || IsChoiceRole(n.role) || !SameOption(n.name, option)) {
+      return;
+    }
+    const bool item = n.role == Role::kMenuItem || n.role == Role::kListItem;
+    if (best == nullptr ||
+        (item && best->role != Role::kMenuItem && best->role != Role::kListItem)) {
+      best = &n;
+    }
+  });
+  if (best == nullptr) return std::nullopt;
+  return ClickPoint(*best, std::nullopt, lease_.frame);
+}
+
+// A line of text reading `option` around the target (kPopupReach above and
+// below, three widths across), outside the target's own box, which shows
+// the option chosen now: its centre. Password fields are blanked first.
+std::optional<Point> Executor::OptionInPixels(const std::string& option, TextReader& reader) {
+  if (lease_.capture == nullptr || !plan_.target->bounds) return std::nullopt;
+  const Rect& b = *plan_.target->bounds;
+  Rect around{b.x - b.w, b.y - kPopupReach, 3 * b.w, b.h + 2 * kPopupReach};
+  if (lease_.frame.width > 0)
+    around = ClampToFrame(around, lease_.frame.width, lease_.frame.height);
+  if (around.Empty()) return std::nullopt;
+  auto frame = lease_.capture->CaptureRegion(around);
+  if (!frame.ok()) return std::nullopt;
+  const std::vector<Rect> masks = PasswordFieldBounds(plan_.snapshot.roots);
+  auto read = reader.ReadImage(frame->image, Point{frame->region.x, frame->region.y},
+                               ocr::OcrOptions{}, masks);
+  if (!read.ok()) return std::nullopt;
+  for (const ocr::OcrLine& line : read->lines) {
+    if (!Intersect(line.bounds, b).Empty() || !SameOption(line.text, option)) continue;
+    return line.bounds.Center();
+  }
+  return std::nullopt;
+}
+
 // Pointer actions: the pointer goes to the point first and the pixels
 // there are left to settle, so a hover highlight (GTK animates it for
 // 200 ms) is part of the before state, not taken for the click's effect.
@@ -1098,6 +1263,19 @@ Status Executor::Perform() {
       result_.via = "accessibility";
       result_.method = "chose option \"" + SanitiseForDisplay(r.text, 60) + "\"";
       auto how = ax.ChooseOption(*plan_.target, r.text, r.timeout);
+      if (!how.ok() && how.error().code == ErrorCode::kUnsupported && r.via == Via::kAuto &&
+          lease_.hands->input) {
+        // The app offers no way to choose through accessibility that reads
+        // back: opened and chosen with input instead.
+        const std::optional<Rect> window =
+            plan_.xwindow ? std::optional<Rect>(plan_.xwindow->bounds) : std::nullopt;
+        if (auto p = ClickPoint(*plan_.target, window, lease_.frame)) {
+          result_.notes.push_back("accessibility could not choose (" + how.error().message +
+                                  "): chose it with input");
+          plan_.points = {*p};
+          return ChooseByInput();
+        }
+      }
       if (!how.ok()) return how.error();
       result_.method = "chose " + *how;
       return OkStatus();
@@ -1120,6 +1298,7 @@ Status Executor::Perform() {
     }
     case ActionKind::kTypeText:
     case ActionKind::kSetValue: {
+      if (plan_.choose_by_input) return ChooseByInput();
       const bool replace = r.replace || r.kind == ActionKind::kSetValue;
       auto chars = DecodeUtf8(r.text);
       result_.method = "typed " + std::to_string(chars.ok() ? chars->size() : 0) + " characters";
@@ -1206,7 +1385,7 @@ Result<ActionResult> Executor::Run() {
     scope.expect_value = plan_.expect_value;
   }
   Verifier verifier(*lease_.observer, lease_.hands->capture.get(), lease_.hands->windows.get(),
-                    plan_.snapshot, scope, request_.verify);
+                    plan_.tree ? *plan_.tree : plan_.snapshot, scope, request_.verify);
   result_.resolve_ms = MsSince(start);
 
   PlannedAction planned = Planned();
@@ -1363,6 +1542,7 @@ json ActionResultToJson(const ActionResult& r) {
       {"method", r.method},
       {"decision", GateDecisionToJson(r.decision)},
       {"notes", r.notes},
+      {"resolution", r.resolution},
       {"display", r.display},
       {"timing", {{"resolve_ms", r.resolve_ms}, {"act_ms", r.act_ms}, {"total_ms", r.total_ms}}}};
   if (r.target) j["target"] = NodeToJson(*r.target, false);

@@ -15,8 +15,11 @@
 //   set_value  Value.CurrentValue for sliders and spin buttons (checked
 //              against their range), an option chosen through Selection or
 //              its action for combo boxes and lists (Accessibility::
-//              ChooseOption; never keys), EditableText for text, else key
-//              events;
+//              ChooseOption; never keys) — or, where accessibility cannot
+//              choose (an element found in pixels, via xtest, or a Selection
+//              that does not read back), the box clicked open and the option
+//              clicked where it shows (in the tree, else by OCR) —,
+//              EditableText for text, else key events;
 //   press_keys, scroll, drag: XTest.
 // `via` forces either path. Before XTest input the element's window is
 // raised and focused when it is not the active one, and the "before" state
@@ -119,6 +122,12 @@ struct ActionResult {
   GateDecision decision;
   std::optional<Verification> verification;  // when performed
   std::vector<std::string> notes;            // raised a window, an unconfirmed action, ...
+  // How the target ID was found: "tree" (in the observation the action
+  // made), "place" (an OCR or vision ID from an earlier observation, acted
+  // on where it was because its window and pixels are unchanged:
+  // engine/pixel_ids.h), "perceived" (such an ID found by perceiving its
+  // window again), "memory" (a learned target); "" for a point or no target.
+  std::string resolution;
   std::string display;
   double resolve_ms = 0;  // observing and planning
   double act_ms = 0;      // window activation and the input / accessibility call

@@ -68,10 +68,13 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
   }
   if (sources.ocr || sources.vision) {
     // Their IDs exist only where these sources run: an action on one in
-    // another call perceives again with them (engine/pixel_ids.h).
+    // another call acts at the place kept here while its pixels stay the
+    // same, else perceives again with them (engine/pixel_ids.h).
+    auto windows = TopLevelWindows(lease);
     PixelIds(PixelIdsFile(SessionStateDir(), lease.display))
         .Remember(snapshot.roots,
-                  PixelIdOrigin{sources.ocr, sources.vision, request.app, request.pid, sources.ax});
+                  PixelIdOrigin{sources.ocr, sources.vision, request.app, request.pid, sources.ax},
+                  ScreenRegions(lease), windows.ok() ? *windows : std::vector<WindowInfo>{});
   }
   snapshot.stats.latency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -64,6 +64,8 @@ Status AddPixelsOfX11Windows(Perception& perception, Workspace::Lease& lease,
     detector = own_detector.get();
   }
   PixelIds records(PixelIdsFile(SessionStateDir(), lease.display));
+  auto listed = TopLevelWindows(lease);
+  const std::vector<WindowInfo> windows = listed.ok() ? *listed : std::vector<WindowInfo>{};
   std::string left_out;
   for (size_t i : blind) {
     Node& app = obs.snapshot.roots[i];
@@ -97,7 +99,8 @@ Status AddPixelsOfX11Windows(Perception& perception, Workspace::Lease& lease,
     const Snapshot& seen = one.observation.snapshot;
     const std::string input_path =
         lease.desktop != nullptr && lease.desktop->backend() == "vnc" ? "VNC" : "XTest";
-    records.Remember(seen.roots, PixelIdOrigin{true, true, scope.app, scope.pid});
+    records.Remember(seen.roots, PixelIdOrigin{true, true, scope.app, scope.pid},
+                     ScreenRegions(lease), windows);
     obs.snapshot.stats.ocr_nodes += seen.stats.ocr_nodes;
     obs.snapshot.stats.vision_nodes += seen.stats.vision_nodes;
     obs.snapshot.stats.merged_nodes += seen.stats.merged_nodes;

@@ -406,7 +406,7 @@ nlohmann::json NodeFrom(const nlohmann::json& n, const std::string& source,
 // Issue 15 §3: a stopped app's window is read from its own pixels without
 // --sources — its text as OCR nodes, its controls as vision nodes — with a
 // warning saying why; --sources ax leaves that out; a click on such an ID in
-// a later process perceives again and lands on the element.
+// a later process lands on the element, where the observation saw it.
 TEST_F(DeadlinesDesktopTest, AStoppedAppsWindowIsReadFromPixelsAndItsIdsAct) {
   // Beside the other fixtures (at x 100), not under them.
   Process* stopped = Launch("uiscope-pixels-stopped", {"--position", "1000,80"});
@@ -446,13 +446,14 @@ TEST_F(DeadlinesDesktopTest, AStoppedAppsWindowIsReadFromPixelsAndItsIdsAct) {
   EXPECT_TRUE(NodeFrom(bare, "vision").is_null()) << bare.dump();
   EXPECT_EQ(ax.err.find("read from pixels"), std::string::npos) << ax.err;
 
-  // The click, in a new process, finds the vision ID by perceiving again
-  // and moves the pointer onto it (the stopped app cannot answer it).
+  // The click, in a new process, finds the vision ID where the observation
+  // saw it (its window and pixels unchanged) and moves the pointer onto it
+  // (the stopped app cannot answer it).
   const std::string id = button["id"];
   CliJson click = RunCliJson("click " + id + " --json");
   ASSERT_EQ(click.exit_code, 0) << click.err << click.out.dump();
   EXPECT_EQ(click.out["via"], "xtest") << click.out.dump();
-  EXPECT_NE(click.out.dump().find("perceiving again"), std::string::npos) << click.out.dump();
+  EXPECT_EQ(click.out["resolution"], "place") << click.out.dump();
   auto lease = workspace_->Acquire("", Workspace::Need::kHands);
   ASSERT_TRUE(lease.ok()) << lease.error().ToString();
   auto pointer = lease->hands->input->PointerPosition();
@@ -465,8 +466,8 @@ TEST_F(DeadlinesDesktopTest, AStoppedAppsWindowIsReadFromPixelsAndItsIdsAct) {
 
 // Issue 17 §4: `observe --sources vision` shows what the pixels alone give
 // on an app that has a tree — vision nodes only, under a window from the X
-// server — and a click on one of its IDs in a later process perceives again
-// the same way (without the tree) and lands on the element.
+// server — and a click on one of its IDs in a later process lands on the
+// element, where the observation saw it (window and pixels unchanged).
 TEST_F(DeadlinesDesktopTest, VisionAloneIdsActFromAnotherProcess) {
   Process* app = Launch("uiscope-vision-alone", {"--position", "1000,480"});
   ASSERT_NE(app, nullptr);
@@ -484,8 +485,7 @@ TEST_F(DeadlinesDesktopTest, VisionAloneIdsActFromAnotherProcess) {
   const std::string id = button["id"];
   CliJson click = RunCliJson("click " + id + " --json");
   ASSERT_EQ(click.exit_code, 0) << click.err << click.out.dump();
-  EXPECT_NE(click.out.dump().find("perceiving again with vision"), std::string::npos)
-      << click.out.dump();
+  EXPECT_EQ(click.out["resolution"], "place") << click.out.dump();
   auto lease = workspace_->Acquire("", Workspace::Need::kHands);
   ASSERT_TRUE(lease.ok()) << lease.error().ToString();
   auto pointer = lease->hands->input->PointerPosition();

@@ -4,6 +4,7 @@
 // answers, and content over the reader's limit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <string>
@@ -60,7 +61,7 @@ TEST_F(X11ClipboardDesktopTest, IncrLimitTypesAndLoss) {
 
   auto targets = reader->Targets(Selection::kClipboard, milliseconds(2000));
   ASSERT_TRUE(targets.ok()) << targets.error().ToString();
-  EXPECT_EQ(targets->size(), 7u);
+  EXPECT_EQ(targets->size(), 8u) << "TARGETS, TIMESTAMP, MULTIPLE and five text types";
 
   // The wire format another client sees: INCR announcing the size (ICCCM
   // 2.7.2), not one property of 300 KiB; then the pieces, each asked for by
@@ -150,6 +151,87 @@ TEST_F(X11ClipboardDesktopTest, IncrLimitTypesAndLoss) {
   auto end2 = served2.get();
   ASSERT_TRUE(end2.ok());
   EXPECT_EQ(*end2, ServeEnd::kExpired) << "the abandoned transfer stalls; the deadline ends it";
+}
+
+// ICCCM §2.6.2: a requestor asking MULTIPLE lists (target, property) pairs
+// in its property; the owner converts each into its property and writes the
+// list back with None for the pairs it refused. xclip never asks it; this
+// client does, as Emacs and some toolkits do.
+TEST_F(X11ClipboardDesktopTest, MultipleConvertsEachPairAndRefusesWithNone) {
+  auto owner = Open();
+  ASSERT_TRUE(owner);
+  ASSERT_TRUE(owner->Own(Selection::kClipboard, {"text/plain", "h\xc3\xa9llo"}).ok());
+  auto served = std::async(std::launch::async,
+                           [&] { return owner->Serve(Clock::now() + std::chrono::seconds(5)); });
+
+  Display* d = XOpenDisplay(display_.c_str());
+  ASSERT_NE(d, nullptr);
+  const Window w = XCreateSimpleWindow(d, DefaultRootWindow(d), 0, 0, 1, 1, 0, 0, 0);
+  auto atom = [&](const char* name) { return XInternAtom(d, name, False); };
+  const Atom pairs_property = atom("PAIRS");
+  const Atom into_utf8 = atom("INTO_UTF8"), into_latin1 = atom("INTO_LATIN1"),
+             into_png = atom("INTO_PNG"), into_targets = atom("INTO_TARGETS");
+  const long pairs[] = {static_cast<long>(atom("UTF8_STRING")), static_cast<long>(into_utf8),
+                        static_cast<long>(XA_STRING),           static_cast<long>(into_latin1),
+                        static_cast<long>(atom("image/png")),   static_cast<long>(into_png),
+                        static_cast<long>(atom("TARGETS")),     static_cast<long>(into_targets)};
+  XChangeProperty(d, w, pairs_property, atom("ATOM_PAIR"), 32, PropModeReplace,
+                  reinterpret_cast<const unsigned char*>(pairs), 8);
+  XConvertSelection(d, atom("CLIPBOARD"), atom("MULTIPLE"), pairs_property, w, CurrentTime);
+  XFlush(d);
+  XEvent e;
+  ASSERT_TRUE(
+      test::WaitUntil([&] { return XCheckTypedWindowEvent(d, w, SelectionNotify, &e) == True; }));
+  ASSERT_EQ(e.xselection.property, pairs_property) << "MULTIPLE was refused";
+  auto read = [&](Atom property, Atom* type, int* format) {
+    unsigned long count = 0, after = 0;
+    unsigned char* data = nullptr;
+    *type = None;
+    *format = 0;
+    XGetWindowProperty(d, w, property, 0, 1 << 16, False, AnyPropertyType, type, format, &count,
+                       &after, &data);
+    std::string bytes;
+    if (data != nullptr) {
+      bytes.assign(reinterpret_cast<char*>(data), *format == 32 ? count * sizeof(long) : count);
+      XFree(data);
+    }
+    return bytes;
+  };
+  Atom type = None;
+  int format = 0;
+  const std::string written = read(pairs_property, &type, &format);
+  EXPECT_EQ(type, atom("ATOM_PAIR"));
+  ASSERT_EQ(written.size(), sizeof(pairs));
+  const long* back = reinterpret_cast<const long*>(written.data());
+  EXPECT_EQ(back[1], static_cast<long>(into_utf8));
+  EXPECT_EQ(back[3], static_cast<long>(into_latin1));
+  EXPECT_EQ(back[5], static_cast<long>(None)) << "image/png is refused: its property is None";
+  EXPECT_EQ(back[7], static_cast<long>(into_targets));
+  EXPECT_EQ(read(into_utf8, &type, &format), "h\xc3\xa9llo");
+  EXPECT_EQ(type, atom("UTF8_STRING"));
+  EXPECT_EQ(read(into_latin1, &type, &format), "h\xe9llo");
+  EXPECT_EQ(type, XA_STRING);
+  read(into_png, &type, &format);
+  EXPECT_EQ(type, static_cast<Atom>(None)) << "nothing written for a refused pair";
+  const std::string targets = read(into_targets, &type, &format);
+  EXPECT_EQ(type, XA_ATOM);
+  const long* listed = reinterpret_cast<const long*>(targets.data());
+  EXPECT_NE(std::find(listed, listed + targets.size() / sizeof(long),
+                      static_cast<long>(atom("MULTIPLE"))),
+            listed + targets.size() / sizeof(long))
+      << "TARGETS lists MULTIPLE";
+
+  // MULTIPLE without a property to read the pairs from is refused.
+  XConvertSelection(d, atom("CLIPBOARD"), atom("MULTIPLE"), None, w, CurrentTime);
+  XFlush(d);
+  ASSERT_TRUE(
+      test::WaitUntil([&] { return XCheckTypedWindowEvent(d, w, SelectionNotify, &e) == True; }));
+  EXPECT_EQ(e.xselection.property, static_cast<Atom>(None));
+  XCloseDisplay(d);
+  // Someone else copies: the owner's Serve() ends.
+  auto other = Open();
+  ASSERT_TRUE(other && other->Own(Selection::kClipboard, {"text/plain", "theirs"}).ok());
+  ASSERT_EQ(served.wait_for(std::chrono::seconds(5)), std::future_status::ready);
 }
 
 TEST_F(X11ClipboardDesktopTest, AnOwnerThatNeverAnswersCostsOneDeadline) {

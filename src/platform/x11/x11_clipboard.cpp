@@ -338,11 +338,52 @@ void X11Clipboard::Answer(const XEvent& event) {
   reply.xselection.target = r.target;
   reply.xselection.time = r.time;
   reply.xselection.property = None;
-  // Obsolete clients name no property: ICCCM says use the target's name.
-  const Atom property = r.property == None ? r.target : r.property;
   const bool ours = owned_ && !lost_ && r.owner == window_ &&
                     r.selection == SelectionAtom(*owned_) &&
                     (r.time == CurrentTime || r.time >= owned_since_);
+  if (ours && r.target == Intern("MULTIPLE")) {
+    // ICCCM §2.6.2: the property holds (target, property) pairs; each
+    // target is converted into its property, and a pair refused has its
+    // property replaced by None in the list written back. MULTIPLE always
+    // names its property (no obsolete-client fallback).
+    if (r.property != None && ConvertPairs(r.requestor, r.property)) {
+      reply.xselection.property = r.property;
+    }
+  } else if (ours) {
+    // Obsolete clients name no property: ICCCM says use the target's name.
+    const Atom property = r.property == None ? r.target : r.property;
+    if (ConvertInto(r.requestor, r.target, property)) reply.xselection.property = property;
+  }
+  XSendEvent(d, r.requestor, False, NoEventMask, &reply);
+  XFlush(d);
+}
+
+bool X11Clipboard::ConvertPairs(unsigned long requestor, unsigned long property) {
+  Display* d = display_->raw();
+  const Atom atom_pair = Intern("ATOM_PAIR");
+  const Atom multiple = Intern("MULTIPLE");
+  Property pairs = ReadProperty(d, requestor, property, false);
+  if (pairs.format != 32 || (pairs.type != atom_pair && pairs.type != XA_ATOM)) return false;
+  std::vector<long> list(pairs.bytes.size() / sizeof(long));
+  std::copy_n(pairs.bytes.data(), list.size() * sizeof(long), reinterpret_cast<char*>(list.data()));
+  if (list.empty() || list.size() % 2 != 0) return false;
+  for (size_t i = 0; i < list.size(); i += 2) {
+    const Atom target = static_cast<Atom>(list[i]);
+    const Atom into = static_cast<Atom>(list[i + 1]);
+    // A MULTIPLE inside MULTIPLE, or a pair without a property: refused.
+    if (into == None || target == multiple || !ConvertInto(requestor, target, into)) {
+      list[i + 1] = static_cast<long>(None);
+    }
+  }
+  XChangeProperty(d, requestor, property, atom_pair, 32, PropModeReplace,
+                  reinterpret_cast<const unsigned char*>(list.data()),
+                  static_cast<int>(list.size()));
+  return true;
+}
+
+bool X11Clipboard::ConvertInto(unsigned long requestor, unsigned long target,
+                               unsigned long property) {
+  Display* d = display_->raw();
   const bool text = data_.mime == kTextMime;
   const Atom utf8 = Intern("UTF8_STRING");
   const Atom targets = Intern("TARGETS");
@@ -350,8 +391,9 @@ void X11Clipboard::Answer(const XEvent& event) {
   const Atom text_atom = Intern("TEXT");
   const Atom text_utf8 = Intern(kTextUtf8Mime);
   const Atom text_plain = Intern(std::string(kTextMime).c_str());
-  if (ours && r.target == targets) {
-    std::vector<long> list = {static_cast<long>(targets), static_cast<long>(timestamp)};
+  if (target == targets) {
+    std::vector<long> list = {static_cast<long>(targets), static_cast<long>(timestamp),
+                              static_cast<long>(Intern("MULTIPLE"))};
     if (text) {
       for (Atom a : {utf8, text_utf8, text_plain, text_atom, static_cast<Atom>(XA_STRING)}) {
         list.push_back(static_cast<long>(a));
@@ -359,51 +401,48 @@ void X11Clipboard::Answer(const XEvent& event) {
     } else {
       list.push_back(static_cast<long>(Intern(data_.mime.c_str())));
     }
-    XChangeProperty(d, r.requestor, property, XA_ATOM, 32, PropModeReplace,
+    XChangeProperty(d, requestor, property, XA_ATOM, 32, PropModeReplace,
                     reinterpret_cast<const unsigned char*>(list.data()),
                     static_cast<int>(list.size()));
-    reply.xselection.property = property;
-  } else if (ours && r.target == timestamp) {
-    const long t = static_cast<long>(owned_since_);
-    XChangeProperty(d, r.requestor, property, XA_INTEGER, 32, PropModeReplace,
-                    reinterpret_cast<const unsigned char*>(&t), 1);
-    reply.xselection.property = property;
-  } else if (ours) {
-    std::optional<std::pair<Atom, std::string>> payload;
-    if (text && (r.target == utf8 || r.target == text_atom || r.target == text_utf8 ||
-                 r.target == text_plain)) {
-      payload.emplace(r.target == text_atom ? utf8 : r.target, data_.bytes);
-    } else if (text && r.target == XA_STRING) {
-      payload.emplace(XA_STRING, ToLatin1(data_.bytes));
-    } else if (!text && r.target == Intern(data_.mime.c_str())) {
-      payload.emplace(r.target, data_.bytes);
-    }
-    if (payload) {
-      auto& [type, bytes] = *payload;
-      if (bytes.size() <= max_piece_) {
-        XChangeProperty(d, r.requestor, property, type, 8, PropModeReplace,
-                        reinterpret_cast<const unsigned char*>(bytes.data()),
-                        static_cast<int>(bytes.size()));
-      } else {
-        // INCR (ICCCM §2.7.2): announce the size; each time the requestor
-        // deletes the property, the next piece goes in (Continue()).
-        XSelectInput(d, r.requestor, PropertyChangeMask);
-        const long size = static_cast<long>(bytes.size());
-        XChangeProperty(d, r.requestor, property, Intern("INCR"), 32, PropModeReplace,
-                        reinterpret_cast<const unsigned char*>(&size), 1);
-        auto t = std::make_unique<Transfer>();
-        t->requestor = r.requestor;
-        t->property = property;
-        t->type = type;
-        t->bytes = std::move(bytes);
-        t->last = Clock::now();
-        transfers_.push_back(std::move(t));
-      }
-      reply.xselection.property = property;
-    }
+    return true;
   }
-  XSendEvent(d, r.requestor, False, NoEventMask, &reply);
-  XFlush(d);
+  if (target == timestamp) {
+    const long t = static_cast<long>(owned_since_);
+    XChangeProperty(d, requestor, property, XA_INTEGER, 32, PropModeReplace,
+                    reinterpret_cast<const unsigned char*>(&t), 1);
+    return true;
+  }
+  std::optional<std::pair<Atom, std::string>> payload;
+  if (text &&
+      (target == utf8 || target == text_atom || target == text_utf8 || target == text_plain)) {
+    payload.emplace(target == text_atom ? utf8 : target, data_.bytes);
+  } else if (text && target == XA_STRING) {
+    payload.emplace(XA_STRING, ToLatin1(data_.bytes));
+  } else if (!text && target == Intern(data_.mime.c_str())) {
+    payload.emplace(target, data_.bytes);
+  }
+  if (!payload) return false;
+  auto& [type, bytes] = *payload;
+  if (bytes.size() <= max_piece_) {
+    XChangeProperty(d, requestor, property, type, 8, PropModeReplace,
+                    reinterpret_cast<const unsigned char*>(bytes.data()),
+                    static_cast<int>(bytes.size()));
+    return true;
+  }
+  // INCR (ICCCM §2.7.2): announce the size; each time the requestor
+  // deletes the property, the next piece goes in (Continue()).
+  XSelectInput(d, requestor, PropertyChangeMask);
+  const long size = static_cast<long>(bytes.size());
+  XChangeProperty(d, requestor, property, Intern("INCR"), 32, PropModeReplace,
+                  reinterpret_cast<const unsigned char*>(&size), 1);
+  auto t = std::make_unique<Transfer>();
+  t->requestor = requestor;
+  t->property = property;
+  t->type = type;
+  t->bytes = std::move(bytes);
+  t->last = Clock::now();
+  transfers_.push_back(std::move(t));
+  return true;
 }
 
 void X11Clipboard::Continue(const XEvent& event) {

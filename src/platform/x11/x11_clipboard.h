@@ -6,7 +6,7 @@
 // property, or the INCR protocol when the owner sends it in pieces (ICCCM
 // §2.7.2). Writing: SelectionRequest answered by setting the requestor's
 // property, or by INCR for content above kIncrThreshold (and above what
-// one request may carry).
+// one request may carry); MULTIPLE requests convert each pair they list.
 //
 // Every wait polls the connection's socket with the time left, so no call
 // blocks past its deadline whatever the other client does.
@@ -65,6 +65,13 @@ class X11Clipboard final : public Clipboard {
   bool WaitFor(Deadline deadline, const std::function<bool(const _XEvent&)>& match, _XEvent* out);
   void Dispatch(const _XEvent& event);
   void Answer(const _XEvent& request);
+  // Writes `target` of what we own into `property` of `requestor` (TARGETS,
+  // TIMESTAMP, the content's types; INCR when large); false when refused.
+  bool ConvertInto(unsigned long requestor, unsigned long target, unsigned long property);
+  // A MULTIPLE request (ICCCM §2.6.2): each (target, property) pair of
+  // `property` converted, refused ones set to None in the list written
+  // back; false when the property holds no pairs.
+  bool ConvertPairs(unsigned long requestor, unsigned long property);
   void Continue(const _XEvent& property_event);
   void DropStalled();
 
