@@ -82,6 +82,8 @@ class VncInput final : public Input {
     if (buttons_ != 0 && position_) (void)connection_->SendPointer(*position_, 0);
   }
 
+  std::string_view kind() const override { return "vnc"; }
+
   Status MovePointer(Point to) override {
     position_ = to;
     connection_->NoteInput();
