@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "platform/x11/x_free.h"
+
 namespace uiscope::x11 {
 namespace {
 
@@ -20,13 +22,6 @@ int IgnoreXError(Display*, XErrorEvent*) { return 0; }
 int IgnoreXIOError(Display*) { return 0; }
 void MarkBroken(Display*, void* self) { *static_cast<bool*>(self) = true; }
 
-struct XFreeDeleter {
-  void operator()(void* p) const {
-    if (p) XFree(p);
-  }
-};
-template <typename T>
-using XPtr = std::unique_ptr<T, XFreeDeleter>;
 
 // Reads a window property of `type` (AnyPropertyType allowed); empty when unset.
 std::vector<unsigned char> GetProperty(Display* d, Window w, const char* name, Atom type,

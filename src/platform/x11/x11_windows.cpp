@@ -11,18 +11,14 @@
 #include <thread>
 #include <vector>
 
+#include "platform/x11/x_free.h"
+
 namespace uiscope {
 
 namespace x11 {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct XFreeDeleter {
-  void operator()(void* p) const {
-    if (p) XFree(p);
-  }
-};
 
 // A window property of 32-bit items (windows, cardinals) as longs, as Xlib
 // returns them; empty when unset or of another format.
@@ -38,7 +34,7 @@ std::vector<long> LongProperty(Display* d, Window w, const char* name, Atom type
       raw == nullptr) {
     return {};
   }
-  std::unique_ptr<unsigned char, XFreeDeleter> owned(raw);
+  XPtr<unsigned char> owned(raw);
   if (actual == None || format != 32) return {};
   const long* items = reinterpret_cast<const long*>(raw);
   return std::vector<long>(items, items + count);
@@ -77,7 +73,7 @@ std::string StringProperty(Display* d, Window w, const char* name, Atom type) {
       raw == nullptr) {
     return "";
   }
-  std::unique_ptr<unsigned char, XFreeDeleter> owned(raw);
+  XPtr<unsigned char> owned(raw);
   if (actual == None || format != 8) return "";
   return std::string(reinterpret_cast<const char*>(raw), count);
 }
@@ -181,7 +177,7 @@ Result<std::vector<WindowInfo>> ListClientWindows(const X11Display& display) {
     Window* children = nullptr;
     unsigned int n = 0;
     if (XQueryTree(d, root, &root_ret, &parent, &children, &n) && children != nullptr) {
-      std::unique_ptr<Window, XFreeDeleter> owned(children);
+      XPtr<Window> owned(children);
       for (unsigned int i = 0; i < n; ++i) {
         XWindowAttributes attrs;
         if (XGetWindowAttributes(d, children[i], &attrs) && attrs.map_state == IsViewable &&
@@ -288,7 +284,7 @@ Status X11Windows::Close(uint64_t window) {
   const Atom delete_window = XInternAtom(d, "WM_DELETE_WINDOW", False);
   bool supported = false;
   if (XGetWMProtocols(d, w, &protocols, &count) && protocols != nullptr) {
-    std::unique_ptr<Atom, XFreeDeleter> owned(protocols);
+    XPtr<Atom> owned(protocols);
     supported = std::find(protocols, protocols + count, delete_window) != protocols + count;
   }
   if (!supported) {
