@@ -212,9 +212,10 @@ void MeasureObserve(const std::string& display, int port, const VncOptions& opti
       return;
     }
     const Stats warm = Summarise(t.warm);
-    std::printf("%-34s %s  first %7.1f ms  warm median %7.2f  p95 %7.2f  (n=%d, %d nodes, %d "
-                "windows)\n",
-                "", backend, t.first, warm.median, warm.p95, warm.count, t.nodes, t.windows);
+    std::printf(
+        "%-34s %s  first %7.1f ms  warm median %7.2f  p95 %7.2f  (n=%d, %d nodes, %d "
+        "windows)\n",
+        "", backend, t.first, warm.median, warm.p95, warm.count, t.nodes, t.windows);
   };
   std::printf("%-34s target %d ms warm: %s\n", "observe (ax + OCR + vision)", 500,
               vnc.error.empty() && Summarise(vnc.warm).median <= 500 ? "met" : "NOT met");

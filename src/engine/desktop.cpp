@@ -64,7 +64,8 @@ Image TitleInk(const Image& screen, const Rect& band) {
   const int sign = darker >= lighter ? -1 : 1;
   int reach = 1;
   for (int y = 0; y < h; ++y) {
-    for (int x = x0; x < x1; ++x) reach = std::max(reach, sign * dev[static_cast<size_t>(y) * w + x]);
+    for (int x = x0; x < x1; ++x)
+      reach = std::max(reach, sign * dev[static_cast<size_t>(y) * w + x]);
   }
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {

@@ -321,8 +321,8 @@ Result<std::optional<TargetPixels::Shot>> TargetPixels::Capture(
   if (!frame.ok()) {
     if (DesktopGone(*lease_)) return frame.error();
     warnings.push_back("could not capture " +
-                       (target.title.empty() ? "a window" : "\"" + target.title + "\"") +
-                       " for " + source_ + ": " + frame.error().message);
+                       (target.title.empty() ? "a window" : "\"" + target.title + "\"") + " for " +
+                       source_ + ": " + frame.error().message);
     return std::optional<Shot>();
   }
   shot.frame = std::move(frame).value();

@@ -155,8 +155,9 @@ std::vector<TitleBar> FindTitleBars(const Image& screen) {
       // The nearest boundary below at the band's height with the same ends.
       for (int bottom = top + kMinBandHeight;
            bottom <= std::min(top + kMaxBandHeight, screen.height - 1); ++bottom) {
-        const auto match = std::find_if(runs[bottom].begin(), runs[bottom].end(),
-                                        [&](const Span& b) { return Near(b.x0, s.x0) && Near(b.x1, s.x1); });
+        const auto match =
+            std::find_if(runs[bottom].begin(), runs[bottom].end(),
+                         [&](const Span& b) { return Near(b.x0, s.x0) && Near(b.x1, s.x1); });
         if (match == runs[bottom].end()) continue;
         if (!BandInside(screen, s, top, bottom)) continue;
         const Rect band{s.x0, top, s.x1 - s.x0, bottom - top};
@@ -177,9 +178,8 @@ std::vector<TitleBar> FindTitleBars(const Image& screen) {
         if (low - bottom < kMinClientHeight) continue;
         const Rect frame{s.x0, top, s.x1 - s.x0, low - top};
         // The same band found from a boundary a row or two off.
-        const bool seen = std::any_of(bars.begin(), bars.end(), [&](const TitleBar& b) {
-          return IoU(b.band, band) >= 0.5;
-        });
+        const bool seen = std::any_of(bars.begin(), bars.end(),
+                                      [&](const TitleBar& b) { return IoU(b.band, band) >= 0.5; });
         // Part of a window found before: it does not reach out of it.
         const bool part = std::any_of(bars.begin(), bars.end(), [&](const TitleBar& b) {
           return Within(band, b.frame) && Within(frame, b.frame);
@@ -253,8 +253,8 @@ std::vector<WindowInfo> TitleBarWindows::List(const Image& screen) {
     w.app_class = "VNC";
     w.app_instance = "vnc";
     w.frame = bar.frame;
-    w.bounds = Rect{bar.frame.x, bar.band.Bottom(), bar.frame.w,
-                    bar.frame.Bottom() - bar.band.Bottom()};
+    w.bounds =
+        Rect{bar.frame.x, bar.band.Bottom(), bar.frame.w, bar.frame.Bottom() - bar.band.Bottom()};
     w.visible = true;
     // The window seen last time: overlapping most, else titled the same.
     const WindowInfo* before = nullptr;
@@ -275,9 +275,9 @@ std::vector<WindowInfo> TitleBarWindows::List(const Image& screen) {
       id = before->id;
     } else {
       const std::string key = TitleKey(w.title);
-      id = IdOf(!key.empty() ? key
-                             : "at " + std::to_string(bar.band.x) + "," +
-                                   std::to_string(bar.band.y));
+      id = IdOf(!key.empty()
+                    ? key
+                    : "at " + std::to_string(bar.band.x) + "," + std::to_string(bar.band.y));
       // Two windows of the same title: the later one by its position.
       if (std::find(taken.begin(), taken.end(), id) != taken.end()) {
         id = IdOf(key + " at " + std::to_string(bar.band.x) + "," + std::to_string(bar.band.y));

@@ -73,8 +73,8 @@ class VncWindows final : public WindowSystem {
       if (std::chrono::steady_clock::now() >= deadline) {
         return MakeError(ErrorCode::kTimeout,
                          "window \"" + target->title + "\" on " + connection_->url() +
-                             " did not come to the top within " +
-                             std::to_string(timeout.count()) + " ms of a click on its title bar");
+                             " did not come to the top within " + std::to_string(timeout.count()) +
+                             " ms of a click on its title bar");
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -116,8 +116,8 @@ class VncWindows final : public WindowSystem {
       known += (known.empty() ? "" : ", ") + std::to_string(w.id) + " \"" + w.title + "\"";
     }
     return MakeError(ErrorCode::kNotFound, "no window " + std::to_string(window) + " on " +
-                                               connection_->url() + " (its windows now: " +
-                                               known + ")");
+                                               connection_->url() + " (its windows now: " + known +
+                                               ")");
   }
 
   std::shared_ptr<VncConnection> connection_;
@@ -164,8 +164,7 @@ class VncDesktop final : public Desktop {
 }  // namespace
 
 Result<std::unique_ptr<Desktop>> OpenVncDesktop(const VncAddress& address,
-                                                const VncOptions& options,
-                                                TitleReader read_title) {
+                                                const VncOptions& options, TitleReader read_title) {
   auto connection = VncConnection::Connect(address, options);
   if (!connection.ok()) return connection.error();
   return std::unique_ptr<Desktop>(
