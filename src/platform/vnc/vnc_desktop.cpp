@@ -11,13 +11,20 @@
 namespace uiscope {
 namespace {
 
+// Finding title bars needs the pixels alone.
+CaptureOptions WithoutHashes() {
+  CaptureOptions options;
+  options.hashes = false;
+  return options;
+}
+
 // The screen as the bottom window, and the windows found from their title
 // bars over it (see the header).
 class VncWindows final : public WindowSystem {
  public:
   VncWindows(std::shared_ptr<VncConnection> connection, TitleReader read_title)
       : connection_(std::move(connection)),
-        capture_(OpenVncCapture(connection_, CaptureOptions{.hashes = false})),
+        capture_(OpenVncCapture(connection_, WithoutHashes())),
         found_(std::move(read_title)) {}
 
   bool has_window_manager() override { return false; }
