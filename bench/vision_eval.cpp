@@ -63,6 +63,7 @@
 #include "ocr/gray_image.h"
 #include "ocr/line_finder.h"
 #include "platform/x11/x11_display.h"
+#include "platform/x11/x11_windows.h"
 #include "platform/x11/ximage_capture.h"
 #include "session/headless_desktop.h"
 #include "session/process.h"
@@ -272,13 +273,14 @@ class Bench {
 
   // The top-level window of `pid` (or titled `title`) once mapped and
   // unchanged for half a second.
-  std::optional<x11::TopLevel> WindowOf(int pid, const std::string& title) {
-    std::optional<x11::TopLevel> last;
+  std::optional<WindowInfo> WindowOf(int pid, const std::string& title) {
+    std::optional<WindowInfo> last;
     int stable = 0;
     const auto deadline = Clock::now() + std::chrono::seconds(20);
     while (Clock::now() < deadline) {
-      std::optional<x11::TopLevel> now;
-      for (const x11::TopLevel& t : display_->TopLevels()) {
+      std::optional<WindowInfo> now;
+      auto listed = x11::ListClientWindows(*display_);
+      for (const WindowInfo& t : listed.ok() ? *listed : std::vector<WindowInfo>{}) {
         if ((title.empty() ? t.pid == pid : t.title == title) && t.bounds.w > 50) now = t;
       }
       if (now && last && now->bounds == last->bounds) {
@@ -620,7 +622,7 @@ int Run(const Options& options) {
         std::fprintf(stderr, "bench_vision_eval: xcalc showed no window\n");
         continue;
       }
-      std::vector<Truth> truths = bench.XWindowTruth(window->window, window->bounds);
+      std::vector<Truth> truths = bench.XWindowTruth(window->id, window->bounds);
       auto e = DetectAndLabel(bench, detectors, reader, window->bounds);
       if (!e.ok()) continue;
       timed(*e);

@@ -1287,7 +1287,7 @@ Status Executor::Perform() {
     case Path::kXTest:
       break;
   }
-  result_.via = "xtest";
+  result_.via = std::string(input->kind());
   result_.points = plan_.points;
   switch (r.kind) {
     case ActionKind::kClick: {

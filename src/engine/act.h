@@ -111,8 +111,8 @@ struct ActionRequest {
 struct ActionResult {
   std::string tool;
   bool performed = false;
-  // How: "accessibility" (an action), "editable_text", "value" or "xtest";
-  // "" when not performed.
+  // How: "accessibility" (an action), "editable_text", "value", or the
+  // input's kind ("xtest", "vnc": Input::kind()); "" when not performed.
   std::string via;
   // What exactly, for people: "action \"click\"", "SetTextContents",
   // "left click at 431,268", ...

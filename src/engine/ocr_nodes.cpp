@@ -284,48 +284,66 @@ Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease
                       options);
 }
 
+Result<TargetPixels> TargetPixels::Open(const Snapshot& snapshot, Workspace::Lease& lease,
+                                        const std::vector<Rect>& also_masked,
+                                        std::string_view source) {
+  if (lease.capture == nullptr) {
+    return MakeError(ErrorCode::kUnsupported,
+                     "source \"" + std::string(source) + "\" needs the screen, and desktop " +
+                         lease.display + " has none (a fake desktop); use sources [\"ax\"]");
+  }
+  TargetPixels p;
+  p.lease_ = &lease;
+  p.source_ = source;
+  p.screen_ = Rect{0, 0, lease.capture->screen_width(), lease.capture->screen_height()};
+  p.passwords_ = PasswordFieldBounds(snapshot.roots);
+  p.passwords_.insert(p.passwords_.end(), also_masked.begin(), also_masked.end());
+  auto listed = TopLevelWindows(lease);
+  if (!listed.ok()) return listed.error();
+  p.tops_ = std::move(listed).value();
+  p.stacking_ = HiddenWindows::StackingOf(p.tops_);
+  p.hidden_ = lease.observer != nullptr ? HiddenWindows::Of(*lease.observer) : HiddenWindows();
+  p.denied_ = p.hidden_.Regions(p.tops_, p.stacking_);
+  return p;
+}
+
+Result<std::optional<TargetPixels::Shot>> TargetPixels::Capture(
+    const OcrTarget& target, std::vector<std::string>& warnings) {
+  Shot shot;
+  shot.region = Intersect(target.bounds, screen_);
+  if (shot.region.Empty()) return std::optional<Shot>();
+  // Text and controls another window shows over the target are not its own.
+  shot.covered = CoveredParts(target, tops_, stacking_);
+  shot.masks = passwords_;
+  shot.masks.insert(shot.masks.end(), shot.covered.begin(), shot.covered.end());
+  shot.masks.insert(shot.masks.end(), denied_.begin(), denied_.end());
+  auto frame = lease_->capture->CaptureRegion(shot.region);
+  if (!frame.ok()) {
+    if (DesktopGone(*lease_)) return frame.error();
+    warnings.push_back("could not capture " +
+                       (target.title.empty() ? "a window" : "\"" + target.title + "\"") + " for " +
+                       source_ + ": " + frame.error().message);
+    return std::optional<Shot>();
+  }
+  shot.frame = std::move(frame).value();
+  return std::optional<Shot>(std::move(shot));
+}
+
 Result<OcrSourceResult> AddOcrSource(Snapshot& snapshot, Workspace::Lease& lease,
                                      TextReader& reader, std::vector<OcrTarget> targets,
                                      const ocr::OcrOptions& options,
                                      const std::vector<Rect>& also_masked) {
-  if (lease.capture == nullptr) {
-    return MakeError(ErrorCode::kUnsupported,
-                     "source \"ocr\" needs the screen, and desktop " + lease.display +
-                         " has none (a fake desktop); use sources [\"ax\"]");
-  }
   const auto start = std::chrono::steady_clock::now();
-  const Rect screen{0, 0, lease.capture->screen_width(), lease.capture->screen_height()};
-  std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
-  passwords.insert(passwords.end(), also_masked.begin(), also_masked.end());
-  auto listed = TopLevelWindows(lease);
-  if (!listed.ok()) return listed.error();
-  const std::vector<WindowInfo>& tops = *listed;
-  const std::vector<uint64_t> stacking = HiddenWindows::StackingOf(tops);
-  // The windows of deny-listed apps are blanked like password fields.
-  const HiddenWindows hidden =
-      lease.observer != nullptr ? HiddenWindows::Of(*lease.observer) : HiddenWindows();
-  const std::vector<Rect> denied = hidden.Regions(tops, stacking);
-
+  auto pixels = TargetPixels::Open(snapshot, lease, also_masked, "ocr");
+  if (!pixels.ok()) return pixels.error();
   OcrSourceResult result;
   std::vector<OcrTargetText> texts;
   for (OcrTarget& target : targets) {
-    const Rect r = Intersect(target.bounds, screen);
-    if (r.Empty()) continue;
-    // Password fields and what other windows hide are blanked before OCR:
-    // text another window shows there is not this window's.
-    std::vector<Rect> masks = passwords;
-    const std::vector<Rect> covered = CoveredParts(target, tops, stacking);
-    masks.insert(masks.end(), covered.begin(), covered.end());
-    masks.insert(masks.end(), denied.begin(), denied.end());
-    auto frame = lease.capture->CaptureRegion(r);
-    if (!frame.ok()) {
-      if (DesktopGone(lease)) return frame.error();
-      result.warnings.push_back("could not capture " +
-                                (target.title.empty() ? "a window" : "\"" + target.title + "\"") +
-                                " for OCR: " + frame.error().message);
-      continue;
-    }
-    auto text = reader.ReadImage(frame->image, Point{r.x, r.y}, options, masks);
+    auto shot = pixels->Capture(target, result.warnings);
+    if (!shot.ok()) return shot.error();
+    if (!*shot) continue;
+    const Rect& r = (*shot)->region;
+    auto text = reader.ReadImage((*shot)->frame.image, Point{r.x, r.y}, options, (*shot)->masks);
     if (!text.ok()) {
       // No OCR engine, or a bad language: the same for every target.
       return text.error();

@@ -27,6 +27,7 @@
 #include "core/node.h"
 #include "core/result.h"
 #include "engine/observe.h"
+#include "engine/privacy.h"
 #include "engine/read_text.h"
 #include "engine/workspace.h"
 #include "ocr/ocr_types.h"
@@ -68,6 +69,47 @@ std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
 // top-level overlaps it enough). Masked before OCR and vision.
 std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<WindowInfo>& tops,
                                const std::vector<uint64_t>& stacking);
+
+// The pixels of OCR and vision targets, each captured with what must not be
+// read there listed for blanking: the password fields of the snapshot (and
+// `also_masked`), the parts of the target other windows cover, and the
+// windows of deny-listed apps (engine/privacy.h). One per pass over the
+// targets: the desktop's windows are listed once, when it is opened.
+class TargetPixels {
+ public:
+  // Unsupported on a desktop without a screen, saying that source `source`
+  // ("ocr", "vision") needs one; the window listing's errors.
+  static Result<TargetPixels> Open(const Snapshot& snapshot, Workspace::Lease& lease,
+                                   const std::vector<Rect>& also_masked, std::string_view source);
+
+  // The desktop's top-level windows, bottom to top, and what the observer
+  // hides among them.
+  const std::vector<WindowInfo>& tops() const { return tops_; }
+  const HiddenWindows& hidden() const { return hidden_; }
+
+  struct Shot {
+    Rect region;                // the target's bounds on the screen
+    CapturedFrame frame;        // of `region`
+    std::vector<Rect> masks;    // screen pixels to blank before reading
+    std::vector<Rect> covered;  // the parts other windows cover (among `masks`)
+  };
+  // The pixels of `target`: nullopt when it lies off the screen, or its
+  // capture failed (a line in `warnings` says why); an error when the
+  // desktop went away.
+  Result<std::optional<Shot>> Capture(const OcrTarget& target, std::vector<std::string>& warnings);
+
+ private:
+  TargetPixels() = default;
+
+  Workspace::Lease* lease_ = nullptr;
+  std::string source_;
+  Rect screen_;
+  std::vector<Rect> passwords_;
+  std::vector<WindowInfo> tops_;
+  std::vector<uint64_t> stacking_;
+  HiddenWindows hidden_;
+  std::vector<Rect> denied_;
+};
 
 struct OcrTargetText {
   OcrTarget target;

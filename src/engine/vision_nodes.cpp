@@ -89,45 +89,23 @@ Result<VisionSourceResult> AddVisionSource(Snapshot& snapshot, Workspace::Lease&
                                            const ObserveRequest& scope,
                                            const ocr::OcrOptions& options,
                                            const std::vector<Rect>& also_masked) {
-  if (lease.capture == nullptr) {
-    return MakeError(ErrorCode::kUnsupported,
-                     "source \"vision\" needs the screen, and desktop " + lease.display +
-                         " has none (a fake desktop); use sources [\"ax\"]");
-  }
   const auto start = Clock::now();
-  const Rect screen{0, 0, lease.capture->screen_width(), lease.capture->screen_height()};
-  std::vector<Rect> passwords = PasswordFieldBounds(snapshot.roots);
-  passwords.insert(passwords.end(), also_masked.begin(), also_masked.end());
-  auto listed = TopLevelWindows(lease);
-  if (!listed.ok()) return listed.error();
-  const std::vector<WindowInfo>& tops = *listed;
-  const std::vector<uint64_t> stacking = HiddenWindows::StackingOf(tops);
   // Deny-listed apps (engine/privacy.h): their windows are no targets, and
   // blanked where they show.
-  const HiddenWindows hidden =
-      lease.observer != nullptr ? HiddenWindows::Of(*lease.observer) : HiddenWindows();
-  const std::vector<Rect> denied = hidden.Regions(tops, stacking);
+  auto pixels = TargetPixels::Open(snapshot, lease, also_masked, "vision");
+  if (!pixels.ok()) return pixels.error();
 
   VisionSourceResult result;
   std::vector<VisionTargetDetections> all;
-  for (OcrTarget& target : FindVisionTargets(snapshot, hidden.Visible(tops), scope)) {
-    const Rect r = Intersect(target.bounds, screen);
-    if (r.Empty()) continue;
-    // Password fields and what other windows hide are blanked before
-    // detection and OCR.
-    const std::vector<Rect> covered = CoveredParts(target, tops, stacking);
-    std::vector<Rect> masks = passwords;
-    masks.insert(masks.end(), covered.begin(), covered.end());
-    masks.insert(masks.end(), denied.begin(), denied.end());
-    auto frame = lease.capture->CaptureRegion(r);
-    if (!frame.ok()) {
-      if (DesktopGone(lease)) return frame.error();
-      result.warnings.push_back("could not capture " +
-                                (target.title.empty() ? "a window" : "\"" + target.title + "\"") +
-                                " for vision: " + frame.error().message);
-      continue;
-    }
-    const Image& image = frame->image;
+  for (OcrTarget& target :
+       FindVisionTargets(snapshot, pixels->hidden().Visible(pixels->tops()), scope)) {
+    auto shot = pixels->Capture(target, result.warnings);
+    if (!shot.ok()) return shot.error();
+    if (!*shot) continue;
+    const Rect r = (*shot)->region;
+    const std::vector<Rect>& covered = (*shot)->covered;
+    const std::vector<Rect>& masks = (*shot)->masks;
+    const Image& image = (*shot)->frame.image;
     const auto detect_start = Clock::now();
     auto elements = detector.Detect(image, Point{r.x, r.y}, masks);
     result.detect_ms += MsSince(detect_start);

@@ -61,6 +61,10 @@ class Input {
  public:
   virtual ~Input() = default;
 
+  // How the events travel, as action results name it (their `via`):
+  // "xtest" (X11's XTest extension) or "vnc" (RFB pointer and key events).
+  virtual std::string_view kind() const = 0;
+
   virtual Status MovePointer(Point to) = 0;
   virtual Result<Point> PointerPosition() = 0;
   virtual Status PressButton(MouseButton button) = 0;

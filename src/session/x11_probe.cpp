@@ -7,6 +7,8 @@
 #include <memory>
 #include <thread>
 
+#include "platform/x11/x_free.h"
+
 namespace uiscope::x11_probe {
 namespace {
 
@@ -14,10 +16,6 @@ struct DisplayCloser {
   void operator()(Display* display) const { XCloseDisplay(display); }
 };
 using DisplayPtr = std::unique_ptr<Display, DisplayCloser>;
-
-struct XFreeDeleter {
-  void operator()(unsigned char* data) const { XFree(data); }
-};
 
 DisplayPtr Open(const std::string& display_name) {
   return DisplayPtr(XOpenDisplay(display_name.c_str()));
@@ -42,7 +40,7 @@ uint64_t SupportingWmCheckWindow(const std::string& display_name) {
   int status =
       XGetWindowProperty(display.get(), DefaultRootWindow(display.get()), check, 0, 1, False,
                          XA_WINDOW, &actual_type, &actual_format, &item_count, &bytes_after, &raw);
-  std::unique_ptr<unsigned char, XFreeDeleter> data(raw);
+  x11::XPtr<unsigned char> data(raw);
   if (status != Success || actual_type != XA_WINDOW || actual_format != 32 || item_count < 1 ||
       !data) {
     return 0;
@@ -77,7 +75,7 @@ bool WindowManagerAnswers(const std::string& display_name, int timeout_ms) {
     unsigned char* raw = nullptr;
     const int status = XGetWindowProperty(d, probe, extents, 0, 4, False, XA_CARDINAL, &actual_type,
                                           &actual_format, &item_count, &bytes_after, &raw);
-    std::unique_ptr<unsigned char, XFreeDeleter> data(raw);
+    x11::XPtr<unsigned char> data(raw);
     answered = status == Success && actual_format == 32 && item_count == 4;
     if (answered || std::chrono::steady_clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

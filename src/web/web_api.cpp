@@ -163,6 +163,18 @@ Result<std::string> WebApi::DisplayOf(const std::string& id) {
   return MakeError(ErrorCode::kNotFound, "no session " + id + " (see /api/sessions)");
 }
 
+Result<std::unique_ptr<ScreenCapture>> WebApi::OpenCapture(const std::string& id,
+                                                           const CaptureOptions& options) {
+  if (services_.workspace == nullptr) return Missing("the sessions' screens");
+  auto lease = services_.workspace->Acquire(id);
+  if (!lease.ok()) return lease.error();
+  if (lease->desktop == nullptr) {
+    return MakeError(ErrorCode::kUnsupported,
+                     "session " + id + " has no screen to capture (" + lease->display + ")");
+  }
+  return lease->desktop->OpenCapture(options);
+}
+
 Result<std::vector<Rect>> WebApi::HiddenAreas(const std::string& id) {
   // Without a workspace nothing is observed, so nothing is hidden either.
   if (services_.workspace == nullptr || !services_.hides_apps) return std::vector<Rect>{};
@@ -215,7 +227,10 @@ mcp::HttpReply WebApi::Tiles(const Query&) {
         std::vector<TileSource> fresh;
         if (auto list = services_.sessions->List(); list.ok()) {
           for (const DesktopInfo& d : *list) {
-            if (d.alive) fresh.push_back({d.id, d.display_name});
+            if (!d.alive) continue;
+            fresh.push_back({d.id, [this, id = d.id](const CaptureOptions& options) {
+                               return OpenCapture(id, options);
+                             }});
           }
         }
         bool same = fresh.size() == sources.size();
@@ -269,7 +284,12 @@ mcp::HttpReply WebApi::Screenshot(const Query& q) {
   if (!display.ok()) return JsonError(display.error());
   auto hidden = HiddenAreas(id);
   if (!hidden.ok()) return JsonError(hidden.error());
-  auto png = ScreenPng(*display, *hidden);
+  CaptureOptions options;
+  options.hashes = false;
+  options.use_damage = false;
+  auto capture = OpenCapture(id, options);
+  if (!capture.ok()) return JsonError(capture.error());
+  auto png = ScreenPng(**capture, *hidden);
   if (!png.ok()) return JsonError(png.error());
   return Binary("image/png", std::move(*png));
 }
@@ -406,7 +426,12 @@ mcp::HttpReply WebApi::Crop(const Query& q) {
   }
   auto hidden = HiddenAreas(session);
   if (!hidden.ok()) return JsonError(hidden.error());
-  auto png = CropPng(c->display, boxes, *hidden);
+  CaptureOptions options;
+  options.hashes = false;
+  options.use_damage = false;
+  auto capture = OpenCapture(session, options);
+  if (!capture.ok()) return JsonError(capture.error());
+  auto png = CropPng(**capture, boxes, *hidden);
   if (!png.ok()) return JsonError(png.error());
   return Binary("image/png", std::move(*png));
 }

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "mcp/http_endpoint.h"
@@ -52,6 +53,10 @@ class WebApi {
   // ("" = the default one), engine/privacy.h. Unavailable when they cannot
   // be known (then nothing is shown: failing open would show them).
   Result<std::vector<Rect>> HiddenAreas(const std::string& id);
+  // A capture of session `id`'s screen ("" = the default desktop), opened
+  // from its Desktop through the workspace (any backend: X11, VNC).
+  Result<std::unique_ptr<ScreenCapture>> OpenCapture(const std::string& id,
+                                                     const CaptureOptions& options);
 
   WebOptions options_;
   WebServices services_;

@@ -58,12 +58,13 @@ std::vector<TileFeed::Changed> TileFeed::Tick(const std::vector<TileSource>& sou
       screen = std::move(it->second);
     }
     if (!screen.capture) {
-      // Hashes are computed here, only when XDamage does not say that
+      // Hashes are computed here, only when the damage does not say that
       // nothing changed: an unchanged tick costs the grab alone.
       CaptureOptions options;
       options.hashes = false;
       options.use_damage = true;
-      auto opened = OpenScreenCapture(source.display, options);
+      if (!source.open) continue;
+      auto opened = source.open(options);
       if (!opened.ok()) continue;
       screen.capture = std::move(*opened);
     }
@@ -103,26 +104,16 @@ std::vector<TileFeed::Changed> TileFeed::Tick(const std::vector<TileSource>& sou
   return changed;
 }
 
-Result<std::string> ScreenPng(const std::string& display, const std::vector<Rect>& masks) {
-  CaptureOptions options;
-  options.hashes = false;
-  options.use_damage = false;
-  auto capture = OpenScreenCapture(display, options);
-  if (!capture.ok()) return capture.error();
-  auto frame = (*capture)->CaptureScreen();
+Result<std::string> ScreenPng(ScreenCapture& capture, const std::vector<Rect>& masks) {
+  auto frame = capture.CaptureScreen();
   if (!frame.ok()) return frame.error();
   BlackOut(frame->image, {0, 0}, masks);
   return EncodePng(frame->image);
 }
 
-Result<std::string> CropPng(const std::string& display, const std::vector<CropBox>& boxes,
+Result<std::string> CropPng(ScreenCapture& capture, const std::vector<CropBox>& boxes,
                             const std::vector<Rect>& masks) {
-  CaptureOptions options;
-  options.hashes = false;
-  options.use_damage = false;
-  auto capture = OpenScreenCapture(display, options);
-  if (!capture.ok()) return capture.error();
-  const Rect screen{0, 0, (*capture)->screen_width(), (*capture)->screen_height()};
+  const Rect screen{0, 0, capture.screen_width(), capture.screen_height()};
   Rect area;
   for (const CropBox& b : boxes) {
     const Rect on = Intersect(b.box, screen);
@@ -135,7 +126,7 @@ Result<std::string> CropPng(const std::string& display, const std::vector<CropBo
   area = Intersect(Rect{area.x - kCropMargin, area.y - kCropMargin, area.w + 2 * kCropMargin,
                         area.h + 2 * kCropMargin},
                    screen);
-  auto frame = (*capture)->CaptureRegion(area);
+  auto frame = capture.CaptureRegion(area);
   if (!frame.ok()) return frame.error();
   BlackOut(frame->image, {frame->region.x, frame->region.y}, masks);
   std::vector<MarkToDraw> marks;

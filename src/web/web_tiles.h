@@ -1,8 +1,13 @@
 // The pixels the web page shows: live session tiles, whole screenshots, and
 // the crop of a held action's target.
 //
-// Tiles: TileFeed::Tick captures every session's screen (XShm) and, unless
-// XDamage reports that nothing was drawn since the last grab, hashes it
+// Every capture is opened from the session's Desktop (platform/desktop.h),
+// so a VNC session has tiles, screenshots and crops as a headless X11 one
+// does.
+//
+// Tiles: TileFeed::Tick captures every session's screen (XShm on X11, the
+// kept framebuffer over VNC) and, unless the capture's damage (XDamage, the
+// VNC update rectangles) reports that nothing was drawn since the last grab, hashes it
 // and compares the hash with the last one; only a changed screen is scaled
 // and encoded (JPEG), and kept in the shared TileCache under a new version,
 // which the page then fetches. An unchanged tile costs the grab (and at
@@ -54,10 +59,16 @@ class TileCache {
   std::map<std::string, Tile> tiles_;
 };
 
+// Opens a capture of one session's screen (from its Desktop).
+using OpenCaptureFn =
+    std::function<Result<std::unique_ptr<ScreenCapture>>(const CaptureOptions& options)>;
+
 // One session as the feed sees it.
 struct TileSource {
-  std::string session;  // "s12"
-  std::string display;  // ":12"
+  std::string session;  // "s12", "v1"
+  // Called when the feed has no capture of the session yet, or its last
+  // capture failed (the server went away): at most once a tick.
+  OpenCaptureFn open;
 };
 
 class TileFeed {
@@ -94,17 +105,17 @@ class TileFeed {
   double last_unchanged_cpu_ms_ = -1;
 };
 
-// The whole screen of `display` as PNG.
-Result<std::string> ScreenPng(const std::string& display, const std::vector<Rect>& masks);
+// The whole screen `capture` shows as PNG.
+Result<std::string> ScreenPng(ScreenCapture& capture, const std::vector<Rect>& masks);
 
-// A crop of `display` around `boxes` (screen pixels), each outlined and
+// A crop of the screen `capture` shows around `boxes` (screen pixels), each outlined and
 // labelled with its label ("1", "2", ...), as PNG. InvalidArgument when no
 // box lies on the screen.
 struct CropBox {
   Rect box;
   std::string label;
 };
-Result<std::string> CropPng(const std::string& display, const std::vector<CropBox>& boxes,
+Result<std::string> CropPng(ScreenCapture& capture, const std::vector<CropBox>& boxes,
                             const std::vector<Rect>& masks);
 
 // Paints `masks` (screen pixels) black in `image`, which shows the screen

@@ -13,6 +13,7 @@
 #include "engine/read_text.h"
 #include "ocr_test_support.h"
 #include "platform/x11/x11_display.h"
+#include "platform/x11/x11_windows.h"
 #include "support/desktop_fixture.h"
 #include "support/tree_queries.h"
 
@@ -90,8 +91,10 @@ class OcrDesktop {
     std::string id;
     WaitUntil(
         [&] {
-          for (const x11::TopLevel& t : (*display)->TopLevels()) {
-            if (t.pid == pid && t.bounds.w > 0) id = WindowIdText(t.window);
+          auto listed = x11::ListClientWindows(**display);
+          if (!listed.ok()) return false;
+          for (const WindowInfo& t : *listed) {
+            if (t.pid == pid && t.bounds.w > 0) id = WindowIdText(t.id);
           }
           return !id.empty();
         },
@@ -445,7 +448,9 @@ TEST(ObserveOcrDesktopTest, TextOfACoveringWindowIsNotReadIntoTheWindowBelow) {
   // into the window below: what lies under the covering frame is masked.
   auto windows = x11::X11Display::Open(d.desktop().info().display_name);
   ASSERT_TRUE(windows.ok());
-  for (const x11::TopLevel& t : (*windows)->TopLevels()) {
+  auto listed = x11::ListClientWindows(**windows);
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  for (const WindowInfo& t : *listed) {
     if (t.pid != above->pid()) continue;
     EXPECT_LT(t.frame.y, t.bounds.y) << "openbox draws a title bar";
     for (const auto& [text, box] : BelowLines(d, below->pid())) {

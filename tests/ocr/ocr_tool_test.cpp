@@ -8,6 +8,7 @@
 #include "mcp/tools/ocr_tools.h"
 #include "ocr_test_support.h"
 #include "platform/x11/x11_display.h"
+#include "platform/x11/x11_windows.h"
 #include "support/desktop_fixture.h"
 #include "support/fake_accessibility.h"
 
@@ -103,9 +104,11 @@ TEST(ReadTextToolDesktopTest, ReadsAnXtermWithStructuredContentMatchingItsSchema
   Rect bounds;
   ASSERT_TRUE(test::WaitUntil(
       [&] {
-        for (const x11::TopLevel& t : (*display)->TopLevels()) {
+        auto listed = x11::ListClientWindows(**display);
+        if (!listed.ok()) return false;
+        for (const WindowInfo& t : *listed) {
           if (t.pid == xterm->pid()) {
-            window = t.window;
+            window = t.id;
             bounds = t.bounds;
           }
         }

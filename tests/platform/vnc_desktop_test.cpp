@@ -173,6 +173,10 @@ TEST_F(X11VncTest, ClickOnLoginChangesTheStatusSeenOverTheSameLink) {
   ASSERT_TRUE(login.ok() && status.ok());
   // The status label's allocation may be narrow while it is empty: take its row.
   const Rect status_row{0, status->y, capture_->screen_width(), std::max(status->h, 20)};
+  // A second capture of the same connection (the web page's tiles beside
+  // the engine's) is told of the same change: damage is each capture's own.
+  auto other = OpenVncCapture(connection_);
+  ASSERT_TRUE(other->CaptureScreen().ok());
   auto before = capture_->CaptureRegion(status_row);
   ASSERT_TRUE(before.ok()) << before.error().ToString();
   ASSERT_TRUE(input_->Click(Center(*login), MouseButton::kLeft, 1).ok());
@@ -182,6 +186,11 @@ TEST_F(X11VncTest, ClickOnLoginChangesTheStatusSeenOverTheSameLink) {
   EXPECT_GT(DifferentPixels(before->image, after->image), 20u);
   ASSERT_TRUE(after->damage.has_value());
   EXPECT_FALSE(after->damage->empty());
+  auto seen_by_other = other->CaptureRegion(status_row);
+  ASSERT_TRUE(seen_by_other.ok());
+  ASSERT_TRUE(seen_by_other->damage.has_value());
+  EXPECT_FALSE(seen_by_other->damage->empty())
+      << "the other capture's damage was taken by the first";
   auto text = test::FixtureCommand(*fixture_, "status");
   ASSERT_TRUE(text.ok());
   EXPECT_EQ(*text, "Logged in as " + email);

@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "platform/x11/ximage_capture.h"
+#include "platform/x11/x11_windows.h"
 #include "support/desktop_fixture.h"
 
 // Xlib last: its macros (None, Status, Bool) clash with gtest and uiscope.
@@ -57,8 +58,10 @@ class XShmCaptureTest : public ::testing::Test {
   }
 
   uint64_t FixtureWindow() {
-    for (const auto& t : display_->TopLevels()) {
-      if (t.pid == fixture_->pid()) return t.window;
+    auto listed = x11::ListClientWindows(*display_);
+    if (!listed.ok()) return 0;
+    for (const WindowInfo& t : *listed) {
+      if (t.pid == fixture_->pid()) return t.id;
     }
     return 0;
   }

@@ -15,6 +15,7 @@
 
 #include "session/headless_desktop.h"
 #include "session/process.h"
+#include "support/cli_run.h"
 #include "support/desktop_fixture.h"
 #include "support/vnc_server.h"
 
@@ -24,11 +25,7 @@ namespace {
 using nlohmann::json;
 using std::chrono::milliseconds;
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using test::CliRun;
 
 // The fixture of this suite and an x11vnc serving the shared desktop.
 class VncSessionDesktopTest : public ::testing::Test {
@@ -57,29 +54,7 @@ class VncSessionDesktopTest : public ::testing::Test {
 
   // One CLI process, as a script runs it: no DISPLAY, only --session.
   CliRun Run(std::vector<std::string> args) {
-    SpawnOptions options;
-    options.argv = {UISCOPE_CLI};
-    options.argv.insert(options.argv.end(), args.begin(), args.end());
-    options.unset_env = {"DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS",
-                         "UISCOPE_SESSION"};
-    options.env = {{"UISCOPE_STATE_DIR", test::TestStateDir()}, {"UISCOPE_CONFIG", config_}};
-    options.capture_stdout = true;
-    options.log_file = test::TestStateDir() + "/vnc-session-cli.log";
-    CliRun r;
-    auto process = Process::Spawn(options);
-    if (!process.ok()) {
-      r.err = process.error().message;
-      return r;
-    }
-    for (;;) {
-      auto line = (*process)->ReadLine(milliseconds(60000));
-      if (!line.ok()) break;
-      r.out += *line + "\n";
-    }
-    auto code = (*process)->Wait(milliseconds(10000));
-    r.exit_code = code.ok() ? *code : -1;
-    r.err = FileTail(options.log_file, 20);
-    return r;
+    return test::RunIsolatedCli(UISCOPE_CLI, args, config_, "vnc-session-cli.log");
   }
 
   // `session attach` of x11vnc on `port`: the session's ID.
@@ -94,20 +69,8 @@ class VncSessionDesktopTest : public ::testing::Test {
     return info.value("id", "");
   }
 
-  // The first node named `name` (and of `role` unless empty) in an observe
-  // --json tree; null when there is none.
   static json FindNode(const json& node, const std::string& name, const std::string& role = "") {
-    if (node.value("name", "") == name && (role.empty() || node.value("role", "") == role)) {
-      return node;
-    }
-    for (const char* key : {"nodes", "children"}) {
-      if (!node.contains(key)) continue;
-      for (const json& child : node[key]) {
-        json found = FindNode(child, name, role);
-        if (!found.is_null()) return found;
-      }
-    }
-    return nullptr;
+    return test::FindJsonNode(node, name, role);
   }
   json Observe(const std::string& session) {
     CliRun r = Run({"observe", "--session", session, "--format", "json"});

@@ -188,10 +188,10 @@ json ActionOutputSchema() {
         {"performed", Boolean("the input or accessibility call reached the application")},
         {"via",
          {{"type", "string"},
-          {"enum", {"accessibility", "editable_text", "value", "xtest", ""}},
+          {"enum", {"accessibility", "editable_text", "value", "xtest", "vnc", ""}},
           {"description",
-           "how: an accessibility action, EditableText, the Value interface, or XTest input "
-           "(\"\" when not performed)"}}},
+           "how: an accessibility action, EditableText, the Value interface, XTest input, or "
+           "pointer and key events over VNC (a VNC session) (\"\" when not performed)"}}},
         {"method", String("what exactly was done")},
         {"effect",
          {{"type", "string"},

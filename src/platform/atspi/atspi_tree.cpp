@@ -14,6 +14,7 @@
 #include "core/ascii.h"
 #include "platform/atspi/atspi_constants.h"
 #include "platform/x11/x11_display.h"
+#include "platform/x11/x11_windows.h"
 
 namespace uiscope::atspi {
 namespace {
@@ -1742,9 +1743,9 @@ std::optional<Node> RefreshStored(DbusConnection& conn, const TreeRequest& reque
 // window coordinates, see Walker::ExtentsCall) are relative to the toplevel.
 // Shift each window's subtree by the X origin of the window with the same
 // pid and title.
-void FixWindowRelativeExtents(Node& app, const std::vector<x11::TopLevel>& toplevels) {
+void FixWindowRelativeExtents(Node& app, const std::vector<WindowInfo>& toplevels) {
   for (Node& window : app.children) {
-    const x11::TopLevel* match = nullptr;
+    const WindowInfo* match = nullptr;
     for (const auto& t : toplevels) {
       if ((t.pid == app.pid || app.pid == 0) && t.title == window.name) {
         match = &t;
@@ -1844,19 +1845,23 @@ constexpr auto kMirrorSyncWait = std::chrono::milliseconds(250);
 // all, children-changed or other; found by atspi_mirror_desktop_test), so
 // its trees cannot be vouched for and it is walked every time.
 std::string MirrorKeyFor(const TreeRequest& request, const AppInfo& app, const Rect& screen,
-                         const std::vector<x11::TopLevel>& toplevels) {
+                         const std::vector<WindowInfo>& toplevels) {
   if (app.pid <= 0 || IsGtk2(app) || IsGtk4(app)) return "";
   std::string key = std::to_string(request.include_hidden) + "," +
                     std::to_string(request.max_depth) + "," + std::to_string(request.max_nodes) +
                     "," + std::to_string(request.fetch_actions) + "," +
                     std::to_string(request.fetch_values) + "|" + std::to_string(screen.w) + "x" +
                     std::to_string(screen.h);
-  for (const x11::TopLevel& t : toplevels) {
+  // By window, not in stacking order: raising a window changes no tree.
+  std::vector<std::string> windows;
+  for (const WindowInfo& t : toplevels) {
     if (t.pid != app.pid) continue;
-    key += "|" + std::to_string(t.window) + ":" + t.title + "@" + std::to_string(t.bounds.x) + "," +
-           std::to_string(t.bounds.y) + "," + std::to_string(t.bounds.w) + "," +
-           std::to_string(t.bounds.h);
+    windows.push_back(std::to_string(t.id) + ":" + t.title + "@" + std::to_string(t.bounds.x) +
+                      "," + std::to_string(t.bounds.y) + "," + std::to_string(t.bounds.w) + "," +
+                      std::to_string(t.bounds.h));
   }
+  std::sort(windows.begin(), windows.end());
+  for (const std::string& w : windows) key += "|" + w;
   return key;
 }
 
@@ -2229,7 +2234,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
   // The screen bounds what can be seen; without an X display (a bus reached
   // through AT_SPI_BUS_ADDRESS alone) nothing is clipped by it.
   Rect screen{0, 0, 1 << 20, 1 << 20};
-  std::vector<x11::TopLevel> toplevels;
+  std::vector<WindowInfo> toplevels;
   std::vector<Rect> popups;
   if (!display_ || display_->broken()) {
     display_.reset();
@@ -2241,7 +2246,11 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     screen = Rect{0, 0, display_->width(), display_->height()};
     bool need_toplevels = mirror || std::any_of(selected.begin(), selected.end(),
                                                 [](const AppHandle* h) { return IsGtk4(h->info); });
-    if (need_toplevels) toplevels = display_->TopLevels();
+    if (need_toplevels) {
+      if (auto listed = x11::ListClientWindows(*display_); listed.ok()) {
+        toplevels = std::move(listed).value();
+      }
+    }
     if (std::any_of(selected.begin(), selected.end(),
                     [](const AppHandle* h) { return IsGtk2(h->info); })) {
       popups = display_->MappedPopups();

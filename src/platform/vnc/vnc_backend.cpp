@@ -56,7 +56,7 @@ class VncCapture final : public ScreenCapture {
  private:
   Result<CapturedFrame> Grab(const Rect& r) {
     CapturedFrame frame;
-    auto image = connection_->Copy(r, &frame.damage);
+    auto image = connection_->Copy(r, &frame.damage, &damage_);
     if (!image.ok()) return image.error();
     frame.image = std::move(*image);
     frame.region = Rect{r.x, r.y, frame.image.width, frame.image.height};
@@ -72,6 +72,7 @@ class VncCapture final : public ScreenCapture {
 
   std::shared_ptr<VncConnection> connection_;
   CaptureOptions options_;
+  VncConnection::DamageCursor damage_;  // this capture's own
 };
 
 class VncInput final : public Input {
@@ -81,6 +82,8 @@ class VncInput final : public Input {
   ~VncInput() override {
     if (buttons_ != 0 && position_) (void)connection_->SendPointer(*position_, 0);
   }
+
+  std::string_view kind() const override { return "vnc"; }
 
   Status MovePointer(Point to) override {
     position_ = to;

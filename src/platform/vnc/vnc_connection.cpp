@@ -17,9 +17,10 @@ using Clock = std::chrono::steady_clock;
 
 // The tag under which a client's data is its VncConnection.
 int kClientTag = 0;
-// More updated rectangles than this between two copies are kept as their
-// bounding box.
-constexpr size_t kMaxDamageRects = 64;
+// The update rectangles kept for the captures' damage (VncConnection::Copy):
+// a capture that fell further behind is told its whole region changed.
+// An update of a busy 1080p screen is tens of rectangles.
+constexpr size_t kMaxDamageRects = 512;
 constexpr std::chrono::milliseconds kMaxReconnectInterval{5000};
 
 // libvncclient logs through two global hooks. Its messages are kept per
@@ -206,8 +207,9 @@ void VncConnection::Drop(const std::string& problem) {
   state_ = options_.reconnect ? VncState::kReconnecting : VncState::kClosed;
   problem_ = problem;
   server_pointer_.reset();
-  damage_known_ = false;
   damage_.clear();
+  damage_floor_ = damage_seq_;
+  ++damage_epoch_;
   changed_.notify_all();
 }
 
@@ -275,11 +277,10 @@ void VncConnection::OnUpdate(rfbClient* client, int x, int y, int w, int h) {
   VncConnection* self = Owner(client);
   if (self == nullptr) return;
   ++self->rects_this_update_;
-  self->damage_.push_back(Rect{x, y, w, h});
+  self->damage_.emplace_back(++self->damage_seq_, Rect{x, y, w, h});
   if (self->damage_.size() > kMaxDamageRects) {
-    Rect all;
-    for (const Rect& r : self->damage_) all = Union(all, r);
-    self->damage_ = {all};
+    self->damage_floor_ = self->damage_.front().first;
+    self->damage_.pop_front();
   }
 }
 
@@ -352,7 +353,8 @@ int VncConnection::height() const {
   return height_;
 }
 
-Result<Image> VncConnection::Copy(const Rect& region, std::optional<std::vector<Rect>>* damage) {
+Result<Image> VncConnection::Copy(const Rect& region, std::optional<std::vector<Rect>>* damage,
+                                  DamageCursor* cursor) {
   std::lock_guard lock(mu_);
   if (client_ == nullptr || stop_) {
     return MakeError(ErrorCode::kUnavailable,
@@ -392,19 +394,23 @@ Result<Image> VncConnection::Copy(const Rect& region, std::optional<std::vector<
       }
     }
   }
-  if (damage != nullptr) {
-    if (!damage_known_) {
+  if (damage != nullptr && cursor != nullptr) {
+    if (!cursor->known || cursor->epoch != damage_epoch_) {
       *damage = std::nullopt;
+    } else if (cursor->seen < damage_floor_) {
+      *damage = std::vector<Rect>{r};  // more changed than is kept
     } else {
       std::vector<Rect> out;
-      for (const Rect& d : damage_) {
+      for (const auto& [seq, d] : damage_) {
+        if (seq <= cursor->seen) continue;
         const Rect c = Intersect(d, r);
         if (!c.Empty()) out.push_back(c);
       }
       *damage = std::move(out);
     }
-    damage_.clear();
-    damage_known_ = true;
+    cursor->seen = damage_seq_;
+    cursor->epoch = damage_epoch_;
+    cursor->known = true;
   }
   return image;
 }

@@ -32,6 +32,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -121,11 +122,22 @@ class VncConnection {
   int width() const;
   int height() const;
 
+  // Where one reader of the damage (a capture) stands: each reader is told
+  // what changed since its own previous copy, whatever other readers of the
+  // same connection copied meanwhile.
+  struct DamageCursor {
+    uint64_t seen = 0;   // the last update rectangle it was told of
+    uint64_t epoch = 0;  // the connection it was told of (reconnections)
+    bool known = false;  // it copied before
+  };
+
   // The pixels of `region` (clipped to the framebuffer by the caller) as
-  // RGB. With `damage`: the rectangles updated since the previous call that
-  // asked for damage, clipped to `region` (nullopt the first time and after
-  // a reconnection: unknown).
-  Result<Image> Copy(const Rect& region, std::optional<std::vector<Rect>>* damage);
+  // RGB. With `damage` and `cursor`: the rectangles updated since the
+  // cursor's previous copy, clipped to `region` (nullopt the first time and
+  // after a reconnection: unknown; the whole region when more changed than
+  // the connection keeps a record of).
+  Result<Image> Copy(const Rect& region, std::optional<std::vector<Rect>>* damage = nullptr,
+                     DamageCursor* cursor = nullptr);
 
   // Input was sent: the next WaitFresh() waits for its effect.
   void NoteInput();
@@ -186,8 +198,12 @@ class VncConnection {
   int rects_this_update_ = 0;
   uint64_t updates_ = 0;
   std::chrono::steady_clock::time_point last_update_{};
-  std::vector<Rect> damage_;
-  bool damage_known_ = false;  // damage_ holds everything since the last Copy
+  // The update rectangles, numbered in arrival order (the last
+  // kMaxDamageRects); readers keep their place in DamageCursor.
+  std::deque<std::pair<uint64_t, Rect>> damage_;
+  uint64_t damage_seq_ = 0;    // the number of the last rectangle
+  uint64_t damage_floor_ = 0;  // rectangles up to this one were dropped
+  uint64_t damage_epoch_ = 1;  // a new connection: what readers saw is void
   bool input_pending_ = false;
   uint64_t input_mark_ = 0;
   std::chrono::steady_clock::time_point input_at_{};

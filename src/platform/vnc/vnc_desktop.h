@@ -3,12 +3,21 @@
 //
 // Capture, input and clipboard are the VNC backend's (vnc_backend.h), all
 // over one VncConnection that keeps the framebuffer current. Windows are not
-// known over VNC: the desktop's WindowSystem lists one window, the whole
-// screen (id kVncScreenWindow, class "VNC", titled with the server's desktop
-// name), so the engine reads it from its pixels (OCR and vision) as it reads
-// any window without an accessibility tree, and acts on what it finds with
-// pointer and keys. Closing or killing it is Unsupported; activating it is a
-// no-op.
+// known over VNC: the desktop's WindowSystem finds them from their title
+// bars in the framebuffer (platform/windows_from_pixels.h), titled by the
+// TitleReader given (OCR, from the engine; untitled without one), with IDs
+// that stay while the window does, listed over the whole screen as the
+// bottom window (id kVncScreenWindow, class "VNC", titled with the server's
+// desktop name): what lies outside every window found (a panel, desktop
+// icons, a window whose title bar is covered, a VM's text console with no
+// window manager at all) is read as the screen's, and what a window found
+// covers is masked there, so nothing is read twice or lost when a title bar
+// is missed or a framed widget is taken for one. Activating a window clicks
+// its title bar and waits until it is on top (the screen: nothing to do);
+// closing one is Unsupported (its own close button is there to click). The
+// engine reads every window from its pixels (OCR and vision) as it reads any
+// window without an accessibility tree, and acts on what it finds with
+// pointer and keys.
 //
 // broken() is true once the connection gave up (closed); while it is
 // reconnecting after a drop, requests fail with the reason and the desktop
@@ -21,17 +30,19 @@
 
 #include "core/result.h"
 #include "platform/desktop.h"
+#include "platform/windows_from_pixels.h"
 #include "platform/vnc/vnc_address.h"
 #include "platform/vnc/vnc_connection.h"
 
 namespace uiscope {
 
-// The ID of the one window a VNC desktop lists.
+// The ID of the screen, a VNC desktop's bottom window.
 inline constexpr uint64_t kVncScreenWindow = 1;
 
 // Connects (VncConnection::Connect's errors: nothing listening, a refused
 // password, a timeout, each naming the URL and never the password).
 Result<std::unique_ptr<Desktop>> OpenVncDesktop(const VncAddress& address,
-                                                const VncOptions& options = {});
+                                                const VncOptions& options = {},
+                                                TitleReader read_title = {});
 
 }  // namespace uiscope

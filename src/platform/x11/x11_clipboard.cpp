@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "platform/x11/x_free.h"
+
 namespace uiscope {
 
 std::string_view SelectionName(Selection selection) {
@@ -57,12 +59,6 @@ using Clock = std::chrono::steady_clock;
 constexpr char kProperty[] = "_UISCOPE_SELECTION";
 constexpr char kTimeProperty[] = "_UISCOPE_TIME";
 constexpr char kTextUtf8Mime[] = "text/plain;charset=utf-8";
-
-struct XFreeDeleter {
-  void operator()(void* p) const {
-    if (p) XFree(p);
-  }
-};
 
 // STRING is ISO Latin-1 (ICCCM §2.6.2): code points above U+00FF become '?'.
 std::string ToLatin1(const std::string& utf8) {
@@ -116,14 +112,14 @@ Property ReadProperty(Display* d, Window window, Atom property, bool remove) {
                          &count, &after, &raw) != Success) {
     return {};
   }
-  std::unique_ptr<unsigned char, XFreeDeleter> head(raw);
+  XPtr<unsigned char> head(raw);
   raw = nullptr;
   if (XGetWindowProperty(d, window, property, 0, static_cast<long>((after + 3) / 4),
                          remove ? True : False, AnyPropertyType, &p.type, &p.format, &count, &after,
                          &raw) != Success) {
     return {};
   }
-  std::unique_ptr<unsigned char, XFreeDeleter> data(raw);
+  XPtr<unsigned char> data(raw);
   if (raw == nullptr || p.type == None) return p;
   const size_t unit = p.format == 32 ? sizeof(long) : p.format == 16 ? sizeof(short) : 1;
   p.bytes.assign(reinterpret_cast<const char*>(raw), count * unit);
@@ -213,7 +209,7 @@ unsigned long X11Clipboard::SelectionAtom(Selection selection) const {
 
 std::string X11Clipboard::AtomName(unsigned long atom) const {
   if (atom == None) return "None";
-  std::unique_ptr<char, XFreeDeleter> name(XGetAtomName(display_->raw(), atom));
+  XPtr<char> name(XGetAtomName(display_->raw(), atom));
   return name ? std::string(name.get()) : Hex(atom);
 }
 

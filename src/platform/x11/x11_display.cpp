@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "platform/x11/x_free.h"
+
 namespace uiscope::x11 {
 namespace {
 
@@ -20,13 +22,6 @@ int IgnoreXError(Display*, XErrorEvent*) { return 0; }
 int IgnoreXIOError(Display*) { return 0; }
 void MarkBroken(Display*, void* self) { *static_cast<bool*>(self) = true; }
 
-struct XFreeDeleter {
-  void operator()(void* p) const {
-    if (p) XFree(p);
-  }
-};
-template <typename T>
-using XPtr = std::unique_ptr<T, XFreeDeleter>;
 
 // Reads a window property of `type` (AnyPropertyType allowed); empty when unset.
 std::vector<unsigned char> GetProperty(Display* d, Window w, const char* name, Atom type,
@@ -51,28 +46,8 @@ std::vector<unsigned char> GetProperty(Display* d, Window w, const char* name, A
   return std::vector<unsigned char>(raw, raw + count * unit);
 }
 
-std::string WindowTitle(Display* d, Window w) {
-  Atom utf8 = XInternAtom(d, "UTF8_STRING", False);
-  auto net = GetProperty(d, w, "_NET_WM_NAME", utf8);
-  if (!net.empty()) return std::string(net.begin(), net.end());
-  auto wm = GetProperty(d, w, "WM_NAME", AnyPropertyType);
-  return std::string(wm.begin(), wm.end());
-}
-
-std::vector<Window> WindowList(Display* d, Window root, const char* name) {
-  int format = 0;
-  unsigned long count = 0;
-  auto data = GetProperty(d, root, name, XA_WINDOW, &format, &count);
-  std::vector<Window> out;
-  if (format != 32) return out;
-  const long* ids = reinterpret_cast<const long*>(data.data());
-  for (unsigned long i = 0; i < count; ++i) out.push_back(static_cast<Window>(ids[i]));
-  return out;
-}
-
 // The root window's mapped children, bottom to top, with their attributes:
-// the override-redirect ones (popups: menus, tooltips) or the others
-// (top-levels, when no window manager keeps _NET_CLIENT_LIST).
+// the override-redirect ones (popups: menus, tooltips) or the others.
 std::vector<std::pair<Window, XWindowAttributes>> ViewableRootChildren(Display* d,
                                                                        bool override_redirect) {
   std::vector<std::pair<Window, XWindowAttributes>> out;
@@ -131,56 +106,6 @@ std::optional<std::string> X11Display::RootStringProperty(const char* atom_name)
   std::string s(data.begin(), data.end());
   while (!s.empty() && s.back() == '\0') s.pop_back();
   return s;
-}
-
-std::vector<TopLevel> X11Display::TopLevels() const {
-  Display* d = display_;
-  Window root = DefaultRootWindow(d);
-  std::vector<Window> windows = WindowList(d, root, "_NET_CLIENT_LIST");
-  if (windows.empty()) {
-    for (const auto& [w, attrs] : ViewableRootChildren(d, /*override_redirect=*/false)) {
-      windows.push_back(w);
-    }
-  }
-  std::vector<Window> active_list = WindowList(d, root, "_NET_ACTIVE_WINDOW");
-  Window active = active_list.empty() ? 0 : active_list.front();
-
-  std::vector<TopLevel> out;
-  for (Window w : windows) {
-    XWindowAttributes attrs;
-    if (!XGetWindowAttributes(d, w, &attrs)) continue;  // vanished meanwhile
-    TopLevel t;
-    t.window = w;
-    t.title = WindowTitle(d, w);
-    XClassHint hint{};
-    if (XGetClassHint(d, w, &hint)) {
-      if (hint.res_name) t.app_instance = hint.res_name;
-      if (hint.res_class) t.app_class = hint.res_class;
-      XFree(hint.res_name);
-      XFree(hint.res_class);
-    }
-    int format = 0;
-    unsigned long count = 0;
-    auto pid = GetProperty(d, w, "_NET_WM_PID", XA_CARDINAL, &format, &count);
-    if (format == 32 && count == 1)
-      t.pid = static_cast<int>(*reinterpret_cast<const long*>(pid.data()));
-    int x = 0, y = 0;
-    Window child = 0;
-    XTranslateCoordinates(d, w, root, 0, 0, &x, &y, &child);
-    t.bounds = Rect{x, y, attrs.width, attrs.height};
-    t.frame = t.bounds;
-    // left, right, top, bottom, set by EWMH window managers on managed windows.
-    auto extents = GetProperty(d, w, "_NET_FRAME_EXTENTS", XA_CARDINAL, &format, &count);
-    if (format == 32 && count == 4) {
-      const long* e = reinterpret_cast<const long*>(extents.data());
-      t.frame = Rect{x - static_cast<int>(e[0]), y - static_cast<int>(e[2]),
-                     attrs.width + static_cast<int>(e[0] + e[1]),
-                     attrs.height + static_cast<int>(e[2] + e[3])};
-    }
-    t.focused = (w == active);
-    out.push_back(std::move(t));
-  }
-  return out;
 }
 
 std::vector<Rect> X11Display::MappedPopups() const {

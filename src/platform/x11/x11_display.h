@@ -1,5 +1,6 @@
 // X11Display: an owned Xlib connection and the few queries the other
-// backends need (screen size, root-window properties, top-level windows).
+// backends need (screen size, root-window properties, open popups). The
+// top-level windows are listed by ListClientWindows (x11_windows.h).
 //
 // Thread safety: one instance per thread (Xlib without XInitThreads).
 #pragma once
@@ -15,20 +16,6 @@
 struct _XDisplay;  // Xlib's Display, kept out of this header
 
 namespace uiscope::x11 {
-
-struct TopLevel {
-  unsigned long window = 0;  // X window ID of the client window
-  std::string title;         // _NET_WM_NAME, else WM_NAME
-  int pid = 0;               // _NET_WM_PID, 0 when unset
-  Rect bounds;               // client area in root (screen) coordinates
-  // The window with the decorations its window manager draws around it
-  // (title bar, borders: _NET_FRAME_EXTENTS), root coordinates; the same as
-  // `bounds` without a window manager. What it covers on screen.
-  Rect frame;
-  bool focused = false;      // _NET_ACTIVE_WINDOW
-  std::string app_class;     // WM_CLASS class ("Gedit"); "" when unset
-  std::string app_instance;  // WM_CLASS instance ("gedit"); "" when unset
-};
 
 class X11Display {
  public:
@@ -47,9 +34,6 @@ class X11Display {
 
   // A STRING / UTF8_STRING property of the root window; nullopt when unset.
   std::optional<std::string> RootStringProperty(const char* atom_name) const;
-  // Top-level client windows: EWMH _NET_CLIENT_LIST when a window manager
-  // runs, else the mapped children of the root window.
-  std::vector<TopLevel> TopLevels() const;
   // The boxes (root coordinates) of the mapped override-redirect children of
   // the root window: open menus, combo popups, tooltips. GTK 2 never marks
   // the items of an open menu "showing"; being inside one of these says so.

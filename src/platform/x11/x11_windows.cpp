@@ -11,18 +11,14 @@
 #include <thread>
 #include <vector>
 
+#include "platform/x11/x_free.h"
+
 namespace uiscope {
 
 namespace x11 {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct XFreeDeleter {
-  void operator()(void* p) const {
-    if (p) XFree(p);
-  }
-};
 
 // A window property of 32-bit items (windows, cardinals) as longs, as Xlib
 // returns them; empty when unset or of another format.
@@ -38,7 +34,7 @@ std::vector<long> LongProperty(Display* d, Window w, const char* name, Atom type
       raw == nullptr) {
     return {};
   }
-  std::unique_ptr<unsigned char, XFreeDeleter> owned(raw);
+  XPtr<unsigned char> owned(raw);
   if (actual == None || format != 32) return {};
   const long* items = reinterpret_cast<const long*>(raw);
   return std::vector<long>(items, items + count);
@@ -77,7 +73,7 @@ std::string StringProperty(Display* d, Window w, const char* name, Atom type) {
       raw == nullptr) {
     return "";
   }
-  std::unique_ptr<unsigned char, XFreeDeleter> owned(raw);
+  XPtr<unsigned char> owned(raw);
   if (actual == None || format != 8) return "";
   return std::string(reinterpret_cast<const char*>(raw), count);
 }
@@ -117,32 +113,62 @@ Result<std::unique_ptr<X11Windows>> X11Windows::Open(const std::string& display_
   return std::unique_ptr<X11Windows>(new X11Windows(std::move(display).value()));
 }
 
-Status X11Windows::CheckAlive() const {
-  if (display_->broken()) {
-    return MakeError(ErrorCode::kUnavailable, "the X server of " + display_->name() + " went away");
+namespace {
+
+Status Alive(const X11Display& display) {
+  if (display.broken()) {
+    return MakeError(ErrorCode::kUnavailable, "the X server of " + display.name() + " went away");
   }
   return OkStatus();
 }
 
-bool X11Windows::Exists(unsigned long window) const {
+bool WindowExists(const X11Display& display, unsigned long window) {
   XWindowAttributes attrs;
-  return XGetWindowAttributes(display_->raw(), window, &attrs) != 0;
+  return XGetWindowAttributes(display.raw(), window, &attrs) != 0;
 }
 
-bool X11Windows::has_window_manager() {
-  Display* d = display_->raw();
+bool HasWindowManager(const X11Display& display) {
+  Display* d = display.raw();
   auto check = LongProperty(d, DefaultRootWindow(d), "_NET_SUPPORTING_WM_CHECK", XA_WINDOW);
   // A window manager that died leaves the property behind; its check window
   // goes with it.
-  return !check.empty() && check[0] != 0 && Exists(static_cast<Window>(check[0]));
+  return !check.empty() && check[0] != 0 && WindowExists(display, static_cast<Window>(check[0]));
 }
 
-Result<std::vector<WindowInfo>> X11Windows::ListWindows() {
-  Display* d = display_->raw();
+Result<uint64_t> ActiveClientWindow(const X11Display& display) {
+  Display* d = display.raw();
+  const Window root = DefaultRootWindow(d);
+  if (HasWindowManager(display)) {
+    auto active = LongProperty(d, root, "_NET_ACTIVE_WINDOW", XA_WINDOW);
+    if (auto st = Alive(display); !st.ok()) return st.error();
+    return active.empty() ? uint64_t{0} : static_cast<uint64_t>(active[0]);
+  }
+  // Without a window manager the focus may sit on a child of the top-level
+  // window; the top-level is the ancestor whose parent is the root.
+  Window focus = 0;
+  int revert = 0;
+  XGetInputFocus(d, &focus, &revert);
+  if (focus == None || focus == PointerRoot || focus == root) return uint64_t{0};
+  for (int guard = 0; guard < 64; ++guard) {
+    Window root_ret = 0, parent = 0;
+    Window* children = nullptr;
+    unsigned int n = 0;
+    if (!XQueryTree(d, focus, &root_ret, &parent, &children, &n)) break;
+    if (children) XFree(children);
+    if (parent == root || parent == 0) break;
+    focus = parent;
+  }
+  if (auto st = Alive(display); !st.ok()) return st.error();
+  return static_cast<uint64_t>(focus);
+}
+
+}  // namespace
+
+Result<std::vector<WindowInfo>> ListClientWindows(const X11Display& display) {
+  Display* d = display.raw();
   const Window root = DefaultRootWindow(d);
   std::vector<Window> windows;
-  const bool wm = has_window_manager();
-  if (wm) {
+  if (HasWindowManager(display)) {
     auto list = LongProperty(d, root, "_NET_CLIENT_LIST_STACKING", XA_WINDOW);
     if (list.empty()) list = LongProperty(d, root, "_NET_CLIENT_LIST", XA_WINDOW);
     for (long w : list) windows.push_back(static_cast<Window>(w));
@@ -151,7 +177,7 @@ Result<std::vector<WindowInfo>> X11Windows::ListWindows() {
     Window* children = nullptr;
     unsigned int n = 0;
     if (XQueryTree(d, root, &root_ret, &parent, &children, &n) && children != nullptr) {
-      std::unique_ptr<Window, XFreeDeleter> owned(children);
+      XPtr<Window> owned(children);
       for (unsigned int i = 0; i < n; ++i) {
         XWindowAttributes attrs;
         if (XGetWindowAttributes(d, children[i], &attrs) && attrs.map_state == IsViewable &&
@@ -161,7 +187,7 @@ Result<std::vector<WindowInfo>> X11Windows::ListWindows() {
       }
     }
   }
-  auto active = ActiveWindow();
+  auto active = ActiveClientWindow(display);
   if (!active.ok()) return active.error();
 
   std::vector<WindowInfo> out;
@@ -197,36 +223,19 @@ Result<std::vector<WindowInfo>> X11Windows::ListWindows() {
     info.focused = w == *active;
     out.push_back(std::move(info));
   }
-  if (auto st = CheckAlive(); !st.ok()) return st.error();
+  if (auto st = Alive(display); !st.ok()) return st.error();
   return out;
 }
 
-Result<uint64_t> X11Windows::ActiveWindow() {
-  Display* d = display_->raw();
-  const Window root = DefaultRootWindow(d);
-  if (has_window_manager()) {
-    auto active = LongProperty(d, root, "_NET_ACTIVE_WINDOW", XA_WINDOW);
-    if (auto st = CheckAlive(); !st.ok()) return st.error();
-    return active.empty() ? uint64_t{0} : static_cast<uint64_t>(active[0]);
-  }
-  // Without a window manager the focus may sit on a child of the top-level
-  // window; the top-level is the ancestor whose parent is the root.
-  Window focus = 0;
-  int revert = 0;
-  XGetInputFocus(d, &focus, &revert);
-  if (focus == None || focus == PointerRoot || focus == root) return uint64_t{0};
-  for (int guard = 0; guard < 64; ++guard) {
-    Window root_ret = 0, parent = 0;
-    Window* children = nullptr;
-    unsigned int n = 0;
-    if (!XQueryTree(d, focus, &root_ret, &parent, &children, &n)) break;
-    if (children) XFree(children);
-    if (parent == root || parent == 0) break;
-    focus = parent;
-  }
-  if (auto st = CheckAlive(); !st.ok()) return st.error();
-  return static_cast<uint64_t>(focus);
-}
+Status X11Windows::CheckAlive() const { return Alive(*display_); }
+
+bool X11Windows::Exists(unsigned long window) const { return WindowExists(*display_, window); }
+
+bool X11Windows::has_window_manager() { return HasWindowManager(*display_); }
+
+Result<std::vector<WindowInfo>> X11Windows::ListWindows() { return ListClientWindows(*display_); }
+
+Result<uint64_t> X11Windows::ActiveWindow() { return ActiveClientWindow(*display_); }
 
 Status X11Windows::Activate(uint64_t window, std::chrono::milliseconds timeout) {
   Display* d = display_->raw();
@@ -275,7 +284,7 @@ Status X11Windows::Close(uint64_t window) {
   const Atom delete_window = XInternAtom(d, "WM_DELETE_WINDOW", False);
   bool supported = false;
   if (XGetWMProtocols(d, w, &protocols, &count) && protocols != nullptr) {
-    std::unique_ptr<Atom, XFreeDeleter> owned(protocols);
+    XPtr<Atom> owned(protocols);
     supported = std::find(protocols, protocols + count, delete_window) != protocols + count;
   }
   if (!supported) {

@@ -13,11 +13,18 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "platform/windows.h"
 #include "platform/x11/x11_display.h"
 
 namespace uiscope::x11 {
+
+// The top-level client windows of `display`, bottom to top, as
+// X11Windows::ListWindows lists them: the one lister of X11 windows, for
+// callers that hold a connection of their own (the accessibility backend
+// matches GTK 4's windows with them). Unavailable when the server went away.
+Result<std::vector<WindowInfo>> ListClientWindows(const X11Display& display);
 
 class X11Windows final : public WindowSystem {
  public:

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "platform/x11/x_free.h"
 #include "platform/x11/ximage_capture.h"
 
 namespace uiscope::x11 {
@@ -23,12 +24,6 @@ namespace {
 constexpr size_t kSegmentGranularity = size_t{1} << 20;
 // More damaged rectangles than this are reported as their bounding box.
 constexpr size_t kMaxDamageRects = 64;
-
-struct XFreeDeleter {
-  void operator()(void* p) const {
-    if (p) XFree(p);
-  }
-};
 
 struct XImageDeleter {
   void operator()(XImage* image) const { XDestroyImage(image); }
@@ -273,7 +268,7 @@ std::optional<std::vector<Rect>> XShmCapture::TakeDamage(const Rect& r) {
   // again next time: a change is never missed, at worst reported twice.
   XDamageSubtract(d, damage_, None, damage_parts_);
   int count = 0;
-  std::unique_ptr<XRectangle, XFreeDeleter> rects(XFixesFetchRegion(d, damage_parts_, &count));
+  XPtr<XRectangle> rects(XFixesFetchRegion(d, damage_parts_, &count));
   XEvent event;
   while (XCheckTypedEvent(d, damage_event_base_ + XDamageNotify, &event)) {
   }

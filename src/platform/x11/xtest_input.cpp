@@ -13,16 +13,12 @@
 #include <thread>
 #include <unordered_map>
 
+#include "platform/x11/x_free.h"
+
 namespace uiscope {
 
 namespace x11 {
 namespace {
-
-struct XFreeDeleter {
-  void operator()(void* p) const {
-    if (p) XFree(p);
-  }
-};
 
 unsigned int XButton(MouseButton b) {
   switch (b) {
@@ -64,7 +60,7 @@ struct XTestInput::Keymap {
     int count = k.max_code - k.min_code + 1;
     KeySym* raw = XGetKeyboardMapping(d, static_cast<KeyCode>(k.min_code), count, &k.per_code);
     if (raw == nullptr || k.per_code <= 0) return std::nullopt;
-    std::unique_ptr<KeySym, XFreeDeleter> owned(raw);
+    XPtr<KeySym> owned(raw);
     k.syms.assign(raw, raw + static_cast<size_t>(count) * k.per_code);
     return k;
   }

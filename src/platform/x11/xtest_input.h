@@ -68,6 +68,8 @@ class XTestInput final : public Input {
                                                   const XTestOptions& options = {});
   ~XTestInput() override;
 
+  std::string_view kind() const override { return "xtest"; }
+
   Status MovePointer(Point to) override;
   Result<Point> PointerPosition() override;
   Status PressButton(MouseButton button) override;

@@ -1,0 +1,294 @@
+#include "platform/windows_from_pixels.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+namespace uiscope {
+namespace {
+
+// A colour step this large (in any channel) is a boundary; gradients and
+// antialiased text change less from one pixel to the next.
+constexpr int kEdgeStep = 24;
+// Within a band's background, neighbouring pixels differ by at most this
+// (a gradient's step).
+constexpr int kSmoothStep = 8;
+// Title bars of the window managers' themes are 12–48 pixels high (openbox
+// 17–24, xfwm4 and metacity up to ~40 at larger fonts) and far wider than
+// any title button.
+constexpr int kMinBandHeight = 12;
+constexpr int kMaxBandHeight = 48;
+constexpr int kMinBandWidth = 120;
+// Gaps in a boundary (a pixel that happens to match across it) bridged.
+constexpr int kEdgeGap = 3;
+// Both ends of a band's top and bottom boundaries agree within this.
+constexpr int kEndSlack = 4;
+// A window's client area shows its side edges for at least this many rows.
+constexpr int kMinClientHeight = 32;
+// Rows of a side edge that may be missing (content of the edge's colour).
+constexpr int kSideGap = 8;
+// Every row inside a band is mostly background; its plain rows (above and
+// below the text) nearly all.
+constexpr double kMinRowBackground = 0.5;
+constexpr double kPlainRow = 0.95;
+
+struct Span {
+  int x0 = 0;
+  int x1 = 0;  // exclusive
+};
+
+int Step(const uint8_t* a, const uint8_t* b) {
+  return std::max({std::abs(a[0] - b[0]), std::abs(a[1] - b[1]), std::abs(a[2] - b[2])});
+}
+
+// The runs of row y (y >= 1) that differ from row y - 1 by a boundary step,
+// at least kMinBandWidth long.
+std::vector<Span> BoundaryRuns(const Image& img, int y) {
+  std::vector<Span> runs;
+  int start = -1;
+  int last = -1;
+  for (int x = 0; x < img.width; ++x) {
+    if (Step(img.Pixel(x, y), img.Pixel(x, y - 1)) < kEdgeStep) continue;
+    if (start >= 0 && x - last <= kEdgeGap + 1) {
+      last = x;
+      continue;
+    }
+    if (start >= 0 && last + 1 - start >= kMinBandWidth) runs.push_back({start, last + 1});
+    start = last = x;
+  }
+  if (start >= 0 && last + 1 - start >= kMinBandWidth) runs.push_back({start, last + 1});
+  return runs;
+}
+
+// The share of row y's pixels in [x0, x1) that continue their left
+// neighbour smoothly.
+double SmoothShare(const Image& img, int y, int x0, int x1) {
+  int smooth = 0;
+  for (int x = x0 + 1; x < x1; ++x) {
+    if (Step(img.Pixel(x, y), img.Pixel(x - 1, y)) <= kSmoothStep) ++smooth;
+  }
+  return x1 - x0 > 1 ? static_cast<double>(smooth) / (x1 - x0 - 1) : 0;
+}
+
+// Whether columns near `x` show a vertical boundary at row y.
+bool SideEdgeAt(const Image& img, int x, int y) {
+  for (int c = x - 1; c <= x + 1; ++c) {
+    if (c >= 1 && c < img.width && Step(img.Pixel(c, y), img.Pixel(c - 1, y)) >= kEdgeStep) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The row below the last of the side edge at `x` running down from row
+// `top`; `top` when there is none.
+int SideEdgeBottom(const Image& img, int x, int top) {
+  int last = top - 1;
+  for (int y = top; y < img.height && y - last <= kSideGap; ++y) {
+    if (SideEdgeAt(img, x, y)) last = y;
+  }
+  return last + 1;
+}
+
+// Whether rows (top, bottom) of span s look like a title bar's inside.
+bool BandInside(const Image& img, const Span& s, int top, int bottom) {
+  int plain = 0;
+  bool drawn = false;
+  for (int y = top + 1; y < bottom; ++y) {
+    const double share = SmoothShare(img, y, s.x0, s.x1);
+    if (share < kMinRowBackground) return false;
+    if (share >= kPlainRow) ++plain;
+    if (share < 0.995) drawn = true;
+  }
+  if (plain < 2 || !drawn) return false;
+  // The frame's sides run through the band: a colour step at an end (the
+  // screen's edge counts) on most rows. One end may not show it: a dark
+  // theme's border on a black desktop differs by less than a step (openbox
+  // Nightmare's right border, #121212). The gap between two widgets of the
+  // same width has none.
+  int sides = 0;
+  for (int y = top + 1; y < bottom; ++y) {
+    const bool left = s.x0 <= 1 || SideEdgeAt(img, s.x0, y);
+    const bool right = s.x1 >= img.width - 1 || SideEdgeAt(img, s.x1, y);
+    if (left || right) ++sides;
+  }
+  if (sides * 10 < (bottom - top - 1) * 6) return false;
+  // Something is drawn near an end (buttons, an icon, a left-aligned
+  // title): within two band heights of the left or right end.
+  const int reach = 2 * (bottom - top);
+  auto ink = [&](int x0, int x1) {
+    for (int y = top + 1; y < bottom; ++y) {
+      for (int x = std::max(x0, s.x0 + 1); x < std::min(x1, s.x1); ++x) {
+        if (Step(img.Pixel(x, y), img.Pixel(x - 1, y)) >= kEdgeStep) return true;
+      }
+    }
+    return false;
+  };
+  return ink(s.x0 + 2, s.x0 + reach) || ink(s.x1 - reach, s.x1 - 2);
+}
+
+bool Near(int a, int b) { return std::abs(a - b) <= kEndSlack; }
+
+// Whether `inner` lies inside `outer` but for a few pixels.
+bool Within(const Rect& inner, const Rect& outer) {
+  return inner.x >= outer.x - kEndSlack && inner.y >= outer.y - kEndSlack &&
+         inner.Right() <= outer.Right() + kEndSlack && inner.Bottom() <= outer.Bottom() + kEndSlack;
+}
+
+// Whether `band` ends where the window `frame` starts or ends, beside it at
+// the same height: the band goes on under that window, which lies over it.
+bool CutBy(const Rect& band, const Rect& frame) {
+  if (band.y < frame.y || band.y >= frame.Bottom()) return false;
+  return Near(band.x, frame.Right()) || Near(band.Right(), frame.x);
+}
+
+}  // namespace
+
+std::vector<TitleBar> FindTitleBars(const Image& screen) {
+  std::vector<TitleBar> bars;
+  if (!screen.Valid() || screen.height < 2) return bars;
+  std::vector<std::vector<Span>> runs(screen.height);
+  for (int y = 1; y < screen.height; ++y) runs[y] = BoundaryRuns(screen, y);
+
+  for (int top = 1; top < screen.height; ++top) {
+    for (const Span& s : runs[top]) {
+      // The nearest boundary below at the band's height with the same ends.
+      for (int bottom = top + kMinBandHeight;
+           bottom <= std::min(top + kMaxBandHeight, screen.height - 1); ++bottom) {
+        const auto match =
+            std::find_if(runs[bottom].begin(), runs[bottom].end(),
+                         [&](const Span& b) { return Near(b.x0, s.x0) && Near(b.x1, s.x1); });
+        if (match == runs[bottom].end()) continue;
+        if (!BandInside(screen, s, top, bottom)) continue;
+        const Rect band{s.x0, top, s.x1 - s.x0, bottom - top};
+        // The client area's bottom: the side edges' longer run; a band
+        // from screen edge to screen edge (a maximised window) reaches the
+        // screen's bottom.
+        int low = bottom;
+        bool measured = false;
+        if (s.x0 > 1) {
+          low = std::max(low, SideEdgeBottom(screen, s.x0, bottom));
+          measured = true;
+        }
+        if (s.x1 < screen.width - 1) {
+          low = std::max(low, SideEdgeBottom(screen, s.x1, bottom));
+          measured = true;
+        }
+        if (!measured) low = screen.height;
+        if (low - bottom < kMinClientHeight) continue;
+        const Rect frame{s.x0, top, s.x1 - s.x0, low - top};
+        // The same band found from a boundary a row or two off.
+        const bool seen = std::any_of(bars.begin(), bars.end(),
+                                      [&](const TitleBar& b) { return IoU(b.band, band) >= 0.5; });
+        // Part of a window found before: it does not reach out of it.
+        const bool part = std::any_of(bars.begin(), bars.end(), [&](const TitleBar& b) {
+          return Within(band, b.frame) && Within(frame, b.frame);
+        });
+        if (seen || part) break;
+        TitleBar bar{band, frame, {}};
+        const size_t index = bars.size();
+        for (size_t i = 0; i < bars.size(); ++i) {
+          if (!Intersect(band, bars[i].frame).Empty()) {
+            bar.above.push_back(i);
+          } else if (CutBy(band, bars[i].frame)) {
+            bars[i].above.push_back(index);
+          }
+        }
+        bars.push_back(std::move(bar));
+        break;
+      }
+    }
+  }
+  return bars;
+}
+
+namespace {
+
+// The title's form for IDs: letters and digits, lower case.
+std::string TitleKey(const std::string& title) {
+  std::string key;
+  for (unsigned char c : title) {
+    if (std::isalnum(c)) key += static_cast<char>(std::tolower(c));
+  }
+  return key;
+}
+
+uint64_t Fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+uint64_t IdOf(const std::string& key) {
+  return (Fnv1a(key) & (kTitleBarWindowBit - 1)) | kTitleBarWindowBit;
+}
+
+}  // namespace
+
+std::vector<WindowInfo> TitleBarWindows::List(const Image& screen) {
+  const std::vector<TitleBar> bars = FindTitleBars(screen);
+  // Bottom to top: a window after every window it lies over.
+  // (The longest chain below each; a cycle, which the pixels should not
+  // give, stops after as many rounds as there are windows.)
+  std::vector<int> depth(bars.size(), 0);
+  for (size_t round = 0; round < bars.size(); ++round) {
+    for (size_t i = 0; i < bars.size(); ++i) {
+      for (size_t below : bars[i].above) depth[i] = std::max(depth[i], depth[below] + 1);
+    }
+  }
+  std::vector<size_t> order(bars.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return depth[a] < depth[b]; });
+
+  std::vector<WindowInfo> windows;
+  std::vector<uint64_t> taken;
+  for (size_t i : order) {
+    const TitleBar& bar = bars[i];
+    WindowInfo w;
+    w.title = read_title_ ? read_title_(screen, bar.band) : "";
+    w.app_class = "VNC";
+    w.app_instance = "vnc";
+    w.frame = bar.frame;
+    w.bounds =
+        Rect{bar.frame.x, bar.band.Bottom(), bar.frame.w, bar.frame.Bottom() - bar.band.Bottom()};
+    w.visible = true;
+    // The window seen last time: overlapping most, else titled the same.
+    const WindowInfo* before = nullptr;
+    double best = 0.5;
+    for (const WindowInfo& p : previous_) {
+      if (const double iou = IoU(p.frame, w.frame); iou >= best) {
+        before = &p;
+        best = iou;
+      }
+    }
+    if (before == nullptr && !w.title.empty()) {
+      for (const WindowInfo& p : previous_) {
+        if (TitleKey(p.title) == TitleKey(w.title)) before = &p;
+      }
+    }
+    uint64_t id = 0;
+    if (before != nullptr && std::find(taken.begin(), taken.end(), before->id) == taken.end()) {
+      id = before->id;
+    } else {
+      const std::string key = TitleKey(w.title);
+      id = IdOf(!key.empty()
+                    ? key
+                    : "at " + std::to_string(bar.band.x) + "," + std::to_string(bar.band.y));
+      // Two windows of the same title: the later one by its position.
+      if (std::find(taken.begin(), taken.end(), id) != taken.end()) {
+        id = IdOf(key + " at " + std::to_string(bar.band.x) + "," + std::to_string(bar.band.y));
+      }
+    }
+    w.id = id;
+    taken.push_back(id);
+    windows.push_back(std::move(w));
+  }
+  previous_ = windows;
+  return windows;
+}
+
+}  // namespace uiscope

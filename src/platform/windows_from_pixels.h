@@ -1,0 +1,85 @@
+// Top-level windows found from a screen's pixels, for a desktop whose
+// window system cannot be asked (a VNC server's framebuffer, issue 20): a
+// window is where a window manager drew a title bar.
+//
+// A title bar is told by its decorations, never by one theme's colours:
+//   - a horizontal band 12–48 pixels high and at least 120 wide, bounded
+//     above and below by colour steps along its whole width (the frame's
+//     top, and the line where the client area starts);
+//   - inside, rows of one colour or a smooth gradient (vertical or along
+//     the band), broken only by what is drawn on it: the title text and, at
+//     one end or both, the buttons (close, maximise, iconify) or an icon;
+//   - the frame's sides: a colour step at an end of the band on most of its
+//     rows, and below it, down the band's left or right end, for at least
+//     32 rows (the client area).
+// A band inside a window found before it that does not reach out of that
+// window (a menu bar, a toolbar, a tab strip, a framed box) is part of that
+// window, not one of its own. The stacking order, as far as the pixels
+// give it: a band that lies over another window's frame and reaches out of
+// it is above that window; a band cut off where another window's frame
+// starts or ends, beside it, is below that window.
+//
+// Known limits: a window whose title bar is wholly covered is not found; a
+// dialog drawn wholly inside its parent's frame is taken as part of the
+// parent; a window's frame is what its visible edges show (the part of a
+// side hidden by another window does not count); a widget framed as a
+// window is (a tab strip over its panel) is taken for one where no window
+// found holds it (on a screen without decorations). The VNC desktop lists
+// the screen beneath what is found, so such a miss loses nothing
+// (vnc_desktop.h).
+//
+// Pure: no I/O; the title text is read by the caller's TitleReader (OCR
+// lives above the platform layer).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/geometry.h"
+#include "image/image.h"
+#include "platform/windows.h"
+
+namespace uiscope {
+
+struct TitleBar {
+  Rect band;   // the title bar, screen pixels
+  Rect frame;  // the band and the client area below it, as far as its side edges show
+  // The windows (indices into the result) this one was seen to lie over.
+  std::vector<size_t> above;
+};
+
+// The title bars on `screen`, top to bottom by their band's top.
+std::vector<TitleBar> FindTitleBars(const Image& screen);
+
+// Reads the title text of the band `band` (screen pixels) of `screen`; ""
+// when none can be read. Called from the thread that lists windows.
+using TitleReader = std::function<std::string(const Image& screen, const Rect& band)>;
+
+// The WindowInfo of each title bar of a screen, bottom to top, with IDs that
+// stay the same while a window stays (see List).
+class TitleBarWindows {
+ public:
+  explicit TitleBarWindows(TitleReader read_title) : read_title_(std::move(read_title)) {}
+
+  // The windows on `screen`: class "VNC" / instance "vnc" (the pixels say
+  // nothing of the app), pid 0, `bounds` the client area and `frame` with
+  // the title bar, none focused (which one has the focus is not told by the
+  // pixels of every theme). The ID of a window seen in the previous listing
+  // of this object (its frame overlapping at IoU 0.5, or the same title) is
+  // kept; a new one's ID is derived from its title (from its position when
+  // it has none), so that another process listing the same screen gives the
+  // same IDs. IDs have bit 48 set, so they never collide with the screen's
+  // own window ID (small numbers). Empty when no title bar is found.
+  std::vector<WindowInfo> List(const Image& screen);
+
+ private:
+  TitleReader read_title_;
+  std::vector<WindowInfo> previous_;
+};
+
+// The bit every ID from TitleBarWindows carries.
+inline constexpr uint64_t kTitleBarWindowBit = uint64_t{1} << 48;
+
+}  // namespace uiscope
