@@ -68,6 +68,11 @@ Result<Observation> Observer::Observe(const ObserveRequest& request) {
       if (app.pid > 0) NoteAbsent({app}, {}, app.pid);
     }
   }
+  if (pages_) {
+    pages_->Apply(obs.snapshot.roots,
+                  CdpPagesOptions{request.include_hidden, request.max_fetch_nodes, request.timeout},
+                  obs.warnings);
+  }
   obs.snapshot.frame = frame_;
 
   // Reconcile only against an observation of the same scope: IDs of another
@@ -135,6 +140,7 @@ Result<Observation> Observer::RefreshApp(int pid, std::chrono::milliseconds time
     fresh = std::move(result->apps);
     if (hide_app_) std::erase_if(fresh, [&](const Node& app) { return hide_app_(app.name); });
     obs.warnings = std::move(result->warnings);
+    if (pages_) pages_->Apply(fresh, CdpPagesOptions{include_hidden, 20000, timeout}, obs.warnings);
     obs.requests = result->requests;
     obs.snapshot.stats.cache = result->cache;
     NoteAbsent(result->unanswered, result->exited, pid);

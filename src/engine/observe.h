@@ -28,6 +28,7 @@
 #include "core/result.h"
 #include "engine/id_anchor_store.h"
 #include "engine/app_health.h"
+#include "engine/cdp_pages.h"
 #include "platform/accessibility.h"
 #include "platform/windows.h"
 
@@ -121,6 +122,10 @@ class Observer {
   // not answering, so that separate processes (CLI calls) share it; "" (the
   // default) keeps it in memory.
   void set_app_health_file(std::string file) { health_ = AppHealth(std::move(file)); }
+  // Whether the pages of Chromium and Electron apps are read over the
+  // DevTools protocol where the app has an endpoint (engine/cdp_pages.h);
+  // on by default. Off: AT-SPI alone, as for every other toolkit.
+  void set_page_protocol(bool on) { pages_ = on ? std::make_unique<CdpPages>() : nullptr; }
 
  private:
   // Before AssignIds: the stored anchors of the apps in `roots`.
@@ -189,6 +194,7 @@ class Observer {
   std::vector<Absent> absent_;
   AppHealth health_;
   WindowSystem* windows_ = nullptr;
+  std::unique_ptr<CdpPages> pages_ = std::make_unique<CdpPages>();
 };
 
 }  // namespace uiscope

@@ -263,13 +263,16 @@ class LoopbackServer {
   std::string request_;
 };
 
-// Reads one client frame from `fd` (test side: blocking).
-std::optional<std::pair<int, std::string>> ReadClientFrame(int fd) {
-  std::string buf;
+// Reads one client frame from `fd` (test side: blocking); `buf` keeps the
+// bytes read past it (two frames may come in one read).
+std::optional<std::pair<int, std::string>> ReadClientFrame(int fd, std::string& buf) {
   char chunk[4096];
   while (true) {
     size_t used = 0;
-    if (auto f = DecodeClientFrame(buf, &used)) return f;
+    if (auto f = DecodeClientFrame(buf, &used)) {
+      buf.erase(0, used);
+      return f;
+    }
     ssize_t n = read(fd, chunk, sizeof(chunk));
     if (n <= 0) return std::nullopt;
     buf.append(chunk, static_cast<size_t>(n));
@@ -283,8 +286,9 @@ TEST(CdpConnectionTest, MatchesAnswersToCallsAcrossEventsPingsAndFragments) {
   LoopbackServer server(true, [&](int fd) {
     // Two commands arrive; they are answered in reverse order, with an
     // event, a ping and a fragmented answer in between.
-    auto first = ReadClientFrame(fd);
-    auto second = ReadClientFrame(fd);
+    std::string buf;
+    auto first = ReadClientFrame(fd, buf);
+    auto second = ReadClientFrame(fd, buf);
     if (!first || !second) return;
     const json a = json::parse(first->second), b = json::parse(second->second);
     Write(fd, ServerFrame(0x81, R"({"method":"Page.loadEventFired","params":{}})"));
@@ -297,10 +301,11 @@ TEST(CdpConnectionTest, MatchesAnswersToCallsAcrossEventsPingsAndFragments) {
                                      .dump();
     Write(fd, ServerFrame(0x01, answer_a.substr(0, 10)) + ServerFrame(0x00, answer_a.substr(10, 50000)) +
                   ServerFrame(0x80, answer_a.substr(50010)));
-    auto got = ReadClientFrame(fd);  // the pong
+    auto got = ReadClientFrame(fd, buf);  // the pong
     if (got && got->first == 0xA) pong = got->second;
-    // Then silence: the third call must time out.
-    ReadClientFrame(fd);
+    // Then silence until the client closes: the third call must time out.
+    while (ReadClientFrame(fd, buf)) {
+    }
   });
   auto conn = CdpConnection::Open(server.url(), milliseconds(2000));
   ASSERT_TRUE(conn.ok()) << conn.error().message;
@@ -350,7 +355,8 @@ TEST(CdpConnectionTest, RefusesAPeerThatDoesNotSpeakWebSocket) {
   {
     // Garbage after a good handshake: an error, and the socket closed.
     LoopbackServer server(true, [](int fd) {
-      ReadClientFrame(fd);
+      std::string buf;
+      ReadClientFrame(fd, buf);
       Write(fd, std::string("\x8F\x05hello", 7));
     });
     auto conn = CdpConnection::Open(server.url(), milliseconds(2000));
@@ -421,6 +427,22 @@ TEST(CdpDiscoveryTest, PortComesFromTheCommandLine) {
   EXPECT_EQ(DevToolsPortOfProcess(getpid()).error().code, ErrorCode::kNotFound);
 }
 
+TEST(CdpDiscoveryTest, LaunchAddsAPortToChromiumAndElectronOnly) {
+  EXPECT_TRUE(WantsDevToolsPort({"/usr/bin/chromium", "--app=x"}));
+  EXPECT_TRUE(WantsDevToolsPort({"google-chrome"}));
+  EXPECT_TRUE(WantsDevToolsPort({"/opt/x/electron", "app"}));
+  EXPECT_TRUE(WantsDevToolsPort({"/opt/app/app", "/opt/app/resources/app.asar"}));
+  EXPECT_FALSE(WantsDevToolsPort({"gedit"}));
+  EXPECT_FALSE(WantsDevToolsPort({"chromium", "--remote-debugging-port=9222"}));
+  EXPECT_FALSE(WantsDevToolsPort({"chromium", "--remote-debugging-pipe"}));
+  EXPECT_FALSE(WantsDevToolsPort({}));
+  EXPECT_EQ(WithDevToolsPort({"chromium", "--app=x"}, 4242),
+            (std::vector<std::string>{"chromium", "--remote-debugging-port=4242", "--app=x"}));
+  auto port = PickFreeLoopbackPort();
+  ASSERT_TRUE(port.ok());
+  EXPECT_GT(*port, 0);
+}
+
 // ---- The page tree from a recorded page --------------------------------------
 
 CdpPageData LoadRecordedPage() {
@@ -470,9 +492,10 @@ TEST(CdpPageTreeTest, RecordedPageGivesExactValuesLinksFramesAndTable) {
   EXPECT_EQ(name->value, "Ada Lovelace");
   EXPECT_TRUE(name->children.empty()) << "the field's text runs repeat its value";
   EXPECT_TRUE(name->Has(State::kEditable));
-  // Bounds: the recorded box (46.3, 86.8, 185, 21) moved to the viewport's origin.
+  // Bounds: the pixels enclosing the recorded box (46.3, 86.8, 185, 21),
+  // moved to the viewport's origin.
   ASSERT_TRUE(name->bounds.has_value());
-  EXPECT_EQ(*name->bounds, (Rect{146, 287, 185, 21}));
+  EXPECT_EQ(*name->bounds, (Rect{146, 286, 186, 22}));
   EXPECT_EQ(FindNode(tree->nodes, Role::kTextField, "City")->value, "Paris");
   const Node* notes = FindNode(tree->nodes, Role::kTextArea, "Notes");
   ASSERT_NE(notes, nullptr);

@@ -1,8 +1,17 @@
 #include "platform/cdp/cdp_connection.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include "core/ascii.h"
 
 namespace uiscope {
 namespace {
@@ -129,8 +138,60 @@ Result<int> DevToolsPortOfProcess(int pid) {
     if (end == std::string_view::npos) break;
     rest.remove_prefix(end + 1);
   }
+  // A process that set its title (setproctitle) may show its arguments
+  // joined by spaces in one string; the switches are then split out of it
+  // (a --user-data-dir holding a space is then cut, and only port 0 needs it).
+  if (argv.size() == 1 && argv[0].find(" --") != std::string::npos) {
+    std::vector<std::string> words;
+    std::string_view joined(argv[0]);
+    while (!joined.empty()) {
+      const size_t end = joined.find(' ');
+      if (end != 0) words.emplace_back(joined.substr(0, end));
+      if (end == std::string_view::npos) break;
+      joined.remove_prefix(end + 1);
+    }
+    argv = std::move(words);
+  }
   return DevToolsPortFromCommandLine(
       argv, [](const std::string& path) { return ReadSmallFile(path, 4096); });
+}
+
+bool WantsDevToolsPort(const std::vector<std::string>& argv) {
+  if (argv.empty()) return false;
+  for (const std::string& arg : argv) {
+    if (arg.starts_with("--remote-debugging-port") || arg.starts_with("--remote-debugging-pipe")) {
+      return false;
+    }
+  }
+  const std::string exe = AsciiLower(argv[0].substr(argv[0].rfind('/') + 1));
+  if (exe.find("chrom") != std::string::npos || exe.find("electron") != std::string::npos) {
+    return true;
+  }
+  for (const std::string& arg : argv) {
+    if (arg.ends_with(".asar")) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> WithDevToolsPort(std::vector<std::string> argv, int port) {
+  if (argv.empty()) return argv;
+  argv.insert(argv.begin() + 1, "--remote-debugging-port=" + std::to_string(port));
+  return argv;
+}
+
+Result<int> PickFreeLoopbackPort() {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return MakeError(ErrorCode::kInternal, "socket: " + std::string(strerror(errno)));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+                  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
+  const std::string why = ok ? "" : strerror(errno);
+  close(fd);
+  if (!ok) return MakeError(ErrorCode::kUnavailable, "no free port on 127.0.0.1: " + why);
+  return static_cast<int>(ntohs(addr.sin_port));
 }
 
 Result<std::unique_ptr<CdpConnection>> CdpConnection::Open(std::string_view websocket_url,

@@ -59,6 +59,18 @@ Result<int> DevToolsPortFromCommandLine(
 // DevToolsPortFromCommandLine on /proc/`pid`/cmdline.
 Result<int> DevToolsPortOfProcess(int pid);
 
+// Whether `argv` starts a Chromium-based program uiscope gives a DevTools
+// port at launch: its executable's name holds "chrom" (chromium, chrome,
+// google-chrome) or "electron", or an argument is an Electron app archive
+// (*.asar); and it names no DevTools switch of its own.
+bool WantsDevToolsPort(const std::vector<std::string>& argv);
+// `argv` with --remote-debugging-port=`port` after the executable.
+std::vector<std::string> WithDevToolsPort(std::vector<std::string> argv, int port);
+// A TCP port free on 127.0.0.1 now (bound, read, released): a browser
+// started next gets it unless another process takes it in between, in which
+// case the browser runs without an endpoint and observe falls back to AT-SPI.
+Result<int> PickFreeLoopbackPort();
+
 class CdpConnection {
  public:
   // Connects to a target's webSocketDebuggerUrl.

@@ -319,11 +319,16 @@ class Converter {
     // Bounds.
     bool on_screen = true;
     if (auto it = facts_.boxes.find(backend); backend >= 0 && it != facts_.boxes.end()) {
+      // The enclosing pixel rectangle of the fractional box, as Chromium
+      // gives its AT-SPI extents (gfx::ToEnclosingRect): the AT-SPI twin of
+      // a node (engine/cdp_pages.h) then has the very same bounds.
       const Box& b = it->second;
-      Rect r{options_.origin.x + static_cast<int>(std::lround(b.x * scale_)),
-             options_.origin.y + static_cast<int>(std::lround(b.y * scale_)),
-             static_cast<int>(std::lround(b.w * scale_)),
-             static_cast<int>(std::lround(b.h * scale_))};
+      const double left = std::floor(b.x * scale_), top = std::floor(b.y * scale_);
+      const double right = std::ceil((b.x + b.w) * scale_ - 1e-6);
+      const double bottom = std::ceil((b.y + b.h) * scale_ - 1e-6);
+      Rect r{options_.origin.x + static_cast<int>(left), options_.origin.y + static_cast<int>(top),
+             static_cast<int>(std::max(0.0, right - left)),
+             static_cast<int>(std::max(0.0, bottom - top))};
       out.bounds = r;
       // A zero-size box (an empty text run, a collapsed element) is where
       // its content would be: it counts as on screen when that point is.

@@ -1,0 +1,240 @@
+// The Chromium specialist over the DevTools protocol (issue 19 part 5) on a
+// headless desktop with Debian's chromium: `app launch` gives the browser a
+// DevTools port, and observe then reads the page (tests/fixtures/web/
+// page_state.html) over the protocol — the select's chosen option, input
+// values, the link's target, the iframe's content and all 30 table rows —
+// placed on the screen where the AT-SPI tree places the same elements, with
+// the same IDs twice. Without a port the page still comes from AT-SPI, with
+// a warning.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <map>
+#include <sstream>
+
+#include "core/format.h"
+#include "engine/apps.h"
+#include "engine/observe.h"
+#include "engine/workspace.h"
+#include "support/chromium_fixture.h"
+#include "support/desktop_fixture.h"
+
+namespace uiscope {
+namespace {
+
+using std::chrono::milliseconds;
+using test::TestDesktop;
+using test::WaitUntil;
+
+WorkspaceOptions On(const TestDesktop& desktop) {
+  WorkspaceOptions options;
+  options.display = desktop.info().display_name;
+  options.start_headless = false;
+  return options;
+}
+
+std::string PageUrl(const std::string& title) {
+  return "file://" UISCOPE_FIXTURE_WEB_DIR "/page_state.html?rows=30&title=" + title;
+}
+
+const Node* Find(const std::vector<Node>& nodes, int pid, Role role, std::string_view name) {
+  const Node* found = nullptr;
+  ForEachNode(nodes, [&](const Node& n, int) {
+    if (!found && n.pid == pid && n.role == role && n.name == name) found = &n;
+  });
+  return found;
+}
+
+const Node* AppRoot(const std::vector<Node>& roots, int pid) {
+  for (const Node& n : roots) {
+    if (n.pid == pid && n.role == Role::kApplication) return &n;
+  }
+  return nullptr;
+}
+
+class CdpPagesDesktopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(TestDesktop::Shared().ok()) << TestDesktop::Shared().error();
+    workspace_ = std::make_unique<Workspace>(On(TestDesktop::Shared()));
+  }
+  void TearDown() override {
+    for (int pid : pids_) kill(pid, SIGTERM);
+  }
+
+  // Launches Chromium on the page as `uiscope app launch` would; the pid.
+  int Launch(const std::string& title, std::vector<std::string> extra = {},
+             int* devtools_port = nullptr) {
+    std::string profile = TestDesktop::Shared().info().runtime_dir + "/cdp-XXXXXX";
+    if (mkdtemp(profile.data()) == nullptr) ADD_FAILURE() << "mkdtemp " << profile;
+    auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+    EXPECT_TRUE(lease.ok()) << lease.error().message;
+    if (!lease.ok()) return 0;
+    LaunchRequest r;
+    r.argv = test::ChromiumUrlCommand(profile, PageUrl(title));
+    r.argv.insert(r.argv.end(), extra.begin(), extra.end());
+    r.timeout = milliseconds(30000);
+    auto launched = LaunchApp(*lease, r);
+    EXPECT_TRUE(launched.ok()) << launched.error().message;
+    if (!launched.ok()) return 0;
+    pids_.push_back(launched->pid);
+    if (devtools_port) *devtools_port = launched->devtools_port;
+    return launched->pid;
+  }
+
+  Result<Observation> Observe(int pid, bool include_hidden) {
+    auto lease = workspace_->Acquire();
+    if (!lease.ok()) return lease.error();
+    ObserveRequest request;
+    request.pid = pid;
+    request.include_hidden = include_hidden;
+    request.timeout = milliseconds(5000);
+    return lease->observer->Observe(request);
+  }
+
+  // Observes until the page's select shows up (the page loads after the
+  // window appears).
+  Result<Observation> ObserveLoaded(int pid, bool include_hidden) {
+    Result<Observation> obs = MakeError(ErrorCode::kTimeout, "never observed");
+    WaitUntil(
+        [&] {
+          obs = Observe(pid, include_hidden);
+          return obs.ok() && Find(obs->snapshot.roots, pid, Role::kComboBox, "Country") != nullptr;
+        },
+        milliseconds(30000));
+    return obs;
+  }
+
+  std::unique_ptr<Workspace> workspace_;
+  std::vector<int> pids_;
+};
+
+TEST_F(CdpPagesDesktopTest, PageStateComesCompleteAndExactFromTheProtocol) {
+  int port = 0;
+  const int pid = Launch("cdp-state", {}, &port);
+  ASSERT_GT(pid, 0);
+  EXPECT_GT(port, 0) << "app launch gives Chromium a DevTools port";
+  auto obs = ObserveLoaded(pid, /*include_hidden=*/true);
+  ASSERT_TRUE(obs.ok()) << obs.error().message;
+  const auto& roots = obs->snapshot.roots;
+  for (const std::string& w : obs->warnings) {
+    EXPECT_EQ(w.find("AT-SPI only"), std::string::npos) << w;
+  }
+  const Node* country = Find(roots, pid, Role::kComboBox, "Country");
+  ASSERT_NE(country, nullptr);
+  EXPECT_EQ(country->value, "France");  // AT-SPI alone: "￼"
+  const Node* name = Find(roots, pid, Role::kTextField, "Name");
+  ASSERT_NE(name, nullptr);
+  EXPECT_EQ(name->value, "Ada Lovelace");
+  ASSERT_NE(Find(roots, pid, Role::kTextField, "City"), nullptr);
+  EXPECT_EQ(Find(roots, pid, Role::kTextField, "City")->value, "Paris");
+  ASSERT_NE(Find(roots, pid, Role::kTextArea, "Notes"), nullptr);
+  EXPECT_EQ(Find(roots, pid, Role::kTextArea, "Notes")->value, "Leave at the door");
+  const Node* gift = Find(roots, pid, Role::kCheckBox, "Gift wrap");
+  ASSERT_NE(gift, nullptr);
+  EXPECT_TRUE(gift->Has(State::kChecked));
+  const Node* link = Find(roots, pid, Role::kLink, "terms of sale");
+  ASSERT_NE(link, nullptr);
+  EXPECT_EQ(link->value, "https://example.com/terms");
+  const Node* frame = Find(roots, pid, Role::kDocument, "Help frame");
+  ASSERT_NE(frame, nullptr);
+  const Node* inner = Find(frame->children, pid, Role::kButton, "Frame button");
+  ASSERT_NE(inner, nullptr);
+  ASSERT_NE(Find(frame->children, pid, Role::kTextField, "Frame note"), nullptr);
+  EXPECT_EQ(Find(frame->children, pid, Role::kTextField, "Frame note")->value, "inside");
+  for (int i = 1; i <= 30; ++i) {
+    EXPECT_NE(Find(roots, pid, Role::kTableCell, "Item " + std::to_string(i)), nullptr) << i;
+  }
+
+  // Placed where Chromium's own AT-SPI tree places them: the elements that
+  // AT-SPI shows have an AT-SPI twin at the same bounds (within a pixel),
+  // whose reference and actions they took.
+  const Node* send = Find(roots, pid, Role::kButton, "Send order");
+  ASSERT_NE(send, nullptr);
+  ASSERT_TRUE(send->bounds.has_value());
+  EXPECT_FALSE(send->ref.empty()) << "no AT-SPI twin at " << send->bounds->x << ","
+                                  << send->bounds->y;
+  EXPECT_FALSE(send->actions.empty());
+  EXPECT_FALSE(country->ref.empty());
+  if (inner->ref.empty()) {
+    // Where AT-SPI alone places it, to say by how much the two differ.
+    auto lease = workspace_->Acquire();
+    ASSERT_TRUE(lease.ok());
+    Observer atspi(*lease->accessibility, lease->frame);
+    atspi.set_page_protocol(false);
+    ObserveRequest request;
+    request.pid = pid;
+    request.include_hidden = true;
+    auto plain = atspi.Observe(request);
+    ASSERT_TRUE(plain.ok());
+    std::ostringstream seen;
+    ForEachNode(plain->snapshot.roots, [&](const Node& n, int) {
+      if (n.name == "Frame button" && n.bounds) {
+        seen << ' ' << RoleName(n.role) << '@' << n.bounds->x << ',' << n.bounds->y << ','
+             << n.bounds->w << ',' << n.bounds->h;
+      }
+    });
+    ADD_FAILURE() << "the iframe's button has no AT-SPI twin: over CDP at " << inner->bounds->x
+                  << "," << inner->bounds->y << "," << inner->bounds->w << ","
+                  << inner->bounds->h << "; AT-SPI:" << seen.str();
+  }
+  // Inside the app's window.
+  const Node* app = AppRoot(roots, pid);
+  ASSERT_NE(app, nullptr);
+  ASSERT_FALSE(app->children.empty());
+  ASSERT_TRUE(app->children[0].bounds.has_value());
+  EXPECT_TRUE(app->children[0].bounds->Contains(send->bounds->Center()));
+
+  // The same IDs on a second observation, node for node.
+  auto ids_of = [&](const std::vector<Node>& of) {
+    std::vector<std::string> ids;
+    ForEachNode(of, [&](const Node& n, int) {
+      if (n.pid == pid) ids.push_back(std::string(RoleName(n.role)) + "|" + n.name + "|" + n.id);
+    });
+    return ids;
+  };
+  auto again = Observe(pid, true);
+  ASSERT_TRUE(again.ok());
+  const std::vector<std::string> before = ids_of(roots), after = ids_of(again->snapshot.roots);
+  EXPECT_GT(before.size(), 150u);
+  EXPECT_EQ(before, after);
+
+  // Without include_hidden the rows below the window are cut, and said.
+  auto visible = Observe(pid, false);
+  ASSERT_TRUE(visible.ok());
+  EXPECT_EQ(Find(visible->snapshot.roots, pid, Role::kTableCell, "Item 30"), nullptr);
+  bool said = false;
+  for (const std::string& w : visible->warnings) said |= w.find("outside the visible") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST_F(CdpPagesDesktopTest, WithoutAnEndpointThePageComesFromAtspiWithAWarning) {
+  // Started by hand, not through app launch: no DevTools switch at all.
+  std::string profile = TestDesktop::Shared().info().runtime_dir + "/cdp-XXXXXX";
+  ASSERT_NE(mkdtemp(profile.data()), nullptr);
+  SpawnOptions spawn;
+  spawn.argv = test::ChromiumUrlCommand(profile, PageUrl("cdp-none"));
+  spawn.log_file = profile + "/chromium.log";
+  auto process = TestDesktop::Shared().Launch(std::move(spawn));
+  ASSERT_NE(process, nullptr);
+  const int pid = process->pid();
+  Result<Observation> obs = MakeError(ErrorCode::kTimeout, "never observed");
+  WaitUntil(
+      [&] {
+        obs = Observe(pid, false);
+        return obs.ok() && Find(obs->snapshot.roots, pid, Role::kButton, "Send order") != nullptr;
+      },
+      milliseconds(30000));
+  ASSERT_TRUE(obs.ok()) << obs.error().message;
+  EXPECT_NE(Find(obs->snapshot.roots, pid, Role::kButton, "Send order"), nullptr);
+  bool warned = false;
+  for (const std::string& w : obs->warnings) {
+    warned |= w.find("AT-SPI only") != std::string::npos &&
+              w.find("--remote-debugging-port") != std::string::npos;
+  }
+  EXPECT_TRUE(warned);
+  (void)process->Terminate(milliseconds(3000));
+}
+
+}  // namespace
+}  // namespace uiscope
