@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <cstdio>
 #include <map>
 #include <sstream>
 
@@ -198,6 +199,51 @@ TEST_F(CdpPagesDesktopTest, PageStateComesCompleteAndExactFromTheProtocol) {
   const std::vector<std::string> before = ids_of(roots), after = ids_of(again->snapshot.roots);
   EXPECT_GT(before.size(), 150u);
   EXPECT_EQ(before, after);
+
+  // The page's compact text (the document and its content, as observe
+  // prints it), for the comparison with Playwright MCP's snapshot.
+  const Node* document = nullptr;
+  ForEachNode(roots, [&](const Node& n, int) {
+    if (!document && n.pid == pid && n.role == Role::kDocument && n.toolkit_role == "document web") {
+      document = &n;
+    }
+  });
+  ASSERT_NE(document, nullptr);
+  Snapshot page;
+  page.roots = {*document};
+  auto text = FormatSnapshot(page, FormatOptions{});
+  ASSERT_TRUE(text.ok());
+  // For the report's size comparison (not an assertion): the compact text
+  // over CDP and over AT-SPI alone, written where these variables say.
+  auto save = [](const char* variable, const std::string& bytes) {
+    const char* out = std::getenv(variable);
+    FILE* f = out != nullptr ? std::fopen(out, "w") : nullptr;
+    if (f == nullptr) return;
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+  };
+  save("UISCOPE_CDP_COMPACT_OUT", text->text);
+  if (std::getenv("UISCOPE_ATSPI_COMPACT_OUT") != nullptr) {
+    auto lease = workspace_->Acquire();
+    ASSERT_TRUE(lease.ok());
+    Observer atspi(*lease->accessibility, lease->frame);
+    atspi.set_page_protocol(false);
+    ObserveRequest request;
+    request.pid = pid;
+    request.include_hidden = true;
+    auto plain = atspi.Observe(request);
+    ASSERT_TRUE(plain.ok());
+    Snapshot atspi_page;
+    ForEachNode(plain->snapshot.roots, [&](const Node& n, int) {
+      if (atspi_page.roots.empty() && n.role == Role::kDocument &&
+          n.toolkit_role == "document web") {
+        atspi_page.roots = {n};
+      }
+    });
+    auto atspi_text = FormatSnapshot(atspi_page, FormatOptions{});
+    ASSERT_TRUE(atspi_text.ok());
+    save("UISCOPE_ATSPI_COMPACT_OUT", atspi_text->text);
+  }
 
   // Without include_hidden the rows below the window are cut, and said.
   auto visible = Observe(pid, false);
