@@ -139,7 +139,8 @@ int Run(int runs, int rows) {
       return 1;
     }
 
-    Series cdp, walk, mirror, observe;
+    Series cdp, read, build, walk, mirror, observe;
+    size_t bytes = 0;
     for (int i = 0; i <= runs; ++i) {
       auto t0 = Clock::now();
       auto data = ReadPageData(**page, milliseconds(20000));
@@ -147,10 +148,21 @@ int Run(int runs, int rows) {
         std::fprintf(stderr, "%s\n", data.error().message.c_str());
         return 1;
       }
+      const double read_ms = Since(t0);
       PageTreeOptions options;
       options.include_hidden = true;
+      auto t1 = Clock::now();
       auto tree = BuildPageTree(*data, options);
+      const double build_ms = Since(t1);
       const double ms = Since(t0);
+      if (i > 0) {
+        read.ms.push_back(read_ms);
+        build.ms.push_back(build_ms);
+      }
+      if (i == runs) {
+        bytes = data->ax.dump().size() + data->snapshot.dump().size();
+        for (const auto& f : data->frames) bytes += f.second.dump().size();
+      }
       if (!tree.ok()) {
         std::fprintf(stderr, "%s\n", tree.error().message.c_str());
         return 1;
@@ -181,6 +193,9 @@ int Run(int runs, int rows) {
       std::printf("  %-44s %8zu %10.2f %10.2f\n", what, s.nodes, s.Median(), s.Best());
     };
     line("cdp: getFullAXTree+DOMSnapshot -> tree", cdp);
+    line("  of which the protocol (2 round trips)", read);
+    line("  of which BuildPageTree", build);
+    std::printf("  protocol answers: %.1f MiB of JSON\n", double(bytes) / (1 << 20));
     line("atspi walk (fresh, AT-SPI alone)", walk);
     line("atspi mirror (AT-SPI alone)", mirror);
     line("observe with the page over CDP (mirror+cdp)", observe);
