@@ -46,6 +46,35 @@ void SetApp(std::vector<Node>& nodes, const Node& app) {
   });
 }
 
+// FNV-1a over what AT-SPI says of a document's subtree: any change to a
+// node's role, name, value, states, bounds or object changes it.
+void Mix(uint64_t& h, std::string_view bytes) {
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  h ^= 0xFF;
+  h *= 1099511628211ull;
+}
+uint64_t Fingerprint(const Node& document) {
+  uint64_t h = 14695981039346656037ull;
+  ForEachNode(document.children, [&](const Node& n, int depth) {
+    const Rect b = n.bounds.value_or(Rect{-1, -1, -1, -1});
+    Mix(h, std::to_string(depth) + ' ' + std::to_string(static_cast<int>(n.role)) + ' ' +
+               std::to_string(n.states.bits()) + ' ' + std::to_string(b.x) + ',' +
+               std::to_string(b.y) + ',' + std::to_string(b.w) + ',' + std::to_string(b.h));
+    Mix(h, n.name);
+    Mix(h, n.value);
+    Mix(h, n.ref.path);
+  });
+  Mix(h, document.name);
+  if (document.bounds) {
+    Mix(h, std::to_string(document.bounds->x) + ',' + std::to_string(document.bounds->y) + ',' +
+               std::to_string(document.bounds->w) + ',' + std::to_string(document.bounds->h));
+  }
+  return h;
+}
+
 }  // namespace
 
 void JoinAtspiTwins(const std::vector<Node>& atspi, std::vector<Node>& cdp) {
@@ -132,6 +161,17 @@ bool CdpPages::ReadPage(const CdpTarget& target, Node& document, const CdpPagesO
     warnings.push_back(label + " from AT-SPI only: its document has no bounds to place it by");
     return false;
   }
+  const uint64_t atspi = Fingerprint(document);
+  if (auto last = reads_.find(target.websocket_url);
+      last != reads_.end() && last->second.atspi == atspi &&
+      last->second.include_hidden == options.include_hidden &&
+      last->second.max_nodes == options.max_nodes) {
+    document.children = last->second.children;
+    if (document.value.empty()) document.value = last->second.value;
+    warnings.insert(warnings.end(), last->second.warnings.begin(), last->second.warnings.end());
+    return true;
+  }
+  reads_.erase(target.websocket_url);
   // A kept connection may have been closed by the browser (page reloaded
   // into another renderer, browser restarted): one fresh try then.
   Result<CdpPageData> data = MakeError(ErrorCode::kInternal, "not read");
@@ -167,15 +207,19 @@ bool CdpPages::ReadPage(const CdpTarget& target, Node& document, const CdpPagesO
   JoinAtspiTwins(document.children, tree->nodes);
   document.children = std::move(tree->nodes);
   if (document.value.empty()) document.value = tree->url;
+  Read read{atspi, options.include_hidden, options.max_nodes, {}, tree->url, {}};
   if (tree->off_screen > 0) {
-    warnings.push_back(label + ": " + std::to_string(tree->off_screen) +
-                       " elements outside the visible part of the page left out (scroll to "
-                       "them, or observe with include_hidden)");
+    read.warnings.push_back(label + ": " + std::to_string(tree->off_screen) +
+                            " elements outside the visible part of the page left out (scroll "
+                            "to them, or observe with include_hidden)");
   }
   if (tree->capped) {
-    warnings.push_back(label + ": more than " + std::to_string(options.max_nodes) +
-                       " elements; the rest left out");
+    read.warnings.push_back(label + ": more than " + std::to_string(options.max_nodes) +
+                            " elements; the rest left out");
   }
+  warnings.insert(warnings.end(), read.warnings.begin(), read.warnings.end());
+  read.children = document.children;
+  reads_[target.websocket_url] = std::move(read);
   return true;
 }
 

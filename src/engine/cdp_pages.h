@@ -23,7 +23,11 @@
 // warning that says why.
 //
 // Connections to page targets are kept between observations (one
-// WebSocket per page). Not thread-safe: one per Observer.
+// WebSocket per page), and so is each page's last tree: while the AT-SPI
+// document it replaced is the same (every node's role, name, value, states,
+// bounds and object; the AT-SPI mirror keeps it current from the app's
+// events), the page has not changed for anyone and its tree is served again
+// without a round trip. Not thread-safe: one per Observer.
 #pragma once
 
 #include <chrono>
@@ -56,6 +60,16 @@ class CdpPages {
                 std::chrono::steady_clock::time_point deadline, std::vector<std::string>& warnings);
 
   std::map<std::string, std::unique_ptr<CdpConnection>> pages_;  // by WebSocket URL
+  // The last tree read for a page (by WebSocket URL) and what it replaced.
+  struct Read {
+    uint64_t atspi = 0;  // fingerprint of the AT-SPI document it replaced
+    bool include_hidden = false;
+    int max_nodes = 0;
+    std::vector<Node> children;
+    std::string value;
+    std::vector<std::string> warnings;
+  };
+  std::map<std::string, Read> reads_;
 };
 
 // Copies BackendRef, actions and key binding from the nodes of `atspi` onto

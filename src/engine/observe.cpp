@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/ids.h"
+#include "engine/cdp_pages.h"
 #include "engine/x11_windows_nodes.h"
 
 namespace uiscope {
@@ -12,6 +13,15 @@ namespace {
 std::string ScopeKey(const std::string& app, int pid) { return app + "\x1f" + std::to_string(pid); }
 
 }  // namespace
+
+Observer::Observer(Accessibility& accessibility, Frame frame)
+    : accessibility_(accessibility), frame_(frame), pages_(std::make_unique<CdpPages>()) {}
+
+Observer::~Observer() = default;
+
+void Observer::set_page_protocol(bool on) {
+  pages_ = on ? std::make_unique<CdpPages>() : nullptr;
+}
 
 Result<Observation> Observer::Observe(const ObserveRequest& request) {
   auto start = std::chrono::steady_clock::now();

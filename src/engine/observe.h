@@ -28,7 +28,6 @@
 #include "core/result.h"
 #include "engine/id_anchor_store.h"
 #include "engine/app_health.h"
-#include "engine/cdp_pages.h"
 #include "platform/accessibility.h"
 #include "platform/windows.h"
 
@@ -58,10 +57,14 @@ struct Observation {
   std::vector<AppInfo> exited;
 };
 
+class CdpPages;  // engine/cdp_pages.h
+
 class Observer {
  public:
-  Observer(Accessibility& accessibility, Frame frame)
-      : accessibility_(accessibility), frame_(frame) {}
+  Observer(Accessibility& accessibility, Frame frame);
+  ~Observer();
+  Observer(const Observer&) = delete;
+  Observer& operator=(const Observer&) = delete;
 
   // Observes and assigns IDs, reconciled against the previous observation of
   // the same scope (same app / pid).
@@ -125,7 +128,7 @@ class Observer {
   // Whether the pages of Chromium and Electron apps are read over the
   // DevTools protocol where the app has an endpoint (engine/cdp_pages.h);
   // on by default. Off: AT-SPI alone, as for every other toolkit.
-  void set_page_protocol(bool on) { pages_ = on ? std::make_unique<CdpPages>() : nullptr; }
+  void set_page_protocol(bool on);
 
  private:
   // Before AssignIds: the stored anchors of the apps in `roots`.
@@ -194,7 +197,7 @@ class Observer {
   std::vector<Absent> absent_;
   AppHealth health_;
   WindowSystem* windows_ = nullptr;
-  std::unique_ptr<CdpPages> pages_ = std::make_unique<CdpPages>();
+  std::unique_ptr<CdpPages> pages_;
 };
 
 }  // namespace uiscope
