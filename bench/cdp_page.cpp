@@ -86,8 +86,8 @@ int Run(int runs, int rows) {
     }
     SpawnOptions spawn;
     spawn.argv = test::ChromiumUrlCommand(
-        std::string(state) + "/profile", "file://" UISCOPE_FIXTURE_WEB_DIR
-                                          "/page_state.html?rows=" + std::to_string(rows));
+        std::string(state) + "/profile",
+        "file://" UISCOPE_FIXTURE_WEB_DIR "/page_state.html?rows=" + std::to_string(rows));
     spawn.argv.push_back("--remote-debugging-port=" + std::to_string(*port));
     spawn.log_file = std::string(state) + "/chromium.log";
     auto chromium = desktop.Launch(std::move(spawn));

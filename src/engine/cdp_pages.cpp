@@ -35,7 +35,8 @@ void CollectDocuments(Node& n, std::vector<Node*>& out) {
 }
 
 uint64_t TwinKey(Role role, int x, int y) {
-  return (static_cast<uint64_t>(role) << 48) ^ (static_cast<uint64_t>(static_cast<uint32_t>(x)) << 24) ^
+  return (static_cast<uint64_t>(role) << 48) ^
+         (static_cast<uint64_t>(static_cast<uint32_t>(x)) << 24) ^
          static_cast<uint64_t>(static_cast<uint32_t>(y));
 }
 
@@ -115,15 +116,16 @@ int CdpPages::Apply(std::vector<Node>& roots, const CdpPagesOptions& options,
     const auto deadline = Clock::now() + options.timeout;
     auto port = DevToolsPortOfProcess(app.pid);
     if (!port.ok()) {
-      warnings.push_back(AppLabel(app) + ": page content from AT-SPI only (selects show no value): " +
-                         port.error().message +
-                         "; `uiscope app launch` starts Chromium and Electron apps with one");
+      warnings.push_back(
+          AppLabel(app) +
+          ": page content from AT-SPI only (selects show no value): " + port.error().message +
+          "; `uiscope app launch` starts Chromium and Electron apps with one");
       continue;
     }
     auto targets = ListCdpTargets(*port, Left(deadline));
     if (!targets.ok()) {
-      warnings.push_back(AppLabel(app) + ": page content from AT-SPI only: " +
-                         targets.error().message);
+      warnings.push_back(AppLabel(app) +
+                         ": page content from AT-SPI only: " + targets.error().message);
       continue;
     }
     std::vector<const CdpTarget*> pages;

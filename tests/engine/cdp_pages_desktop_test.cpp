@@ -181,8 +181,8 @@ TEST_F(CdpPagesDesktopTest, PageStateComesCompleteAndExactFromTheProtocol) {
       }
     });
     ADD_FAILURE() << "the iframe's button has no AT-SPI twin: over CDP at " << inner->bounds->x
-                  << "," << inner->bounds->y << "," << inner->bounds->w << ","
-                  << inner->bounds->h << "; AT-SPI:" << seen.str();
+                  << "," << inner->bounds->y << "," << inner->bounds->w << "," << inner->bounds->h
+                  << "; AT-SPI:" << seen.str();
   }
   // Inside the app's window.
   const Node* app = AppRoot(roots, pid);
@@ -213,7 +213,8 @@ TEST_F(CdpPagesDesktopTest, PageStateComesCompleteAndExactFromTheProtocol) {
   // prints it), for the comparison with Playwright MCP's snapshot.
   const Node* document = nullptr;
   ForEachNode(roots, [&](const Node& n, int) {
-    if (!document && n.pid == pid && n.role == Role::kDocument && n.toolkit_role == "document web") {
+    if (!document && n.pid == pid && n.role == Role::kDocument &&
+        n.toolkit_role == "document web") {
       document = &n;
     }
   });
@@ -265,13 +266,14 @@ TEST_F(CdpPagesDesktopTest, PageStateComesCompleteAndExactFromTheProtocol) {
   }
   auto page_conn = CdpConnection::Open(page_url, milliseconds(5000));
   ASSERT_TRUE(page_conn.ok()) << page_conn.error().message;
-  auto set = (*page_conn)->Call(
-      "Runtime.evaluate",
-      {{"expression",
-        "document.getElementById('city').value = 'Lyon';"
-        "document.getElementById('country').value = 'Italy';"
-        "document.getElementById('country').dispatchEvent(new Event('change')); 1"}},
-      milliseconds(5000));
+  auto set =
+      (*page_conn)
+          ->Call("Runtime.evaluate",
+                 {{"expression",
+                   "document.getElementById('city').value = 'Lyon';"
+                   "document.getElementById('country').value = 'Italy';"
+                   "document.getElementById('country').dispatchEvent(new Event('change')); 1"}},
+                 milliseconds(5000));
   ASSERT_TRUE(set.ok()) << set.error().message;
   Result<Observation> changed = MakeError(ErrorCode::kTimeout, "never observed");
   const bool seen = WaitUntil(
@@ -290,7 +292,8 @@ TEST_F(CdpPagesDesktopTest, PageStateComesCompleteAndExactFromTheProtocol) {
   ASSERT_TRUE(visible.ok());
   EXPECT_EQ(Find(visible->snapshot.roots, pid, Role::kTableCell, "Item 30"), nullptr);
   bool said = false;
-  for (const std::string& w : visible->warnings) said |= w.find("outside the visible") != std::string::npos;
+  for (const std::string& w : visible->warnings)
+    said |= w.find("outside the visible") != std::string::npos;
   EXPECT_TRUE(said);
 }
 

@@ -1,10 +1,10 @@
 // The Chromium specialist's glue without a browser: AT-SPI twins lend their
 // references and actions to the page's nodes, and an app without a DevTools
 // endpoint keeps its AT-SPI page with a warning.
+#include "engine/cdp_pages.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
-
-#include "engine/cdp_pages.h"
 
 namespace uiscope {
 namespace {
@@ -25,7 +25,7 @@ TEST(CdpPagesTest, TwinsWithinAPixelLendReferenceAndActions) {
   atspi[0].actions = {"click"};
   std::vector<Node> cdp = {Make(Role::kButton, "Send order", {101, 199, 80, 25}),
                            Make(Role::kComboBox, "Country", {300, 200, 77, 19}),
-                           Make(Role::kButton, "Far", {10, 10, 50, 20}),       // role differs
+                           Make(Role::kButton, "Far", {10, 10, 50, 20}),        // role differs
                            Make(Role::kTextField, "Moved", {10, 13, 50, 20})};  // 3 px away
   JoinAtspiTwins(atspi, cdp);
   EXPECT_EQ(cdp[0].ref.path, "/a/1");

@@ -112,10 +112,10 @@ TEST(WebSocketTest, ClientFramesAreMaskedInEveryLengthForm) {
 
 TEST(WebSocketTest, ParserReassemblesFragmentsAroundControlFrames) {
   WebSocketFrameParser parser;
-  std::string bytes = ServerFrame(0x01, "{\"id\":") +  // text, not final
-                      ServerFrame(0x89, "ping!") +     // ping in between
-                      ServerFrame(0x00, "1,") +        // continuation
-                      ServerFrame(0x80, "\"r\":{}}") +  // final continuation
+  std::string bytes = ServerFrame(0x01, "{\"id\":") +              // text, not final
+                      ServerFrame(0x89, "ping!") +                 // ping in between
+                      ServerFrame(0x00, "1,") +                    // continuation
+                      ServerFrame(0x80, "\"r\":{}}") +             // final continuation
                       ServerFrame(0x81, std::string(70000, 'z'));  // 64-bit length
   // Byte by byte: a frame may arrive in any number of pieces.
   std::vector<WsMessage> got;
@@ -297,9 +297,10 @@ TEST(CdpConnectionTest, MatchesAnswersToCallsAcrossEventsPingsAndFragments) {
         json{{"id", b["id"]}, {"error", {{"code", -32601}, {"message", "'Nope.x' wasn't found"}}}}
             .dump();
     Write(fd, ServerFrame(0x81, answer_b));
-    const std::string answer_a = json{{"id", a["id"]}, {"result", {{"big", std::string(100000, 'q')}}}}
-                                     .dump();
-    Write(fd, ServerFrame(0x01, answer_a.substr(0, 10)) + ServerFrame(0x00, answer_a.substr(10, 50000)) +
+    const std::string answer_a =
+        json{{"id", a["id"]}, {"result", {{"big", std::string(100000, 'q')}}}}.dump();
+    Write(fd, ServerFrame(0x01, answer_a.substr(0, 10)) +
+                  ServerFrame(0x00, answer_a.substr(10, 50000)) +
                   ServerFrame(0x80, answer_a.substr(50010)));
     auto got = ReadClientFrame(fd, buf);  // the pong
     if (got && got->first == 0xA) pong = got->second;
@@ -336,9 +337,8 @@ TEST(CdpConnectionTest, MatchesAnswersToCallsAcrossEventsPingsAndFragments) {
 
 TEST(CdpConnectionTest, RefusesAPeerThatDoesNotSpeakWebSocket) {
   {
-    LoopbackServer server(false, [](int fd) {
-      Write(fd, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
-    });
+    LoopbackServer server(
+        false, [](int fd) { Write(fd, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"); });
     auto conn = CdpConnection::Open(server.url(), milliseconds(2000));
     ASSERT_FALSE(conn.ok());
     EXPECT_NE(conn.error().message.find("404"), std::string::npos) << conn.error().message;
@@ -372,17 +372,17 @@ TEST(CdpConnectionTest, RefusesAPeerThatDoesNotSpeakWebSocket) {
     port = server.port();
     auto unblock = CdpConnection::Open(server.url(), milliseconds(500));  // lets it finish
   }
-  auto none = CdpConnection::Open("ws://127.0.0.1:" + std::to_string(port) + "/x", milliseconds(500));
+  auto none =
+      CdpConnection::Open("ws://127.0.0.1:" + std::to_string(port) + "/x", milliseconds(500));
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().code, ErrorCode::kUnavailable);
   EXPECT_NE(none.error().message.find(std::to_string(port)), std::string::npos);
 }
 
 TEST(CdpDiscoveryTest, ListsTargetsOverHttp) {
-  const std::string body =
-      R"([{"id":"P1","type":"page","title":"Shop","url":"https://shop.test/",)"
-      R"("webSocketDebuggerUrl":"ws://127.0.0.1:9/devtools/page/P1"},)"
-      R"({"id":"W","type":"service_worker","url":"x"},{"type":"page"},7,"s"])";
+  const std::string body = R"([{"id":"P1","type":"page","title":"Shop","url":"https://shop.test/",)"
+                           R"("webSocketDebuggerUrl":"ws://127.0.0.1:9/devtools/page/P1"},)"
+                           R"({"id":"W","type":"service_worker","url":"x"},{"type":"page"},7,"s"])";
   LoopbackServer server(false, [&](int fd) {
     Write(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
                   std::to_string(body.size()) + "\r\n\r\n" + body);
@@ -400,8 +400,8 @@ TEST(CdpDiscoveryTest, ListsTargetsOverHttp) {
 
 TEST(CdpDiscoveryTest, PortComesFromTheCommandLine) {
   auto no_file = [](const std::string&) { return std::optional<std::string>(); };
-  auto port = DevToolsPortFromCommandLine({"chromium", "--remote-debugging-port=9333", "--app=x"},
-                                          no_file);
+  auto port =
+      DevToolsPortFromCommandLine({"chromium", "--remote-debugging-port=9333", "--app=x"}, no_file);
   ASSERT_TRUE(port.ok());
   EXPECT_EQ(*port, 9333);
   std::string asked;
@@ -419,10 +419,10 @@ TEST(CdpDiscoveryTest, PortComesFromTheCommandLine) {
   EXPECT_EQ(none.error().code, ErrorCode::kNotFound);
   EXPECT_FALSE(DevToolsPortFromCommandLine({"c", "--remote-debugging-port=0"}, no_file).ok());
   EXPECT_FALSE(DevToolsPortFromCommandLine({"c", "--remote-debugging-port=abc"}, no_file).ok());
-  EXPECT_FALSE(
-      DevToolsPortFromCommandLine({"c", "--user-data-dir=/p", "--remote-debugging-port=0"},
-                                  [](const std::string&) { return std::optional<std::string>("x"); })
-          .ok());
+  EXPECT_FALSE(DevToolsPortFromCommandLine(
+                   {"c", "--user-data-dir=/p", "--remote-debugging-port=0"},
+                   [](const std::string&) { return std::optional<std::string>("x"); })
+                   .ok());
   // This test process has no such switch.
   EXPECT_EQ(DevToolsPortOfProcess(getpid()).error().code, ErrorCode::kNotFound);
 }

@@ -74,9 +74,9 @@ Result<json> CdpVersion(int port, std::chrono::milliseconds timeout) {
   if (!body.ok()) return body.error();
   json version = json::parse(*body, nullptr, false);
   if (!version.is_object()) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     "DevTools /json/version on port " + std::to_string(port) +
-                         " did not answer a JSON object");
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        "DevTools /json/version on port " + std::to_string(port) + " did not answer a JSON object");
   }
   return version;
 }
@@ -224,8 +224,7 @@ Result<json> CdpConnection::Await(int id, Clock::time_point deadline) {
     methods_.erase(id);
     if (auto e = answer.find("error"); e != answer.end()) {
       std::string message = e->is_object() ? e->value("message", e->dump()) : e->dump();
-      return MakeError(ErrorCode::kInternal,
-                       method + " at " + endpoint() + " failed: " + message);
+      return MakeError(ErrorCode::kInternal, method + " at " + endpoint() + " failed: " + message);
     }
     auto r = answer.find("result");
     if (r == answer.end() || !r->is_object()) return json::object();

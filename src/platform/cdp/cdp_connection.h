@@ -80,7 +80,8 @@ class CdpConnection {
   // Sends a command; its id, to be awaited with Await. Several commands may
   // be in flight at once (the browser answers each; a page's answers come
   // in order, but Await does not rely on it).
-  Result<int> Send(std::string_view method, const nlohmann::json& params = nlohmann::json::object());
+  Result<int> Send(std::string_view method,
+                   const nlohmann::json& params = nlohmann::json::object());
   // The "result" of command `id`; the protocol's error as kInternal with
   // its message and the method's name; kTimeout at `deadline`. Answers to
   // other commands are kept for their Await; events are queued (the last
@@ -102,8 +103,8 @@ class CdpConnection {
 
   std::unique_ptr<WebSocketClient> socket_;
   int next_id_ = 1;
-  std::map<int, std::string> methods_;        // in flight: id -> method (for errors)
-  std::map<int, nlohmann::json> answers_;     // answers received before their Await
+  std::map<int, std::string> methods_;     // in flight: id -> method (for errors)
+  std::map<int, nlohmann::json> answers_;  // answers received before their Await
   std::deque<nlohmann::json> events_;
 };
 

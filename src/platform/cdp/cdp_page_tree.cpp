@@ -357,9 +357,8 @@ class Converter {
     // A text container without a name of its own (a label, a paragraph, a
     // cell) is named by its text runs, which then go.
     if (out.name.empty() && !out.children.empty() &&
-        std::all_of(out.children.begin(), out.children.end(), [](const Node& c) {
-          return c.role == Role::kText && c.children.empty();
-        })) {
+        std::all_of(out.children.begin(), out.children.end(),
+                    [](const Node& c) { return c.role == Role::kText && c.children.empty(); })) {
       std::string text;
       for (const Node& c : out.children) text += c.name;
       out.name = CollapseSpace(text);

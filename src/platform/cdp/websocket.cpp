@@ -227,9 +227,9 @@ Result<std::string> ReadHttpHead(int fd, Clock::time_point deadline, const std::
       return buf;
     }
     if (buf.size() > kMaxHttpHeader) {
-      return MakeError(ErrorCode::kInvalidArgument,
-                       what + ": the answer's headers exceed " + std::to_string(kMaxHttpHeader) +
-                           " bytes: not a DevTools endpoint");
+      return MakeError(ErrorCode::kInvalidArgument, what + ": the answer's headers exceed " +
+                                                        std::to_string(kMaxHttpHeader) +
+                                                        " bytes: not a DevTools endpoint");
     }
     auto got = ReadFd(fd, deadline, what);
     if (!got.ok()) return got.error();
@@ -450,8 +450,7 @@ Result<std::unique_ptr<WebSocketClient>> WebSocketClient::Connect(
   // No Origin header: Chromium (111+) refuses WebSocket upgrades whose
   // Origin is not allowed by --remote-allow-origins, and lets those without
   // one through (they come from programs, not pages).
-  const std::string request = "GET " + url->path +
-                              " HTTP/1.1\r\nHost: " + host_header +
+  const std::string request = "GET " + url->path + " HTTP/1.1\r\nHost: " + host_header +
                               "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                               "Sec-WebSocket-Key: " +
                               key + "\r\nSec-WebSocket-Version: 13\r\n\r\n";
@@ -516,8 +515,8 @@ Result<std::string> WebSocketClient::Receive(Clock::time_point deadline) {
     auto step = parser_.Next();
     if (!step.ok()) {
       Close();
-      return MakeError(step.error().code, "DevTools endpoint " + url_ + ": " +
-                                              step.error().message);
+      return MakeError(step.error().code,
+                       "DevTools endpoint " + url_ + ": " + step.error().message);
     }
     if (!step->has) {
       if (auto st = ReadSome(deadline); !st.ok()) return st.error();
@@ -527,8 +526,8 @@ Result<std::string> WebSocketClient::Receive(Clock::time_point deadline) {
     switch (m.opcode) {
       case WsOpcode::kPing: {
         mask_state_ = mask_state_ * 1664525u + 1013904223u;
-        if (auto st = WriteAll(EncodeClientFrame(WsOpcode::kPong, m.payload, mask_state_),
-                               deadline);
+        if (auto st =
+                WriteAll(EncodeClientFrame(WsOpcode::kPong, m.payload, mask_state_), deadline);
             !st.ok()) {
           return st.error();
         }
@@ -549,18 +548,17 @@ Result<std::string> WebSocketClient::Receive(Clock::time_point deadline) {
 Result<std::string> HttpGetLoopback(std::string_view host, int port, std::string_view path,
                                     std::chrono::milliseconds timeout, size_t max_body) {
   const auto deadline = Clock::now() + timeout;
-  const std::string what =
-      "DevTools endpoint http://" + std::string(host) + ":" + std::to_string(port) +
-      std::string(path);
+  const std::string what = "DevTools endpoint http://" + std::string(host) + ":" +
+                           std::to_string(port) + std::string(path);
   auto fd = ConnectLoopback(host, port, deadline, what);
   if (!fd.ok()) return fd.error();
   struct Closer {
     int fd;
     ~Closer() { close(fd); }
   } closer{*fd};
-  const std::string request = "GET " + std::string(path) + " HTTP/1.1\r\nHost: " +
-                              std::string(host) + ":" + std::to_string(port) +
-                              "\r\nConnection: close\r\n\r\n";
+  const std::string request = "GET " + std::string(path) +
+                              " HTTP/1.1\r\nHost: " + std::string(host) + ":" +
+                              std::to_string(port) + "\r\nConnection: close\r\n\r\n";
   if (auto st = WriteFd(*fd, request, deadline, what); !st.ok()) return st.error();
   std::string body;
   auto head = ReadHttpHead(*fd, deadline, what, body);

@@ -138,7 +138,6 @@ class WebSocketClient {
 // /json/list and /json/version): the body of a 200 answer, at most
 // `max_body` bytes; errors name the address.
 Result<std::string> HttpGetLoopback(std::string_view host, int port, std::string_view path,
-                                    std::chrono::milliseconds timeout,
-                                    size_t max_body = 8u << 20);
+                                    std::chrono::milliseconds timeout, size_t max_body = 8u << 20);
 
 }  // namespace uiscope
