@@ -17,6 +17,7 @@
 #include "core/ids.h"
 #include "engine/act.h"
 #include "engine/gated_action.h"
+#include "platform/cdp/cdp_connection.h"
 #include "session/a11y_env.h"
 #include "session/headless_desktop.h"
 
@@ -358,6 +359,22 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
   }
   SpawnOptions spawn;
   spawn.argv = r.argv;
+  // Chromium and Electron get a DevTools endpoint, so that observe reads
+  // their pages over the protocol (engine/cdp_pages.h). A fixed free port,
+  // not --remote-debugging-port=0: the port is then on the command line,
+  // where observe finds it for this very process (/proc/PID/cmdline),
+  // whatever profile directory the app uses; with 0 it would be in the
+  // profile's DevToolsActivePort file, which depends on the app. Chrome
+  // 136+ ignores the switch on its default profile: give it --user-data-dir.
+  if (WantsDevToolsPort(spawn.argv)) {
+    if (auto port = PickFreeLoopbackPort(); port.ok()) {
+      spawn.argv = WithDevToolsPort(std::move(spawn.argv), *port);
+      result.devtools_port = *port;
+    } else {
+      result.warnings.push_back("no DevTools port for its pages (" + port.error().message +
+                                "): they will be read through AT-SPI only");
+    }
+  }
   const std::optional<DesktopInfo> session = LeaseSession(lease);
   spawn.log_file = LogName(LogDir(session), r.argv[0]);
   result.log_file = spawn.log_file;
@@ -791,6 +808,7 @@ json LaunchResultToJson(const LaunchResult& r) {
             {"toolkit", r.toolkit},
             {"waited_ms", r.waited_ms},
             {"warnings", r.warnings}};
+  if (r.devtools_port > 0) j["devtools_port"] = r.devtools_port;
   j["window"] = r.window ? WindowJson(*r.window) : json(nullptr);
   return j;
 }

@@ -79,6 +79,8 @@ struct LaunchResult {
   std::string app_name;              // its accessible name, else the window's WM_CLASS
   std::string toolkit;
   double waited_ms = 0;
+  // The DevTools port given to a Chromium or Electron app (0: none given).
+  int devtools_port = 0;
   std::vector<std::string> warnings;  // no accessibility app by the deadline, ...
 };
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/ids.h"
+#include "engine/cdp_pages.h"
 #include "engine/x11_windows_nodes.h"
 
 namespace uiscope {
@@ -12,6 +13,15 @@ namespace {
 std::string ScopeKey(const std::string& app, int pid) { return app + "\x1f" + std::to_string(pid); }
 
 }  // namespace
+
+Observer::Observer(Accessibility& accessibility, Frame frame)
+    : accessibility_(accessibility), frame_(frame), pages_(std::make_unique<CdpPages>()) {}
+
+Observer::~Observer() = default;
+
+void Observer::set_page_protocol(bool on) {
+  pages_ = on ? std::make_unique<CdpPages>() : nullptr;
+}
 
 Result<Observation> Observer::Observe(const ObserveRequest& request) {
   auto start = std::chrono::steady_clock::now();
@@ -67,6 +77,11 @@ Result<Observation> Observer::Observe(const ObserveRequest& request) {
     for (const AppInfo& app : obs.unanswered) {
       if (app.pid > 0) NoteAbsent({app}, {}, app.pid);
     }
+  }
+  if (pages_) {
+    pages_->Apply(obs.snapshot.roots,
+                  CdpPagesOptions{request.include_hidden, request.max_fetch_nodes, request.timeout},
+                  obs.warnings);
   }
   obs.snapshot.frame = frame_;
 
@@ -135,6 +150,7 @@ Result<Observation> Observer::RefreshApp(int pid, std::chrono::milliseconds time
     fresh = std::move(result->apps);
     if (hide_app_) std::erase_if(fresh, [&](const Node& app) { return hide_app_(app.name); });
     obs.warnings = std::move(result->warnings);
+    if (pages_) pages_->Apply(fresh, CdpPagesOptions{include_hidden, 20000, timeout}, obs.warnings);
     obs.requests = result->requests;
     obs.snapshot.stats.cache = result->cache;
     NoteAbsent(result->unanswered, result->exited, pid);

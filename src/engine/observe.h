@@ -57,10 +57,14 @@ struct Observation {
   std::vector<AppInfo> exited;
 };
 
+class CdpPages;  // engine/cdp_pages.h
+
 class Observer {
  public:
-  Observer(Accessibility& accessibility, Frame frame)
-      : accessibility_(accessibility), frame_(frame) {}
+  Observer(Accessibility& accessibility, Frame frame);
+  ~Observer();
+  Observer(const Observer&) = delete;
+  Observer& operator=(const Observer&) = delete;
 
   // Observes and assigns IDs, reconciled against the previous observation of
   // the same scope (same app / pid).
@@ -121,6 +125,10 @@ class Observer {
   // not answering, so that separate processes (CLI calls) share it; "" (the
   // default) keeps it in memory.
   void set_app_health_file(std::string file) { health_ = AppHealth(std::move(file)); }
+  // Whether the pages of Chromium and Electron apps are read over the
+  // DevTools protocol where the app has an endpoint (engine/cdp_pages.h);
+  // on by default. Off: AT-SPI alone, as for every other toolkit.
+  void set_page_protocol(bool on);
 
  private:
   // Before AssignIds: the stored anchors of the apps in `roots`.
@@ -189,6 +197,7 @@ class Observer {
   std::vector<Absent> absent_;
   AppHealth health_;
   WindowSystem* windows_ = nullptr;
+  std::unique_ptr<CdpPages> pages_;
 };
 
 }  // namespace uiscope

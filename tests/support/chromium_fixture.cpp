@@ -409,10 +409,15 @@ Status ChromiumFixture::Quit(milliseconds timeout) {
 
 std::vector<std::string> ChromiumAppCommand(const std::string& profile_dir,
                                             const std::string& title, int rows) {
+  return ChromiumUrlCommand(profile_dir, PageUrl(title, rows));
+}
+
+std::vector<std::string> ChromiumUrlCommand(const std::string& profile_dir,
+                                            const std::string& url) {
   std::vector<std::string> argv = {ChromiumBinary()};
   for (std::string& flag : ChromiumFlags(profile_dir)) argv.push_back(std::move(flag));
   argv.push_back("--window-size=900,700");
-  argv.push_back("--app=" + PageUrl(title, rows));
+  argv.push_back("--app=" + url);
   return argv;
 }
 

@@ -131,6 +131,9 @@ class ChromiumFixture final : public FixtureApp {
 std::vector<std::string> ChromiumAppCommand(const std::string& profile_dir,
                                             const std::string& title, int rows = 5);
 
+// The same for any `url` (a file:// page of tests/fixtures/web).
+std::vector<std::string> ChromiumUrlCommand(const std::string& profile_dir, const std::string& url);
+
 std::unique_ptr<ChromiumFixture> LaunchChromium(TestDesktop& desktop,
                                                 const AppOptions& options = {},
                                                 milliseconds timeout = milliseconds(60000));

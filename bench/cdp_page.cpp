@@ -1,0 +1,250 @@
+// bench/cdp_page: a Chromium page's state over the DevTools protocol against
+// the AT-SPI path of the same page, in one run on one headless desktop
+// (issue 19 part 5: page state over CDP <= 50 ms for a 2,000-node page).
+//
+//   build/bin/bench_cdp_page [--runs N] [--rows N]
+//
+// Chromium shows tests/fixtures/web/page_state.html with --rows table rows
+// (default 500: about 2,000 page nodes) and a DevTools port. Timed, each
+// after one warm-up:
+//   cdp        ReadPageData + BuildPageTree on a kept connection, the whole
+//              page (include_hidden): what observe adds per page;
+//   atspi walk an observation of the app through AT-SPI alone, walked afresh
+//              (fresh: the mirror bypassed), the whole page;
+//   atspi      the same from the AT-SPI mirror (what a warm server does);
+//   observe    an observation with the page over the protocol, page
+//              unchanged between runs: the mirror's tree, then the page's
+//              last CDP tree served again (engine/cdp_pages.h); the first
+//              (warm-up) observation read it over the protocol.
+// State lives in a private temporary directory. Built with the tests (it
+// uses their desktop and Chromium launchers).
+#include <stdlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/observe.h"
+#include "platform/accessibility.h"
+#include "platform/cdp/cdp_connection.h"
+#include "platform/cdp/cdp_page_tree.h"
+#include "support/chromium_fixture.h"
+#include "support/desktop_fixture.h"
+
+namespace uiscope {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+struct Series {
+  std::vector<double> ms;
+  size_t nodes = 0;
+  double Median() {
+    std::sort(ms.begin(), ms.end());
+    return ms.empty() ? 0 : ms[ms.size() / 2];
+  }
+  double Best() { return ms.empty() ? 0 : *std::min_element(ms.begin(), ms.end()); }
+};
+
+double Since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+size_t PageNodes(const std::vector<Node>& roots, int pid) {
+  size_t count = 0;
+  ForEachNode(roots, [&](const Node& n, int) {
+    if (n.pid == pid && n.role == Role::kDocument && n.toolkit_role == "document web") {
+      count += CountNodes(n.children);
+    }
+  });
+  return count;
+}
+
+int Run(int runs, int rows) {
+  char state[] = "/tmp/bench_cdp_page-XXXXXX";
+  if (mkdtemp(state) == nullptr) {
+    std::perror("mkdtemp");
+    return 1;
+  }
+  setenv("UISCOPE_STATE_DIR", state, 1);
+  int rc = 1;
+  {
+    test::TestDesktop desktop;
+    if (!desktop.ok()) {
+      std::fprintf(stderr, "no headless desktop: %s\n", desktop.error().c_str());
+      return 1;
+    }
+    auto port = PickFreeLoopbackPort();
+    if (!port.ok()) {
+      std::fprintf(stderr, "%s\n", port.error().message.c_str());
+      return 1;
+    }
+    SpawnOptions spawn;
+    spawn.argv = test::ChromiumUrlCommand(
+        std::string(state) + "/profile",
+        "file://" UISCOPE_FIXTURE_WEB_DIR "/page_state.html?rows=" + std::to_string(rows));
+    spawn.argv.push_back("--remote-debugging-port=" + std::to_string(*port));
+    spawn.log_file = std::string(state) + "/chromium.log";
+    auto chromium = desktop.Launch(std::move(spawn));
+    if (!chromium) return 1;
+    const int pid = chromium->pid();
+
+    AtspiOptions atspi;
+    atspi.session_bus_address = desktop.info().dbus_address;
+    atspi.display = desktop.info().display_name;
+    atspi.mirror = true;  // as the MCP server keeps it
+    auto a11y = ConnectAtspi(atspi);
+    if (!a11y.ok()) {
+      std::fprintf(stderr, "accessibility: %s\n", a11y.error().message.c_str());
+      return 1;
+    }
+    Observer atspi_only(**a11y, Frame{});
+    atspi_only.set_page_protocol(false);
+    Observer with_cdp(**a11y, Frame{});
+    ObserveRequest request;
+    request.pid = pid;
+    request.include_hidden = true;
+    request.timeout = milliseconds(20000);
+    // Loaded: the last row is in the AT-SPI tree.
+    const std::string last = "Item " + std::to_string(rows);
+    bool loaded = test::WaitUntil(
+        [&] {
+          auto obs = atspi_only.Observe(request);
+          bool found = false;
+          if (obs.ok()) {
+            ForEachNode(obs->snapshot.roots, [&](const Node& n, int) { found |= n.name == last; });
+          }
+          return found;
+        },
+        milliseconds(60000));
+    if (!loaded) {
+      std::fprintf(stderr, "the page never showed \"%s\" through AT-SPI\n", last.c_str());
+      return 1;
+    }
+    auto targets = ListCdpTargets(*port, milliseconds(5000));
+    if (!targets.ok() || targets->empty()) {
+      std::fprintf(stderr, "no DevTools targets on port %d\n", *port);
+      return 1;
+    }
+    std::string ws;
+    for (const CdpTarget& t : *targets) {
+      if (t.type == "page") ws = t.websocket_url;
+    }
+    auto page = CdpConnection::Open(ws, milliseconds(5000));
+    if (!page.ok()) {
+      std::fprintf(stderr, "%s\n", page.error().message.c_str());
+      return 1;
+    }
+
+    Series cdp, read, build, walk, mirror, observe;
+    size_t bytes = 0;
+    for (int i = 0; i <= runs; ++i) {
+      auto t0 = Clock::now();
+      auto data = ReadPageData(**page, milliseconds(20000));
+      if (!data.ok()) {
+        std::fprintf(stderr, "%s\n", data.error().message.c_str());
+        return 1;
+      }
+      const double read_ms = Since(t0);
+      PageTreeOptions options;
+      options.include_hidden = true;
+      auto t1 = Clock::now();
+      auto tree = BuildPageTree(*data, options);
+      const double build_ms = Since(t1);
+      const double ms = Since(t0);
+      if (i > 0) {
+        read.ms.push_back(read_ms);
+        build.ms.push_back(build_ms);
+      }
+      if (i == runs) {
+        bytes = data->ax.dump().size() + data->snapshot.dump().size();
+        for (const auto& f : data->frames) bytes += f.second.dump().size();
+      }
+      if (!tree.ok()) {
+        std::fprintf(stderr, "%s\n", tree.error().message.c_str());
+        return 1;
+      }
+      if (i > 0) cdp.ms.push_back(ms);
+      cdp.nodes = read.nodes = build.nodes = CountNodes(tree->nodes);
+
+      ObserveRequest fresh = request;
+      fresh.fresh = true;
+      auto w = atspi_only.Observe(fresh);
+      auto m = atspi_only.Observe(request);
+      auto o = with_cdp.Observe(request);
+      if (!w.ok() || !m.ok() || !o.ok()) {
+        std::fprintf(stderr, "observe failed\n");
+        return 1;
+      }
+      if (i == 0) continue;
+      walk.ms.push_back(w->snapshot.stats.latency_ms);
+      walk.nodes = PageNodes(w->snapshot.roots, pid);
+      mirror.ms.push_back(m->snapshot.stats.latency_ms);
+      mirror.nodes = PageNodes(m->snapshot.roots, pid);
+      observe.ms.push_back(o->snapshot.stats.latency_ms);
+      observe.nodes = PageNodes(o->snapshot.roots, pid);
+    }
+    std::printf("Chromium page, %d table rows, whole page (include_hidden), %d runs\n", rows, runs);
+    std::printf("  %-44s %8s %10s %10s\n", "", "nodes", "median ms", "best ms");
+    auto line = [](const char* what, Series& s) {
+      std::printf("  %-44s %8zu %10.2f %10.2f\n", what, s.nodes, s.Median(), s.Best());
+    };
+    line("cdp: getFullAXTree+DOMSnapshot -> tree", cdp);
+    line("  of which the protocol (2 round trips)", read);
+    line("  of which BuildPageTree", build);
+    std::printf("  protocol answers: %.1f MiB of JSON\n", double(bytes) / (1 << 20));
+    line("atspi walk (fresh, AT-SPI alone)", walk);
+    line("atspi mirror (AT-SPI alone)", mirror);
+    line("observe, page over CDP, page unchanged", observe);
+    std::printf("  ratio atspi walk / cdp                       %8.2f\n",
+                walk.Median() / std::max(0.001, cdp.Median()));
+    std::printf("  ratio atspi mirror / cdp                     %8.2f\n",
+                mirror.Median() / std::max(0.001, cdp.Median()));
+    std::printf("  target: cdp <= 50 ms for ~2,000 page nodes: %s\n",
+                cdp.Median() <= 50 ? "met" : "NOT met");
+    (void)chromium->Terminate(milliseconds(3000));
+    rc = 0;
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(state, ignored);
+  return rc;
+}
+
+}  // namespace
+}  // namespace uiscope
+
+int main(int argc, char** argv) {
+  int runs = 10, rows = 500;
+  for (int i = 1; i < argc; ++i) {
+    auto value = [&]() -> int {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", argv[i]);
+        std::exit(2);
+      }
+      return std::atoi(argv[++i]);
+    };
+    if (std::strcmp(argv[i], "--runs") == 0) {
+      runs = std::max(1, value());
+    } else if (std::strcmp(argv[i], "--rows") == 0) {
+      rows = std::max(1, value());
+    } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::printf(
+          "usage: bench_cdp_page [--runs N] [--rows N]\n"
+          "  A Chromium page's state over the DevTools protocol against the AT-SPI path\n"
+          "  of the same page, in one run on a private headless desktop (state in a\n"
+          "  temporary directory). --rows: table rows of tests/fixtures/web/page_state.html\n"
+          "  (default 500: about 2,000 page nodes); --runs: timed runs after one warm-up\n"
+          "  (default 10).\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "unknown argument %s (try --help)\n", argv[i]);
+      return 2;
+    }
+  }
+  return uiscope::Run(runs, rows);
+}

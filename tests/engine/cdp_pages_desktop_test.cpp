@@ -1,0 +1,329 @@
+// The Chromium specialist over the DevTools protocol (issue 19 part 5) on a
+// headless desktop with Debian's chromium: `app launch` gives the browser a
+// DevTools port, and observe then reads the page (tests/fixtures/web/
+// page_state.html) over the protocol — the select's chosen option, input
+// values, the link's target, the iframe's content and all 30 table rows —
+// placed on the screen where the AT-SPI tree places the same elements, with
+// the same IDs twice. Without a port the page still comes from AT-SPI, with
+// a warning.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "core/format.h"
+#include "engine/apps.h"
+#include "engine/observe.h"
+#include "engine/workspace.h"
+#include "platform/cdp/cdp_connection.h"
+#include "support/chromium_fixture.h"
+#include "support/desktop_fixture.h"
+
+namespace uiscope {
+namespace {
+
+using std::chrono::milliseconds;
+using test::TestDesktop;
+using test::WaitUntil;
+
+WorkspaceOptions On(const TestDesktop& desktop) {
+  WorkspaceOptions options;
+  options.display = desktop.info().display_name;
+  options.start_headless = false;
+  return options;
+}
+
+std::string PageUrl(const std::string& title) {
+  return "file://" UISCOPE_FIXTURE_WEB_DIR "/page_state.html?rows=30&title=" + title;
+}
+
+const Node* Find(const std::vector<Node>& nodes, int pid, Role role, std::string_view name) {
+  const Node* found = nullptr;
+  ForEachNode(nodes, [&](const Node& n, int) {
+    if (!found && n.pid == pid && n.role == role && n.name == name) found = &n;
+  });
+  return found;
+}
+
+const Node* AppRoot(const std::vector<Node>& roots, int pid) {
+  for (const Node& n : roots) {
+    if (n.pid == pid && n.role == Role::kApplication) return &n;
+  }
+  return nullptr;
+}
+
+class CdpPagesDesktopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(TestDesktop::Shared().ok()) << TestDesktop::Shared().error();
+    workspace_ = std::make_unique<Workspace>(On(TestDesktop::Shared()));
+  }
+  void TearDown() override {
+    for (int pid : pids_) kill(pid, SIGTERM);
+  }
+
+  // Launches Chromium on the page as `uiscope app launch` would; the pid.
+  int Launch(const std::string& title, std::vector<std::string> extra = {},
+             int* devtools_port = nullptr) {
+    std::string profile = TestDesktop::Shared().info().runtime_dir + "/cdp-XXXXXX";
+    if (mkdtemp(profile.data()) == nullptr) ADD_FAILURE() << "mkdtemp " << profile;
+    auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+    EXPECT_TRUE(lease.ok()) << lease.error().message;
+    if (!lease.ok()) return 0;
+    LaunchRequest r;
+    r.argv = test::ChromiumUrlCommand(profile, PageUrl(title));
+    r.argv.insert(r.argv.end(), extra.begin(), extra.end());
+    r.timeout = milliseconds(30000);
+    auto launched = LaunchApp(*lease, r);
+    EXPECT_TRUE(launched.ok()) << launched.error().message;
+    if (!launched.ok()) return 0;
+    pids_.push_back(launched->pid);
+    if (devtools_port) *devtools_port = launched->devtools_port;
+    return launched->pid;
+  }
+
+  Result<Observation> Observe(int pid, bool include_hidden) {
+    auto lease = workspace_->Acquire();
+    if (!lease.ok()) return lease.error();
+    ObserveRequest request;
+    request.pid = pid;
+    request.include_hidden = include_hidden;
+    request.timeout = milliseconds(5000);
+    return lease->observer->Observe(request);
+  }
+
+  // Observes until the page's select shows up (the page loads after the
+  // window appears) and Chromium's AT-SPI tree holds the iframe's content
+  // too (it follows the page by a moment): the button there has its twin.
+  Result<Observation> ObserveLoaded(int pid, bool include_hidden) {
+    Result<Observation> obs = MakeError(ErrorCode::kTimeout, "never observed");
+    WaitUntil(
+        [&] {
+          obs = Observe(pid, include_hidden);
+          if (!obs.ok()) return false;
+          const Node* inner = Find(obs->snapshot.roots, pid, Role::kButton, "Frame button");
+          return Find(obs->snapshot.roots, pid, Role::kComboBox, "Country") != nullptr &&
+                 inner != nullptr && !inner->ref.empty();
+        },
+        milliseconds(30000));
+    return obs;
+  }
+
+  std::unique_ptr<Workspace> workspace_;
+  std::vector<int> pids_;
+};
+
+TEST_F(CdpPagesDesktopTest, PageStateComesCompleteAndExactFromTheProtocol) {
+  int port = 0;
+  const int pid = Launch("cdp-state", {}, &port);
+  ASSERT_GT(pid, 0);
+  EXPECT_GT(port, 0) << "app launch gives Chromium a DevTools port";
+  auto obs = ObserveLoaded(pid, /*include_hidden=*/true);
+  ASSERT_TRUE(obs.ok()) << obs.error().message;
+  const auto& roots = obs->snapshot.roots;
+  for (const std::string& w : obs->warnings) {
+    EXPECT_EQ(w.find("AT-SPI only"), std::string::npos) << w;
+  }
+  const Node* country = Find(roots, pid, Role::kComboBox, "Country");
+  ASSERT_NE(country, nullptr);
+  EXPECT_EQ(country->value, "France");  // AT-SPI alone: "￼"
+  const Node* name = Find(roots, pid, Role::kTextField, "Name");
+  ASSERT_NE(name, nullptr);
+  EXPECT_EQ(name->value, "Ada Lovelace");
+  ASSERT_NE(Find(roots, pid, Role::kTextField, "City"), nullptr);
+  EXPECT_EQ(Find(roots, pid, Role::kTextField, "City")->value, "Paris");
+  ASSERT_NE(Find(roots, pid, Role::kTextArea, "Notes"), nullptr);
+  EXPECT_EQ(Find(roots, pid, Role::kTextArea, "Notes")->value, "Leave at the door");
+  const Node* gift = Find(roots, pid, Role::kCheckBox, "Gift wrap");
+  ASSERT_NE(gift, nullptr);
+  EXPECT_TRUE(gift->Has(State::kChecked));
+  const Node* link = Find(roots, pid, Role::kLink, "terms of sale");
+  ASSERT_NE(link, nullptr);
+  EXPECT_EQ(link->value, "https://example.com/terms");
+  const Node* frame = Find(roots, pid, Role::kDocument, "Help frame");
+  ASSERT_NE(frame, nullptr);
+  const Node* inner = Find(frame->children, pid, Role::kButton, "Frame button");
+  ASSERT_NE(inner, nullptr);
+  ASSERT_NE(Find(frame->children, pid, Role::kTextField, "Frame note"), nullptr);
+  EXPECT_EQ(Find(frame->children, pid, Role::kTextField, "Frame note")->value, "inside");
+  for (int i = 1; i <= 30; ++i) {
+    EXPECT_NE(Find(roots, pid, Role::kTableCell, "Item " + std::to_string(i)), nullptr) << i;
+  }
+
+  // Placed where Chromium's own AT-SPI tree places them: the elements that
+  // AT-SPI shows have an AT-SPI twin at the same bounds (within a pixel),
+  // whose reference and actions they took.
+  const Node* send = Find(roots, pid, Role::kButton, "Send order");
+  ASSERT_NE(send, nullptr);
+  ASSERT_TRUE(send->bounds.has_value());
+  EXPECT_FALSE(send->ref.empty()) << "no AT-SPI twin at " << send->bounds->x << ","
+                                  << send->bounds->y;
+  EXPECT_FALSE(send->actions.empty());
+  EXPECT_FALSE(country->ref.empty());
+  if (inner->ref.empty()) {
+    // Where AT-SPI alone places it, to say by how much the two differ.
+    auto lease = workspace_->Acquire();
+    ASSERT_TRUE(lease.ok());
+    Observer atspi(*lease->accessibility, lease->frame);
+    atspi.set_page_protocol(false);
+    ObserveRequest request;
+    request.pid = pid;
+    request.include_hidden = true;
+    auto plain = atspi.Observe(request);
+    ASSERT_TRUE(plain.ok());
+    std::ostringstream seen;
+    ForEachNode(plain->snapshot.roots, [&](const Node& n, int) {
+      if (n.name == "Frame button" && n.bounds) {
+        seen << ' ' << RoleName(n.role) << '@' << n.bounds->x << ',' << n.bounds->y << ','
+             << n.bounds->w << ',' << n.bounds->h;
+      }
+    });
+    ADD_FAILURE() << "the iframe's button has no AT-SPI twin: over CDP at " << inner->bounds->x
+                  << "," << inner->bounds->y << "," << inner->bounds->w << "," << inner->bounds->h
+                  << "; AT-SPI:" << seen.str();
+  }
+  // Inside the app's window.
+  const Node* app = AppRoot(roots, pid);
+  ASSERT_NE(app, nullptr);
+  ASSERT_FALSE(app->children.empty());
+  ASSERT_TRUE(app->children[0].bounds.has_value());
+  EXPECT_TRUE(app->children[0].bounds->Contains(send->bounds->Center()));
+
+  // The same IDs on a second observation, node for node, in the page (the
+  // browser's own chrome around it is AT-SPI's, and may change meanwhile).
+  auto ids_of = [&](const std::vector<Node>& of) {
+    std::vector<std::string> ids;
+    ForEachNode(of, [&](const Node& doc, int) {
+      if (doc.pid != pid || doc.toolkit_role != "document web") return;
+      ForEachNode(doc.children, [&](const Node& n, int) {
+        ids.push_back(std::string(RoleName(n.role)) + "|" + n.name + "|" + n.id);
+      });
+    });
+    return ids;
+  };
+  auto again = Observe(pid, true);
+  ASSERT_TRUE(again.ok());
+  const std::vector<std::string> before = ids_of(roots), after = ids_of(again->snapshot.roots);
+  EXPECT_GT(before.size(), 130u);  // the table alone: 31 rows, 93 cells
+  EXPECT_EQ(before, after);
+
+  // The page's compact text (the document and its content, as observe
+  // prints it), for the comparison with Playwright MCP's snapshot.
+  const Node* document = nullptr;
+  ForEachNode(roots, [&](const Node& n, int) {
+    if (!document && n.pid == pid && n.role == Role::kDocument &&
+        n.toolkit_role == "document web") {
+      document = &n;
+    }
+  });
+  ASSERT_NE(document, nullptr);
+  Snapshot page;
+  page.roots = {*document};
+  auto text = FormatSnapshot(page, FormatOptions{});
+  ASSERT_TRUE(text.ok());
+  // For the report's size comparison (not an assertion): the compact text
+  // over CDP and over AT-SPI alone, written where these variables say.
+  auto save = [](const char* variable, const std::string& bytes) {
+    const char* out = std::getenv(variable);
+    FILE* f = out != nullptr ? std::fopen(out, "w") : nullptr;
+    if (f == nullptr) return;
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+  };
+  save("UISCOPE_CDP_COMPACT_OUT", text->text);
+  if (std::getenv("UISCOPE_ATSPI_COMPACT_OUT") != nullptr) {
+    auto lease = workspace_->Acquire();
+    ASSERT_TRUE(lease.ok());
+    Observer atspi(*lease->accessibility, lease->frame);
+    atspi.set_page_protocol(false);
+    ObserveRequest request;
+    request.pid = pid;
+    request.include_hidden = true;
+    auto plain = atspi.Observe(request);
+    ASSERT_TRUE(plain.ok());
+    Snapshot atspi_page;
+    ForEachNode(plain->snapshot.roots, [&](const Node& n, int) {
+      if (atspi_page.roots.empty() && n.role == Role::kDocument &&
+          n.toolkit_role == "document web") {
+        atspi_page.roots = {n};
+      }
+    });
+    auto atspi_text = FormatSnapshot(atspi_page, FormatOptions{});
+    ASSERT_TRUE(atspi_text.ok());
+    save("UISCOPE_ATSPI_COMPACT_OUT", atspi_text->text);
+  }
+
+  // A change in the page shows in the next observation (the page's last
+  // tree is served again only while its AT-SPI document is unchanged):
+  // the page itself sets a field and a select, through the protocol.
+  auto targets = ListCdpTargets(port, milliseconds(5000));
+  ASSERT_TRUE(targets.ok()) << targets.error().message;
+  std::string page_url;
+  for (const CdpTarget& t : *targets) {
+    if (t.type == "page") page_url = t.websocket_url;
+  }
+  auto page_conn = CdpConnection::Open(page_url, milliseconds(5000));
+  ASSERT_TRUE(page_conn.ok()) << page_conn.error().message;
+  auto set =
+      (*page_conn)
+          ->Call("Runtime.evaluate",
+                 {{"expression",
+                   "document.getElementById('city').value = 'Lyon';"
+                   "document.getElementById('country').value = 'Italy';"
+                   "document.getElementById('country').dispatchEvent(new Event('change')); 1"}},
+                 milliseconds(5000));
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  Result<Observation> changed = MakeError(ErrorCode::kTimeout, "never observed");
+  const bool seen = WaitUntil(
+      [&] {
+        changed = Observe(pid, true);
+        if (!changed.ok()) return false;
+        const Node* city = Find(changed->snapshot.roots, pid, Role::kTextField, "City");
+        const Node* chosen = Find(changed->snapshot.roots, pid, Role::kComboBox, "Country");
+        return city && city->value == "Lyon" && chosen && chosen->value == "Italy";
+      },
+      milliseconds(10000));
+  EXPECT_TRUE(seen) << "the page's new values never showed";
+
+  // Without include_hidden the rows below the window are cut, and said.
+  auto visible = Observe(pid, false);
+  ASSERT_TRUE(visible.ok());
+  EXPECT_EQ(Find(visible->snapshot.roots, pid, Role::kTableCell, "Item 30"), nullptr);
+  bool said = false;
+  for (const std::string& w : visible->warnings)
+    said |= w.find("outside the visible") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST_F(CdpPagesDesktopTest, WithoutAnEndpointThePageComesFromAtspiWithAWarning) {
+  // Started by hand, not through app launch: no DevTools switch at all.
+  std::string profile = TestDesktop::Shared().info().runtime_dir + "/cdp-XXXXXX";
+  ASSERT_NE(mkdtemp(profile.data()), nullptr);
+  SpawnOptions spawn;
+  spawn.argv = test::ChromiumUrlCommand(profile, PageUrl("cdp-none"));
+  spawn.log_file = profile + "/chromium.log";
+  auto process = TestDesktop::Shared().Launch(std::move(spawn));
+  ASSERT_NE(process, nullptr);
+  const int pid = process->pid();
+  Result<Observation> obs = MakeError(ErrorCode::kTimeout, "never observed");
+  WaitUntil(
+      [&] {
+        obs = Observe(pid, false);
+        return obs.ok() && Find(obs->snapshot.roots, pid, Role::kButton, "Send order") != nullptr;
+      },
+      milliseconds(30000));
+  ASSERT_TRUE(obs.ok()) << obs.error().message;
+  EXPECT_NE(Find(obs->snapshot.roots, pid, Role::kButton, "Send order"), nullptr);
+  bool warned = false;
+  for (const std::string& w : obs->warnings) {
+    warned |= w.find("AT-SPI only") != std::string::npos &&
+              w.find("--remote-debugging-port") != std::string::npos;
+  }
+  EXPECT_TRUE(warned);
+  (void)process->Terminate(milliseconds(3000));
+}
+
+}  // namespace
+}  // namespace uiscope
