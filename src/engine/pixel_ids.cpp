@@ -256,10 +256,11 @@ void PixelIds::Remember(const std::vector<Node>& roots, const PixelIdOrigin& ori
   if (ids.empty() || file_.empty()) return;
   json places = json::array();
   if (pixels) {
-    for (const auto& [id, nodes] : by_window) {
+    for (const auto& entry : by_window) {
+      const uint64_t id = entry.first;  // (clang 14 lambdas capture no structured bindings)
       const auto w = std::find_if(windows.begin(), windows.end(),
-                                  [&](const WindowInfo& info) { return info.id == id; });
-      Fingerprint(nodes, *w, pixels, places);
+                                  [id](const WindowInfo& info) { return info.id == id; });
+      if (w != windows.end()) Fingerprint(entry.second, *w, pixels, places);
     }
   }
   json j = Read(file_);
