@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "core/base64.h"
 #include "mcp/json_schema.h"
 
 namespace uiscope::mcp {
@@ -10,32 +11,6 @@ namespace {
 
 constexpr std::array<std::string_view, 8> kLevelNames = {
     "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
-
-std::string Base64(const std::string& bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const uint32_t n = (static_cast<uint8_t>(bytes[i]) << 16) |
-                       (static_cast<uint8_t>(bytes[i + 1]) << 8) |
-                       static_cast<uint8_t>(bytes[i + 2]);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += kAlphabet[n & 63];
-  }
-  if (i < bytes.size()) {
-    uint32_t n = static_cast<uint8_t>(bytes[i]) << 16;
-    if (i + 1 < bytes.size()) n |= static_cast<uint8_t>(bytes[i + 1]) << 8;
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
 
 bool ValidToolName(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
@@ -163,7 +138,7 @@ json ToolResultToJson(const ToolResult& result) {
     if (c.kind == Content::Kind::kText) {
       content.push_back({{"type", "text"}, {"text", c.text}});
     } else {
-      content.push_back({{"type", "image"}, {"data", Base64(c.data)}, {"mimeType", c.mime_type}});
+      content.push_back({{"type", "image"}, {"data", Base64Encode(c.data)}, {"mimeType", c.mime_type}});
     }
   }
   json j = {{"content", std::move(content)}, {"isError", result.is_error}};

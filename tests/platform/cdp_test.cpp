@@ -86,10 +86,6 @@ std::vector<WsMessage> ParseAll(WebSocketFrameParser& parser, std::string* error
 TEST(WebSocketTest, AcceptKeyIsTheRfcExample) {
   // RFC 6455 §1.3.
   EXPECT_EQ(WebSocketAcceptKey("dGhlIHNhbXBsZSBub25jZQ=="), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
-  EXPECT_EQ(Base64Encode(""), "");
-  EXPECT_EQ(Base64Encode("f"), "Zg==");
-  EXPECT_EQ(Base64Encode("fo"), "Zm8=");
-  EXPECT_EQ(Base64Encode("foobar"), "Zm9vYmFy");
 }
 
 TEST(WebSocketTest, ClientFramesAreMaskedInEveryLengthForm) {

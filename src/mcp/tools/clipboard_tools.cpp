@@ -7,6 +7,7 @@
 
 #include <chrono>
 
+#include "core/base64.h"
 #include "engine/act.h"
 #include "engine/clipboard.h"
 #include "mcp/tools/schemas.h"
@@ -28,35 +29,6 @@ struct ClipboardTools {
   std::shared_ptr<Confirmer> confirmer;
 };
 using ClipboardToolsPtr = std::shared_ptr<ClipboardTools>;
-
-// RFC 4648 base64 (padding optional, no whitespace); nullopt when malformed.
-std::optional<std::string> DecodeBase64(std::string_view in) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  while (!in.empty() && in.back() == '=') in.remove_suffix(1);
-  if (in.size() % 4 == 1) return std::nullopt;
-  std::string out;
-  out.reserve(in.size() * 3 / 4);
-  unsigned buffer = 0;
-  int bits = 0;
-  for (char c : in) {
-    const int v = value(c);
-    if (v < 0) return std::nullopt;
-    buffer = (buffer << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xFF);
-    }
-  }
-  return out;
-}
 
 Result<Workspace::Lease> Acquire(ClipboardTools& tools, const json& args, ToolContext& ctx) {
   auto lease = tools.workspace.Acquire(args.value("session", ""));
@@ -112,7 +84,7 @@ ToolResult Set(const ClipboardToolsPtr& tools, const json& args, ToolContext& ct
     r.data.bytes = args["text"].get<std::string>();
   } else {
     if (r.data.mime.empty()) return ToolResult::Error("data_base64 needs its mime (image/png)");
-    auto bytes = DecodeBase64(args["data_base64"].get<std::string>());
+    auto bytes = Base64Decode(args["data_base64"].get<std::string>());
     if (!bytes) return ToolResult::Error("data_base64 is not valid base64");
     r.data.bytes = std::move(*bytes);
   }

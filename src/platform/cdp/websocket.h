@@ -50,8 +50,6 @@ bool IsLoopbackHost(std::string_view host);
 
 // Sec-WebSocket-Accept for `key`: base64(SHA-1(key + the RFC's GUID)).
 std::string WebSocketAcceptKey(std::string_view key);
-// Base64 (RFC 4648, with padding).
-std::string Base64Encode(std::string_view bytes);
 
 enum class WsOpcode : uint8_t {
   kContinuation = 0x0,

@@ -192,7 +192,6 @@ class VncConnection {
   std::string problem_;
   std::string server_name_;
   bool stop_ = false;
-  bool password_asked_ = false;
   int width_ = 0, height_ = 0;
   int reconnects_ = 0;
   int rects_this_update_ = 0;
