@@ -255,7 +255,10 @@ struct Plan {
   std::optional<Node> window;  // the target's window node
   int pid = 0;                 // the application acted on (0 = unknown)
   std::optional<WindowInfo> xwindow;
-  std::optional<Rect> evidence;
+  std::optional<Rect> evidence;  // the target's box: where the hover settles first
+  // The effect may show anywhere in the target's window (VerifyScope's
+  // evidence left unset), not only in `evidence`.
+  bool effect_anywhere = false;
   std::vector<Point> points;
   Path path = Path::kXTest;
   std::string action;            // kAction
@@ -592,6 +595,13 @@ Status Executor::Resolve() {
     if (const Node* w = FindById(roots, node->window)) plan_.window = Shallow(*w);
     plan_.xwindow = MatchXWindow(windows_, plan_.pid, plan_.window ? &*plan_.window : nullptr);
     plan_.evidence = node->bounds;
+    // An element found in the pixels of a window no accessibility tree
+    // describes (xcalc, a hung app, a VNC screen): nothing but its pixels
+    // can show the effect, and a key's effect shows in the display, not on
+    // the key, so a change anywhere in its window counts (what animates on
+    // its own and a caret are still left out: engine/verify.h).
+    const bool from_pixels = node->source == Source::kOcr || node->source == Source::kVision;
+    plan_.effect_anywhere = from_pixels && plan_.window && plan_.window->source == Source::kX11;
     plan_.on_button = node->role == Role::kButton;
   } else if (t.point) {
     plan_.xwindow = at_point;
@@ -1374,7 +1384,7 @@ Result<ActionResult> Executor::Run() {
     scope.region = ClampToFrame(*scope.region, lease_.frame.width, lease_.frame.height);
     if (scope.region->Empty()) scope.region.reset();
   }
-  scope.evidence = plan_.evidence;
+  if (!plan_.effect_anywhere) scope.evidence = plan_.evidence;
   scope.moving = request_.kind == ActionKind::kScroll || request_.kind == ActionKind::kDrag;
   scope.button_press = plan_.on_button && plan_.path == Path::kAction;
   scope.pointer_on_button =

@@ -226,6 +226,50 @@ TEST_F(NoAccessibilityDesktopTest, AnXtermIsObservedAndActedOnByIdAcrossCliCalls
   ::kill(xterm->pid(), SIGKILL);
 }
 
+// A key of an app without accessibility (xcalc), found by vision, acts by
+// ID from a later call, and its effect — the display, not the key — is
+// seen: nothing but pixels can show it, so a change anywhere in the key's
+// window counts (issue 15 §8). The key's box alone said "none".
+TEST_F(NoAccessibilityDesktopTest, AnXcalcKeyClickedByIdShowsItsEffectInTheDisplay) {
+  test::TestDesktop& desktop = test::TestDesktop::Shared();
+  SpawnOptions options;
+  options.argv = {"xcalc", "-geometry", "+300+200"};
+  auto xcalc = desktop.Launch(options);
+  ASSERT_NE(xcalc, nullptr) << "xcalc (Debian x11-apps, scripts/deps.sh) did not start";
+  json seven;
+  json window;
+  CliRun observed;
+  ASSERT_TRUE(test::WaitUntil(
+      [&] {
+        observed = RunCli("observe --app xcalc --format json");
+        const json j = Parse(observed);
+        if (!j.is_object() || !j.contains("nodes")) return false;
+        window = FindJson(j["nodes"], "role", "window");
+        json keys = window.is_object() ? window.value("children", json::array()) : json::array();
+        seven = nullptr;
+        for (const json& k : keys) {
+          if (k.value("role", "") == "button" && k.value("name", "") == "7") seven = k;
+        }
+        return seven.is_object();
+      },
+      milliseconds(30000)))
+      << "no key 7 found by vision: " << observed.out.substr(0, 2000);
+  CliRun click = RunCli("click " + seven["id"].get<std::string>() + " --json");
+  ASSERT_EQ(click.exit_code, 0) << click.out;
+  const json r = Parse(click);
+  ASSERT_TRUE(r.is_object()) << click.out;
+  EXPECT_EQ(r.value("effect", ""), "observed") << click.out;
+  // Where the pixels changed: the display, above the keys, not the key.
+  const json changed = r["verification"]["pixels"].value("bounds", json());
+  ASSERT_TRUE(changed.is_object()) << click.out;
+  const json key = seven["bounds"];
+  EXPECT_LT(changed["y"].get<int>() + changed["h"].get<int>(), key["y"].get<int>())
+      << "the change " << changed.dump() << " is not above the key " << key.dump();
+  const json frame = window["bounds"];
+  EXPECT_GE(changed["y"].get<int>(), frame["y"].get<int>()) << changed.dump();
+  (void)xcalc->Terminate();
+}
+
 TEST_F(NoAccessibilityDesktopTest, ATkWindowWithoutPidIsLaunchedListedAndClosed) {
   if (std::system("/usr/bin/python3 -c 'import tkinter' 2>/dev/null") != 0) {
     GTEST_SKIP() << "python3-tk is not installed (scripts/deps.sh installs it)";
