@@ -303,9 +303,8 @@ Status RegisterConfirmTools(ToolRegistry& registry, std::shared_ptr<Confirmer> c
   confirm.description =
       "Completes an action that came back as confirmation_required. With only the token: "
       "performs it once a person approved it (`uiscope confirm TOKEN --approve`), waiting up "
-      "to wait_ms for that decision; reports a refusal. With decision approve or deny: relays "
-      "the user's own answer (only when the configuration lets the agent do so). Never approve "
-      "without the user's explicit consent.";
+      "to wait_ms; reports a refusal. With decision approve or deny: relays the user's own "
+      "answer (if the configuration allows). Never approve without the user's explicit consent.";
   confirm.input_schema = {{"type", "object"},
                           {"additionalProperties", false},
                           {"required", {"token"}},
