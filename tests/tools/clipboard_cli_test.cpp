@@ -217,7 +217,7 @@ TEST_F(ClipboardCliDesktopTest, PngRoundTripAndWrongTypes) {
   CliRun text = Run("clipboard get --json");
   EXPECT_EQ(text.exit_code, 1);
   EXPECT_EQ(json::parse(text.out)["error"]["code"], "unsupported") << text.out;
-  EXPECT_NE(text.err.find("it offers: TARGETS TIMESTAMP image/png"), std::string::npos) << text.err;
+  EXPECT_NE(text.err.find("it offers: TARGETS TIMESTAMP MULTIPLE image/png"), std::string::npos) << text.err;
   // Bad input: not a PNG, no content, two contents, binary to a terminal-less --json.
   const std::string not_png = (dir_ / "not.png").string();
   std::ofstream(not_png) << "hello";
