@@ -1,80 +1,79 @@
 #include "memory/shortcut_store.h"
 
+#include <functional>
+
 namespace uiscope::memory {
+
+namespace {
+
+// Runs `body` in one write transaction: committed when it succeeds, rolled
+// back when it fails (its error returned). The caller holds the mutex.
+Status InTransaction(Database& d, const std::function<Status()>& body) {
+  if (auto st = d.Exec("BEGIN IMMEDIATE"); !st.ok()) return st;
+  if (auto st = body(); !st.ok()) {
+    (void)d.Exec("ROLLBACK");
+    return st;
+  }
+  return d.Exec("COMMIT");
+}
+
+// Deletes the rows of `app` from `source` (with `keys`, when not empty) and
+// inserts `rows` under that source.
+Status Replace(Database& d, const std::string& app, const std::string& source,
+               const std::string& keys, const std::vector<Shortcut>& rows, int64_t now_ms) {
+  auto del = d.Prepare(
+      "DELETE FROM shortcuts WHERE app = ?1 COLLATE NOCASE AND source = ?2 "
+      "AND (?3 = '' OR keys = ?3)");
+  if (!del.ok()) return del.error();
+  del->Bind(1, app).Bind(2, source).Bind(3, keys);
+  if (auto st = del->Run(); !st.ok()) return st;
+  auto put = d.Prepare(
+      "INSERT OR REPLACE INTO shortcuts (app, keys, action, category, source, path, updated_ms) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?)");
+  if (!put.ok()) return put.error();
+  for (const Shortcut& s : rows) {
+    put->Reset();
+    put->Bind(1, app).Bind(2, s.keys).Bind(3, s.action).Bind(4, s.category);
+    put->Bind(5, source).Bind(6, s.path).Bind(7, now_ms);
+    if (auto st = put->Run(); !st.ok()) return st;
+  }
+  return OkStatus();
+}
+
+}  // namespace
 
 Status ShortcutStore::ReplaceSource(const std::string& app, const std::string& source,
                                     const std::vector<Shortcut>& shortcuts, int64_t now_ms) {
   std::lock_guard lock(db_->mutex());
   Database& d = *db_;
-  auto rollback = [&d](Status st) {
-    (void)d.Exec("ROLLBACK");
-    return st;
-  };
-  if (auto st = d.Exec("BEGIN IMMEDIATE"); !st.ok()) return st;
-  auto del = d.Prepare("DELETE FROM shortcuts WHERE app = ? COLLATE NOCASE AND source = ?");
-  if (!del.ok()) return rollback(del.error());
-  del->Bind(1, app).Bind(2, source);
-  if (auto st = del->Run(); !st.ok()) return rollback(st);
-  auto put = d.Prepare(
-      "INSERT OR REPLACE INTO shortcuts (app, keys, action, category, source, path, updated_ms) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?)");
-  if (!put.ok()) return rollback(put.error());
-  for (const Shortcut& s : shortcuts) {
-    put->Reset();
-    put->Bind(1, app).Bind(2, s.keys).Bind(3, s.action).Bind(4, s.category);
-    put->Bind(5, source).Bind(6, s.path).Bind(7, now_ms);
-    if (auto st = put->Run(); !st.ok()) return rollback(st);
-  }
-  return d.Exec("COMMIT");
+  return InTransaction(d, [&] { return Replace(d, app, source, "", shortcuts, now_ms); });
 }
 
 Status ShortcutStore::Put(const Shortcut& s, int64_t now_ms) {
+  if (s.keys.empty()) return MakeError(ErrorCode::kInvalidArgument, "a shortcut needs its keys");
   std::lock_guard lock(db_->mutex());
   Database& d = *db_;
-  auto rollback = [&d](Status st) {
-    (void)d.Exec("ROLLBACK");
-    return st;
-  };
-  if (auto st = d.Exec("BEGIN IMMEDIATE"); !st.ok()) return st;
-  auto del =
-      d.Prepare("DELETE FROM shortcuts WHERE app = ? COLLATE NOCASE AND source = ? AND keys = ?");
-  if (!del.ok()) return rollback(del.error());
-  del->Bind(1, s.app).Bind(2, s.source).Bind(3, s.keys);
-  if (auto st = del->Run(); !st.ok()) return rollback(st);
-  auto put = d.Prepare(
-      "INSERT INTO shortcuts (app, keys, action, category, source, path, updated_ms) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?)");
-  if (!put.ok()) return rollback(put.error());
-  put->Bind(1, s.app).Bind(2, s.keys).Bind(3, s.action).Bind(4, s.category);
-  put->Bind(5, s.source).Bind(6, s.path).Bind(7, now_ms);
-  if (auto st = put->Run(); !st.ok()) return rollback(st);
-  return d.Exec("COMMIT");
+  return InTransaction(d, [&] { return Replace(d, s.app, s.source, s.keys, {s}, now_ms); });
 }
 
 Result<int> ShortcutStore::Remove(const std::string& app, const std::vector<std::string>& sources,
                                   const std::string& keys, const std::string& action) {
   std::lock_guard lock(db_->mutex());
   Database& d = *db_;
-  auto rollback = [&d](Error e) -> Result<int> {
-    (void)d.Exec("ROLLBACK");
-    return e;
-  };
-  if (auto st = d.Exec("BEGIN IMMEDIATE"); !st.ok()) return st.error();
   int removed = 0;
-  for (const std::string& source : sources) {
-    auto del = d.Prepare(
-        "DELETE FROM shortcuts WHERE app = ?1 COLLATE NOCASE AND source = ?2 AND keys = ?3 "
-        "AND (?4 = '' OR action = ?4 COLLATE NOCASE)");
-    if (!del.ok()) return rollback(del.error());
-    del->Bind(1, app).Bind(2, source).Bind(3, keys).Bind(4, action);
-    if (auto st = del->Run(); !st.ok()) return rollback(st.error());
-    auto changes = d.Prepare("SELECT changes()");
-    if (!changes.ok()) return rollback(changes.error());
-    auto row = changes->Step();
-    if (!row.ok()) return rollback(row.error());
-    if (*row) removed += static_cast<int>(changes->Int(0));
-  }
-  if (auto st = d.Exec("COMMIT"); !st.ok()) return st.error();
+  const Status done = InTransaction(d, [&]() -> Status {
+    for (const std::string& source : sources) {
+      auto del = d.Prepare(
+          "DELETE FROM shortcuts WHERE app = ?1 COLLATE NOCASE AND source = ?2 AND keys = ?3 "
+          "AND (?4 = '' OR action = ?4 COLLATE NOCASE)");
+      if (!del.ok()) return del.error();
+      del->Bind(1, app).Bind(2, source).Bind(3, keys).Bind(4, action);
+      if (auto st = del->Run(); !st.ok()) return st;
+      removed += d.Changes();
+    }
+    return OkStatus();
+  });
+  if (!done.ok()) return done.error();
   return removed;
 }
 
