@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "engine/ocr_nodes.h"
 #include "engine/pixel_ids.h"
@@ -49,6 +50,10 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
   if (!obs.ok()) return obs.error();
   Perception perception;
   perception.observation = std::move(obs).value();
+  // The pixel passes below and the record of their IDs share one window
+  // list (the blind-window pass pins its own, only when it has work).
+  std::optional<PinnedWindows> pinned;
+  if (sources.ocr || sources.vision) pinned.emplace(lease);
   if (auto st = AddPixelSources(perception, lease, request, sources, reader, ocr_options, detector);
       !st.ok()) {
     return st.error();

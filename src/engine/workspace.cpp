@@ -191,8 +191,22 @@ void Workspace::Invalidate(const std::string& display) {
 }
 
 Result<std::vector<WindowInfo>> TopLevelWindows(const Workspace::Lease& lease) {
+  if (lease.pinned_windows) return *lease.pinned_windows;
   if (lease.windows == nullptr) return std::vector<WindowInfo>{};
   return lease.windows->ListWindows();
+}
+
+PinnedWindows::PinnedWindows(Workspace::Lease& lease) : lease_(lease) {
+  if (lease_.pinned_windows) return;
+  // A failure is left to the passes, which report it as before.
+  auto listed = TopLevelWindows(lease_);
+  if (!listed.ok()) return;
+  lease_.pinned_windows = std::move(listed).value();
+  pinned_ = true;
+}
+
+PinnedWindows::~PinnedWindows() {
+  if (pinned_) lease_.pinned_windows.reset();
 }
 
 }  // namespace uiscope

@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,9 @@ class Workspace {
     // The desktop's top-level windows, for observing (what is shown where,
     // what covers what); null on a fake desktop without them.
     WindowSystem* windows = nullptr;
+    // Set by a PinnedWindows in scope: TopLevelWindows answers this list
+    // instead of asking the window system again.
+    std::optional<std::vector<WindowInfo>> pinned_windows;
     std::string display;             // ":N"
     std::string session_id;          // the uiscope session owning it ("" = none)
     std::vector<std::string> notes;  // things the caller should tell the user
@@ -186,5 +190,24 @@ inline bool DesktopGone(const Workspace::Lease& lease) {
 // (WindowSystem::ListWindows); none without a window system. Unavailable
 // when the display went away.
 Result<std::vector<WindowInfo>> TopLevelWindows(const Workspace::Lease& lease);
+
+// One window list for the passes of one perception (OCR targets, vision,
+// OCR, the pixel IDs' record): listed once when it is made, answered by
+// TopLevelWindows while it lives. The passes then agree on what is shown
+// where, and a VNC desktop (windows found from title bars) or an X server
+// with many windows is not asked four times. Not for code that waits on a
+// change of the windows (verification, app launch: they ask the window
+// system themselves).
+class PinnedWindows {
+ public:
+  explicit PinnedWindows(Workspace::Lease& lease);
+  ~PinnedWindows();
+  PinnedWindows(const PinnedWindows&) = delete;
+  PinnedWindows& operator=(const PinnedWindows&) = delete;
+
+ private:
+  Workspace::Lease& lease_;
+  bool pinned_ = false;  // false: an outer one pinned them already, or listing failed
+};
 
 }  // namespace uiscope

@@ -64,6 +64,7 @@ Status AddPixelsOfX11Windows(Perception& perception, Workspace::Lease& lease,
     detector = own_detector.get();
   }
   PixelIds records(PixelIdsFile(SessionStateDir(), lease.display));
+  const PinnedWindows pinned(lease);  // one list for every app's passes below
   auto listed = TopLevelWindows(lease);
   const std::vector<WindowInfo> windows = listed.ok() ? *listed : std::vector<WindowInfo>{};
   std::string left_out;
