@@ -122,17 +122,26 @@ int CdpPages::Apply(std::vector<Node>& roots, const CdpPagesOptions& options,
           "; `uiscope app launch` starts Chromium and Electron apps with one");
       continue;
     }
-    auto targets = ListCdpTargets(*port, Left(deadline));
-    if (!targets.ok()) {
-      warnings.push_back(AppLabel(app) +
-                         ": page content from AT-SPI only: " + targets.error().message);
-      continue;
+    std::vector<uint64_t> prints;
+    for (const Node* document : documents) prints.push_back(Fingerprint(*document));
+    auto memo = listed_.find(*port);
+    if (memo == listed_.end() || memo->second.documents != prints) {
+      auto targets = ListCdpTargets(*port, Left(deadline));
+      if (!targets.ok()) {
+        listed_.erase(*port);
+        warnings.push_back(AppLabel(app) +
+                           ": page content from AT-SPI only: " + targets.error().message);
+        continue;
+      }
+      memo = listed_.insert_or_assign(*port, Listed{prints, std::move(targets).value()}).first;
     }
     std::vector<const CdpTarget*> pages;
-    for (const CdpTarget& t : *targets) {
+    for (const CdpTarget& t : memo->second.targets) {
       if (t.type == "page" && !t.websocket_url.empty()) pages.push_back(&t);
     }
-    for (Node* document : documents) {
+    bool stale = false;  // a page not read: the list may be out of date
+    for (size_t i = 0; i < documents.size(); ++i) {
+      Node* document = documents[i];
       const CdpTarget* bound = nullptr;
       for (const CdpTarget* t : pages) {
         if (t->title == document->name) {
@@ -145,25 +154,29 @@ int CdpPages::Apply(std::vector<Node>& roots, const CdpPagesOptions& options,
         warnings.push_back(AppLabel(app) + ": page \"" + document->name +
                            "\" from AT-SPI only: no DevTools page target on port " +
                            std::to_string(*port) + " has its title");
+        stale = true;
         continue;
       }
-      if (ReadPage(*bound, *document, options, deadline, warnings)) {
+      if (ReadPage(*bound, *document, prints[i], options, deadline, warnings)) {
         SetApp(document->children, app);
         ++read;
+      } else {
+        stale = true;
       }
     }
+    if (stale) listed_.erase(*port);  // asked again next time (`pages` points into it)
   }
   return read;
 }
 
-bool CdpPages::ReadPage(const CdpTarget& target, Node& document, const CdpPagesOptions& options,
-                        Clock::time_point deadline, std::vector<std::string>& warnings) {
+bool CdpPages::ReadPage(const CdpTarget& target, Node& document, uint64_t atspi,
+                        const CdpPagesOptions& options, Clock::time_point deadline,
+                        std::vector<std::string>& warnings) {
   const std::string label = "page \"" + document.name + "\"";
   if (!document.bounds) {
     warnings.push_back(label + " from AT-SPI only: its document has no bounds to place it by");
     return false;
   }
-  const uint64_t atspi = Fingerprint(document);
   if (auto last = reads_.find(target.websocket_url);
       last != reads_.end() && last->second.atspi == atspi &&
       last->second.include_hidden == options.include_hidden &&

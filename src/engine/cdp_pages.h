@@ -56,8 +56,10 @@ class CdpPages {
 
  private:
   // Reads one page into `document`; false (with a warning) when it cannot.
-  bool ReadPage(const CdpTarget& target, Node& document, const CdpPagesOptions& options,
-                std::chrono::steady_clock::time_point deadline, std::vector<std::string>& warnings);
+  // `atspi`: the document's fingerprint.
+  bool ReadPage(const CdpTarget& target, Node& document, uint64_t atspi,
+                const CdpPagesOptions& options, std::chrono::steady_clock::time_point deadline,
+                std::vector<std::string>& warnings);
 
   std::map<std::string, std::unique_ptr<CdpConnection>> pages_;  // by WebSocket URL
   // The last tree read for a page (by WebSocket URL) and what it replaced.
@@ -70,6 +72,15 @@ class CdpPages {
     std::vector<std::string> warnings;
   };
   std::map<std::string, Read> reads_;
+  // The page targets last listed on a DevTools port, with the fingerprints
+  // of the app's AT-SPI documents then: while those are the same no page
+  // was opened, closed, navigated or retitled, and the list (an HTTP round
+  // trip to the browser on every observe, a mirror hit included) is reused.
+  struct Listed {
+    std::vector<uint64_t> documents;
+    std::vector<CdpTarget> targets;
+  };
+  std::map<int, Listed> listed_;
 };
 
 // Copies BackendRef, actions and key binding from the nodes of `atspi` onto
