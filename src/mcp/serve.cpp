@@ -38,7 +38,9 @@ constexpr char kInstructions[] =
     "Action tools (click, type_text, press_keys, scroll, drag, set_value) take target: an "
     "element ID, \"X,Y\" or {x, y}; or name to find it first, narrowed as find narrows "
     "it by role (only this role), exact (the whole label, exactly) and app (only this "
-    "application). "
+    "application); several matches come back as confirmation_required with the candidates. "
+    "screenshot and read_text take region {x, y, w, h} (screen pixels, w and h at least 1; "
+    "default the whole screen). "
     "Actions pass a safety policy: one it holds comes back as confirmation_required with a "
     "token; ask the user, and use confirm only as the user decides (or repeat the call with "
     "confirmation_token once approved). Arguments shared by the tools, not repeated in each "
@@ -121,7 +123,12 @@ ServerOptions ServerOptionsFor(const ServeOptions& options) {
   ServerOptions server_options;
   server_options.version = options.version;
   server_options.instructions = kInstructions;
-  if (!options.full_schemas) server_options.shared_arguments = schema::SharedArguments();
+  if (!options.full_schemas) {
+    server_options.listing.shared_arguments = schema::SharedArguments();
+    server_options.listing.short_forms = schema::ShortForms();
+    server_options.listing.output_schemas = false;
+    server_options.listing.default_annotations = false;
+  }
   server_options.tools_inline = options.http;
   server_options.inline_calls_may_wait = options.http;  // one thread per HTTP request
   return server_options;

@@ -37,9 +37,11 @@ struct ServeOptions {
   int max_connections = 0;
   int max_sessions = 0;
   int max_sessions_per_client = 0;
-  // --full-schemas: every tool's inputSchema lists every argument, the
-  // shared ones too (ServerOptions::shared_arguments), for clients that
-  // only pass what a tool's schema lists.
+  // --full-schemas: tools/list publishes everything (ToolListing's
+  // defaults): every argument in every inputSchema, the shared ones too,
+  // each tool's outputSchema, and annotations at their default values; for
+  // clients that only pass what a schema lists or validate structured
+  // results.
   bool full_schemas = false;
 };
 

@@ -243,7 +243,7 @@ Reply Server::ListTools(const ListToolsParams& p, Call& call) const {
       std::min(visible.size(), start + static_cast<size_t>(options_.tools_page_size));
   json list = json::array();
   for (size_t i = start; i < end; ++i)
-    list.push_back(ToolToJson(*visible[i], options_.shared_arguments));
+    list.push_back(ToolToJson(*visible[i], options_.listing));
   json result = {{"tools", std::move(list)}};
   if (end < visible.size()) result["nextCursor"] = std::string(kCursorPrefix) + std::to_string(end);
   return Reply::Result(std::move(result));
@@ -266,11 +266,11 @@ Reply Server::CallTool(const CallToolParams& p, Call& call) const {
   }
   if (auto err = ValidateArguments(tool->input_schema, p.arguments)) {
     std::string where = ". The tool's inputSchema in tools/list describes every argument.";
-    if (!options_.shared_arguments.empty()) {
+    if (!options_.listing.shared_arguments.empty()) {
       where =
           ". The tool's inputSchema in tools/list describes its own arguments, and the "
           "server's instructions those the tools share (";
-      for (const auto& [name, schema] : options_.shared_arguments.items()) {
+      for (const auto& [name, schema] : options_.listing.shared_arguments.items()) {
         where += (where.back() == '(' ? "" : ", ") + name;
       }
       where += ").";

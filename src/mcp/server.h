@@ -72,13 +72,14 @@ struct ServerOptions {
   // server-to-client request without blocking the frames that carry it.
   bool inline_calls_may_wait = false;
   LogLevel default_log_level = LogLevel::kWarning;  // until logging/setLevel
-  // Arguments described once in `instructions` instead of in every tool:
-  // {name: schema}. tools/list leaves an argument out of a tool's published
-  // inputSchema where the tool declares it with exactly this schema (and
-  // then drops additionalProperties: false there, so that clients checking
-  // arguments against it still send them); tools/call checks arguments
-  // against the declared schema as always. Empty: every argument listed.
-  json shared_arguments = json::object();
+  // What tools/list publishes of each tool (tool_registry.h). To describe
+  // arguments once in `instructions` instead of in every tool, name them in
+  // listing.shared_arguments ({name: schema}): tools/list leaves an argument
+  // out of a tool's published inputSchema where the tool declares it with
+  // exactly this schema (and then drops additionalProperties: false there,
+  // so that clients checking arguments against it still send them);
+  // tools/call checks arguments against the declared schema as always.
+  ToolListing listing;
 };
 
 class Session;

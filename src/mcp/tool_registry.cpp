@@ -51,11 +51,20 @@ json PublishedSchema(const json& schema, int depth) {
 
 json PublishedOutputSchema(const json& schema) { return PublishedSchema(schema, 0); }
 
-json PublishedInputSchema(const json& schema, const json& shared_arguments) {
-  if (!shared_arguments.is_object() || shared_arguments.empty() || !schema.contains("properties"))
-    return schema;
+json PublishedInputSchema(const json& schema, const ToolListing& listing) {
+  const json& shared_arguments = listing.shared_arguments;
+  if (!schema.contains("properties")) return schema;
   json out = schema;
   json& properties = out["properties"];
+  for (auto& [name, property] : properties.items()) {
+    for (const json& form : listing.short_forms) {
+      if (property == form.at(0)) {
+        property = form.at(1);
+        break;
+      }
+    }
+  }
+  if (!shared_arguments.is_object()) return out;
   const json required = schema.value("required", json::array());
   bool folded = false;
   for (const auto& [name, shared] : shared_arguments.items()) {
@@ -116,18 +125,22 @@ const Tool* ToolRegistry::Find(std::string_view name) const {
   return nullptr;
 }
 
-json ToolToJson(const Tool& tool, const json& shared_arguments) {
+json ToolToJson(const Tool& tool, const ToolListing& listing) {
   json j = {{"name", tool.name},
             {"title", tool.title},
             {"description", tool.description},
-            {"inputSchema", PublishedInputSchema(tool.input_schema, shared_arguments)}};
-  if (!tool.output_schema.is_null()) j["outputSchema"] = PublishedOutputSchema(tool.output_schema);
+            {"inputSchema", PublishedInputSchema(tool.input_schema, listing)}};
+  if (listing.output_schemas && !tool.output_schema.is_null())
+    j["outputSchema"] = PublishedOutputSchema(tool.output_schema);
   // The title once, at the top (annotations.title is its older place).
-  json a = {{"readOnlyHint", tool.annotations.read_only},
-            {"idempotentHint", tool.annotations.idempotent},
-            {"openWorldHint", tool.annotations.open_world}};
+  const ToolAnnotations& hints = tool.annotations;
+  const bool all = listing.default_annotations;
+  json a = json::object();
+  if (all || hints.read_only) a["readOnlyHint"] = hints.read_only;
+  if (all || hints.idempotent) a["idempotentHint"] = hints.idempotent;
+  if (all || !hints.open_world) a["openWorldHint"] = hints.open_world;
   // destructiveHint is meaningful only for tools that change things.
-  if (!tool.annotations.read_only) a["destructiveHint"] = tool.annotations.destructive;
+  if (!hints.read_only && (all || !hints.destructive)) a["destructiveHint"] = hints.destructive;
   j["annotations"] = std::move(a);
   return j;
 }

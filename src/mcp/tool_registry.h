@@ -161,15 +161,36 @@ class ToolRegistry {
   std::vector<Tool> tools_;
 };
 
-// The tools/list entry of `tool`: its inputSchema is
-// PublishedInputSchema(tool.input_schema, shared_arguments), its
-// outputSchema PublishedOutputSchema(tool.output_schema).
-json ToolToJson(const Tool& tool, const json& shared_arguments = json::object());
-// `schema` without the properties declared exactly as in
-// `shared_arguments` ({name: schema}, described elsewhere once); where one
+// What tools/list publishes of each tool beyond its name, title,
+// description and inputSchema. The defaults publish everything; `uiscope
+// mcp` publishes the lean form unless --full-schemas (issue 21: every
+// character of tools/list is paid for by every client in every session).
+struct ToolListing {
+  // Arguments described once elsewhere ({name: schema}), left out of each
+  // published inputSchema (PublishedInputSchema). Empty: all listed.
+  json shared_arguments = json::object();
+  // Argument schemas published in a short form: [[declared, published],
+  // ...]. Where a property is declared exactly as `declared`, the published
+  // inputSchema shows `published` (looser, described fully elsewhere once);
+  // tools/call still checks the declared schema.
+  json short_forms = json::array();
+  // The outputSchema (PublishedOutputSchema). Without it a tool still
+  // returns its structuredContent; clients just do not validate it.
+  bool output_schemas = true;
+  // Also the annotations whose value is the MCP default (readOnlyHint and
+  // idempotentHint false, destructiveHint and openWorldHint true), which a
+  // client assumes when they are absent.
+  bool default_annotations = true;
+};
+
+// The tools/list entry of `tool` as `listing` says.
+json ToolToJson(const Tool& tool, const ToolListing& listing = {});
+// `schema` as `listing` publishes it: without the properties declared
+// exactly as in listing.shared_arguments ({name: schema}, described
+// elsewhere once), and with listing.short_forms applied; where an argument
 // is left out, additionalProperties: false goes too, so that a client that
 // checks its arguments against the published schema still sends them.
-json PublishedInputSchema(const json& schema, const json& shared_arguments);
+json PublishedInputSchema(const json& schema, const ToolListing& listing);
 // `schema` reduced for tools/list: the root's type, required and
 // properties; each property's type (and enum or const); nothing deeper and
 // no descriptions. Anything valid under `schema` is valid under it.

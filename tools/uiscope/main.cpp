@@ -511,10 +511,13 @@ int main(int argc, char** argv) {
                        std::to_string(http_defaults.max_sessions_per_client) + ")")
       ->check(CLI::Range(1, 1000000));
   mcp_cmd->add_flag("--full-schemas", mcp_options.full_schemas,
-                    "list every argument in every tool's inputSchema, the shared ones too "
-                    "(session, timeout_ms, settle_ms, via, confirmation_token), for clients that "
-                    "pass only what a schema lists (default: those are described once, in the "
-                    "server's instructions)");
+                    "publish everything in tools/list: every argument in every inputSchema, "
+                    "the shared ones too (session, timeout_ms, settle_ms, via, "
+                    "confirmation_token), each tool's outputSchema, and annotations at their "
+                    "default values; for clients that pass only what a schema lists or validate "
+                    "structured results (default: the shared arguments are described once, in "
+                    "the server's instructions; results carry structuredContent without a "
+                    "published outputSchema)");
   mcp_cmd->add_option("--config", g.config,
                       "safety policy file (default: $UISCOPE_CONFIG, else "
                       "~/.config/uiscope/config.json)");

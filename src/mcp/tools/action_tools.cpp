@@ -232,8 +232,7 @@ json NamedProperties() {
            {{"type", "string"},
             {"minLength", 1},
             {"description",
-             "instead of target: a label, matched as find does; several matches: "
-             "confirmation_required with the candidates"}}},
+             "instead of target: a label, as find matches it"}}},
           {"role", schema::NamedRole()},
           {"exact", schema::NamedExact()},
           {"app", schema::NamedApp()}};
@@ -529,11 +528,10 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
 
   if (auto st = add(
           "click", "Click an element",
-          "Clicks an element (ID, \"X,Y\" or {x, y}; or name) and verifies it: how, what changed "
-          "in the tree and the pixels, effect observed / none. via auto: the accessibility "
-          "action when there is one, else a real click.",
+          "Clicks target (or name) and verifies it: what changed in the tree and the pixels, "
+          "effect observed or none.",
           InputSchema(
-              {{"target", schema::ActionTarget("the element ID, or a screen point")},
+              {{"target", schema::ActionTarget("")},
                {"button",
                 {{"type", "string"}, {"enum", {"left", "middle", "right"}}, {"default", "left"}}},
                {"double", Boolean("a double click")},
@@ -544,7 +542,7 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
                  {"default", 1},
                  {"description", "clicks in a row (2 = double)"}}},
                {"action",
-                String("the accessibility action (default: the element's click/press/...)")}},
+                String("accessibility action to use (default: click/press)")}},
               {}, true),
           kChangesApps, Click);
       !st.ok()) {
@@ -552,9 +550,9 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
   }
   if (auto st = add(
           "type_text", "Type text",
-          "Types Unicode text into an element (focused first) or the focused one; appends unless "
-          "replace. Password text is logged as ••••. Verified like click.",
-          InputSchema({{"target", schema::ActionTarget("the element (default: the focused one)")},
+          "Types Unicode text into target (focused first) or the focused element; appends "
+          "unless replace. Verified like click.",
+          InputSchema({{"target", schema::ActionTarget("")},
                        {"text", String("newlines press Return")},
                        {"replace", {{"type", "boolean"}}}},
                       {"text"}, true),
@@ -564,9 +562,9 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
   }
   if (auto st = add(
           "press_keys", "Press keys",
-          "Presses key chords in order (\"ctrl+a\", \"Return\", \"alt+F4\") to the focused element "
-          "or target; or action + app: the chord the app's shortcut registry gives that action. "
-          "Verified like click.",
+          "Presses key chords in order (\"ctrl+a\", \"Return\") to target or the focused "
+          "element; or, with action and app, the app's shortcut for that action. Verified like "
+          "click.",
           InputSchema(
               {{"keys",
                 {{"anyOf",
@@ -576,7 +574,7 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
                     {"items", {{"type", "string"}, {"minLength", 1}}}},
                    {{"type", "string"}, {"minLength", 1}}}},
                  {"description", "an array, or chords separated by spaces"}}},
-               {"target", schema::ActionTarget("focused first")},
+               {"target", schema::ActionTarget("")},
                {"action", String("instead of keys (\"Save As\")")},
                {"app", String("with action")}},
               {}, false),
@@ -587,7 +585,7 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
   if (auto st = add("scroll", "Scroll",
                     "Turns the mouse wheel over an element or point, in wheel steps (dy > 0: "
                     "down, dx > 0: right). Verified like click.",
-                    InputSchema({{"target", schema::ActionTarget("the element or point")},
+                    InputSchema({{"target", schema::ActionTarget("")},
                                  {"dx",
                                   {{"type", "integer"},
                                    {"minimum", -100},
@@ -619,7 +617,7 @@ Status RegisterActionTools(ToolRegistry& registry, Workspace& workspace,
   return add("set_value", "Set a value",
              "Sets a slider's or spin button's number (in range), a text field's whole text, or "
              "a combo box's or list's option by name (read back). Verified like click.",
-             InputSchema({{"target", String("the element ID")},
+             InputSchema({{"target", {{"type", "string"}}},
                           {"value", {{"type", {"string", "number"}}}}},
                          {"value"}, true),
              kChangesApps, SetValue);

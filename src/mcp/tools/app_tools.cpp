@@ -283,8 +283,7 @@ Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace,
 
   if (auto st = add("windows", "List windows",
                     "The desktop's top-level windows, bottom to top: X window ID, title, app, "
-                    "pid, bounds (screen pixels), visible, focused. Uses the window manager's "
-                    "list (EWMH) when one runs.",
+                    "pid, bounds, visible, focused.",
                     no_args,
                     {{"type", "object"},
                      {"required", {"windows", "window_manager", "display"}},
@@ -299,9 +298,8 @@ Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace,
   }
   if (auto st = add(
           "app_launch", "Launch an app",
-          "Starts a command line in the session (its display, D-Bus and the switches that turn "
-          "accessibility on for GTK, Qt and Chromium) and waits until its window and its "
-          "accessibility app appear; returns them. Reports progress while waiting.",
+          "Starts a command in the session, accessibility switched on (GTK, Qt, Chromium), and "
+          "waits for its window and accessibility app; returns them.",
           {{"type", "object"},
            {"additionalProperties", false},
            {"required", {"command"}},
@@ -317,7 +315,7 @@ Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace,
                    {"minimum", 0},
                    {"maximum", 600000},
                    {"default", 15000},
-                   {"description", "wait this long for the window and accessibility app"}}},
+                   {"description", "wait this long for them"}}},
                  {"wait",
                   {{"type", "boolean"},
                    {"default", true},
@@ -346,9 +344,8 @@ Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace,
     return st;
   }
   if (auto st = add("app_list", "List apps",
-                    "The apps of the desktop: those on the accessibility bus and those with "
-                    "windows, each with pid, toolkit, whether observe sees its elements, whether "
-                    "this server launched it, its command line and windows.",
+                    "The desktop's apps (accessible or with windows): pid, toolkit, whether "
+                    "observe sees its elements, whether launched here, command line, windows.",
                     no_args,
                     {{"type", "object"},
                      {"required", {"apps", "display"}},
@@ -378,7 +375,7 @@ Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace,
         {"notes", StringArray("things the server did on the way")}}}};
   if (auto st = add(
           "app_focus", "Focus an app",
-          "Raises and focuses the app's top-most window (through the window manager).",
+          "Raises and focuses the app's top-most window.",
           {{"type", "object"},
            {"additionalProperties", false},
            {"required", {"app"}},
@@ -392,9 +389,9 @@ Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace,
   }
   return add(
       "app_close", "Close an app",
-      "Closes the app as its window's close button would, then, if it is still running after "
-      "polite_timeout_ms, SIGTERM, then SIGKILL after term_timeout_ms. Says which stage ended "
-      "it. Unsaved work may be lost.",
+      "Closes the app as its close button would; if still running after polite_timeout_ms, "
+      "SIGTERM, then SIGKILL after term_timeout_ms. Says which ended it. Unsaved work may be "
+      "lost.",
       {{"type", "object"},
        {"additionalProperties", false},
        {"required", {"app"}},

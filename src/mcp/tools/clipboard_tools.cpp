@@ -149,8 +149,8 @@ Status RegisterClipboardTools(ToolRegistry& registry, Workspace& workspace,
   get.name = "clipboard_get";
   get.title = "Read the clipboard";
   get.description =
-      "What was copied: text, or an image (mime image/png) as image content, with its owner. "
-      "Refused when the owner is on the deny list.";
+      "What was copied, with its owner: text, or an image (mime image/png). Refused when the "
+      "owner is on the deny list.";
   get.input_schema = {{"type", "object"},
                       {"additionalProperties", false},
                       {"properties",
@@ -175,8 +175,8 @@ Status RegisterClipboardTools(ToolRegistry& registry, Workspace& workspace,
   set.name = "clipboard_set";
   set.title = "Put content on the clipboard";
   set.description =
-      "Puts text (or data_base64 with mime) on the clipboard for apps to paste; an action "
-      "under the safety policy. It stays until another app copies or hold_hours pass.";
+      "Puts text (or data_base64 with mime) on the clipboard for apps to paste, until another "
+      "app copies or hold_hours pass; under the safety policy.";
   set.input_schema = {{"type", "object"},
                       {"additionalProperties", false},
                       {"properties",

@@ -301,10 +301,9 @@ Status RegisterConfirmTools(ToolRegistry& registry, std::shared_ptr<Confirmer> c
   confirm.name = "confirm";
   confirm.title = "Confirm or refuse a held action";
   confirm.description =
-      "Completes an action that came back as confirmation_required. With only the token: "
-      "performs it once a person approved it (`uiscope confirm TOKEN --approve`), waiting up "
-      "to wait_ms; reports a refusal. With decision approve or deny: relays the user's own "
-      "answer (if the configuration allows). Never approve without the user's explicit consent.";
+      "Completes a confirmation_required action. Token alone: performs it once a person "
+      "approved it (`uiscope confirm TOKEN --approve`), waiting up to wait_ms. With decision: "
+      "relays the user's own answer, if allowed. Never approve without the user's consent.";
   confirm.input_schema = {{"type", "object"},
                           {"additionalProperties", false},
                           {"required", {"token"}},
@@ -313,17 +312,17 @@ Status RegisterConfirmTools(ToolRegistry& registry, std::shared_ptr<Confirmer> c
                              {{"type", "string"},
                               {"minLength", 1},
                               {"maxLength", 64},
-                              {"description", "the token of the confirmation_required result"}}},
+                              {"description", "from the confirmation_required result"}}},
                             {"decision",
                              {{"type", "string"},
                               {"enum", {"approve", "deny"}},
-                              {"description", "the user's answer, when the user gave it to you"}}},
+                              {"description", "the user's own answer"}}},
                             {"wait_ms",
                              {{"type", "integer"},
                               {"minimum", 0},
                               {"maximum", 600000},
                               {"default", 0},
-                              {"description", "wait this long for a person's decision"}}}}}};
+                              {"description", "wait this long for a person"}}}}}};
   confirm.annotations = ToolAnnotations{
       .read_only = false, .destructive = true, .idempotent = false, .open_world = false};
   confirm.handler = [confirmer](const json& args, ToolContext& ctx) {

@@ -115,6 +115,14 @@ json SharedArguments() {
           {"confirmation_token", ConfirmationToken()}};
 }
 
+json ScreenRegion() { return Region("default: the whole screen"); }
+
+json ShortForms() {
+  return json::array(
+      {json::array({ActionTarget(""), {{"type", {"string", "object"}}}}),
+       json::array({ScreenRegion(), {{"type", "object"}, {"description", "{x, y, w, h}"}}})});
+}
+
 }  // namespace schema
 
 namespace {
@@ -500,19 +508,18 @@ json ObserveInputSchema() {
           {"enum", {"compact", "json", "semantic", "diff", "targets"}},
           {"default", "compact"},
           {"description",
-           "compact: a line per element, for models; json: every field; semantic: by kind; "
-           "diff: changes since the last observe of this scope; targets: what to act on, "
-           "flat, best first, with click points"}}},
+           "compact: a line per element; json: every field; semantic: by kind; diff: changes "
+           "since the last observe; targets: what to act on, flat, with click points"}}},
         {"sources",
          {{"type", "array"},
           {"items", {{"type", "string"}, {"enum", {"ax", "ocr", "vision"}}}},
           {"description",
-           "default: ax, plus ocr and vision for apps without accessibility; ax: the "
-           "accessibility tree; ocr: text it misses; vision: controls seen in the pixels"}}},
+           "ax: accessibility tree; ocr: text it misses; vision: controls in pixels (default "
+           "ax; all three for apps without accessibility)"}}},
         {"detector",
          {{"type", "string"},
           {"enum", {"classical", "learned", "auto"}},
-          {"description", "vision's detector; auto: learned, else classical"}}},
+          {"description", "for vision; auto: learned, else classical"}}},
         {"max_nodes",
          {{"type", "integer"},
           {"minimum", 0},
@@ -525,15 +532,15 @@ json ObserveInputSchema() {
           {"description", "per page (0 = no limit)"}}},
         {"cursor", String("page.next_cursor of the previous call")},
         {"include_hidden", Boolean("also elements not showing")},
-        {"fresh", Boolean("walk the trees, not the event-fed cache")},
+        {"fresh", Boolean("bypass the event-fed cache")},
         {"timeout_ms", schema::AccessibilityTimeout()},
-        {"screenshot", Boolean("also the image (of the app's window with app or pid)")},
+        {"screenshot", Boolean("also the image (the app's window with app or pid)")},
         {"marks", Boolean("with screenshot: boxes and IDs drawn on it")},
         {"max_width",
          {{"type", "integer"},
           {"minimum", 0},
           {"maximum", 16384},
-          {"description", "with screenshot: at most this wide (0 = full size)"}}},
+          {"description", "with screenshot: max width (0 = full)"}}},
         {"session", schema::SessionArgument()}}}};
 }
 
@@ -667,9 +674,8 @@ Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace,
   observe.name = "observe";
   observe.title = "Observe the screen";
   observe.description =
-      "The tree of what is on screen: applications, windows and their elements, each with a "
-      "stable ID to act on, its role, name, value, bounds (screen pixels) and states. Compact "
-      "by default and paged (max_chars, cursor) so it never floods the context.";
+      "What is on screen as a tree: apps, windows and their elements, each with a stable ID to "
+      "act on, role, name, value, bounds and states. Compact and paged (max_chars, cursor).";
   observe.input_schema = ObserveInputSchema();
   observe.output_schema = ObserveOutputSchema();
   observe.annotations = ToolAnnotations{
@@ -683,8 +689,8 @@ Status RegisterDesktopTools(ToolRegistry& registry, Workspace& workspace,
   find.name = "find";
   find.title = "Find elements";
   find.description =
-      "Elements by label and/or role, best first, with ID, bounds and click point; when none "
-      "matches, the closest names. Cheaper than observe when you know what you look for.";
+      "Elements by label and/or role, best first, with ID, bounds and click point; if none "
+      "matches, the closest names. Cheaper than observe.";
   find.input_schema = FindInputSchema();
   find.output_schema = FindOutputSchema();
   find.annotations = ToolAnnotations{

@@ -188,9 +188,8 @@ Status RegisterGoalTool(ToolRegistry& registry, std::shared_ptr<PromptProvider> 
   t.title = "Reach a goal with the client's model";
   t.description =
       "Works toward a goal in rounds: observes (text only, passwords redacted), asks your model "
-      "(sampling) for an execute_plan plan, runs it, until the model answers [] or max_steps. An "
-      "invalid plan is asked for again once; a held step ends the call (confirm, then call "
-      "again).";
+      "(sampling) for an execute_plan plan and runs it, until the model answers [] or "
+      "max_steps. A held step ends the call (confirm, then call again).";
   t.input_schema = {
       {"type", "object"},
       {"additionalProperties", false},

@@ -87,19 +87,19 @@ Status RegisterMemoryTools(ToolRegistry& registry, Workspace& workspace,
   teach.name = "teach";
   teach.title = "Teach a target";
   teach.description =
-      "Remembers an element a person names at a screen point, relative to its window and by "
-      "its pixels; observe and find then show it (source learned), also without "
-      "accessibility and after restarts. The same label again replaces it.";
+      "Remembers an element a person names at a screen point, by its window and pixels; "
+      "observe and find then show it (source learned), also after restarts. The same label "
+      "again replaces it.";
   teach.input_schema = {{"type", "object"},
                         {"additionalProperties", false},
                         {"required", {"label", "x", "y"}},
                         {"properties",
                          {{"label", String("what the element is (\"Save button\")")},
                           {"x", {{"type", "integer"}, {"description", "centre, screen pixels"}}},
-                          {"y", {{"type", "integer"}, {"description", "centre, screen pixels"}}},
+                          {"y", {{"type", "integer"}}},
                           {"width", schema::Integer("pixels (default 50)", 1)},
                           {"height", schema::Integer("pixels (default 30)", 1)},
-                          {"role", String("its role: button (default), label, text_field, ...")},
+                          {"role", String("button (default), label, text_field, ...")},
                           {"session", schema::SessionArgument()}}}};
   teach.output_schema = {{"type", "object"},
                          {"required", {"id", "app", "title_pattern", "toolkit", "target"}},
@@ -120,10 +120,9 @@ Status RegisterMemoryTools(ToolRegistry& registry, Workspace& workspace,
   memory.name = "memory";
   memory.title = "What uiscope learned";
   memory.description =
-      "Read-only. Without app: the apps uiscope learned about (targets, taught ones, size, last "
-      "seen). With app: their learned targets (label, role, place relative to the window, "
-      "source, confidence, hits and misses). Forgetting is a person's: `uiscope memory forget "
-      "APP`.";
+      "What uiscope learned: without app, the apps (targets, taught, last seen); with app, "
+      "its targets (label, role, place in the window, source, confidence, hits, misses). "
+      "Read-only.";
   memory.input_schema = {{"type", "object"},
                          {"additionalProperties", false},
                          {"properties", {{"app", String("an application's name")}}}};

@@ -56,15 +56,15 @@ std::string Summary(const ReadTextResult& r) {
 
 json InputSchema(const std::string& languages) {
   const std::string lang_description =
-      "OCR language: an installed Tesseract language, or several joined by '+'" +
+      "Tesseract language(s), joined by '+'" +
       (languages.empty() ? std::string() : " (installed: " + languages + ")");
   return {{"type", "object"},
           {"additionalProperties", false},
           {"properties",
-           {{"region", schema::Region("default: the whole screen")},
+           {{"region", schema::ScreenRegion()},
             {"window",
              {{"type", {"string", "integer"}},
-              {"description", "element ID (win_b253) or X window ID; not with region"}}},
+              {"description", "its element ID or X window ID; not with region"}}},
             {"scale",
              {{"type", "number"},
               {"minimum", 0},
@@ -182,9 +182,8 @@ Status RegisterOcrTools(ToolRegistry& registry, Workspace& workspace,
   tool.name = "read_text";
   tool.title = "Read text on screen (OCR)";
   tool.description =
-      "Text of the screen, a region or a window read by OCR (lines, words, bounds), for what "
-      "the tree cannot see: terminals, canvases. Password fields are blanked. Unchanged pixels "
-      "come from a cache.";
+      "OCR of the screen, a region or a window (lines, words, bounds): for what the tree "
+      "cannot see, e.g. terminals, canvases. Password fields are blanked.";
   tool.input_schema = InputSchema(languages);
   tool.output_schema = OutputSchema();
   tool.annotations = ToolAnnotations{

@@ -343,16 +343,14 @@ Status RegisterPlanTools(ToolRegistry& registry, Workspace& workspace,
   t.name = "execute_plan";
   t.title = "Run a plan of actions";
   t.description =
-      "Runs a JSON array of steps (seed 001's schema) in order: {\"type\": \"open_app\" | "
+      "Runs a JSON array of steps in order, each {\"type\": \"open_app\" | "
       "\"type_text\" | \"wait\" | \"click_by_bounds\" | \"click\" | \"press_keys\", \"args\": "
       "{\"target\" (open_app: the command; else an element's label), \"uiElementId\", \"text\", "
       "\"keys\", \"delayMs\", \"bounds\": {x, y, width, height}, \"requireConfirmation\", "
-      "\"metadata\"}}. The whole plan is validated first: an invalid one runs nothing and the "
-      "error names the step and the JSON pointer. Each action goes through the safety policy "
-      "and is verified like the matching tool; the plan stops at the first step refused, "
-      "failed or held for confirmation (requireConfirmation, an ambiguous label, the rate "
-      "limit). After each action the desktop is observed again unless the pixels barely "
-      "changed and the focus stayed (R1, reported as skipped).";
+      "\"metadata\"}}. An invalid plan runs nothing; the error names the step. Each action "
+      "passes the safety policy and is verified like its tool; the plan stops at the first "
+      "step refused, failed or held. After each action the desktop is observed again unless "
+      "the pixels barely changed (R1).";
   t.input_schema = {
       {"type", "object"},
       {"additionalProperties", false},
@@ -366,7 +364,7 @@ Status RegisterPlanTools(ToolRegistry& registry, Workspace& workspace,
           {"minimum", 0},
           {"maximum", 10000},
           {"default", 500},
-          {"description", "how long each action's verification waits for an effect"}}},
+          {"description", "per action: how long to wait for an effect"}}},
         {"timeout_ms", schema::AccessibilityTimeout()},
         {"session", schema::SessionArgument()}}}};
   t.output_schema = PlanOutputSchema();

@@ -52,7 +52,7 @@ json SessionArgument();
 
 // Arguments many tools share with one meaning (issue 21: they were repeated
 // in 23 of 28 tools). tools/list leaves them out of each tool's published
-// inputSchema (ServerOptions::shared_arguments) and the server's
+// inputSchema (ServerOptions::listing) and the server's
 // instructions (mcp/serve.h Instructions()) describe them once; a tool that
 // declares one with exactly its schema here still accepts and checks it. A
 // tool whose argument of that name means something else (wait_for's
@@ -72,6 +72,12 @@ json NamedExact();
 json NamedApp();
 // {name: schema} of the arguments above and `session`.
 json SharedArguments();
+// The `region` argument of screenshot and read_text.
+json ScreenRegion();
+// Argument schemas tools/list publishes in a short form, the instructions
+// describing them once ([[declared, published], ...], ToolListing): an
+// action's target (ActionTarget("")) and ScreenRegion().
+json ShortForms();
 
 // Hands (action_tools.cpp): an action's target (an element ID or "X,Y", or
 // {x, y}); a tree diff {added, removed, changed}; a pixel change {captured,

@@ -77,15 +77,15 @@ json InputSchema() {
   return {{"type", "object"},
           {"additionalProperties", false},
           {"properties",
-           {{"region", schema::Region("default: the whole screen")},
+           {{"region", schema::ScreenRegion()},
             {"window",
              {{"type", {"string", "integer"}},
-              {"description", "element ID (win_b253) or X window ID; not with region"}}},
+              {"description", "its element ID or X window ID; not with region"}}},
             {"encoding",
              {{"type", "string"},
               {"enum", {"png", "webp", "jpeg"}},
               {"default", "png"},
-              {"description", "webp: lossless, half png's size; jpeg: lossy"}}},
+              {"description", "webp: lossless, smaller; jpeg: lossy"}}},
             {"max_width",
              {{"type", "integer"},
               {"minimum", 0},
@@ -97,7 +97,7 @@ json InputSchema() {
               {"minimum", 1},
               {"maximum", 100},
               {"default", 80}}},
-            {"marks", Boolean("draw each element's box and ID (set-of-marks)")},
+            {"marks", Boolean("draw element boxes and IDs")},
             {"max_marks",
              {{"type", "integer"},
               {"minimum", 0},
@@ -205,8 +205,8 @@ Status RegisterScreenshotTools(ToolRegistry& registry, Workspace& workspace) {
   tool.name = "screenshot";
   tool.title = "Screenshot";
   tool.description =
-      "An image of the screen, a region or a window; with marks, element boxes and IDs drawn "
-      "on it. Prefer observe: the tree is far cheaper than pixels.";
+      "An image of the screen, a region or a window; marks draws element boxes and IDs on it. "
+      "Prefer observe: far cheaper than pixels.";
   tool.input_schema = InputSchema();
   tool.output_schema = OutputSchema();
   tool.annotations = ToolAnnotations{

@@ -262,8 +262,7 @@ Status RegisterSpecialistTools(ToolRegistry& registry, Workspace& workspace,
   menu.title = "Choose a menu item";
   menu.description =
       "Walks a menu path (\"File > Save As…\"): opens each level, activates the last, each "
-      "step verified and under the safety policy. A missing step closes the menus and lists "
-      "the items there.";
+      "step verified and under the safety policy. A missing step lists the items there.";
   menu.input_schema =
       ObjectSchema({{"app", String("the application's name")},
                     {"path", String("the menu path, steps separated by '>'")},
@@ -272,7 +271,7 @@ Status RegisterSpecialistTools(ToolRegistry& registry, Workspace& workspace,
                      {{"type", "string"},
                       {"enum", {"auto", "accessibility", "xtest"}},
                       {"description", "auto: menu items by pointer"}}},
-                    {"confirmation_token", String("approval of a step the safety policy held")}},
+                    {"confirmation_token", schema::ConfirmationToken()}},
                    {"app", "path"});
   menu.output_schema = {{"type", "object"},
                         {"properties",

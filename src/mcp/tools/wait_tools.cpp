@@ -197,8 +197,8 @@ Status RegisterWaitTools(ToolRegistry& registry, Workspace& workspace,
   t.name = "wait_for";
   t.title = "Wait for something on screen";
   t.description =
-      "Waits until an element (id, or name and role), a text, an element gone or any change "
-      "shows, and returns what it saw: after an action whose effect takes time.";
+      "Waits until an element (id, or name and role) or a text shows, an element is gone, or "
+      "anything changes; returns what it saw.";
   t.input_schema = InputSchema();
   t.output_schema = OutputSchema();
   t.annotations = ToolAnnotations{

@@ -7,11 +7,12 @@
 // UISCOPE_STATE_DIR), the GTK3 fixture app in it, then talks to
 // `uiscope mcp` over three transports:
 //   stdio       StdioClientTransport           (`uiscope mcp`)
-//   http        StreamableHTTPClientTransport  (`uiscope mcp --http 127.0.0.1:0`)
+//   http        StreamableHTTPClientTransport  (`uiscope mcp --http 127.0.0.1:0 --full-schemas`)
 //   http+token  the same with `--token`: no token -> 401, the token -> works
 // and checks: initialize, tools/list (five tools, schemas), observe (compact
-// and json; structuredContent validated with ajv against the tool's declared
-// outputSchema), find, bad arguments -> isError result (not a protocol
+// and json; structuredContent validated with ajv against the tool's
+// outputSchema, published over http with --full-schemas; over stdio none is
+// published and structuredContent must still come), find, bad arguments -> isError result (not a protocol
 // error), unknown app -> isError result, ping, session termination (HTTP).
 //
 // Prints one line per check and "N passed, N failed"; exits 1 on any failure,
@@ -242,7 +243,10 @@ async function runChecks(label, client, extra = {}) {
     for (const t of tools) {
       if (!t.inputSchema || t.inputSchema.type !== 'object') problems.push(`${t.name}: inputSchema.type is not "object"`);
       if (!t.description) problems.push(`${t.name}: no description`);
-      if (TOOLS_WITH_OUTPUT_SCHEMA.includes(t.name) && !t.outputSchema) problems.push(`${t.name}: no outputSchema`);
+      // outputSchema is published with --full-schemas only (issue 21: it
+      // doubled tools/list); structuredContent comes either way.
+      if (extra.fullSchemas && TOOLS_WITH_OUTPUT_SCHEMA.includes(t.name) && !t.outputSchema) problems.push(`${t.name}: no outputSchema`);
+      if (!extra.fullSchemas && t.outputSchema) problems.push(`${t.name}: outputSchema published without --full-schemas`);
       if (t.outputSchema && t.outputSchema.type !== 'object') problems.push(`${t.name}: outputSchema.type is not "object"`);
       try {
         schemas[t.name] = { input: compileSchema(t.inputSchema) };
@@ -268,6 +272,8 @@ async function runChecks(label, client, extra = {}) {
   const checkStructured = (toolName, result) => {
     if (result.isError) throw new Error(`isError result: ${short(textOf(result))}`);
     if (result.structuredContent === undefined) throw new Error('no structuredContent although the tool declares an outputSchema');
+    if (typeof result.structuredContent !== 'object' || Array.isArray(result.structuredContent)) throw new Error('structuredContent is not an object');
+    if (!extra.fullSchemas) return; // no published outputSchema to check it against
     const validate = schemas[toolName]?.output;
     if (!validate) throw new Error(`no compiled outputSchema for ${toolName}`);
     if (!validate(result.structuredContent)) {
@@ -775,7 +781,7 @@ async function runHttp(uiscope, env) {
   currentStep = `${T}: start server`;
   let server;
   try {
-    server = await startHttpServer(uiscope, env);
+    server = await startHttpServer(uiscope, env, ['--full-schemas']);
     record(T, 'server start (listening line on stderr)', true, server.url);
   } catch (e) {
     record(T, 'server start (listening line on stderr)', false, errText(e));
@@ -796,6 +802,7 @@ async function runHttp(uiscope, env) {
   }
   await runChecks(T, client, {
     sessionId: sessionIdForChecks,
+    fullSchemas: true,
     protocolVersion: () => transport.protocolVersion,
     terminate: async () => {
       const sid = transport.sessionId;
