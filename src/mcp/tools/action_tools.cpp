@@ -182,7 +182,7 @@ json ActionOutputSchema() {
       {"type", "object"},
       {"required",
        {"tool", "performed", "via", "method", "effect", "decision", "notes", "display", "points",
-        "timing"}},
+        "timing", "resolution"}},
       {"properties",
        {{"tool", String("the action")},
         {"performed", Boolean("the input or accessibility call reached the application")},
@@ -193,6 +193,13 @@ json ActionOutputSchema() {
            "how: an accessibility action, EditableText, the Value interface, XTest input, or "
            "pointer and key events over VNC (a VNC session) (\"\" when not performed)"}}},
         {"method", String("what exactly was done")},
+        {"resolution",
+         {{"type", "string"},
+          {"enum", {"tree", "place", "perceived", "memory", ""}},
+          {"description",
+           "how the target ID was found: tree (this observation), place (a pixel ID acted on "
+           "where it was seen), perceived (a pixel ID found again), memory (a learned target); "
+           "\"\" for a point"}}},
         {"effect",
          {{"type", "string"},
           {"enum", {"observed", "none", "unverified", ""}},
