@@ -5,7 +5,9 @@
 // the caller, like `uiscope session start`.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,12 +17,37 @@
 
 namespace uiscope {
 
+// What `session list` says of a session beyond its record, from asking it
+// now (ProbeSessions).
+struct SessionHealth {
+  // "connected": it answered within the deadline (X11: the X server and the
+  // accessibility bus; VNC: the RFB handshake and a full frame).
+  // "unreachable": it is recorded as running (every part's process lives; a
+  // VNC address) but did not answer in time or refused, `error` says how.
+  // "stale": the record outlived its desktop (a part's process is gone,
+  // DesktopInfo::problem); `session stop` cleans it up.
+  std::string health;
+  std::string error;  // "" when connected
+  // X11: the applications its accessibility bus lists, by name, in the
+  // bus's order. VNC: the titles of the windows found from its pixels
+  // (title bars), bottom to top; "" for a bar whose title was not read.
+  std::vector<std::string> apps;
+  int width = 0;  // screen pixels as the probe found them (VNC: the
+  int height = 0;  // framebuffer); the record's when not connected
+  std::chrono::milliseconds took{0};  // how long the probe ran
+};
+
+inline constexpr std::chrono::milliseconds kSessionProbeDeadline{3000};
+
 class SessionControl {
  public:
   virtual ~SessionControl() = default;
   virtual Result<DesktopInfo> Start(const DesktopOptions& options) = 0;
   virtual Result<std::vector<DesktopInfo>> List() = 0;
   virtual Status Stop(const std::string& id) = 0;
+  // Asks each of `sessions` (from List) how it is now: ProbeSessions with
+  // kSessionProbeDeadline.
+  virtual std::vector<SessionHealth> Probe(const std::vector<DesktopInfo>& sessions) = 0;
 };
 
 std::unique_ptr<SessionControl> MakeSessionControl();
@@ -33,5 +60,24 @@ std::unique_ptr<SessionControl> MakeSessionControl();
 // absolute path; the password itself is never stored or logged. The same
 // address attached already and alive is that session again.
 Result<DesktopInfo> AttachVncSession(std::string_view address, const std::string& password_file);
+
+
+// Probes every session at once, each in a thread of its own with its own
+// `deadline`, so a hung server (SIGSTOPped Xvfb, dbus-daemon or VNC server,
+// a silent network) costs at most the deadline and never stalls the others
+// or the caller: the call returns within about `deadline` whatever they do.
+// A probe still blocked at the deadline is reported unreachable ("no answer
+// within N ms") and left to end on its own timeouts. One result per session,
+// in the same order.
+std::vector<SessionHealth> ProbeSessions(const std::vector<DesktopInfo>& sessions,
+                                         std::chrono::milliseconds deadline);
+
+// A session as `session list --json` and MCP session_list give it: the
+// record (ToJson) with the probe's `health`, `error` (when not connected),
+// `apps`, and the size it found.
+nlohmann::json SessionJson(const DesktopInfo& info, const SessionHealth& health);
+// One line of text: ID, backend, display or URL, size, health (with the
+// error), apps.
+std::string SessionLine(const DesktopInfo& info, const SessionHealth& health);
 
 }  // namespace uiscope
