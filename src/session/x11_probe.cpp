@@ -2,7 +2,6 @@
 
 #include <X11/Xatom.h>
 #include <X11/Xlib.h>
-
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>

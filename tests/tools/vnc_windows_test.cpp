@@ -231,8 +231,7 @@ TEST_P(VncWindowsTest, TitleBarsAreWindowsAndAClickByIdReachesTheSecond) {
   CliRun close = Run({"app", "close", "--session", id, hex(*w_two), "--json"});
   EXPECT_EQ(close.exit_code, 0) << close.out << close.err;
   EXPECT_NE(close.out.find("\"closed\""), std::string::npos) << close.out;
-  EXPECT_TRUE(test::WaitUntil([&] { return !two->Running(); }, milliseconds(5000)))
-      << close.out;
+  EXPECT_TRUE(test::WaitUntil([&] { return !two->Running(); }, milliseconds(5000))) << close.out;
   EXPECT_TRUE(one->Running());
 
   (void)StopSession(id);

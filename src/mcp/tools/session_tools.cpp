@@ -84,8 +84,7 @@ ToolResult List(SessionControl& sessions) {
     json j = uiscope::SessionJson(s, health[i]);
     j["env"] = SessionJson(s)["env"];
     arr.push_back(std::move(j));
-    text += SessionLine(s, health[i]) +
-            (health[i].health == "stale" ? " (stop it)" : "") + "\n";
+    text += SessionLine(s, health[i]) + (health[i].health == "stale" ? " (stop it)" : "") + "\n";
   }
   if (list->empty()) text = "no sessions; start one with session_start\n";
   ToolResult result;

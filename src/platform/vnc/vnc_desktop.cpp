@@ -77,8 +77,7 @@ class VncWindows final : public WindowSystem {
     auto before = Looks(*windows);
     if (!before.ok()) return before.error();
     if (!input_) input_ = OpenVncInput(connection_);
-    if (auto st = input_->Click(Band(*target).Center(), MouseButton::kLeft, 1); !st.ok())
-      return st;
+    if (auto st = input_->Click(Band(*target).Center(), MouseButton::kLeft, 1); !st.ok()) return st;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     std::string missing = "come to the top";
     for (;;) {
@@ -91,10 +90,10 @@ class VncWindows final : public WindowSystem {
         missing = "take the active look (its title bar still looks as another window's)";
       }
       if (std::chrono::steady_clock::now() >= deadline) {
-        return MakeError(ErrorCode::kTimeout,
-                         "window \"" + title + "\" on " + connection_->url() + " did not " +
-                             missing + " within " + std::to_string(timeout.count()) +
-                             " ms of a click on its title bar");
+        return MakeError(ErrorCode::kTimeout, "window \"" + title + "\" on " + connection_->url() +
+                                                  " did not " + missing + " within " +
+                                                  std::to_string(timeout.count()) +
+                                                  " ms of a click on its title bar");
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -118,7 +117,8 @@ class VncWindows final : public WindowSystem {
     if (!button) {
       return MakeError(ErrorCode::kUnsupported,
                        "no close button (an X-shaped glyph at an end of the title bar) found for "
-                       "window \"" + target->title + "\" on " + connection_->url() +
+                       "window \"" +
+                           target->title + "\" on " + connection_->url() +
                            ": close it with its own keys or menu");
     }
     if (!input_) input_ = OpenVncInput(connection_);
@@ -154,9 +154,8 @@ class VncWindows final : public WindowSystem {
         }
       }
       if (counts.empty()) continue;
-      const auto mode = std::max_element(counts.begin(), counts.end(), [](auto& a, auto& b) {
-        return a.second < b.second;
-      });
+      const auto mode = std::max_element(counts.begin(), counts.end(),
+                                         [](auto& a, auto& b) { return a.second < b.second; });
       looks[w.id] = Look{(mode->first >> 10 & 31) << 3, (mode->first >> 5 & 31) << 3,
                          (mode->first & 31) << 3};
     }
