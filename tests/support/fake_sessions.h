@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/sessions.h"
+#include "session/sessions.h"
 
 namespace uiscope::test {
 

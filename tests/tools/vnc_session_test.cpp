@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/sessions.h"
 #include "session/headless_desktop.h"
 #include "session/process.h"
+#include "session/sessions.h"
 #include "support/cli_run.h"
 #include "support/desktop_fixture.h"
 #include "support/vnc_server.h"
@@ -217,8 +217,7 @@ TEST_F(VncSessionDesktopTest, SessionListShowsBackendSizeHealthAndAppsOfEach) {
   listed = json::parse(list.out, nullptr, false);
   v = Listed(listed, vnc);
   EXPECT_EQ(v.value("health", ""), "unreachable") << v.dump();
-  EXPECT_NE(v.value("error", "").find("vnc://127.0.0.1:" + std::to_string(port)),
-            std::string::npos)
+  EXPECT_NE(v.value("error", "").find("vnc://127.0.0.1:" + std::to_string(port)), std::string::npos)
       << v.dump();
   EXPECT_EQ(Listed(listed, x11.id).value("health", ""), "connected") << list.out;
   EXPECT_EQ(Run({"session", "stop", vnc}).exit_code, 0);
@@ -307,7 +306,8 @@ TEST_F(VncSessionDesktopTest, OneMcpServerServesTwoVncSessionsAndTheX11One) {
   for (const std::string& id : {a, b, test::TestDesktop::Shared().info().id}) {
     json s = Listed(structured, id);
     EXPECT_EQ(s.value("health", ""), "connected") << id << ": " << dump;
-    EXPECT_TRUE(AnyContains(s.value("apps", json::array()), id[0] == 'v' ? "fixture" : "vnc-session"))
+    EXPECT_TRUE(
+        AnyContains(s.value("apps", json::array()), id[0] == 'v' ? "fixture" : "vnc-session"))
         << id << ": " << dump;
   }
 

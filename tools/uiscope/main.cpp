@@ -24,7 +24,6 @@
 #include "engine/desktop.h"
 #include "engine/observe.h"
 #include "engine/perceive.h"
-#include "engine/sessions.h"
 #include "engine/workspace.h"
 #include "find_command.h"
 #include "hands_commands.h"
@@ -37,6 +36,7 @@
 #include "screenshot_command.h"
 #include "session/a11y_env.h"
 #include "session/headless_desktop.h"
+#include "session/sessions.h"
 #include "specialist_commands.h"
 #include "web/web_site.h"
 
@@ -148,7 +148,7 @@ void PrintSession(const DesktopInfo& s, const SessionHealth& health) {
   std::cout << "\n";
   if (health.health != "connected") {
     std::cout << "    "
-              << (s.backend == "vnc" ? "start its server again, or detach it"
+              << (s.backend == "vnc"         ? "start its server again, or detach it"
                   : health.health == "stale" ? "clean up"
                                              : "see what hangs, or stop it")
               << " with `uiscope session stop " << s.id << "`\n";
@@ -216,7 +216,8 @@ int RunSessionStart(const GlobalFlags& g, const std::string& size, bool no_wm) {
 int RunSessionList(const GlobalFlags& g) {
   auto sessions = ListSessions();
   if (!sessions.ok()) return Fail(g, sessions.error());
-  const std::vector<SessionHealth> health = ProbeSessions(*sessions, kSessionProbeDeadline);
+  const std::vector<SessionHealth> health =
+      ProbeSessions(*sessions, kSessionProbeDeadline, OcrTitleReader);
   if (g.json) {
     nlohmann::json arr = nlohmann::json::array();
     for (size_t i = 0; i < sessions->size(); ++i)
@@ -455,7 +456,8 @@ int main(int argc, char** argv) {
   attach->add_option("--password-file", attach_password_file,
                      "file whose first line is the VNC password (plain text; never logged)");
   attach->add_flag("--json", g.json, "machine-readable output");
-  auto* list = session->add_subcommand("list", "list sessions: backend, size, health, apps (each asked now, 3 s at most)");
+  auto* list = session->add_subcommand(
+      "list", "list sessions: backend, size, health, apps (each asked now, 3 s at most)");
   list->add_flag("--json", g.json, "machine-readable output");
   std::string stop_id;
   auto* stop = session->add_subcommand(

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "platform/windows_from_pixels.h"
 #include "session/headless_desktop.h"
 
 namespace uiscope {
@@ -32,8 +34,8 @@ struct SessionHealth {
   // bus's order. VNC: the titles of the windows found from its pixels
   // (title bars), bottom to top; "" for a bar whose title was not read.
   std::vector<std::string> apps;
-  int width = 0;  // screen pixels as the probe found them (VNC: the
-  int height = 0;  // framebuffer); the record's when not connected
+  int width = 0;                      // screen pixels as the probe found them (VNC: the
+  int height = 0;                     // framebuffer); the record's when not connected
   std::chrono::milliseconds took{0};  // how long the probe ran
 };
 
@@ -46,11 +48,16 @@ class SessionControl {
   virtual Result<std::vector<DesktopInfo>> List() = 0;
   virtual Status Stop(const std::string& id) = 0;
   // Asks each of `sessions` (from List) how it is now: ProbeSessions with
-  // kSessionProbeDeadline.
+  // kSessionProbeDeadline and the factory given to MakeSessionControl.
   virtual std::vector<SessionHealth> Probe(const std::vector<DesktopInfo>& sessions) = 0;
 };
 
-std::unique_ptr<SessionControl> MakeSessionControl();
+// Makes the reader of the titles of windows found from title bars (OCR, from
+// the engine: engine/desktop.h's OcrTitleReader), one per VNC probe; null:
+// untitled.
+using TitleReaderFactory = std::function<TitleReader()>;
+
+std::unique_ptr<SessionControl> MakeSessionControl(TitleReaderFactory title_reader);
 
 // `uiscope session attach`: the VNC desktop at `address` (vnc://HOST[:PORT],
 // HOST:N for display N, HOST::PORT) as a session of its own. Connects once,
@@ -61,7 +68,6 @@ std::unique_ptr<SessionControl> MakeSessionControl();
 // address attached already and alive is that session again.
 Result<DesktopInfo> AttachVncSession(std::string_view address, const std::string& password_file);
 
-
 // Probes every session at once, each in a thread of its own with its own
 // `deadline`, so a hung server (SIGSTOPped Xvfb, dbus-daemon or VNC server,
 // a silent network) costs at most the deadline and never stalls the others
@@ -70,7 +76,8 @@ Result<DesktopInfo> AttachVncSession(std::string_view address, const std::string
 // within N ms") and left to end on its own timeouts. One result per session,
 // in the same order.
 std::vector<SessionHealth> ProbeSessions(const std::vector<DesktopInfo>& sessions,
-                                         std::chrono::milliseconds deadline);
+                                         std::chrono::milliseconds deadline,
+                                         const TitleReaderFactory& title_reader);
 
 // A session as `session list --json` and MCP session_list give it: the
 // record (ToJson) with the probe's `health`, `error` (when not connected),

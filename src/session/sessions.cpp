@@ -1,4 +1,4 @@
-#include "engine/sessions.h"
+#include "session/sessions.h"
 
 #include <condition_variable>
 #include <filesystem>
@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "engine/desktop.h"
 #include "platform/accessibility.h"
 #include "platform/vnc/vnc_address.h"
 #include "platform/vnc/vnc_connection.h"
@@ -18,6 +17,8 @@ namespace {
 
 class RegistrySessions final : public SessionControl {
  public:
+  explicit RegistrySessions(TitleReaderFactory title_reader)
+      : title_reader_(std::move(title_reader)) {}
   Result<DesktopInfo> Start(const DesktopOptions& options) override {
     auto desktop = HeadlessDesktop::Start(options);
     if (!desktop.ok()) return desktop.error();
@@ -27,8 +28,11 @@ class RegistrySessions final : public SessionControl {
   Result<std::vector<DesktopInfo>> List() override { return ListSessions(); }
   Status Stop(const std::string& id) override { return StopSession(id); }
   std::vector<SessionHealth> Probe(const std::vector<DesktopInfo>& sessions) override {
-    return ProbeSessions(sessions, kSessionProbeDeadline);
+    return ProbeSessions(sessions, kSessionProbeDeadline, title_reader_);
   }
+
+ private:
+  TitleReaderFactory title_reader_;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -51,7 +55,8 @@ SessionHealth Unreachable(std::string error) {
 SessionHealth ProbeX11(const DesktopInfo& info, Clock::time_point deadline) {
   const std::string x_problem =
       x11_probe::SetupAnswerWithin(info.display_name, static_cast<int>(Left(deadline).count()));
-  if (!x_problem.empty()) return Unreachable("the X server " + info.display_name + ": " + x_problem);
+  if (!x_problem.empty())
+    return Unreachable("the X server " + info.display_name + ": " + x_problem);
   AtspiOptions options;
   options.session_bus_address = info.dbus_address;
   options.display = info.display_name;
@@ -71,7 +76,8 @@ SessionHealth ProbeX11(const DesktopInfo& info, Clock::time_point deadline) {
 
 // A VNC desktop: the RFB handshake and a full frame, then the windows found
 // from its title bars, titled by OCR.
-SessionHealth ProbeVnc(const DesktopInfo& info, Clock::time_point deadline) {
+SessionHealth ProbeVnc(const DesktopInfo& info, Clock::time_point deadline,
+                       const TitleReaderFactory& title_reader) {
   auto address = ParseVncAddress(info.url);
   if (!address.ok()) return Unreachable(address.error().message);
   VncOptions options;
@@ -79,7 +85,7 @@ SessionHealth ProbeVnc(const DesktopInfo& info, Clock::time_point deadline) {
   options.connect_timeout = Left(deadline);
   options.read_timeout = Left(deadline);
   options.reconnect = false;
-  auto desktop = OpenVncDesktop(*address, options, OcrTitleReader());
+  auto desktop = OpenVncDesktop(*address, options, title_reader ? title_reader() : TitleReader());
   if (!desktop.ok()) return Unreachable(desktop.error().message);
   auto windows = (*desktop)->windows().ListWindows();
   if (!windows.ok()) return Unreachable(windows.error().message);
@@ -93,7 +99,8 @@ SessionHealth ProbeVnc(const DesktopInfo& info, Clock::time_point deadline) {
   return h;
 }
 
-SessionHealth ProbeOne(const DesktopInfo& info, std::chrono::milliseconds deadline) {
+SessionHealth ProbeOne(const DesktopInfo& info, std::chrono::milliseconds deadline,
+                       const TitleReaderFactory& title_reader) {
   const Clock::time_point start = Clock::now();
   SessionHealth h;
   if (info.backend == "x11" && !info.alive) {
@@ -102,7 +109,7 @@ SessionHealth ProbeOne(const DesktopInfo& info, std::chrono::milliseconds deadli
   } else if (!info.alive) {  // a VNC address where nothing listens
     h = Unreachable(info.problem);
   } else if (info.backend == "vnc") {
-    h = ProbeVnc(info, start + deadline);
+    h = ProbeVnc(info, start + deadline, title_reader);
   } else {
     h = ProbeX11(info, start + deadline);
   }
@@ -126,7 +133,8 @@ struct ProbeSlot {
 }  // namespace
 
 std::vector<SessionHealth> ProbeSessions(const std::vector<DesktopInfo>& sessions,
-                                         std::chrono::milliseconds deadline) {
+                                         std::chrono::milliseconds deadline,
+                                         const TitleReaderFactory& title_reader) {
   // The probes keep to `deadline` with their own timeouts; the grace is for
   // the work after the last answer (reading titles), past which a probe
   // counts as hung.
@@ -136,8 +144,8 @@ std::vector<SessionHealth> ProbeSessions(const std::vector<DesktopInfo>& session
   for (const DesktopInfo& info : sessions) {
     auto slot = std::make_shared<ProbeSlot>();
     slots.push_back(slot);
-    threads.emplace_back([slot, info, deadline] {
-      SessionHealth h = ProbeOne(info, deadline);
+    threads.emplace_back([slot, info, deadline, title_reader] {
+      SessionHealth h = ProbeOne(info, deadline, title_reader);
       std::lock_guard<std::mutex> lock(slot->mu);
       slot->result = std::move(h);
       slot->done = true;
@@ -191,8 +199,8 @@ std::string SessionLine(const DesktopInfo& info, const SessionHealth& health) {
   return line;
 }
 
-std::unique_ptr<SessionControl> MakeSessionControl() {
-  return std::make_unique<RegistrySessions>();
+std::unique_ptr<SessionControl> MakeSessionControl(TitleReaderFactory title_reader) {
+  return std::make_unique<RegistrySessions>(std::move(title_reader));
 }
 
 Result<DesktopInfo> AttachVncSession(std::string_view address, const std::string& password_file) {
