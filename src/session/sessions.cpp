@@ -187,7 +187,10 @@ std::string SessionLine(const DesktopInfo& info, const SessionHealth& health) {
   std::string line = info.id + "  " + info.backend + "  " + info.display_name + "  " +
                      std::to_string(health.width) + "x" + std::to_string(health.height) + "  " +
                      health.health;
-  if (!health.error.empty()) line += " (" + health.error + ")";
+  // A stale record's desktop is dead: said in the word `session list`
+  // always used for it.
+  if (!health.error.empty())
+    line += (health.health == "stale" ? " (DEAD: " : " (") + health.error + ")";
   if (health.health == "connected") {
     line += "  apps: ";
     if (health.apps.empty()) line += "none";
