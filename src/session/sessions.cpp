@@ -117,7 +117,6 @@ SessionHealth ProbeOne(const DesktopInfo& info, std::chrono::milliseconds deadli
     h.width = info.width;
     h.height = info.height;
   }
-  h.took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
   return h;
 }
 
@@ -166,7 +165,6 @@ std::vector<SessionHealth> ProbeSessions(const std::vector<DesktopInfo>& session
                                     " ms (a stopped or hung server?)");
       h.width = sessions[i].width;
       h.height = sessions[i].height;
-      h.took = deadline;
       out.push_back(std::move(h));
     }
   }

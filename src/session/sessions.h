@@ -34,9 +34,10 @@ struct SessionHealth {
   // bus's order. VNC: the titles of the windows found from its pixels
   // (title bars), bottom to top; "" for a bar whose title was not read.
   std::vector<std::string> apps;
-  int width = 0;                      // screen pixels as the probe found them (VNC: the
-  int height = 0;                     // framebuffer); the record's when not connected
-  std::chrono::milliseconds took{0};  // how long the probe ran
+  // Screen pixels as the probe found them (VNC: the framebuffer); the
+  // record's when not connected.
+  int width = 0;
+  int height = 0;
 };
 
 inline constexpr std::chrono::milliseconds kSessionProbeDeadline{3000};
