@@ -34,13 +34,13 @@
 
 #include "bench_args.h"
 #include "engine/perceive.h"
-#include "engine/sessions.h"
 #include "engine/workspace.h"
 #include "platform/capture.h"
 #include "platform/input.h"
 #include "platform/vnc/vnc_backend.h"
 #include "session/headless_desktop.h"
 #include "session/process.h"
+#include "session/sessions.h"
 
 namespace uiscope {
 namespace {

@@ -77,6 +77,8 @@ Image TitleInk(const Image& screen, const Rect& band) {
   return out;
 }
 
+}  // namespace
+
 // The title of a window found from its title bar: the OCR line of the band
 // with the most letters and digits (the buttons read apart, as a glyph or
 // two). One reader for the desktop's life, made on first use.
@@ -100,8 +102,6 @@ TitleReader OcrTitleReader() {
     return best;
   };
 }
-
-}  // namespace
 
 DesktopTarget TargetOf(const DesktopInfo& session) {
   DesktopTarget t;

@@ -11,6 +11,7 @@
 #include "core/result.h"
 #include "platform/accessibility.h"
 #include "platform/desktop.h"
+#include "platform/windows_from_pixels.h"
 #include "session/headless_desktop.h"
 
 namespace uiscope {
@@ -44,6 +45,11 @@ struct DesktopConnection {
   // desktop.
   std::unique_ptr<Desktop> desktop;
 };
+
+// The titles of windows found from title bars (a VNC desktop's), read by
+// OCR: the band's line with the most letters and digits. Keeps one OCR
+// engine for the reader's life.
+TitleReader OcrTitleReader();
 
 // Opens the desktop (kept: the frame size, capture and windows) and the
 // accessibility bus; a VNC desktop has none (NoAccessibility: its windows

@@ -8,7 +8,7 @@
 #include <iostream>
 #include <thread>
 
-#include "engine/sessions.h"
+#include "engine/desktop.h"
 #include "engine/workspace.h"
 #include "mcp/http_transport.h"
 #include "mcp/server.h"
@@ -19,6 +19,7 @@
 #include "mcp/tools/tools.h"
 #include "memory/safety_store.h"
 #include "memory/shortcut_store.h"
+#include "session/sessions.h"
 #include "web/web_site.h"
 
 namespace uiscope::mcp {
@@ -163,7 +164,7 @@ int Serve(const ServeOptions& options) {
     std::cerr << "uiscope: warning: learned memory off: " << learning.error << "\n";
   }
   Workspace workspace(ws);
-  auto sessions = MakeSessionControl();
+  auto sessions = MakeSessionControl(OcrTitleReader);
   ToolRegistry registry;
   // The shortcut registries live in the state database beside the audit log.
   std::shared_ptr<ShortcutRegistryStore> shortcut_store;

@@ -291,4 +291,116 @@ std::vector<WindowInfo> TitleBarWindows::List(const Image& screen) {
   return windows;
 }
 
+namespace {
+
+// Channel-summed distance of two RGB pixels.
+int Distance(const uint8_t* a, const uint8_t* b) {
+  return std::abs(a[0] - b[0]) + std::abs(a[1] - b[1]) + std::abs(a[2] - b[2]);
+}
+
+// Whether the w x h box at (x, y) of `screen` holds an X-shaped glyph (see
+// FindCloseButton).
+bool IsCrossGlyph(const Image& screen, int x, int y, int w, int h) {
+  // Ink: far from the background, which the edge midpoints show: the top
+  // and bottom ones give each row's (a face may be a vertical gradient),
+  // and the side ones must agree with theirs.
+  constexpr int kInk = 100;  // of 765: a glyph drawn to be seen on its face
+  constexpr int kSame = 60;  // a side midpoint is its row's background
+  const uint8_t* top = screen.Pixel(x + w / 2, y);
+  const uint8_t* bottom = screen.Pixel(x + w / 2, y + h - 1);
+  if (Distance(top, bottom) > 2 * kInk) return false;
+  auto background = [&](int py, int c) {
+    return top[c] + (bottom[c] - top[c]) * (py - y) / std::max(1, h - 1);
+  };
+  auto off = [&](int px, int py) {
+    const uint8_t* p = screen.Pixel(px, py);
+    return std::abs(p[0] - background(py, 0)) + std::abs(p[1] - background(py, 1)) +
+           std::abs(p[2] - background(py, 2));
+  };
+  if (off(x, y + h / 2) > kSame || off(x + w - 1, y + h / 2) > kSame) return false;
+  // Outside the box (the ring) a row's background is its nearest row's.
+  auto ink = [&](int px, int py) {
+    const uint8_t* p = screen.Pixel(px, py);
+    const int row = std::clamp(py, y, y + h - 1);
+    return std::abs(p[0] - background(row, 0)) + std::abs(p[1] - background(row, 1)) +
+               std::abs(p[2] - background(row, 2)) >
+           kInk;
+  };
+  // The corners and the centre (a 2 x 2 centre for even sizes).
+  if (!ink(x, y) || !ink(x + w - 1, y) || !ink(x, y + h - 1) || !ink(x + w - 1, y + h - 1))
+    return false;
+  if (!ink(x + (w - 1) / 2, y + (h - 1) / 2) || !ink(x + w / 2, y + h / 2)) return false;
+  // Clear at the edge midpoints (both pixels of an even side's middle).
+  for (int dx : {(w - 1) / 2, w / 2}) {
+    if (ink(x + dx, y) || ink(x + dx, y + h - 1)) return false;
+  }
+  for (int dy : {(h - 1) / 2, h / 2}) {
+    if (ink(x, y + dy) || ink(x + w - 1, y + dy)) return false;
+  }
+  // Both diagonals inked all along (one pixel of slack across them).
+  for (int t = 0; t < h; ++t) {
+    const int d = (h == 1) ? 0 : t * (w - 1) / (h - 1);
+    auto near = [&](int px) {
+      for (int e = -1; e <= 1; ++e) {
+        const int q = px + e;
+        if (q >= x && q < x + w && ink(q, y + t)) return true;
+      }
+      return false;
+    };
+    if (!near(x + d) || !near(x + w - 1 - d)) return false;
+  }
+  // The glyph ends at the box: next to no ink in the ring just outside.
+  int outside = 0, ring = 0;
+  for (int px = x - 1; px <= x + w; ++px) {
+    for (int py : {y - 1, y + h}) {
+      ++ring;
+      outside += ink(px, py) ? 1 : 0;
+    }
+  }
+  for (int py = y; py < y + h; ++py) {
+    for (int px : {x - 1, x + w}) {
+      ++ring;
+      outside += ink(px, py) ? 1 : 0;
+    }
+  }
+  return outside * 8 <= ring;
+}
+
+}  // namespace
+
+std::optional<Rect> FindCloseButton(const Image& screen, const Rect& band) {
+  if (!screen.Valid()) return std::nullopt;
+  // Inside the band and one pixel in from the screen's edge (the ring
+  // outside a glyph is read).
+  const int x0 = std::max(band.x, 1), y0 = std::max(band.y, 1);
+  const int x1 = std::min(band.x + band.w, screen.width - 1);
+  const int y1 = std::min(band.y + band.h, screen.height - 1);
+  const int h = y1 - y0;
+  if (h < 6 || x1 - x0 < 2 * h) return std::nullopt;
+  // A button is smaller than the band is high and not tiny; it lies within
+  // three band heights of an end.
+  const int smallest = std::max(4, h / 5);
+  const int largest = h - 2;
+  const int reach = 3 * h;
+  std::optional<Rect> best;  // right end: the rightmost; left end: the leftmost
+  auto search = [&](int from, int to, bool right) {
+    for (int gh = largest; gh >= smallest; --gh) {
+      for (int gw = std::max(smallest, gh * 2 / 3); gw <= std::min(largest, gh * 3 / 2); ++gw) {
+        for (int y = y0 + 1; y + gh < y1; ++y) {
+          for (int x = std::max(from, x0 + 1); x + gw <= std::min(to, x1 - 1); ++x) {
+            if (!IsCrossGlyph(screen, x, y, gw, gh)) continue;
+            const Rect found{x, y, gw, gh};
+            const int centre = x + gw / 2;
+            if (!best || (right ? centre > best->x + best->w / 2 : centre < best->x + best->w / 2))
+              best = found;
+          }
+        }
+      }
+    }
+  };
+  search(x1 - reach, x1, true);
+  if (!best) search(x0, x0 + reach, false);
+  return best;
+}
+
 }  // namespace uiscope

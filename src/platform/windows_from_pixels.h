@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,18 @@ struct TitleBar {
 
 // The title bars on `screen`, top to bottom by their band's top.
 std::vector<TitleBar> FindTitleBars(const Image& screen);
+
+// The close button of the title bar `band` (screen pixels) on `screen`: the
+// box of an X-shaped glyph near one end of the band (the right end first,
+// as most layouts put it; else the left), told by its shape, never by a
+// theme's colours: against the colour at its four edge midpoints (the
+// background it is drawn on: the band, or the button's own face inside a
+// framed button), ink at its four corners, at its centre and along both
+// diagonals, none at the edge midpoints nor just outside it. An iconify bar,
+// a maximise box, a slash or a framed button face fails one of these.
+// nullopt when none is found (a theme drawing its buttons otherwise, a band
+// whose end is covered).
+std::optional<Rect> FindCloseButton(const Image& screen, const Rect& band);
 
 // Reads the title text of the band `band` (screen pixels) of `screen`; ""
 // when none can be read. Called from the thread that lists windows.

@@ -30,3 +30,16 @@ uint64_t SupportingWmCheckWindow(const std::string& display_name);
 bool WindowManagerAnswers(const std::string& display_name, int timeout_ms);
 
 }  // namespace uiscope::x11_probe
+
+namespace uiscope::x11_probe {
+
+// Whether the X server of the local display `display_name` (":12") answers
+// a connection set-up within `timeout_ms`, asked over its Unix socket
+// without Xlib, so a stopped (SIGSTOP) or wedged server costs the timeout
+// and never hangs the caller (XOpenDisplay waits for ever). Any reply counts,
+// a refusal for want of authorisation too: the server's loop runs. "" when
+// it answered; otherwise what happened ("nothing listens at
+// /tmp/.X11-unix/X12", "no answer within 500 ms").
+std::string SetupAnswerWithin(const std::string& display_name, int timeout_ms);
+
+}  // namespace uiscope::x11_probe

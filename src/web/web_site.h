@@ -61,12 +61,12 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/sessions.h"
 #include "engine/workspace.h"
 #include "mcp/http_site.h"
 #include "memory/audit_log.h"
 #include "memory/target_store.h"
 #include "safety/confirmations.h"
+#include "session/sessions.h"
 
 namespace uiscope::web {
 

@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -154,6 +155,58 @@ TEST(TitleBarWindowsTest, NoTitleBarNoWindows) {
   TitleBarWindows found([](const Image&, const Rect&) { return std::string("x"); });
   EXPECT_TRUE(found.List(MakeImage(640, 480)).empty());
 }
+
+}  // namespace
+}  // namespace uiscope
+
+namespace uiscope {
+namespace {
+
+// Where each screenshot's close buttons are (the X glyph's box, read off
+// the pixels by eye): at the right end of each title bar, inside the
+// button's frame on Clearlooks, bare on Onyx (bold) and Nightmare (thin).
+struct CloseButtons {
+  const char* file;
+  Rect first;
+  Rect second;
+};
+
+class CloseButtonThemeTest : public ::testing::TestWithParam<CloseButtons> {};
+
+TEST_P(CloseButtonThemeTest, FindsTheXAndNeverAnotherButtonOrTheTitle) {
+  const CloseButtons& e = GetParam();
+  const Image screen = Screenshot(e.file);
+  ASSERT_TRUE(screen.Valid());
+  const std::vector<TitleBar> bars = FindTitleBars(screen);
+  ASSERT_EQ(bars.size(), 2u);
+  const Rect expected[2] = {e.first, e.second};
+  for (size_t i = 0; i < 2; ++i) {
+    const Rect& band = bars[i].band;
+    const std::optional<Rect> close = FindCloseButton(screen, band);
+    ASSERT_TRUE(close.has_value()) << e.file << " bar " << i << " " << Text(band);
+    EXPECT_TRUE(Near(*close, expected[i])) << e.file << " bar " << i << ": " << Text(*close);
+    // The band without the close button: the maximise and iconify buttons
+    // and the title are no close button.
+    const Rect cut{band.x, band.y, close->x - 1 - band.x, band.h};
+    const std::optional<Rect> other = FindCloseButton(screen, cut);
+    EXPECT_FALSE(other.has_value()) << e.file << " bar " << i << ": " << Text(*other);
+  }
+  EXPECT_FALSE(FindCloseButton(MakeImage(400, 40), Rect{0, 10, 400, 19}).has_value());
+  EXPECT_FALSE(FindCloseButton(Image{}, Rect{0, 10, 400, 19}).has_value());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Openbox, CloseButtonThemeTest,
+    ::testing::Values(
+        // White on the active button's blue gradient face; grey on white.
+        CloseButtons{"openbox_clearlooks.png", {948, 87, 6, 6}, {1708, 307, 6, 6}},
+        // On a band whose colour steps half-way down.
+        CloseButtons{"openbox_onyx.png", {952, 86, 6, 6}, {1712, 306, 6, 6}},
+        CloseButtons{"openbox_nightmare.png", {951, 85, 5, 5}, {1711, 305, 5, 5}}),
+    [](const auto& info) {
+      std::string name = info.param.file;
+      return name.substr(8, name.find('.') - 8);
+    });
 
 }  // namespace
 }  // namespace uiscope

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/sessions.h"
+#include "session/sessions.h"
 
 namespace uiscope::test {
 
@@ -26,6 +26,18 @@ class FakeSessions final : public SessionControl {
     return info;
   }
   Result<std::vector<DesktopInfo>> List() override { return sessions_; }
+  // Nothing runs to be asked: each is as Start left it, with no apps.
+  std::vector<SessionHealth> Probe(const std::vector<DesktopInfo>& sessions) override {
+    std::vector<SessionHealth> out;
+    for (const DesktopInfo& s : sessions) {
+      SessionHealth h;
+      h.health = "connected";
+      h.width = s.width;
+      h.height = s.height;
+      out.push_back(h);
+    }
+    return out;
+  }
   Status Stop(const std::string& id) override {
     for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
       if (it->id == id) {

@@ -5,7 +5,9 @@
 // server is a clear error that `session list` shows too. One MCP server
 // serves two VNC sessions and the X11 session at once.
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +17,7 @@
 
 #include "session/headless_desktop.h"
 #include "session/process.h"
+#include "session/sessions.h"
 #include "support/cli_run.h"
 #include "support/desktop_fixture.h"
 #include "support/vnc_server.h"
@@ -150,6 +153,92 @@ TEST_F(VncSessionDesktopTest, ObserveClickAndTypeThroughAnAttachedSession) {
   EXPECT_FALSE(FindSession(id).ok());
 }
 
+// The listed session of `id` in `session list --json` output (null when absent).
+json Listed(const json& listed, const std::string& id) {
+  for (const json& s : listed.value("sessions", json::array())) {
+    if (s.value("id", "") == id) return s;
+  }
+  return json();
+}
+
+bool AnyContains(const json& strings, const std::string& part) {
+  for (const json& s : strings) {
+    std::string lower = s.get<std::string>();
+    std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+    if (lower.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// `session list` asks every session now: the X11 one lists the apps of its
+// accessibility bus, the VNC one the windows found from its pixels; a
+// stopped VNC server costs the probe's deadline, not the listing; a desktop
+// whose X server died is stale.
+TEST_F(VncSessionDesktopTest, SessionListShowsBackendSizeHealthAndAppsOfEach) {
+  const int port = test::FreePort();
+  auto server = test::StartX11Vnc(display(), port);
+  ASSERT_NE(server, nullptr);
+  const std::string vnc = Attach(port);
+  ASSERT_FALSE(vnc.empty());
+  const DesktopInfo& x11 = test::TestDesktop::Shared().info();
+
+  CliRun list = Run({"session", "list", "--json"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  json listed = json::parse(list.out, nullptr, false);
+  json s = Listed(listed, x11.id);
+  ASSERT_TRUE(s.is_object()) << list.out;
+  EXPECT_EQ(s.value("backend", ""), "x11");
+  EXPECT_EQ(s.value("health", ""), "connected") << s.dump();
+  EXPECT_EQ(s.value("width", 0), x11.width);
+  EXPECT_EQ(s.value("height", 0), x11.height);
+  EXPECT_TRUE(AnyContains(s.value("apps", json::array()), "vnc-session")) << s.dump();
+  json v = Listed(listed, vnc);
+  ASSERT_TRUE(v.is_object()) << list.out;
+  EXPECT_EQ(v.value("backend", ""), "vnc");
+  EXPECT_EQ(v.value("health", ""), "connected") << v.dump();
+  EXPECT_EQ(v.value("width", 0), x11.width);
+  // The fixture's window, found from its title bar and titled by OCR.
+  EXPECT_TRUE(AnyContains(v.value("apps", json::array()), "fixture")) << v.dump();
+  CliRun text = Run({"session", "list"});
+  EXPECT_NE(text.out.find(vnc + "  vnc  vnc://127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("connected  apps: "), std::string::npos) << text.out;
+
+  // A stopped server answers nothing: the listing still ends, within the
+  // probe's deadline (and a process start), and says so.
+  ASSERT_EQ(kill(server->pid(), SIGSTOP), 0);
+  const auto start = std::chrono::steady_clock::now();
+  list = Run({"session", "list", "--json"});
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_EQ(kill(server->pid(), SIGCONT), 0);
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_LT(took, kSessionProbeDeadline + milliseconds(2500));
+  listed = json::parse(list.out, nullptr, false);
+  v = Listed(listed, vnc);
+  EXPECT_EQ(v.value("health", ""), "unreachable") << v.dump();
+  EXPECT_NE(v.value("error", "").find("vnc://127.0.0.1:" + std::to_string(port)), std::string::npos)
+      << v.dump();
+  EXPECT_EQ(Listed(listed, x11.id).value("health", ""), "connected") << list.out;
+  EXPECT_EQ(Run({"session", "stop", vnc}).exit_code, 0);
+
+  // A desktop whose X server is gone: its record is stale.
+  DesktopOptions options;
+  options.width = 640;
+  options.height = 480;
+  options.window_manager = false;
+  auto other = HeadlessDesktop::Start(options);
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  ASSERT_EQ(kill((*other)->info().xvfb_pid, SIGKILL), 0);
+  list = Run({"session", "list", "--json"});
+  s = Listed(json::parse(list.out, nullptr, false), (*other)->info().id);
+  EXPECT_EQ(s.value("health", ""), "stale") << list.out;
+  EXPECT_NE(s.value("error", "").find("Xvfb"), std::string::npos) << s.dump();
+  EXPECT_EQ(s.value("width", 0), 640);
+  EXPECT_TRUE(s.value("apps", json()).empty()) << s.dump();
+  (void)(*other)->Stop();
+}
+
 TEST_F(VncSessionDesktopTest, OneMcpServerServesTwoVncSessionsAndTheX11One) {
   const int port_a = test::FreePort();
   auto server_a = test::StartX11Vnc(display(), port_a);
@@ -211,6 +300,16 @@ TEST_F(VncSessionDesktopTest, OneMcpServerServesTwoVncSessionsAndTheX11One) {
   const std::string dump = listed.dump();
   EXPECT_NE(dump.find("vnc://127.0.0.1:" + std::to_string(port_a)), std::string::npos) << dump;
   EXPECT_NE(dump.find("vnc://127.0.0.1:" + std::to_string(port_b)), std::string::npos) << dump;
+  // Each asked now: connected, with its apps (the X11 one's from its bus,
+  // the VNC ones' from title bars).
+  const json& structured = listed["result"]["structuredContent"];
+  for (const std::string& id : {a, b, test::TestDesktop::Shared().info().id}) {
+    json s = Listed(structured, id);
+    EXPECT_EQ(s.value("health", ""), "connected") << id << ": " << dump;
+    EXPECT_TRUE(
+        AnyContains(s.value("apps", json::array()), id[0] == 'v' ? "fixture" : "vnc-session"))
+        << id << ": " << dump;
+  }
 
   mcp.CloseStdin();
   (void)mcp.Wait(milliseconds(20000));

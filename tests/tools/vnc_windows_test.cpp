@@ -208,6 +208,32 @@ TEST_P(VncWindowsTest, TitleBarsAreWindowsAndAClickByIdReachesTheSecond) {
       << "the second window's status is \"" << status << "\" after " << click.out;
   EXPECT_EQ(Status(*one), "Not logged in");
 
+  // Focus from pixels: a click on the first window's title bar, verified by
+  // its bar's active look; X11 agrees that it is the active window.
+  // Window IDs are listed as "0x..." text, which app verbs take.
+  auto hex = [](const json& w) { return w["id"].get<std::string>(); };
+  auto x11_active = [&]() -> std::string {
+    auto active = (*x11)->ActiveWindow();
+    auto listed = (*x11)->ListWindows();
+    if (!active.ok() || !listed.ok()) return "?";
+    for (const WindowInfo& w : *listed) {
+      if (w.id == *active) return w.title;
+    }
+    return "none";
+  };
+  ASSERT_EQ(x11_active(), "Second window");
+  CliRun focus = Run({"app", "focus", "--session", id, hex(*w_one), "--json"});
+  EXPECT_EQ(focus.exit_code, 0) << focus.out << focus.err;
+  EXPECT_EQ(x11_active(), "First fixture") << focus.out;
+
+  // Close from pixels: the second window's close button, found by its
+  // shape in the title bar, clicked; the fixture exits, the first stays.
+  CliRun close = Run({"app", "close", "--session", id, hex(*w_two), "--json"});
+  EXPECT_EQ(close.exit_code, 0) << close.out << close.err;
+  EXPECT_NE(close.out.find("\"closed\""), std::string::npos) << close.out;
+  EXPECT_TRUE(test::WaitUntil([&] { return !two->Running(); }, milliseconds(5000))) << close.out;
+  EXPECT_TRUE(one->Running());
+
   (void)StopSession(id);
 }
 

@@ -24,7 +24,6 @@
 #include "engine/desktop.h"
 #include "engine/observe.h"
 #include "engine/perceive.h"
-#include "engine/sessions.h"
 #include "engine/workspace.h"
 #include "find_command.h"
 #include "hands_commands.h"
@@ -37,6 +36,7 @@
 #include "screenshot_command.h"
 #include "session/a11y_env.h"
 #include "session/headless_desktop.h"
+#include "session/sessions.h"
 #include "specialist_commands.h"
 #include "web/web_site.h"
 
@@ -137,9 +137,8 @@ int RunObserve(const GlobalFlags& g, const ObserveFlags& f) {
 
 // --- session -----------------------------------------------------------------
 
-void PrintSession(const DesktopInfo& s) {
-  std::cout << s.id << "  " << s.backend << "  " << s.display_name << "  " << s.width << "x"
-            << s.height << "  " << (s.alive ? "alive" : "DEAD");
+void PrintSession(const DesktopInfo& s, const SessionHealth& health) {
+  std::cout << SessionLine(s, health);
   if (s.backend == "vnc") {
     if (!s.password_file.empty()) std::cout << "  password-file=" << s.password_file;
   } else {
@@ -147,9 +146,11 @@ void PrintSession(const DesktopInfo& s) {
   }
   if (s.owner_pid > 0) std::cout << "  owner=" << s.owner_pid;
   std::cout << "\n";
-  if (!s.alive) {
-    std::cout << "    " << s.problem << "; "
-              << (s.backend == "vnc" ? "start its server again, or detach it" : "clean up")
+  if (health.health != "connected") {
+    std::cout << "    "
+              << (s.backend == "vnc"         ? "start its server again, or detach it"
+                  : health.health == "stale" ? "clean up"
+                                             : "see what hangs, or stop it")
               << " with `uiscope session stop " << s.id << "`\n";
   }
 }
@@ -210,18 +211,23 @@ int RunSessionStart(const GlobalFlags& g, const std::string& size, bool no_wm) {
   return kExitOk;
 }
 
+// Each session is asked now, at once and with a deadline of its own
+// (ProbeSessions): health, apps, size.
 int RunSessionList(const GlobalFlags& g) {
   auto sessions = ListSessions();
   if (!sessions.ok()) return Fail(g, sessions.error());
+  const std::vector<SessionHealth> health =
+      ProbeSessions(*sessions, kSessionProbeDeadline, OcrTitleReader);
   if (g.json) {
     nlohmann::json arr = nlohmann::json::array();
-    for (const auto& s : *sessions) arr.push_back(ToJson(s));
+    for (size_t i = 0; i < sessions->size(); ++i)
+      arr.push_back(SessionJson((*sessions)[i], health[i]));
     std::cout << nlohmann::json{{"sessions", arr}}.dump() << "\n";
     return kExitOk;
   }
   if (sessions->empty())
     std::cerr << "uiscope: no sessions (start one with `uiscope session start`)\n";
-  for (const auto& s : *sessions) PrintSession(s);
+  for (size_t i = 0; i < sessions->size(); ++i) PrintSession((*sessions)[i], health[i]);
   return kExitOk;
 }
 
@@ -450,7 +456,8 @@ int main(int argc, char** argv) {
   attach->add_option("--password-file", attach_password_file,
                      "file whose first line is the VNC password (plain text; never logged)");
   attach->add_flag("--json", g.json, "machine-readable output");
-  auto* list = session->add_subcommand("list", "list sessions (dead ones are marked)");
+  auto* list = session->add_subcommand(
+      "list", "list sessions: backend, size, health, apps (each asked now, 3 s at most)");
   list->add_flag("--json", g.json, "machine-readable output");
   std::string stop_id;
   auto* stop = session->add_subcommand(

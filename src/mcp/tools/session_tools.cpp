@@ -37,6 +37,15 @@ json SessionSchema() {
               {"additionalProperties", {{"type", "string"}}}}}}}};
 }
 
+// A session_list entry: the record and what asking it found.
+json ListedSessionSchema() {
+  json s = SessionSchema();
+  s["properties"]["health"] = {{"enum", {"connected", "unreachable", "stale"}}};
+  s["properties"]["error"] = String("why not connected");
+  s["properties"]["apps"] = {{"type", "array"}, {"items", {{"type", "string"}}}};
+  return s;
+}
+
 json SessionJson(const DesktopInfo& info) {
   json j = ToJson(info);
   json env = json::object();
@@ -67,13 +76,15 @@ ToolResult Start(SessionControl& sessions, const json& args, ToolContext& ctx) {
 ToolResult List(SessionControl& sessions) {
   auto list = sessions.List();
   if (!list.ok()) return ToolResult::FromError(list.error());
+  const std::vector<SessionHealth> health = sessions.Probe(*list);
   json arr = json::array();
   std::string text;
-  for (const DesktopInfo& s : *list) {
-    arr.push_back(SessionJson(s));
-    text += s.id + "  " + s.display_name + "  " + std::to_string(s.width) + "x" +
-            std::to_string(s.height) + "  " +
-            (s.alive ? "alive" : "DEAD: " + s.problem + " (stop it)") + "\n";
+  for (size_t i = 0; i < list->size(); ++i) {
+    const DesktopInfo& s = (*list)[i];
+    json j = uiscope::SessionJson(s, health[i]);
+    j["env"] = SessionJson(s)["env"];
+    arr.push_back(std::move(j));
+    text += SessionLine(s, health[i]) + (health[i].health == "stale" ? " (stop it)" : "") + "\n";
   }
   if (list->empty()) text = "no sessions; start one with session_start\n";
   ToolResult result;
@@ -163,13 +174,13 @@ Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Wo
   Tool list;
   list.name = "session_list";
   list.title = "List headless desktops";
-  list.description = "The uiscope sessions on this machine, with whether each is alive.";
+  list.description = "The sessions on this machine, each asked now: health, size, apps.";
   list.input_schema = {
       {"type", "object"}, {"additionalProperties", false}, {"properties", json::object()}};
   list.output_schema = {
       {"type", "object"},
       {"required", {"sessions"}},
-      {"properties", {{"sessions", {{"type", "array"}, {"items", SessionSchema()}}}}}};
+      {"properties", {{"sessions", {{"type", "array"}, {"items", ListedSessionSchema()}}}}}};
   list.annotations = ToolAnnotations{
       .read_only = true, .destructive = false, .idempotent = true, .open_world = false};
   list.handler = [&sessions](const json&, ToolContext&) { return List(sessions); };

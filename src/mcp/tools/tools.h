@@ -7,13 +7,13 @@
 
 #include "core/result.h"
 #include "engine/read_text.h"
-#include "engine/sessions.h"
 #include "engine/workspace.h"
 #include "mcp/tool_registry.h"
 #include "mcp/tools/clipboard_tools.h"
 #include "mcp/tools/confirm_tools.h"
 #include "mcp/tools/screenshot_tool.h"
 #include "mcp/tools/specialist_tools.h"
+#include "session/sessions.h"
 
 namespace uiscope::mcp {
 

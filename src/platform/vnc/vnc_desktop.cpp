@@ -1,6 +1,10 @@
 #include "platform/vnc/vnc_desktop.h"
 
+#include <algorithm>
+#include <array>
 #include <chrono>
+#include <cstdlib>
+#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -61,43 +65,130 @@ class VncWindows final : public WindowSystem {
   }
 
   // A click on the window's title bar, as a user raises a window, then
-  // waits until no window found lies over it.
+  // waits until no window found lies over it and its title bar has the
+  // active look (see ActiveLook).
   Status Activate(uint64_t window, std::chrono::milliseconds timeout) override {
     auto windows = ListWindows();
     if (!windows.ok()) return windows.error();
     const WindowInfo* target = Find(*windows, window);
     if (target == nullptr) return Unknown(window, *windows);
     if (target->id == kVncScreenWindow) return OkStatus();
-    const Rect band{target->frame.x, target->frame.y, target->frame.w,
-                    target->bounds.y - target->frame.y};
+    const std::string title = target->title;
+    auto before = Looks(*windows);
+    if (!before.ok()) return before.error();
     if (!input_) input_ = OpenVncInput(connection_);
-    if (auto st = input_->Click(band.Center(), MouseButton::kLeft, 1); !st.ok()) return st;
+    if (auto st = input_->Click(Band(*target).Center(), MouseButton::kLeft, 1); !st.ok()) return st;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::string missing = "come to the top";
     for (;;) {
       auto now = ListWindows();
       if (!now.ok()) return now.error();
-      if (OnTop(*now, window)) return OkStatus();
+      if (OnTop(*now, window)) {
+        auto after = Looks(*now);
+        if (!after.ok()) return after.error();
+        if (ActiveLook(*before, *after, window)) return OkStatus();
+        missing = "take the active look (its title bar still looks as another window's)";
+      }
       if (std::chrono::steady_clock::now() >= deadline) {
-        return MakeError(ErrorCode::kTimeout,
-                         "window \"" + target->title + "\" on " + connection_->url() +
-                             " did not come to the top within " + std::to_string(timeout.count()) +
-                             " ms of a click on its title bar");
+        return MakeError(ErrorCode::kTimeout, "window \"" + title + "\" on " + connection_->url() +
+                                                  " did not " + missing + " within " +
+                                                  std::to_string(timeout.count()) +
+                                                  " ms of a click on its title bar");
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
 
+  // A click on the close button found in the window's title bar by its
+  // shape (FindCloseButton); returns once clicked, as a close request does
+  // (the app may ask to save first).
   Status Close(uint64_t window) override {
     auto windows = ListWindows();
     if (!windows.ok()) return windows.error();
-    if (Find(*windows, window) == nullptr) return Unknown(window, *windows);
-    return MakeError(ErrorCode::kUnsupported,
-                     "windows over VNC (" + connection_->url() +
-                         ") are seen in pixels only: close one with its own close button (by ID "
-                         "from observe) or its keys");
+    const WindowInfo* target = Find(*windows, window);
+    if (target == nullptr) return Unknown(window, *windows);
+    if (target->id == kVncScreenWindow) {
+      return MakeError(ErrorCode::kUnsupported,
+                       "the screen of " + connection_->url() + " is no window to close");
+    }
+    auto frame = capture_->CaptureScreen();
+    if (!frame.ok()) return frame.error();
+    const std::optional<Rect> button = FindCloseButton(frame->image, Band(*target));
+    if (!button) {
+      return MakeError(ErrorCode::kUnsupported,
+                       "no close button (an X-shaped glyph at an end of the title bar) found for "
+                       "window \"" +
+                           target->title + "\" on " + connection_->url() +
+                           ": close it with its own keys or menu");
+    }
+    if (!input_) input_ = OpenVncInput(connection_);
+    return input_->Click(button->Center(), MouseButton::kLeft, 1);
   }
 
  private:
+  // The look of a title bar: its most common colour (5 bits a channel),
+  // what a theme paints active and inactive bars differently.
+  using Look = std::array<int, 3>;
+  static constexpr int kLookStep = 24;  // channel-summed: a different look
+
+  static int LookDistance(const Look& a, const Look& b) {
+    return std::abs(a[0] - b[0]) + std::abs(a[1] - b[1]) + std::abs(a[2] - b[2]);
+  }
+
+  // The look of every window found (not the screen), by ID, from one frame
+  // of a capture of its own (the listing's capture keeps its damage).
+  Result<std::map<uint64_t, Look>> Looks(const std::vector<WindowInfo>& windows) {
+    if (!look_capture_) look_capture_ = OpenVncCapture(connection_, WithoutHashes());
+    auto frame = look_capture_->CaptureScreen();
+    if (!frame.ok()) return frame.error();
+    const Image& image = frame->image;
+    std::map<uint64_t, Look> looks;
+    for (const WindowInfo& w : windows) {
+      if (w.id == kVncScreenWindow) continue;
+      const Rect band = Intersect(Band(w), Rect{0, 0, image.width, image.height});
+      std::map<int, int> counts;
+      for (int y = band.y; y < band.y + band.h; ++y) {
+        for (int x = band.x; x < band.x + band.w; ++x) {
+          const uint8_t* p = image.Pixel(x, y);
+          ++counts[(p[0] >> 3) << 10 | (p[1] >> 3) << 5 | (p[2] >> 3)];
+        }
+      }
+      if (counts.empty()) continue;
+      const auto mode = std::max_element(counts.begin(), counts.end(),
+                                         [](auto& a, auto& b) { return a.second < b.second; });
+      looks[w.id] = Look{(mode->first >> 10 & 31) << 3, (mode->first >> 5 & 31) << 3,
+                         (mode->first & 31) << 3};
+    }
+    return looks;
+  }
+
+  // Whether `window`'s title bar has the active look after the click: the
+  // click changed its look (it took the active one), or no other bar looks
+  // as it does now (it had the one look no other window has). A theme
+  // that paints every bar alike (all looked the same before) tells nothing:
+  // being on top is then all there is to check. Known limit: of exactly two
+  // windows that do not overlap, one already active looks as the other
+  // would had the click not reached it.
+  static bool ActiveLook(const std::map<uint64_t, Look>& before,
+                         const std::map<uint64_t, Look>& after, uint64_t window) {
+    const auto b = before.find(window);
+    const auto a = after.find(window);
+    if (b == before.end() || a == after.end()) return true;  // no bar to look at
+    bool all_alike = true;
+    for (const auto& [id, look] : before) all_alike &= LookDistance(look, b->second) <= kLookStep;
+    if (all_alike) return true;
+    if (LookDistance(a->second, b->second) > kLookStep) return true;
+    for (const auto& [id, look] : after) {
+      if (id != window && LookDistance(look, a->second) <= kLookStep) return false;
+    }
+    return true;
+  }
+
+  // The title bar of a window found from one: above its client area.
+  static Rect Band(const WindowInfo& w) {
+    return Rect{w.frame.x, w.frame.y, w.frame.w, w.bounds.y - w.frame.y};
+  }
+
   static const WindowInfo* Find(const std::vector<WindowInfo>& windows, uint64_t id) {
     for (const WindowInfo& w : windows) {
       if (w.id == id) return &w;
@@ -132,6 +223,7 @@ class VncWindows final : public WindowSystem {
   TitleBarWindows found_;
   std::optional<std::vector<WindowInfo>> listed_;  // by the last listing
   std::unique_ptr<Input> input_;
+  std::unique_ptr<ScreenCapture> look_capture_;  // for Looks, on first need
 };
 
 class VncDesktop final : public Desktop {

@@ -14,7 +14,8 @@
 // covers is masked there, so nothing is read twice or lost when a title bar
 // is missed or a framed widget is taken for one. Activating a window clicks
 // its title bar and waits until it is on top (the screen: nothing to do);
-// closing one is Unsupported (its own close button is there to click). The
+// closing one clicks the close button found in its title bar by its shape
+// (FindCloseButton; Unsupported when the bar shows none). The
 // engine reads every window from its pixels (OCR and vision) as it reads any
 // window without an accessibility tree, and acts on what it finds with
 // pointer and keys.

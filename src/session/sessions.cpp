@@ -1,0 +1,234 @@
+#include "session/sessions.h"
+
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "platform/accessibility.h"
+#include "platform/vnc/vnc_address.h"
+#include "platform/vnc/vnc_connection.h"
+#include "platform/vnc/vnc_desktop.h"
+#include "session/x11_probe.h"
+
+namespace uiscope {
+namespace {
+
+class RegistrySessions final : public SessionControl {
+ public:
+  explicit RegistrySessions(TitleReaderFactory title_reader)
+      : title_reader_(std::move(title_reader)) {}
+  Result<DesktopInfo> Start(const DesktopOptions& options) override {
+    auto desktop = HeadlessDesktop::Start(options);
+    if (!desktop.ok()) return desktop.error();
+    (*desktop)->Detach();
+    return (*desktop)->info();
+  }
+  Result<std::vector<DesktopInfo>> List() override { return ListSessions(); }
+  Status Stop(const std::string& id) override { return StopSession(id); }
+  std::vector<SessionHealth> Probe(const std::vector<DesktopInfo>& sessions) override {
+    return ProbeSessions(sessions, kSessionProbeDeadline, title_reader_);
+  }
+
+ private:
+  TitleReaderFactory title_reader_;
+};
+
+using Clock = std::chrono::steady_clock;
+
+std::chrono::milliseconds Left(Clock::time_point deadline) {
+  return std::max(std::chrono::milliseconds(1),
+                  std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+}
+
+SessionHealth Unreachable(std::string error) {
+  SessionHealth h;
+  h.health = "unreachable";
+  h.error = std::move(error);
+  return h;
+}
+
+// A headless X desktop: its X server answers a connection set-up (asked
+// without Xlib, so a stopped server cannot hang the probe), then its
+// accessibility bus lists the applications.
+SessionHealth ProbeX11(const DesktopInfo& info, Clock::time_point deadline) {
+  const std::string x_problem =
+      x11_probe::SetupAnswerWithin(info.display_name, static_cast<int>(Left(deadline).count()));
+  if (!x_problem.empty())
+    return Unreachable("the X server " + info.display_name + ": " + x_problem);
+  AtspiOptions options;
+  options.session_bus_address = info.dbus_address;
+  options.display = info.display_name;
+  options.connect_timeout = Left(deadline);
+  options.peer_to_peer = false;  // only the registry and each app's name are asked
+  auto ax = ConnectAtspi(options);
+  if (!ax.ok()) return Unreachable(ax.error().message);
+  auto apps = (*ax)->ListApps();
+  if (!apps.ok()) return Unreachable(apps.error().message);
+  SessionHealth h;
+  h.health = "connected";
+  for (const AppInfo& app : *apps) h.apps.push_back(app.name);
+  h.width = info.width;
+  h.height = info.height;
+  return h;
+}
+
+// A VNC desktop: the RFB handshake and a full frame, then the windows found
+// from its title bars, titled by OCR.
+SessionHealth ProbeVnc(const DesktopInfo& info, Clock::time_point deadline,
+                       const TitleReaderFactory& title_reader) {
+  auto address = ParseVncAddress(info.url);
+  if (!address.ok()) return Unreachable(address.error().message);
+  VncOptions options;
+  options.password_file = info.password_file;
+  options.connect_timeout = Left(deadline);
+  options.read_timeout = Left(deadline);
+  options.reconnect = false;
+  auto desktop = OpenVncDesktop(*address, options, title_reader ? title_reader() : TitleReader());
+  if (!desktop.ok()) return Unreachable(desktop.error().message);
+  auto windows = (*desktop)->windows().ListWindows();
+  if (!windows.ok()) return Unreachable(windows.error().message);
+  SessionHealth h;
+  h.health = "connected";
+  for (const WindowInfo& w : *windows) {
+    if (w.id != kVncScreenWindow) h.apps.push_back(w.title);
+  }
+  h.width = (*desktop)->capture().screen_width();
+  h.height = (*desktop)->capture().screen_height();
+  return h;
+}
+
+SessionHealth ProbeOne(const DesktopInfo& info, std::chrono::milliseconds deadline,
+                       const TitleReaderFactory& title_reader) {
+  const Clock::time_point start = Clock::now();
+  SessionHealth h;
+  if (info.backend == "x11" && !info.alive) {
+    h.health = "stale";
+    h.error = info.problem;
+  } else if (!info.alive) {  // a VNC address where nothing listens
+    h = Unreachable(info.problem);
+  } else if (info.backend == "vnc") {
+    h = ProbeVnc(info, start + deadline, title_reader);
+  } else {
+    h = ProbeX11(info, start + deadline);
+  }
+  if (h.health != "connected") {
+    h.width = info.width;
+    h.height = info.height;
+  }
+  return h;
+}
+
+// One probe's outcome, shared with its thread: a thread still blocked at the
+// deadline is detached and keeps it alive.
+struct ProbeSlot {
+  std::mutex mu;
+  std::condition_variable done_cv;
+  bool done = false;
+  SessionHealth result;
+};
+
+}  // namespace
+
+std::vector<SessionHealth> ProbeSessions(const std::vector<DesktopInfo>& sessions,
+                                         std::chrono::milliseconds deadline,
+                                         const TitleReaderFactory& title_reader) {
+  // The probes keep to `deadline` with their own timeouts; the grace is for
+  // the work after the last answer (reading titles), past which a probe
+  // counts as hung.
+  const Clock::time_point until = Clock::now() + deadline + std::chrono::milliseconds(500);
+  std::vector<std::shared_ptr<ProbeSlot>> slots;
+  std::vector<std::thread> threads;
+  for (const DesktopInfo& info : sessions) {
+    auto slot = std::make_shared<ProbeSlot>();
+    slots.push_back(slot);
+    threads.emplace_back([slot, info, deadline, title_reader] {
+      SessionHealth h = ProbeOne(info, deadline, title_reader);
+      std::lock_guard<std::mutex> lock(slot->mu);
+      slot->result = std::move(h);
+      slot->done = true;
+      slot->done_cv.notify_all();
+    });
+  }
+  std::vector<SessionHealth> out;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    std::unique_lock<std::mutex> lock(slots[i]->mu);
+    if (slots[i]->done_cv.wait_until(lock, until, [&] { return slots[i]->done; })) {
+      out.push_back(slots[i]->result);
+      lock.unlock();
+      threads[i].join();
+    } else {
+      lock.unlock();
+      threads[i].detach();
+      SessionHealth h = Unreachable("no answer within " + std::to_string(deadline.count()) +
+                                    " ms (a stopped or hung server?)");
+      h.width = sessions[i].width;
+      h.height = sessions[i].height;
+      out.push_back(std::move(h));
+    }
+  }
+  return out;
+}
+
+nlohmann::json SessionJson(const DesktopInfo& info, const SessionHealth& health) {
+  nlohmann::json j = ToJson(info);
+  j["health"] = health.health;
+  if (!health.error.empty()) j["error"] = health.error;
+  j["apps"] = health.apps;
+  j["width"] = health.width;
+  j["height"] = health.height;
+  return j;
+}
+
+std::string SessionLine(const DesktopInfo& info, const SessionHealth& health) {
+  std::string line = info.id + "  " + info.backend + "  " + info.display_name + "  " +
+                     std::to_string(health.width) + "x" + std::to_string(health.height) + "  " +
+                     health.health;
+  // A stale record's desktop is dead: said in the word `session list`
+  // always used for it.
+  if (!health.error.empty())
+    line += (health.health == "stale" ? " (DEAD: " : " (") + health.error + ")";
+  if (health.health == "connected") {
+    line += "  apps: ";
+    if (health.apps.empty()) line += "none";
+    for (size_t i = 0; i < health.apps.size(); ++i) {
+      if (i > 0) line += ", ";
+      line += health.apps[i].empty() ? "(untitled)" : health.apps[i];
+    }
+  }
+  return line;
+}
+
+std::unique_ptr<SessionControl> MakeSessionControl(TitleReaderFactory title_reader) {
+  return std::make_unique<RegistrySessions>(std::move(title_reader));
+}
+
+Result<DesktopInfo> AttachVncSession(std::string_view address, const std::string& password_file) {
+  auto parsed = ParseVncAddress(address);
+  if (!parsed.ok()) return parsed.error();
+  VncOptions options;
+  if (!password_file.empty()) {
+    std::error_code error;
+    options.password_file = std::filesystem::absolute(password_file, error).string();
+    if (error) options.password_file = password_file;
+  }
+  const std::string url = parsed->Url();
+  if (auto sessions = ListSessions(); sessions.ok()) {
+    for (const DesktopInfo& s : *sessions) {
+      if (s.backend == "vnc" && s.url == url && s.alive) return s;
+    }
+  }
+  auto connection = VncConnection::Connect(*parsed, options);
+  if (!connection.ok()) return connection.error();
+  DesktopInfo info;
+  info.backend = "vnc";
+  info.url = url;
+  info.password_file = options.password_file;
+  info.width = (*connection)->width();
+  info.height = (*connection)->height();
+  if (auto st = RegisterRemoteSession(&info); !st.ok()) return st.error();
+  return info;
+}
+
+}  // namespace uiscope
