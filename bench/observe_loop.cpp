@@ -317,9 +317,9 @@ int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits, Via via)
       if (std::getenv("BENCH_LOOP_VERBOSE")) {
         std::string ends;
         for (const auto& [what, n] : ended_by) ends += " " + what + " " + std::to_string(n);
-        for (const auto& [what, list] : {std::pair{"resolve", &resolve_ms},
-                                         std::pair{"act", &act_ms},
-                                         std::pair{"verify", &verify_ms}}) {
+        for (const auto& [what, list] :
+             {std::pair{"resolve", &resolve_ms}, std::pair{"act", &act_ms},
+              std::pair{"verify", &verify_ms}}) {
           const auto [median, p95] = MedianP95(*list);
           std::printf("|   | | %s | %.2f ms | %.2f ms | %s | | |\n", what, median, p95,
                       what == std::string("verify") ? ("ended by" + ends).c_str() : "");

@@ -240,8 +240,8 @@ void AnimationMemory::Forget(uint64_t window) {
 }
 
 Verifier::Verifier(Observer& observer, ScreenCapture* capture, WindowSystem* windows,
-                   Snapshot before, VerifyScope scope, VerifyOptions options,
-                   Accessibility* events, AnimationMemory* animations)
+                   Snapshot before, VerifyScope scope, VerifyOptions options, Accessibility* events,
+                   AnimationMemory* animations)
     : observer_(observer),
       capture_(capture),
       windows_(windows),
@@ -290,7 +290,6 @@ void Verifier::JustBeforeAction() {
   events_at_action_.reset();
   if (events_ != nullptr && scope_.pid > 0) events_at_action_ = events_->EventsFrom(scope_.pid);
   animating_.clear();
-  animation_recalled_ = false;
   if (!before_screen_ || !scope_.region) return;
   // Never the evidence area: a hover highlight still fading there is
   // exactly where the action's own effect is looked for.
@@ -309,7 +308,6 @@ void Verifier::JustBeforeAction() {
   if (remembered && evidence) {
     if (auto known = animations_->Recall(scope_.window, *scope_.region, Clock::now())) {
       leave_out(*known);
-      animation_recalled_ = true;
       return;
     }
   }
@@ -585,8 +583,8 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
     // capture and the end of the read), shows the repaint. No window
     // opened, closed, moved or resized: those keep the quiet. The tree is
     // as current as the events, so it is not read again.
-    const bool from_events = tree_changed && events_at_action_ && events_at_read &&
-                             *events_at_read > *events_at_action_;
+    const bool from_events =
+        tree_changed && events_at_action_ && events_at_read && *events_at_read > *events_at_action_;
     const bool capture_after_events =
         events_at_capture && events_at_read && *events_at_capture >= *events_at_read;
     if (evidence && expectation_met() && !pressing && !moving() && from_events &&

@@ -252,8 +252,7 @@ class Verifier {
   std::chrono::steady_clock::time_point before_taken_;
   Accessibility* events_;
   AnimationMemory* animations_;
-  std::vector<Rect> animating_;  // screen pixels left out (JustBeforeAction)
-  bool animation_recalled_ = false;  // animating_ came from animations_
+  std::vector<Rect> animating_;               // screen pixels left out (JustBeforeAction)
   std::optional<uint64_t> events_at_action_;  // EventsFrom(pid) just before the action
   std::vector<WindowInfo> before_windows_;
   bool windows_listed_ = false;  // before_windows_ is a real listing

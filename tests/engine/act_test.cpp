@@ -221,7 +221,7 @@ TEST_F(ActTest, AnEffectReadFromTheActionsEventsEndsOnceItsRepaintShows) {
   ax_->counts_events = true;
   ax_->events[4343] = 7;  // events before the action are not the action's
   ax_->on_call = [&](test::FakeAccessibility& ax, const std::string&, const Node&) {
-    ++ax.events[4343];                                 // the box's state-changed
+    ++ax.events[4343];                                      // the box's state-changed
     capture_->Fill(Rect{182, 162, 16, 16}, 250, 250, 250);  // and its repaint
   };
   ActionRequest r = Click(Id(Role::kCheckBox, "Remember me"));
@@ -309,7 +309,7 @@ TEST_F(ActTest, ASecondActionSoonAfterUsesWhatAnimatesInItsWindow) {
   capture_->before_capture = [&](test::FakeCapture& screen) {
     const uint8_t shade = (++frame % 2) ? 30 : 220;
     screen.Fill(Rect{600, 400, 16, 16}, shade, shade, shade);  // the spinner, every frame
-    const uint8_t box = actions % 2 ? 250 : 10;                 // ticked, unticked
+    const uint8_t box = actions % 2 ? 250 : 10;                // ticked, unticked
     screen.Fill(Rect{182, 162, 16, 16}, box, box, box);
   };
   auto said_animation = [](const Verification& v) {
