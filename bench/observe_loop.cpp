@@ -28,7 +28,12 @@
 // when /usr/bin/python3 has pyatspi.
 //
 //   build/bin/bench_observe_loop [--runs N] [--rows N] [--toolkits gtk3,qt5,chromium]
-//   (BENCH_LOOP_VERBOSE=1: each verified click's resolve / act / verify split)
+//                                [--via accessibility|xtest]
+//   (BENCH_LOOP_VERBOSE=1: each verified click's resolve / act / verify split
+//   and what ended its wait; the table adds their medians and p95)
+// --via xtest clicks the button with the pointer instead of its
+// accessibility action (Qt's Press action is an animated click: 100 ms
+// pressed before it emits clicked).
 //
 // Writes nothing outside the headless desktop's own temporary directory.
 // Uses the tests' fixture launchers (tests/support), so it is built with the
@@ -116,7 +121,14 @@ std::string CacheText(const Timing& t) {
   return out;
 }
 
-int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits) {
+// Median and p95 of `all` (sorted here).
+std::pair<double, double> MedianP95(std::vector<double> all) {
+  if (all.empty()) return {0, 0};
+  std::sort(all.begin(), all.end());
+  return {all[all.size() / 2], all[std::min(all.size() - 1, all.size() * 95 / 100)]};
+}
+
+int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits, Via via) {
   test::TestDesktop desktop;
   if (!desktop.ok()) {
     std::fprintf(stderr, "bench_observe_loop: %s\n", desktop.error().c_str());
@@ -197,8 +209,14 @@ int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits) {
     }
     // A verified click by ID: wall time of PerformAction.
     int observed = 0;
+    std::vector<double> resolve_ms, act_ms, verify_ms;
+    std::map<std::string, int> ended_by;
     auto verified_click = [&](int runs, Timing* t) -> Status {
       std::vector<double> all;
+      resolve_ms.clear();
+      act_ms.clear();
+      verify_ms.clear();
+      ended_by.clear();
       for (int i = 0; i < runs; ++i) {
         auto typed = app->Command("set-email user" + std::to_string(++clicks) + "@example.org");
         if (!typed.ok()) return typed.error();
@@ -211,7 +229,7 @@ int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits) {
         ActionRequest r;
         r.kind = ActionKind::kClick;
         r.target.id = login;
-        r.via = Via::kAccessibility;
+        r.via = via;
         const auto start = std::chrono::steady_clock::now();
         auto result = PerformAction(*lease, r);
         const double ms =
@@ -220,10 +238,17 @@ int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits) {
         if (!result.ok()) return result.error();
         all.push_back(ms);
         if (result->verification && result->verification->effect == "observed") ++observed;
+        if (result->verification) {
+          resolve_ms.push_back(result->resolve_ms);
+          act_ms.push_back(result->act_ms);
+          verify_ms.push_back(result->verification->waited_ms);
+          ++ended_by[result->verification->ended_by];
+        }
         if (std::getenv("BENCH_LOOP_VERBOSE") && result->verification) {
-          std::fprintf(stderr, "verified click: resolve %.1f act %.1f verify %.1f polls %d\n",
+          std::fprintf(stderr,
+                       "verified click: resolve %.1f act %.1f verify %.1f polls %d ended by %s\n",
                        result->resolve_ms, result->act_ms, result->verification->waited_ms,
-                       result->verification->polls);
+                       result->verification->polls, result->verification->ended_by.c_str());
         }
       }
       std::sort(all.begin(), all.end());
@@ -287,7 +312,19 @@ int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits) {
     if (verified_status.ok()) {
       verified.nodes = clicked->nodes;
       verified.cache["effect observed"] = observed;
-      row("verified click by ID", verified);
+      row(via == Via::kXTest ? "verified click by ID (via xtest)" : "verified click by ID",
+          verified);
+      if (std::getenv("BENCH_LOOP_VERBOSE")) {
+        std::string ends;
+        for (const auto& [what, n] : ended_by) ends += " " + what + " " + std::to_string(n);
+        for (const auto& [what, list] :
+             {std::pair{"resolve", &resolve_ms}, std::pair{"act", &act_ms},
+              std::pair{"verify", &verify_ms}}) {
+          const auto [median, p95] = MedianP95(*list);
+          std::printf("|   | | %s | %.2f ms | %.2f ms | %s | | |\n", what, median, p95,
+                      what == std::string("verify") ? ("ended by" + ends).c_str() : "");
+        }
+      }
     }
     std::fflush(stdout);
     (void)app->Quit(milliseconds(10000));
@@ -302,6 +339,7 @@ int main(int argc, char** argv) {
   using uiscope::test::Toolkit;
   static const char kUsage[] =
       "usage: bench_observe_loop [--runs N] [--rows N] [--toolkits gtk3,qt5,gtk4,chromium]\n"
+      "                          [--via accessibility|xtest]\n"
       "  the agent's loop with the event-fed mirror against a full walk: median and p95\n"
       "  observe latency of an unchanged app and after one click, and of a verified click\n"
       "  by ID (PerformAction with its verification), per toolkit, beside a pyatspi walk\n";
@@ -309,11 +347,19 @@ int main(int argc, char** argv) {
   int runs = 15;
   int rows = 1000;
   std::vector<Toolkit> toolkits = {Toolkit::kGtk3, Toolkit::kQt5, Toolkit::kChromium};
+  uiscope::Via via = uiscope::Via::kAccessibility;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--rows") == 0 && i + 1 < argc) {
       rows = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--via") == 0 && i + 1 < argc) {
+      const std::string v = argv[++i];
+      if (v == "xtest") {
+        via = uiscope::Via::kXTest;
+      } else if (v != "accessibility") {
+        return uiscope::bench::BadUsage(argv[i], kUsage);
+      }
     } else if (std::strcmp(argv[i], "--toolkits") == 0 && i + 1 < argc) {
       toolkits.clear();
       std::string list = argv[++i];
@@ -329,5 +375,5 @@ int main(int argc, char** argv) {
     return 2;
   }
   uiscope::bench::PrivateStateDir state;  // what the desktops' apps write
-  return uiscope::Run(runs, rows, toolkits);
+  return uiscope::Run(runs, rows, toolkits, via);
 }

@@ -1374,6 +1374,7 @@ Result<ActionResult> Executor::Run() {
   VerifyScope scope;
   scope.pid = plan_.pid;
   if (plan_.xwindow) {
+    scope.window = plan_.xwindow->id;
     scope.region = plan_.xwindow->bounds;
   } else if (plan_.window && plan_.window->bounds) {
     scope.region = plan_.window->bounds;
@@ -1395,7 +1396,8 @@ Result<ActionResult> Executor::Run() {
     scope.expect_value = plan_.expect_value;
   }
   Verifier verifier(*lease_.observer, lease_.hands->capture.get(), lease_.hands->windows.get(),
-                    plan_.tree ? *plan_.tree : plan_.snapshot, scope, request_.verify);
+                    plan_.tree ? *plan_.tree : plan_.snapshot, scope, request_.verify,
+                    lease_.accessibility, &lease_.hands->animations);
   result_.resolve_ms = MsSince(start);
 
   PlannedAction planned = Planned();
@@ -1412,7 +1414,7 @@ Result<ActionResult> Executor::Run() {
   const auto act_start = Clock::now();
   Status st = Prepare(verifier);
   if (st.ok()) {
-    verifier.NoteAnimation();
+    verifier.JustBeforeAction();
     st = Perform();
     result_.performed = st.ok();
   }

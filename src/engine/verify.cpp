@@ -218,14 +218,38 @@ WindowChange Clipped(WindowChange w, int width, int height) {
 
 }  // namespace
 
+std::optional<std::vector<Rect>> AnimationMemory::Recall(uint64_t window, const Rect& bounds,
+                                                         Clock::time_point now) const {
+  for (const auto& [id, entry] : entries_) {
+    if (id != window) continue;
+    if (entry.bounds != bounds || now - entry.learned > kAnimationMemory) return std::nullopt;
+    return entry.areas;
+  }
+  return std::nullopt;
+}
+
+void AnimationMemory::Learn(uint64_t window, const Rect& bounds, std::vector<Rect> areas,
+                            Clock::time_point when) {
+  Forget(window);
+  if (entries_.size() >= kAnimationWindows) entries_.erase(entries_.begin());
+  entries_.push_back({window, Entry{bounds, std::move(areas), when}});
+}
+
+void AnimationMemory::Forget(uint64_t window) {
+  std::erase_if(entries_, [&](const auto& e) { return e.first == window; });
+}
+
 Verifier::Verifier(Observer& observer, ScreenCapture* capture, WindowSystem* windows,
-                   Snapshot before, VerifyScope scope, VerifyOptions options)
+                   Snapshot before, VerifyScope scope, VerifyOptions options, Accessibility* events,
+                   AnimationMemory* animations)
     : observer_(observer),
       capture_(capture),
       windows_(windows),
       before_(std::move(before)),
       scope_(scope),
-      options_(options) {
+      options_(options),
+      events_(events),
+      animations_(animations) {
   CaptureBefore();
 }
 
@@ -262,20 +286,38 @@ void Verifier::CaptureBefore() {
   before_taken_ = Clock::now();
 }
 
-void Verifier::NoteAnimation() {
+void Verifier::JustBeforeAction() {
+  events_at_action_.reset();
+  if (events_ != nullptr && scope_.pid > 0) events_at_action_ = events_->EventsFrom(scope_.pid);
   animating_.clear();
   if (!before_screen_ || !scope_.region) return;
+  // Never the evidence area: a hover highlight still fading there is
+  // exactly where the action's own effect is looked for.
+  const std::optional<Rect> evidence =
+      scope_.evidence ? std::optional<Rect>(Inflate(*scope_.evidence, kEvidenceMargin))
+                      : std::nullopt;
+  auto leave_out = [&](const std::vector<Rect>& areas) {
+    for (const Rect& area : areas) {
+      if (evidence && !Intersect(area, *evidence).Empty()) continue;
+      if (std::find(animating_.begin(), animating_.end(), area) == animating_.end()) {
+        animating_.push_back(area);
+      }
+    }
+  };
+  const bool remembered = animations_ != nullptr && scope_.window != 0;
+  if (remembered && evidence) {
+    if (auto known = animations_->Recall(scope_.window, *scope_.region, Clock::now())) {
+      leave_out(*known);
+      return;
+    }
+  }
   const auto since = Clock::now() - before_taken_;
   if (since < kAnimationSample) std::this_thread::sleep_for(kAnimationSample - since);
   auto frame = capture_->CaptureRegion(*scope_.region);
   if (!frame.ok()) return;  // the polls will say if capturing keeps failing
   const Image before = CropImage(*before_screen_, frame->region);
   if (before.width != frame->image.width || before.height != frame->image.height) return;
-  // Never the evidence area: a hover highlight still fading there is
-  // exactly where the action's own effect is looked for.
-  const std::optional<Rect> evidence =
-      scope_.evidence ? std::optional<Rect>(Inflate(*scope_.evidence, kEvidenceMargin))
-                      : std::nullopt;
+  std::vector<Rect> found;  // wherever they are, evidence area or not
   const int64_t window_area = static_cast<int64_t>(scope_.region->w) * scope_.region->h;
   for (const Rect& local : ChangedAreas(before, frame->image, kAreaTile)) {
     // A caret blinking: never evidence on its own anyway (CaretLike), and
@@ -296,11 +338,10 @@ void Verifier::NoteAnimation() {
     });
     if (holder != nullptr && holder->bounds->Area() * 8 <= window_area) area = *holder->bounds;
     area = Inflate(area, kEvidenceMargin);
-    if (evidence && !Intersect(area, *evidence).Empty()) continue;
-    if (std::find(animating_.begin(), animating_.end(), area) == animating_.end()) {
-      animating_.push_back(area);
-    }
+    if (std::find(found.begin(), found.end(), area) == found.end()) found.push_back(area);
   }
+  leave_out(found);
+  if (remembered) animations_->Learn(scope_.window, *scope_.region, std::move(found), Clock::now());
 }
 
 Status Verifier::Retake() {
@@ -347,9 +388,18 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
   // When the latest tree read began: a read that began long before the
   // deadline (a slow app's walk) says nothing about the state at the end.
   std::optional<Clock::time_point> last_read_started;
+  // The application's events counted so far (nullopt: not counted): at the
+  // end of the latest tree read, and just before the latest capture.
+  auto events_now = [&]() -> std::optional<uint64_t> {
+    if (!events_at_action_) return std::nullopt;
+    return events_->EventsFrom(scope_.pid);
+  };
+  std::optional<uint64_t> events_at_read;
+  std::optional<uint64_t> events_at_capture;
   auto refresh_tree = [&]() -> bool {
     last_read_started = Clock::now();
     auto obs = observer_.RefreshApp(scope_.pid, options_.tree_timeout);
+    events_at_read = events_now();
     if (!obs.ok()) {
       if (!tree_warned) {
         v.warnings.push_back("re-observing the tree failed: " + obs.error().message);
@@ -369,6 +419,7 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
   };
   // The windows now against those before: opened and closed ones into `v`,
   // and the screen areas to compare.
+  bool windows_moved = false;  // a window kept open moved or was resized
   auto areas_to_compare = [&]() -> std::vector<Rect> {
     std::vector<Rect> areas{*scope_.region};
     if (!windows_listed_) return areas;
@@ -397,6 +448,7 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
             after.bounds == before.bounds) {
           continue;
         }
+        windows_moved = true;
         for (const Rect& r : {before.bounds, after.bounds}) {
           const Rect c = ClampToFrame(r, screen_w, screen_h);
           if (!c.Empty()) areas.push_back(c);
@@ -409,6 +461,7 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
   // into `v.pixels`; false when no capture could be taken.
   auto capture_after = [&]() -> bool {
     std::vector<Rect> compared = areas_to_compare();
+    events_at_capture = events_now();
     auto frame = capture_->CaptureRegion(BoundingBox(compared));
     if (!frame.ok()) {
       if (v.warnings.size() < 4) v.warnings.push_back("capture failed: " + frame.error().message);
@@ -468,10 +521,17 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
       const auto since = std::max(*first_evidence, last_tree_change.value_or(*first_evidence));
       return Clock::now() - since < kMovingQuiet;
     };
-    const bool read_tree =
-        options_.tree && (!tree_changed || !expectation_met() || pressing || moving());
+    // Events the last read did not see: the tree is read again (from the
+    // mirror, cheaply), so it is as current as the events say.
+    const std::optional<uint64_t> events = events_now();
+    const bool events_unread = events && (!events_at_read || *events > *events_at_read);
+    const bool read_tree = options_.tree && (!tree_changed || !expectation_met() || pressing ||
+                                             moving() || events_unread);
     if (read_tree) refresh_tree();
     tree_after_capture = read_tree || (tree_after_capture && !captured);
+    // This poll's capture shows the repaint of what the tree says changed
+    // (drawn changes only: not a focus or an action list).
+    bool repaint_seen = false;
     if (v.pixels.captured && poll) {
       const std::vector<Rect> evidence_areas{scope_.evidence ? *scope_.evidence : *scope_.region};
       pixel_evidence = v.pixels.bounds.has_value() &&
@@ -483,13 +543,15 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
         // alone: a button's pressed look is drawn before the display it
         // changes (gnome-calculator's "=").
         std::vector<Rect> areas = TreeChangeAreas(v.tree, before_.roots, after_roots, true);
-        if (areas.empty()) {
+        const bool drawn = !areas.empty();
+        if (!drawn) {
           areas = TreeChangeAreas(v.tree, before_.roots, after_roots, false);
           areas.insert(areas.end(), evidence_areas.begin(), evidence_areas.end());
         }
         pixels_settled = v.pixels.bounds.has_value() &&
                          ChangedWithin(poll->before, poll->after, poll->region, areas,
                                        /*ignore_caret=*/false);
+        repaint_seen = captured && drawn && pixels_settled;
       }
     }
     const bool windows_changed = !v.windows_opened.empty() || !v.windows_closed.empty();
@@ -515,8 +577,24 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
         since_evidence >= (tree_changed && !pixels_settled
                                ? std::chrono::duration_cast<Clock::duration>(kRepaintMax)
                                : std::chrono::duration_cast<Clock::duration>(options_.lag));
+    // The verdict from events (verify.h): the app sent events after the
+    // action, the tree read from them changed, and this poll's capture,
+    // taken after the last event that read saw (none came between the
+    // capture and the end of the read), shows the repaint. No window
+    // opened, closed, moved or resized: those keep the quiet. The tree is
+    // as current as the events, so it is not read again.
+    const bool from_events =
+        tree_changed && events_at_action_ && events_at_read && *events_at_read > *events_at_action_;
+    const bool capture_after_events =
+        events_at_capture && events_at_read && *events_at_capture >= *events_at_read;
+    if (evidence && expectation_met() && !pressing && !moving() && from_events &&
+        capture_after_events && repaint_seen && !windows_changed && !windows_moved) {
+      v.ended_by = "events+pixels";
+      break;
+    }
     if (evidence && expectation_met() && !pressing && !moving() && other_half_due && quiet) {
       if (options_.tree && !tree_after_capture) refresh_tree();
+      v.ended_by = before_screen_ ? "pixels quiet" : "tree";
       break;
     }
     // Past the deadline, an effect still landing (pixels changing, a
@@ -533,12 +611,17 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
         v.warnings.push_back("the pixels were still changing " +
                              std::to_string(kSettleMax.count()) +
                              " ms after the first effect (an animation?); reported as they were");
+        // What was learned of the window's animations missed this one:
+        // the next action looks again.
+        if (animations_ != nullptr && scope_.window != 0) animations_->Forget(scope_.window);
       }
       if (options_.tree && !tree_after_capture) refresh_tree();
+      v.ended_by = "deadline";
       break;
     }
     if (cancelled && cancelled()) {
       v.warnings.push_back("cancelled before the verdict");
+      v.ended_by = "cancelled";
       break;
     }
     std::this_thread::sleep_for(kPollPause);
@@ -642,6 +725,7 @@ json VerificationToJson(const Verification& v) {
           {"windows_closed", windows(v.windows_closed)},
           {"waited_ms", v.waited_ms},
           {"polls", v.polls},
+          {"ended_by", v.ended_by},
           {"warnings", v.warnings}};
 }
 

@@ -29,6 +29,19 @@
 // is read once more, so the report shows the whole effect. An expected value
 // (VerifyScope) is waited for until the deadline.
 //
+// Read from the events (issue 16): where the accessibility backend counts
+// the application's events (Accessibility::EventsFrom: the mirror), the
+// verdict does not wait for the pixels to be quiet when the effect is read
+// from the events the action caused: the app sent events after the action,
+// the tree read from them changed, no top-level window opened, closed, moved
+// or resized, and a capture taken after the last of those events shows the
+// repaint of what the tree says changed. The events say what changed and
+// that the app has handled the action; the capture, that the repaint landed.
+// The quiet stays where a window appeared, disappeared, moved or resized (a
+// window is mapped, then painted), where only pixels changed, and where no
+// events are counted (a walk per poll, a toolkit that sends none).
+// Verification::ended_by says which ended the wait.
+//
 // Not thread-safe: use under the workspace lease it was made with.
 #pragma once
 
@@ -46,6 +59,7 @@
 #include "core/result.h"
 #include "engine/observe.h"
 #include "image/image.h"
+#include "platform/accessibility.h"
 #include "platform/capture.h"
 #include "platform/windows.h"
 
@@ -65,6 +79,9 @@ struct VerifyOptions {
 struct VerifyScope {
   // The application re-observed (its process); 0 = every application.
   int pid = 0;
+  // The X window of the target (0 = not known): what animates in it is
+  // remembered under this ID (AnimationMemory).
+  uint64_t window = 0;
   // Screen area captured for the pixel diff (the target's window); nullopt
   // = no pixel diff.
   std::optional<Rect> region;
@@ -132,8 +149,52 @@ struct Verification {
   std::vector<WindowChange> windows_closed;
   double waited_ms = 0;  // from the end of the action to the verdict
   int polls = 0;
+  // What ended the wait: "events+pixels" (the effect read from the app's
+  // events and its repaint seen), "pixels quiet" (evidence, then the pixels
+  // unchanged for kPixelQuiet), "tree" (evidence with no pixels compared),
+  // "deadline" (the settle deadline, or kSettleMax while still landing),
+  // "cancelled".
+  std::string ended_by;
   std::vector<std::string> warnings;  // a poll that failed, a capture that could not be taken
   std::string screen_hash_after;      // frame hash of the last capture (hex), "" without one
+};
+
+// What animates on its own in each top-level window, as the last look
+// before an action found it (Verifier::JustBeforeAction), so that the next
+// action on the same window soon after does not wait kAnimationSample for
+// it again. An entry is used only for the same window at the same place and
+// size, within kAnimationMemory of being learned; a verification that saw
+// pixels still changing forgets its window's. At most kAnimationWindows
+// windows are kept (the oldest learned goes first).
+// Not thread-safe: kept in the workspace's Hands, used under its lease.
+class AnimationMemory {
+ public:
+  // How long what was learned is used. A window's own animations (a
+  // spinner, a pulsing bar, a clock) run as long as the state that shows
+  // them, seconds and more; what an earlier action set moving (a hover
+  // fade, a pressed look, a 200-250 ms toolkit transition) is over well
+  // within it. Long enough for a script's or a plan's actions and an
+  // agent's quick follow-ups; short enough that an animation that stopped
+  // keeps its area out of the comparison for a few seconds at most (which
+  // costs time, kRepaintMax, never a verdict: the area is left out, not
+  // counted).
+  static constexpr std::chrono::seconds kAnimationMemory{5};
+  static constexpr size_t kAnimationWindows = 64;
+
+  // The areas (screen pixels) learned for `window` at `bounds`, when fresh.
+  std::optional<std::vector<Rect>> Recall(uint64_t window, const Rect& bounds,
+                                          std::chrono::steady_clock::time_point now) const;
+  void Learn(uint64_t window, const Rect& bounds, std::vector<Rect> areas,
+             std::chrono::steady_clock::time_point when);
+  void Forget(uint64_t window);
+
+ private:
+  struct Entry {
+    Rect bounds;
+    std::vector<Rect> areas;
+    std::chrono::steady_clock::time_point learned;
+  };
+  std::vector<std::pair<uint64_t, Entry>> entries_;
 };
 
 // The before state of one action, then its verification.
@@ -142,9 +203,13 @@ class Verifier {
   // `before` is the observation the action was resolved in (IDs assigned by
   // `observer`); the screen is captured now through `capture` (may be null:
   // no pixel diff) and the windows listed through `windows` (may be null:
-  // only the target's window is compared).
+  // only the target's window is compared). `events` (may be null) counts
+  // the application's events (the verdict from events, above); `animations`
+  // (may be null: every action samples) is what was learned of the windows'
+  // own animations, kept between actions.
   Verifier(Observer& observer, ScreenCapture* capture, WindowSystem* windows, Snapshot before,
-           VerifyScope scope, VerifyOptions options);
+           VerifyScope scope, VerifyOptions options, Accessibility* events = nullptr,
+           AnimationMemory* animations = nullptr);
 
   // Takes the before state again (after the window was raised, say): the
   // tree of the scope and the pixels.
@@ -156,13 +221,19 @@ class Verifier {
   const Snapshot& before() const { return before_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
 
-  // Looks at the target's window once more, just before the action: what
-  // changed since the before capture (a spinner, a pulsing progress bar, a
-  // clock) animates on its own, and those areas are left out of the pixel
-  // comparison (outside the evidence area only), so an animation neither
-  // counts as the effect nor keeps the verdict waiting for pixels to settle.
-  // Waits until kAnimationSample has passed since the before capture.
-  void NoteAnimation();
+  // Called just before the action. Counts the application's events so far
+  // (those after it are the action's), and looks at the target's window once
+  // more: what changed since the before capture (a spinner, a pulsing
+  // progress bar, a clock) animates on its own, and those areas are left out
+  // of the pixel comparison (outside the evidence area only), so an
+  // animation neither counts as the effect nor keeps the verdict waiting for
+  // pixels to settle. That look waits until kAnimationSample has passed
+  // since the before capture, unless the AnimationMemory knows the window
+  // (same place and size, learned within kAnimationMemory) and the action
+  // has an evidence area (an effect looked for anywhere in the window, as
+  // for a window no tree describes, always samples: an animation begun
+  // since would be taken for the effect).
+  void JustBeforeAction();
 
   // Polls until evidence shows (see above) or the settle deadline passes.
   // `cancelled` (may be empty) is asked between polls.
@@ -179,7 +250,10 @@ class Verifier {
   VerifyOptions options_;
   std::optional<Image> before_screen_;  // the whole screen
   std::chrono::steady_clock::time_point before_taken_;
-  std::vector<Rect> animating_;  // screen pixels left out (NoteAnimation)
+  Accessibility* events_;
+  AnimationMemory* animations_;
+  std::vector<Rect> animating_;               // screen pixels left out (JustBeforeAction)
+  std::optional<uint64_t> events_at_action_;  // EventsFrom(pid) just before the action
   std::vector<WindowInfo> before_windows_;
   bool windows_listed_ = false;  // before_windows_ is a real listing
   std::string hash_before_;

@@ -33,6 +33,7 @@
 #include "engine/desktop.h"
 #include "engine/learner.h"
 #include "engine/observe.h"
+#include "engine/verify.h"
 #include "platform/capture.h"
 #include "platform/input.h"
 #include "platform/windows.h"
@@ -68,6 +69,9 @@ struct Hands {
   // For verification: the pixels before and after an action. Its own X
   // connection, separate from the screenshot service's.
   std::unique_ptr<ScreenCapture> capture;
+  // What animates on its own in each window, learned before one action and
+  // used for the next ones soon after (engine/verify.h).
+  AnimationMemory animations;
   // Apps launched into the desktop by app_launch, by pid, kept so they are
   // reaped when they exit. Released (left running) when the workspace goes.
   std::map<int, std::unique_ptr<Process>> launched;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -121,6 +122,13 @@ class Accessibility {
   // does not serve that app's tree again until the app has shown, by an
   // event, that it reacted. The default does nothing.
   virtual void NoteActed(int pid) {}
+
+  // How many accessibility events the backend has received from the
+  // applications of process `pid` since it began listening, or nullopt when
+  // it does not listen to them (no mirror, or its event stream is down).
+  // Verification reads an action's effect from the events it caused
+  // (engine/verify.h). The default does not listen.
+  virtual std::optional<uint64_t> EventsFrom(int pid) { return std::nullopt; }
 
   // --- Acting on elements (DESIGN §7) -------------------------------------
   // `node` is a node this backend returned (its Node::ref). Errors: Stale

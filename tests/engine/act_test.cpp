@@ -214,6 +214,131 @@ TEST_F(ActTest, AnAnimationRunningBeforeTheActionNeitherCountsNorDelaysTheVerdic
   EXPECT_TRUE(said) << FormatActionResult(*result);
 }
 
+// The action's own events show the effect (a backend with a mirror counts
+// them) and a capture after them shows its repaint: the verdict comes at
+// once, without waiting kPixelQuiet (60 ms) for the pixels to be quiet.
+TEST_F(ActTest, AnEffectReadFromTheActionsEventsEndsOnceItsRepaintShows) {
+  ax_->counts_events = true;
+  ax_->events[4343] = 7;  // events before the action are not the action's
+  ax_->on_call = [&](test::FakeAccessibility& ax, const std::string&, const Node&) {
+    ++ax.events[4343];                                      // the box's state-changed
+    capture_->Fill(Rect{182, 162, 16, 16}, 250, 250, 250);  // and its repaint
+  };
+  ActionRequest r = Click(Id(Role::kCheckBox, "Remember me"));
+  r.verify.settle = std::chrono::milliseconds(500);
+  auto result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  const Verification& v = *result->verification;
+  EXPECT_EQ(v.effect, "observed");
+  EXPECT_EQ(v.ended_by, "events+pixels") << FormatActionResult(*result);
+  EXPECT_EQ(v.polls, 1);
+  EXPECT_LT(v.waited_ms, 60) << "waited for the pixels to be quiet";
+  EXPECT_EQ(v.pixels.areas, (std::vector<Rect>{{182, 162, 16, 16}}));
+  EXPECT_EQ(VerificationToJson(v)["ended_by"], "events+pixels");
+}
+
+// Events came, but the repaint comes later: the verdict waits for it, so
+// the report shows where it landed.
+TEST_F(ActTest, AnEffectReadFromEventsStillWaitsForItsRepaint) {
+  ax_->counts_events = true;
+  std::optional<std::chrono::steady_clock::time_point> acted;
+  ax_->on_call = [&](test::FakeAccessibility& ax, const std::string&, const Node&) {
+    ++ax.events[4343];
+    acted = std::chrono::steady_clock::now();
+  };
+  capture_->before_capture = [&](test::FakeCapture& screen) {
+    if (acted && std::chrono::steady_clock::now() - *acted > std::chrono::milliseconds(80)) {
+      screen.Fill(Rect{182, 162, 16, 16}, 250, 250, 250);
+    }
+  };
+  ActionRequest r = Click(Id(Role::kCheckBox, "Remember me"));
+  r.verify.settle = std::chrono::milliseconds(500);
+  auto result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  const Verification& v = *result->verification;
+  EXPECT_EQ(v.effect, "observed");
+  EXPECT_EQ(v.ended_by, "events+pixels");
+  EXPECT_GE(v.waited_ms, 80);
+  EXPECT_EQ(v.pixels.areas, (std::vector<Rect>{{182, 162, 16, 16}})) << FormatActionResult(*result);
+}
+
+// No events counted (a backend without a mirror, a toolkit that sends
+// none), only pixels changed, or a window opened: the pixels must stay the
+// same for kPixelQuiet first (a window is mapped, then painted).
+TEST_F(ActTest, WithoutEventsOrWithAWindowOpenedThePixelsMustBeQuietFirst) {
+  auto repaint = [&](test::FakeAccessibility&, const std::string&, const Node&) {
+    capture_->Fill(Rect{182, 162, 16, 16}, 250, 250, 250);
+  };
+  ax_->on_call = repaint;
+  ActionRequest r = Click(Id(Role::kCheckBox, "Remember me"));
+  r.verify.settle = std::chrono::milliseconds(500);
+  auto walked = Act(r);
+  ASSERT_TRUE(walked.ok()) << walked.error().message;
+  EXPECT_EQ(walked->verification->effect, "observed");
+  EXPECT_EQ(walked->verification->ended_by, "pixels quiet");
+  EXPECT_GE(walked->verification->waited_ms, 60);
+
+  ax_->counts_events = true;
+  ax_->on_call = [&](test::FakeAccessibility& ax, const std::string&, const Node&) {
+    capture_->Fill(Rect{182, 162, 16, 16}, 10, 10, 10);  // the box unticked again
+    ++ax.events[4343];
+    WindowInfo dialog;
+    dialog.id = 0x500001;
+    dialog.title = "Saved";
+    dialog.pid = 4343;
+    dialog.bounds = Rect{800, 500, 300, 200};
+    windows_->windows().push_back(dialog);
+    capture_->Fill(Rect{800, 500, 300, 200}, 240, 240, 240);
+  };
+  auto opened = Act(r);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  EXPECT_EQ(opened->verification->effect, "observed");
+  EXPECT_EQ(opened->verification->windows_opened.size(), 1u);
+  EXPECT_EQ(opened->verification->ended_by, "pixels quiet");
+  EXPECT_GE(opened->verification->waited_ms, 60);
+}
+
+// What animates in a window is learned before one action and used for the
+// next on the same window, same place and size, without waiting
+// kAnimationSample (20 ms) again; the spinner still never counts. A
+// resized window is looked at again.
+TEST_F(ActTest, ASecondActionSoonAfterUsesWhatAnimatesInItsWindow) {
+  int frame = 0;
+  int actions = 0;
+  ax_->on_call = [&](test::FakeAccessibility&, const std::string&, const Node&) { ++actions; };
+  capture_->before_capture = [&](test::FakeCapture& screen) {
+    const uint8_t shade = (++frame % 2) ? 30 : 220;
+    screen.Fill(Rect{600, 400, 16, 16}, shade, shade, shade);  // the spinner, every frame
+    const uint8_t box = actions % 2 ? 250 : 10;                // ticked, unticked
+    screen.Fill(Rect{182, 162, 16, 16}, box, box, box);
+  };
+  auto said_animation = [](const Verification& v) {
+    for (const std::string& w : v.warnings) {
+      if (w.find("changing before the action") != std::string::npos) return true;
+    }
+    return false;
+  };
+  const std::string box = Id(Role::kCheckBox, "Remember me");
+  std::vector<double> act_ms;
+  for (int i = 0; i < 3; ++i) {
+    if (i == 2) windows_->windows()[0].bounds = Rect{100, 80, 640, 400};  // resized
+    ActionRequest r = Click(box);
+    r.verify.settle = std::chrono::milliseconds(300);
+    auto result = Act(r);
+    ASSERT_TRUE(result.ok()) << result.error().message;
+    const Verification& v = *result->verification;
+    EXPECT_EQ(v.effect, "observed") << i;
+    for (const Rect& a : v.pixels.areas) {
+      EXPECT_TRUE(Intersect(a, Rect{600, 400, 16, 16}).Empty()) << i << ": the spinner counted";
+    }
+    EXPECT_TRUE(said_animation(v)) << i << ": " << FormatActionResult(*result);
+    act_ms.push_back(result->act_ms);
+  }
+  EXPECT_GE(act_ms[0], 20) << "the first action looks for animations";
+  EXPECT_LT(act_ms[1], 20) << "the second looked again";
+  EXPECT_GE(act_ms[2], 20) << "a resized window was not looked at again";
+}
+
 // A slow app (gnome-calculator's walk takes 150 ms) whose click lands late
 // (a GTK 4 button clicks 250 ms after its action): a tree read begun at the
 // action and ended past the deadline saw only the state before; the verdict

@@ -194,6 +194,16 @@ class FakeAccessibility final : public Accessibility {
   // Runs before each tree is served: an app changing on its own time.
   std::function<void(FakeAccessibility&)> before_tree;
 
+  // Events counted per process (EventsFrom), as a backend with a mirror
+  // counts them; off by default, as a backend that does not listen. A test
+  // adds to `events` where its app would send one.
+  bool counts_events = false;
+  std::map<int, uint64_t> events;
+  std::optional<uint64_t> EventsFrom(int pid) override {
+    if (!counts_events) return std::nullopt;
+    return events[pid];
+  }
+
   // Processes that do not answer, as a stopped app would not: a walk of one
   // spends the request's timeout (counted in waited_ms, not slept) and
   // leaves it out as not answering; Probe finds it silent.

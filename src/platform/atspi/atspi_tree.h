@@ -56,6 +56,11 @@ class AtspiAccessibility final : public Accessibility {
 
   // Acting on elements: atspi_actions.cpp.
   void NoteActed(int pid) override;
+  // The mirror's count (MirrorEventsFrom) while its event stream is up.
+  std::optional<uint64_t> EventsFrom(int pid) override {
+    if (!book_ || !events_ || !events_->alive() || pid <= 0) return std::nullopt;
+    return MirrorEventsFrom(pid);
+  }
 
   Result<ElementCapabilities> Capabilities(const Node& node,
                                            std::chrono::milliseconds timeout) override;
