@@ -8,6 +8,7 @@
 // a warning.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <map>
@@ -18,6 +19,7 @@
 #include "engine/observe.h"
 #include "engine/workspace.h"
 #include "platform/cdp/cdp_connection.h"
+#include "session/process.h"
 #include "support/chromium_fixture.h"
 #include "support/desktop_fixture.h"
 
@@ -295,6 +297,109 @@ TEST_F(CdpPagesDesktopTest, PageStateComesCompleteAndExactFromTheProtocol) {
   for (const std::string& w : visible->warnings)
     said |= w.find("outside the visible") != std::string::npos;
   EXPECT_TRUE(said);
+}
+
+// Playwright MCP's `browser_snapshot` of `url` (its whole text: the page's
+// URL, title and YAML snapshot), with Debian's chromium, headless.
+Result<std::string> PlaywrightSnapshot(const std::string& url) {
+  const std::string cli = UISCOPE_PLAYWRIGHT_MCP;
+  if (access(cli.c_str(), R_OK) != 0) {
+    return MakeError(ErrorCode::kNotFound,
+                     "no @playwright/mcp at " + cli + ": run tests/mcp/js/install.sh");
+  }
+  SpawnOptions spawn;
+  spawn.argv = {"node",
+                cli,
+                "--headless",
+                "--browser",
+                "chromium",
+                "--executable-path",
+                "/usr/bin/chromium",
+                "--allow-unrestricted-file-access",
+                "--isolated"};
+  spawn.capture_stdout = true;
+  spawn.pipe_stdin = true;
+  auto process = Process::Spawn(spawn);
+  if (!process.ok()) return process.error();
+  int next_id = 0;
+  auto call = [&](const std::string& method, nlohmann::json params) -> Result<nlohmann::json> {
+    const int id = ++next_id;
+    nlohmann::json request = {
+        {"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
+    if (auto st = (*process)->WriteLine(request.dump()); !st.ok()) return st.error();
+    while (true) {
+      auto line = (*process)->ReadLine(milliseconds(60000));
+      if (!line.ok()) return line.error();
+      auto reply = nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false);
+      if (!reply.is_object() || reply.value("id", nlohmann::json()) != id) continue;
+      if (!reply.contains("result")) {
+        return MakeError(ErrorCode::kInternal, "Playwright MCP " + method + ": " + *line);
+      }
+      return reply["result"];
+    }
+  };
+  auto init = call("initialize", {{"protocolVersion", "2025-06-18"},
+                                  {"capabilities", nlohmann::json::object()},
+                                  {"clientInfo", {{"name", "uiscope-test"}, {"version", "1"}}}});
+  if (!init.ok()) return init.error();
+  (void)(*process)->WriteLine(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  auto navigated =
+      call("tools/call", {{"name", "browser_navigate"}, {"arguments", {{"url", url}}}});
+  if (!navigated.ok()) return navigated.error();
+  auto snapshot =
+      call("tools/call", {{"name", "browser_snapshot"}, {"arguments", nlohmann::json::object()}});
+  (void)(*process)->Terminate(milliseconds(3000));
+  if (!snapshot.ok()) return snapshot.error();
+  std::string text;
+  for (const nlohmann::json& c : snapshot->value("content", nlohmann::json::array())) {
+    if (c.value("type", "") == "text") text += c.value("text", "");
+  }
+  if (text.find("Item 30") == std::string::npos) {
+    return MakeError(ErrorCode::kInternal, "Playwright MCP's snapshot lacks the page: " + text);
+  }
+  return text;
+}
+
+// Issue 19: the page's compact text (its document line and content, as
+// observe prints them; the whole page, include_hidden) is no longer than
+// Playwright MCP's snapshot of the same page. Before page lines left out
+// their bounds and the IDs of plain text it was 1.67x (8,269 vs 4,955 bytes).
+TEST_F(CdpPagesDesktopTest, PageTextIsNoLongerThanPlaywrightMcpsSnapshot) {
+  const int pid = Launch("cdp-size");
+  ASSERT_GT(pid, 0);
+  Result<Observation> obs = MakeError(ErrorCode::kTimeout, "never observed");
+  WaitUntil(
+      [&] {
+        obs = ObserveLoaded(pid, /*include_hidden=*/true);
+        return obs.ok() && Find(obs->snapshot.roots, pid, Role::kTableCell, "Item 30") != nullptr;
+      },
+      milliseconds(30000));
+  ASSERT_TRUE(obs.ok()) << obs.error().message;
+  for (const std::string& w : obs->warnings) {
+    EXPECT_EQ(w.find("AT-SPI only"), std::string::npos) << w;
+  }
+  Snapshot page;
+  ForEachNode(obs->snapshot.roots, [&](const Node& n, int) {
+    if (page.roots.empty() && n.pid == pid && n.toolkit_role == "document web") page.roots = {n};
+  });
+  ASSERT_EQ(page.roots.size(), 1u);
+  auto ours = FormatSnapshot(page, FormatOptions{});
+  ASSERT_TRUE(ours.ok());
+  auto theirs = PlaywrightSnapshot(PageUrl("cdp-size"));
+  ASSERT_TRUE(theirs.ok()) << theirs.error().message;
+  // Both hold the whole page: every row, the select's value, the iframe's
+  // content.
+  for (const std::string& text : {ours->text, *theirs}) {
+    for (const char* needle : {"Item 1\"", "Item 30", "France", "Frame button", "terms of sale"}) {
+      EXPECT_NE(text.find(needle), std::string::npos) << needle << " missing from:\n" << text;
+    }
+  }
+  EXPECT_LE(ours->text.size(), theirs->size()) << "uiscope:\n"
+                                               << ours->text << "\nPlaywright MCP:\n"
+                                               << *theirs;
+  std::printf("page text: uiscope %zu bytes, Playwright MCP %zu bytes (%.2fx)\n", ours->text.size(),
+              theirs->size(),
+              static_cast<double>(ours->text.size()) / static_cast<double>(theirs->size()));
 }
 
 TEST_F(CdpPagesDesktopTest, WithoutAnEndpointThePageComesFromAtspiWithAWarning) {
