@@ -11,11 +11,13 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <sstream>
 
 #include "core/format.h"
 #include "engine/apps.h"
+#include "engine/cdp_pages.h"
 #include "engine/observe.h"
 #include "engine/workspace.h"
 #include "platform/cdp/cdp_connection.h"
@@ -297,6 +299,141 @@ TEST_F(CdpPagesDesktopTest, PageStateComesCompleteAndExactFromTheProtocol) {
   for (const std::string& w : visible->warnings)
     said |= w.find("outside the visible") != std::string::npos;
   EXPECT_TRUE(said);
+}
+
+// What a page's nodes say, in order: role, name, value, states, bounds.
+std::vector<std::string> PageLines(const std::vector<Node>& roots, int pid) {
+  std::vector<std::string> lines;
+  ForEachNode(roots, [&](const Node& doc, int) {
+    if (doc.pid != pid || doc.toolkit_role != "document web") return;
+    ForEachNode(doc.children, [&](const Node& n, int depth) {
+      const Rect b = n.bounds.value_or(Rect{-1, -1, -1, -1});
+      lines.push_back(std::to_string(depth) + " " + std::string(RoleName(n.role)) + " \"" + n.name +
+                      "\" \"" + n.value + "\" " + std::to_string(n.states.bits()) + " " +
+                      std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.w) +
+                      "," + std::to_string(b.h) + " " + n.ref.path);
+    });
+  });
+  return lines;
+}
+
+// After a change the AT-SPI document locates (a value typed, a box ticked,
+// an option chosen, a cell's text, a row added), the page is not read whole
+// again: only the changed nodes' subtrees are, and the tree is the one a
+// whole read gives, node for node.
+TEST_F(CdpPagesDesktopTest, AChangeReadsOnlyWhatChangedAndGivesTheWholeReadsTree) {
+  int port = 0;
+  const int pid = Launch("cdp-refresh", {}, &port);
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(ObserveLoaded(pid, /*include_hidden=*/true).ok());
+  auto lease = workspace_->Acquire();
+  ASSERT_TRUE(lease.ok());
+  Observer atspi(*lease->accessibility, lease->frame);
+  atspi.set_page_protocol(false);
+  ObserveRequest request;
+  request.pid = pid;
+  request.include_hidden = true;
+  request.timeout = milliseconds(5000);
+  const CdpPagesOptions options{true, 20000, milliseconds(10000)};
+  CdpPages pages;
+  std::vector<std::string> warnings;
+  // The AT-SPI tree once `ready` holds for it.
+  auto atspi_roots = [&](const std::function<bool(const std::vector<Node>&)>& ready) {
+    std::vector<Node> roots;
+    WaitUntil(
+        [&] {
+          auto obs = atspi.Observe(request);
+          if (!obs.ok() || !ready(obs->snapshot.roots)) return false;
+          roots = obs->snapshot.roots;
+          return true;
+        },
+        milliseconds(10000));
+    return roots;
+  };
+  auto any = [](const std::vector<Node>&) { return true; };
+  std::vector<Node> first = atspi_roots(any);
+  ASSERT_EQ(pages.Apply(first, options, warnings), 1);
+  EXPECT_EQ(pages.last_read(), "full");
+  std::vector<Node> again = atspi_roots(any);
+  ASSERT_EQ(pages.Apply(again, options, warnings), 1);
+  EXPECT_EQ(pages.last_read(), "kept");
+
+  auto page_conn = CdpConnection::Open(
+      [&] {
+        auto targets = ListCdpTargets(port, milliseconds(5000));
+        for (const CdpTarget& t : targets.ok() ? *targets : std::vector<CdpTarget>{}) {
+          if (t.type == "page") return t.websocket_url;
+        }
+        return std::string();
+      }(),
+      milliseconds(5000));
+  ASSERT_TRUE(page_conn.ok()) << page_conn.error().message;
+  auto run = [&](const std::string& script) {
+    auto done =
+        (*page_conn)
+            ->Call("Runtime.evaluate", {{"expression", script + "; 1"}}, milliseconds(5000));
+    ASSERT_TRUE(done.ok()) << done.error().message;
+  };
+  // The refreshed tree against a whole read of the same AT-SPI tree.
+  auto same_as_whole_read = [&](const std::vector<Node>& atspi_tree,
+                                const std::vector<Node>& refreshed) {
+    CdpPages whole;
+    std::vector<Node> roots = atspi_tree;
+    std::vector<std::string> ignored;
+    EXPECT_EQ(whole.Apply(roots, options, ignored), 1);
+    EXPECT_EQ(whole.last_read(), "full");
+    EXPECT_EQ(PageLines(refreshed, pid), PageLines(roots, pid));
+  };
+
+  run("document.getElementById('city').value = 'Lyon'");
+  std::vector<Node> typed = atspi_roots([&](const std::vector<Node>& roots) {
+    const Node* city = Find(roots, pid, Role::kTextField, "City");
+    return city != nullptr && city->value == "Lyon";
+  });
+  ASSERT_FALSE(typed.empty());
+  std::vector<Node> refreshed = typed;
+  ASSERT_EQ(pages.Apply(refreshed, options, warnings), 1);
+  EXPECT_EQ(pages.last_read(), "refresh");
+  ASSERT_NE(Find(refreshed, pid, Role::kTextField, "City"), nullptr);
+  EXPECT_EQ(Find(refreshed, pid, Role::kTextField, "City")->value, "Lyon");
+  same_as_whole_read(typed, refreshed);
+
+  run("document.getElementById('gift').checked = false;"
+      "document.getElementById('country').value = 'Italy';"
+      "document.querySelector('#items tbody td').textContent = 'Changed'");
+  std::vector<Node> ticked = atspi_roots([&](const std::vector<Node>& roots) {
+    const Node* gift = Find(roots, pid, Role::kCheckBox, "Gift wrap");
+    const Node* country = Find(roots, pid, Role::kComboBox, "Country");
+    bool cell = false;
+    ForEachNode(roots, [&](const Node& n, int) { cell |= n.pid == pid && n.name == "Changed"; });
+    return gift != nullptr && !gift->Has(State::kChecked) && country != nullptr &&
+           country->value != "France" && cell;
+  });
+  ASSERT_FALSE(ticked.empty());
+  refreshed = ticked;
+  ASSERT_EQ(pages.Apply(refreshed, options, warnings), 1);
+  EXPECT_EQ(pages.last_read(), "refresh");
+  ASSERT_NE(Find(refreshed, pid, Role::kCheckBox, "Gift wrap"), nullptr);
+  EXPECT_FALSE(Find(refreshed, pid, Role::kCheckBox, "Gift wrap")->Has(State::kChecked));
+  ASSERT_NE(Find(refreshed, pid, Role::kComboBox, "Country"), nullptr);
+  EXPECT_EQ(Find(refreshed, pid, Role::kComboBox, "Country")->value, "Italy");
+  EXPECT_NE(Find(refreshed, pid, Role::kTableCell, "Changed"), nullptr);
+  EXPECT_EQ(Find(refreshed, pid, Role::kTableCell, "Item 1"), nullptr);
+  same_as_whole_read(ticked, refreshed);
+
+  run("const tr = document.createElement('tr'); tr.innerHTML = '<td>Item 31</td>';"
+      "document.querySelector('#items tbody').appendChild(tr)");
+  std::vector<Node> grown = atspi_roots([&](const std::vector<Node>& roots) {
+    bool found = false;
+    ForEachNode(roots, [&](const Node& n, int) { found |= n.pid == pid && n.name == "Item 31"; });
+    return found;
+  });
+  ASSERT_FALSE(grown.empty());
+  refreshed = grown;
+  ASSERT_EQ(pages.Apply(refreshed, options, warnings), 1);
+  EXPECT_EQ(pages.last_read(), "refresh") << "a row added: the table again";
+  EXPECT_NE(Find(refreshed, pid, Role::kTableCell, "Item 31"), nullptr);
+  same_as_whole_read(grown, refreshed);
 }
 
 // Playwright MCP's `browser_snapshot` of `url` (its whole text: the page's
