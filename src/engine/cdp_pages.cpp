@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "core/keys.h"
 #include "platform/cdp/cdp_page_tree.h"
 
 namespace uiscope {
@@ -118,6 +119,65 @@ void JoinAtspiTwins(const std::vector<Node>& atspi, std::vector<Node>& cdp) {
       }
     }
   });
+}
+
+namespace {
+
+// The ancestors of the node with ID `id` in `nodes`, outermost first, and
+// the node itself last; false when it is not there.
+bool PathTo(const std::vector<Node>& nodes, std::string_view id, std::vector<const Node*>& path) {
+  for (const Node& n : nodes) {
+    path.push_back(&n);
+    if (n.id == id || PathTo(n.children, id, path)) return true;
+    path.pop_back();
+  }
+  return false;
+}
+
+}  // namespace
+
+Status InsertPageText(const std::vector<Node>& roots, const Node& target, std::string_view text,
+                      std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  if (auto decoded = DecodeUtf8(text); !decoded.ok()) return decoded.error();
+  std::vector<const Node*> path;
+  if (target.id.empty() || !PathTo(roots, target.id, path)) {
+    return MakeError(ErrorCode::kUnsupported, "the element is not in the observed tree");
+  }
+  const Node* app = nullptr;
+  const Node* page = nullptr;
+  for (const Node* n : path) {
+    if (n->role == Role::kApplication && app == nullptr) app = n;
+    if (IsPageDocument(*n) && page == nullptr) page = n;
+  }
+  if (app == nullptr || page == nullptr || page == path.back() ||
+      (app->toolkit != "chromium" && app->toolkit != "electron")) {
+    return MakeError(ErrorCode::kUnsupported, "the element is not in a Chromium or Electron page");
+  }
+  auto port = DevToolsPortOfProcess(app->pid);
+  if (!port.ok()) return MakeError(ErrorCode::kUnsupported, port.error().message);
+  auto targets = ListCdpTargets(*port, Left(deadline));
+  if (!targets.ok()) return targets.error();
+  std::vector<const CdpTarget*> pages;
+  for (const CdpTarget& t : *targets) {
+    if (t.type == "page" && !t.websocket_url.empty()) pages.push_back(&t);
+  }
+  const CdpTarget* bound = nullptr;
+  for (const CdpTarget* t : pages) {
+    if (t->title == page->name) bound = t;
+  }
+  if (bound == nullptr && pages.size() == 1) bound = pages[0];
+  if (bound == nullptr) {
+    return MakeError(ErrorCode::kUnsupported, "no DevTools page target on port " +
+                                                  std::to_string(*port) + " has the title \"" +
+                                                  page->name + "\"");
+  }
+  auto connection = CdpConnection::Open(bound->websocket_url, Left(deadline));
+  if (!connection.ok()) return connection.error();
+  auto inserted =
+      (*connection)->Call("Input.insertText", {{"text", std::string(text)}}, Left(deadline));
+  if (!inserted.ok()) return inserted.error();
+  return OkStatus();
 }
 
 std::unordered_map<std::string, int64_t> DomNodesByPlace(const std::vector<Node>& atspi,

@@ -116,6 +116,21 @@ class CdpPages {
   std::map<int, Listed> listed_;
 };
 
+// Types `text` into a Chromium or Electron page with the DevTools
+// protocol's Input.insertText: the element that has the page's focus gets
+// the text whole, whatever its characters, as an input method commits it
+// (key events can only spell what the keyboard map has: XTest types other
+// characters by remapping a spare keycode, which some apps read wrong).
+// `target` (by ID) is a node of a page in `roots`: under a "document web"
+// of an application whose command line names a DevTools port; its page
+// target is the one titled as the outermost such document, or the lone
+// page. The caller gives `target` the focus first and verifies the effect.
+// kUnsupported when `target` is not in such a page (the caller types with
+// key events then); the protocol's errors otherwise (the text may or may
+// not have arrived: never typed again).
+Status InsertPageText(const std::vector<Node>& roots, const Node& target, std::string_view text,
+                      std::chrono::milliseconds timeout);
+
 // Copies BackendRef, actions and key binding from the nodes of `atspi` onto
 // the nodes of `cdp` that have a twin there: same role, bounds within one
 // pixel. Exposed for tests.

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "core/format.h"
+#include "engine/act.h"
 #include "engine/apps.h"
 #include "engine/cdp_pages.h"
 #include "engine/observe.h"
@@ -436,6 +437,57 @@ TEST_F(CdpPagesDesktopTest, AChangeReadsOnlyWhatChangedAndGivesTheWholeReadsTree
   same_as_whole_read(grown, refreshed);
 }
 
+// Typing by ID into a page field of a browser with a DevTools port goes
+// through Input.insertText: characters no keyboard map has arrive whole,
+// and the result is verified as any typing is. Read back from the DOM.
+TEST_F(CdpPagesDesktopTest, TypingIntoAPageFieldInsertsTheTextOverTheProtocol) {
+  int port = 0;
+  const int pid = Launch("cdp-type", {}, &port);
+  ASSERT_GT(pid, 0);
+  auto obs = ObserveLoaded(pid, /*include_hidden=*/false);
+  ASSERT_TRUE(obs.ok()) << obs.error().message;
+  const Node* field = Find(obs->snapshot.roots, pid, Role::kTextField, "Frame note");
+  ASSERT_NE(field, nullptr);
+  const Node* city = Find(obs->snapshot.roots, pid, Role::kTextField, "City");
+  ASSERT_NE(city, nullptr);
+  auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+  ASSERT_TRUE(lease.ok()) << lease.error().message;
+  ActionRequest r;
+  r.kind = ActionKind::kTypeText;
+  r.target.id = city->id;
+  r.text = " Grüße";
+  r.verify.settle = milliseconds(1500);
+  auto typed = PerformAction(*lease, r);
+  ASSERT_TRUE(typed.ok()) << typed.error().message;
+  EXPECT_TRUE(typed->performed);
+  EXPECT_EQ(typed->via, "cdp") << typed->method;
+  EXPECT_NE(typed->method.find("Input.insertText"), std::string::npos) << typed->method;
+  ASSERT_TRUE(typed->verification.has_value());
+  EXPECT_EQ(typed->verification->effect, "observed") << typed->verification->reason;
+
+  auto targets = ListCdpTargets(port, milliseconds(5000));
+  ASSERT_TRUE(targets.ok()) << targets.error().message;
+  std::string page_url;
+  for (const CdpTarget& t : *targets) {
+    if (t.type == "page") page_url = t.websocket_url;
+  }
+  auto page_conn = CdpConnection::Open(page_url, milliseconds(5000));
+  ASSERT_TRUE(page_conn.ok()) << page_conn.error().message;
+  auto value =
+      (*page_conn)
+          ->Call("Runtime.evaluate",
+                 {{"expression", "document.getElementById('city').value"}, {"returnByValue", true}},
+                 milliseconds(5000));
+  ASSERT_TRUE(value.ok()) << value.error().message;
+  EXPECT_EQ((*value)["result"].value("value", ""), "Paris Grüße");
+
+  // Not in a page (the browser's own window title, say): typed as before.
+  Node outside;
+  outside.id = "btn_none";
+  EXPECT_EQ(InsertPageText(obs->snapshot.roots, outside, "x", milliseconds(1000)).error().code,
+            ErrorCode::kUnsupported);
+}
+
 // Playwright MCP's `browser_snapshot` of `url` (its whole text: the page's
 // URL, title and YAML snapshot), with Debian's chromium, headless.
 Result<std::string> PlaywrightSnapshot(const std::string& url) {
@@ -456,6 +508,11 @@ Result<std::string> PlaywrightSnapshot(const std::string& url) {
                 "--isolated"};
   spawn.capture_stdout = true;
   spawn.pipe_stdin = true;
+  // Playwright MCP writes its output folder (.playwright-mcp) where it runs.
+  std::string dir = TestDesktop::Shared().info().runtime_dir + "/playwright-XXXXXX";
+  if (mkdtemp(dir.data()) == nullptr) return MakeError(ErrorCode::kInternal, "mkdtemp " + dir);
+  spawn.working_dir = dir;
+  spawn.log_file = dir + "/playwright-mcp.log";
   auto process = Process::Spawn(spawn);
   if (!process.ok()) return process.error();
   int next_id = 0;

@@ -37,7 +37,10 @@ namespace fs = std::filesystem;
 // tool listed). Raise them only with a reason in the commit.
 constexpr size_t kPlaywrightWhole = 20296;
 constexpr size_t kPlaywrightModelVisible = 17565;
-constexpr size_t kWholeBudget = 35500;
+// 35,500 + 20: the action tools' `via` may say "cdp" (text typed into a
+// browser page with Input.insertText, issue 19), in each action tool's
+// output schema.
+constexpr size_t kWholeBudget = 35520;
 constexpr size_t kModelVisibleBudget = 20600;
 
 class Inbox final : public Outbound {
