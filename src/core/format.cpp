@@ -162,14 +162,23 @@ double RoundedConfidence(float c) { return std::round(static_cast<double>(c) * 1
 struct FlatNode {
   const Node* node;
   int depth;
-  int parent;  // preorder index; -1 for roots
+  int parent;    // preorder index; -1 for roots
+  bool in_page;  // inside a web page (IsWebPage): a page line
 };
 
-void Flatten(const std::vector<Node>& nodes, int depth, int parent, std::vector<FlatNode>& out) {
+// A web page's document (Chromium, Electron, Firefox, WebKitGTK: AT-SPI's
+// "document web", whose content the CDP specialist may have read instead).
+// Its content is printed as page lines (CompactLine).
+bool IsWebPage(const Node& n) {
+  return n.role == Role::kDocument && n.toolkit_role == "document web";
+}
+
+void Flatten(const std::vector<Node>& nodes, int depth, int parent, bool in_page,
+             std::vector<FlatNode>& out) {
   for (const Node& n : nodes) {
     const int index = static_cast<int>(out.size());
-    out.push_back(FlatNode{&n, depth, parent});
-    Flatten(n.children, depth + 1, index, out);
+    out.push_back(FlatNode{&n, depth, parent, in_page});
+    Flatten(n.children, depth + 1, index, in_page || IsWebPage(n), out);
   }
 }
 
@@ -186,16 +195,16 @@ bool IsAnonymousLayout(const Node& n) {
          !n.Has(State::kExpanded);
 }
 
-void FlattenElidingLayout(const std::vector<Node>& nodes, int depth, int parent,
+void FlattenElidingLayout(const std::vector<Node>& nodes, int depth, int parent, bool in_page,
                           std::vector<FlatNode>& out) {
   for (const Node& n : nodes) {
     if (IsAnonymousLayout(n)) {
-      FlattenElidingLayout(n.children, depth, parent, out);
+      FlattenElidingLayout(n.children, depth, parent, in_page, out);
       continue;
     }
     const int index = static_cast<int>(out.size());
-    out.push_back(FlatNode{&n, depth, parent});
-    FlattenElidingLayout(n.children, depth + 1, index, out);
+    out.push_back(FlatNode{&n, depth, parent, in_page});
+    FlattenElidingLayout(n.children, depth + 1, index, in_page || IsWebPage(n), out);
   }
 }
 
@@ -266,7 +275,24 @@ class Budget {
   size_t chars_ = 0;
 };
 
-std::string CompactLine(const Node& n, int depth) {
+// Whether a page line prints the node's ID: where the agent can do
+// something with the element itself — act on it (actions, focus, editing,
+// selection) or address what it holds (a container: scroll over it, wait
+// for it, read the lines under it). A leaf with nothing of that (a text run,
+// a plain table cell, a heading) is read, not addressed; like Playwright
+// MCP's snapshot, which gives text no ref, its line is only its text. It
+// keeps its ID: `find`, `click --name` and the json format give it.
+bool PageLineNeedsId(const Node& n) {
+  return !n.children.empty() || !n.actions.empty() || IsInteractiveRole(n.role) ||
+         n.Has(State::kFocusable) || n.Has(State::kEditable) || n.Has(State::kSelected) ||
+         n.Has(State::kFocused) || n.source != Source::kAx;
+}
+
+// `page_line`: a line inside a web page (IsWebPage). Pages are where the
+// lines are many and mostly text (a 30-row table is 120 lines), so a page
+// line says only what an agent reads or acts by: no bounds (actions go by
+// ID; the json format has every box), and an ID only where PageLineNeedsId.
+std::string CompactLine(const Node& n, int depth, bool page_line = false) {
   std::string line(static_cast<size_t>(depth) * 2, ' ');
   line += '[';
   line += RoleName(n.role);
@@ -282,7 +308,7 @@ std::string CompactLine(const Node& n, int depth) {
     line += " desc=";
     AppendQuoted(line, n.description);
   }
-  if (!n.id.empty()) line += " id=" + n.id;
+  if (!n.id.empty() && (!page_line || PageLineNeedsId(n))) line += " id=" + n.id;
   if (n.role == Role::kApplication && n.pid > 0) line += " pid=" + std::to_string(n.pid);
   if (n.role == Role::kApplication && !n.toolkit.empty()) line += " toolkit=" + n.toolkit;
   if (const std::string_view value = VisibleValue(n); !value.empty()) {
@@ -290,7 +316,7 @@ std::string CompactLine(const Node& n, int depth) {
     line += n.source == Source::kVision ? " value≈" : " value=";
     AppendQuoted(line, value);
   }
-  if (n.bounds) {
+  if (n.bounds && !page_line) {
     const Rect& b = *n.bounds;
     line += " bounds=" + std::to_string(b.x) + ',' + std::to_string(b.y) + ',' +
             std::to_string(b.w) + ',' + std::to_string(b.h);
@@ -322,7 +348,7 @@ FormatOutput FormatCompact(const std::vector<FlatNode>& flat, size_t start,
   std::vector<size_t> line_sizes;
   size_t next = start;
   for (; next < flat.size(); ++next) {
-    std::string line = CompactLine(*flat[next].node, flat[next].depth);
+    std::string line = CompactLine(*flat[next].node, flat[next].depth, flat[next].in_page);
     if (!budget.Fits(line.size())) break;
     budget.Take(line.size());
     line_sizes.push_back(line.size());
@@ -833,9 +859,9 @@ Result<FormatOutput> FormatSnapshot(const Snapshot& snapshot, const FormatOption
     std::vector<FlatNode> flat;
     flat.reserve(CountNodes(snapshot.roots));
     if (options.format == Format::kCompact && options.elide_layout) {
-      FlattenElidingLayout(snapshot.roots, 0, -1, flat);
+      FlattenElidingLayout(snapshot.roots, 0, -1, /*in_page=*/false, flat);
     } else {
-      Flatten(snapshot.roots, 0, -1, flat);
+      Flatten(snapshot.roots, 0, -1, /*in_page=*/false, flat);
     }
     Result<size_t> start = ParseCursor(options.cursor, flat.size());
     if (!start.ok()) return start.error();

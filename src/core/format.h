@@ -7,6 +7,10 @@
 // names a position in one snapshot; it is meaningless against another.
 //
 // - compact: one line per node, `[button "Play" id=btn_1a2b bounds=10,5,80,30 focused]`.
+//   Inside a web page (a "document web": Chromium, Electron, Firefox) a line
+//   has no bounds, and a leaf with nothing to act on (a text run, a plain
+//   table cell) no ID either: `[table_cell "Item 1"]`. Pages are long and
+//   mostly text; their boxes and IDs stay in the json format.
 // - json: the node set with frame, stats and page, for programs.
 // - semantic: the frame of seed 000 — windows, buttons, text_fields, links,
 //   text_content.

@@ -14,6 +14,7 @@
 #include "core/format.h"
 #include "core/ids.h"
 #include "core/keys.h"
+#include "engine/cdp_pages.h"
 #include "engine/gated_action.h"
 #include "engine/perceive.h"
 #include "engine/pixel_ids.h"
@@ -1312,6 +1313,18 @@ Status Executor::Perform() {
       const bool replace = r.replace || r.kind == ActionKind::kSetValue;
       auto chars = DecodeUtf8(r.text);
       result_.method = "typed " + std::to_string(chars.ok() ? chars->size() : 0) + " characters";
+      if (!replace && plan_.target) {
+        // A Chromium or Electron page with a DevTools port takes the text
+        // whole (engine/cdp_pages.h); focused above like any typing.
+        Status inserted = InsertPageText(plan_.snapshot.roots, *plan_.target, r.text, r.timeout);
+        if (inserted.ok()) {
+          result_.via = "cdp";
+          result_.method = "Input.insertText of " + std::to_string(chars.ok() ? chars->size() : 0) +
+                           " characters";
+          return OkStatus();
+        }
+        if (inserted.error().code != ErrorCode::kUnsupported) return inserted;
+      }
       if (replace) {
         if (auto st = input->PressChord(*ParseKeyChord("ctrl+a")); !st.ok()) return st;
         result_.method = "ctrl+a, then " + result_.method;

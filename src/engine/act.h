@@ -111,8 +111,9 @@ struct ActionRequest {
 struct ActionResult {
   std::string tool;
   bool performed = false;
-  // How: "accessibility" (an action), "editable_text", "value", or the
-  // input's kind ("xtest", "vnc": Input::kind()); "" when not performed.
+  // How: "accessibility" (an action), "editable_text", "value", "cdp" (text
+  // typed into a browser page with Input.insertText), or the input's kind
+  // ("xtest", "vnc": Input::kind()); "" when not performed.
   std::string via;
   // What exactly, for people: "action \"click\"", "SetTextContents",
   // "left click at 431,268", ...

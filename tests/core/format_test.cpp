@@ -215,6 +215,53 @@ TEST(FormatTest, CompactGolden) {
   EXPECT_TRUE(out.json.is_null());
 }
 
+// Inside a web page (AT-SPI's "document web", over CDP or not) a line says
+// what an agent reads or acts by: no bounds, and an ID only where there is
+// something to do with the element itself. The page's own line, and every
+// line outside a page, keep both.
+TEST(FormatTest, PageLinesLeaveOutBoundsAndTheIdsOfPlainText) {
+  Node cell = WithId(MakeNode(Role::kTableCell, "Item 1"), "cel_1");
+  cell.bounds = Rect{18, 283, 57, 19};
+  Node clickable = WithId(MakeNode(Role::kTableCell, "Open"), "cel_2");
+  clickable.actions = {"click"};
+  clickable.bounds = Rect{74, 283, 78, 19};
+  Node row = WithId(MakeNode(Role::kTableRow, "", {cell, clickable}), "row_1");
+  row.bounds = Rect{18, 283, 182, 19};
+  Node text = WithId(MakeNode(Role::kText, "Read the"), "tx_1");
+  text.bounds = Rect{18, 161, 57, 16};
+  Node field = WithId(MakeNode(Role::kTextField, "Name"), "txt_1");
+  field.value = "Ada";
+  field.bounds = Rect{56, 106, 186, 22};
+  Node item = WithId(MakeNode(Role::kText, "Germany"), "tx_2");
+  item.states.Set(State::kFocusable);
+  Node page = WithId(MakeNode(Role::kDocument, "Shop", {text, field, item, row}), "doc_1");
+  page.toolkit_role = "document web";
+  page.bounds = Rect{10, 20, 900, 700};
+  Node outside = WithId(MakeNode(Role::kText, "Status"), "tx_3");
+  outside.bounds = Rect{0, 720, 100, 16};
+  Node window = WithId(MakeNode(Role::kWindow, "Browser", {page, outside}), "win_1");
+  Snapshot s;
+  s.roots = {window};
+  EXPECT_EQ(MustFormat(s, Options(Format::kCompact)).text,
+            "[window \"Browser\" id=win_1]\n"
+            "  [document \"Shop\" id=doc_1 bounds=10,20,900,700]\n"
+            "    [text \"Read the\"]\n"
+            "    [text_field \"Name\" id=txt_1 value=\"Ada\"]\n"
+            "    [text \"Germany\" id=tx_2]\n"
+            "    [table_row id=row_1]\n"
+            "      [table_cell \"Item 1\"]\n"
+            "      [table_cell \"Open\" id=cel_2]\n"
+            "  [text \"Status\" id=tx_3 bounds=0,720,100,16]\n");
+  // Another kind of document (an office document) keeps its lines whole.
+  s.roots[0].children[0].toolkit_role = "document text";
+  EXPECT_NE(MustFormat(s, Options(Format::kCompact))
+                .text.find("[table_cell \"Item 1\" id=cel_1 bounds=18,283,57,19]"),
+            std::string::npos);
+  // The json format keeps every ID and box.
+  const std::string json_text = MustFormat(s, Options(Format::kJson)).text;
+  EXPECT_NE(json_text.find("cel_1"), std::string::npos);
+}
+
 TEST(FormatTest, CompactSourcesOtherThanVisionUseExactValues) {
   Snapshot s;
   Node ocr = WithId(MakeNode(Role::kText, "Total"), "tx_1");

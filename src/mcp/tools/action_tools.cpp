@@ -188,10 +188,11 @@ json ActionOutputSchema() {
         {"performed", Boolean("the input or accessibility call reached the application")},
         {"via",
          {{"type", "string"},
-          {"enum", {"accessibility", "editable_text", "value", "xtest", "vnc", ""}},
+          {"enum", {"accessibility", "editable_text", "value", "cdp", "xtest", "vnc", ""}},
           {"description",
-           "how: an accessibility action, EditableText, the Value interface, XTest input, or "
-           "pointer and key events over VNC (a VNC session) (\"\" when not performed)"}}},
+           "how: an accessibility action, EditableText, the Value interface, Input.insertText "
+           "over DevTools, XTest input, or pointer and key events over VNC (a VNC session) "
+           "(\"\" when not performed)"}}},
         {"method", String("what exactly was done")},
         {"resolution",
          {{"type", "string"},

@@ -204,10 +204,16 @@ Result<std::unique_ptr<CdpConnection>> CdpConnection::Open(std::string_view webs
 Result<int> CdpConnection::Send(std::string_view method, const json& params) {
   const int id = next_id_++;
   json message = {{"id", id}, {"method", method}, {"params", params}};
+  std::string text;
+  try {
+    text = message.dump();
+  } catch (const json::exception&) {  // a string that is not UTF-8 (typed text)
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "the parameters of " + std::string(method) + " are not valid UTF-8");
+  }
   // A send to a live loopback socket completes at once unless the browser
   // stopped reading: two seconds say it has.
-  if (auto st = socket_->SendText(message.dump(), Clock::now() + std::chrono::seconds(2));
-      !st.ok()) {
+  if (auto st = socket_->SendText(text, Clock::now() + std::chrono::seconds(2)); !st.ok()) {
     return st.error();
   }
   methods_[id] = std::string(method);

@@ -1,6 +1,11 @@
 #include "platform/cdp/cdp_page_tree.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -20,6 +25,13 @@ const json* Field(const json& j, const char* key) {
 std::string Str(const json& j, const char* key) {
   const json* f = Field(j, key);
   return f != nullptr && f->is_string() ? f->get<std::string>() : std::string();
+}
+// A view of a string field, valid while `j` lives (no copy: a page's
+// tree has thousands of nodes, each with several strings).
+std::string_view View(const json& j, const char* key) {
+  const json* f = Field(j, key);
+  return f != nullptr && f->is_string() ? std::string_view(f->get_ref<const std::string&>())
+                                        : std::string_view();
 }
 double Num(const json& j, const char* key, double fallback = 0) {
   const json* f = Field(j, key);
@@ -71,6 +83,12 @@ std::string CollapseSpace(std::string_view text) {
   return out;
 }
 
+// Whether `text` is empty or white space only (CollapseSpace gives "").
+bool IsBlank(std::string_view text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; });
+}
+
 // A snapshot document's frame ID: an index into the snapshot's string table
 // (DOMSnapshot.StringIndex), like every string of captureSnapshot.
 std::string DocumentFrameId(const json& snapshot, const json& document) {
@@ -97,10 +115,12 @@ struct DomFacts {
 DomFacts ReadSnapshot(const json& snapshot) {
   DomFacts facts;
   const json& strings = Arr(snapshot, "strings");
-  auto string_at = [&](const json& index) -> std::string {
+  // Whether a string-table index names `text` (compared in place: a page
+  // has thousands of attributes).
+  auto IsString = [&](const json& index, std::string_view text) {
     const int64_t i = Int(index);
-    if (i < 0 || static_cast<size_t>(i) >= strings.size() || !strings[i].is_string()) return "";
-    return strings[i].get<std::string>();
+    if (i < 0 || static_cast<size_t>(i) >= strings.size() || !strings[i].is_string()) return false;
+    return strings[i].get_ref<const std::string&>() == text;
   };
   const json& documents = Arr(snapshot, "documents");
   // Offset of each document's CSS pixels in the main viewport's; unknown
@@ -141,7 +161,7 @@ DomFacts ReadSnapshot(const json& snapshot) {
       const json& attrs = attributes[i];
       if (!attrs.is_array()) continue;
       for (size_t a = 0; a + 1 < attrs.size(); a += 2) {
-        if (string_at(attrs[a]) == "type" && string_at(attrs[a + 1]) == "password") {
+        if (IsString(attrs[a], "type") && IsString(attrs[a + 1], "password")) {
           facts.passwords.insert(Int(backend[i]));
         }
       }
@@ -191,20 +211,71 @@ struct AxNode {
 
 // One frame's accessibility nodes by ID, and its root.
 struct AxFrame {
-  std::unordered_map<std::string, const json*> by_id;
+  // Keys view the nodes' own "nodeId" strings.
+  std::unordered_map<std::string_view, const json*> by_id;
   const json* root = nullptr;
 };
 
 AxFrame IndexFrame(const json& ax) {
   AxFrame frame;
   for (const json& n : Arr(ax, "nodes")) {
-    std::string id = Str(n, "nodeId");
+    const std::string_view id = View(n, "nodeId");
     if (id.empty()) continue;
     frame.by_id.emplace(id, &n);
     if (frame.root == nullptr && Field(n, "parentId") == nullptr) frame.root = &n;
   }
   return frame;
 }
+
+// The fields of an AXNode that a tree is built from, found in one pass
+// over the node (a lookup by key per field was a third of the build).
+struct AxFields {
+  std::string_view role, name;
+  bool ignored = false;
+  const json* properties = nullptr;
+  const json* value = nullptr;
+  int64_t backend = -1;
+  // Its properties by name (a node has a handful).
+  std::vector<std::pair<std::string_view, const json*>> props;
+
+  explicit AxFields(const json& n) {
+    if (!n.is_object()) return;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const std::string& key = it.key();
+      const json& v = it.value();
+      if (key == "role") {
+        role = View(v, "value");
+      } else if (key == "name") {
+        name = View(v, "value");
+      } else if (key == "ignored") {
+        ignored = v.is_boolean() && v.get<bool>();
+      } else if (key == "properties" && v.is_array()) {
+        properties = &v;
+      } else if (key == "value") {
+        value = &v;
+      } else if (key == "backendDOMNodeId") {
+        backend = Int(v);
+      }
+    }
+    if (properties == nullptr) return;
+    props.reserve(properties->size());
+    for (const json& p : *properties) {
+      if (!p.is_object()) continue;
+      auto name_at = p.find("name");
+      auto value_at = p.find("value");
+      if (name_at == p.end() || !name_at->is_string() || value_at == p.end()) continue;
+      props.emplace_back(name_at->get_ref<const std::string&>(), &*value_at);
+    }
+  }
+
+  // A property's value as text ("true", "France"); "" when absent.
+  std::string Prop(std::string_view key) const {
+    for (const auto& [name, v] : props) {
+      if (name == key) return ValueText(*v);
+    }
+    return "";
+  }
+};
 
 bool IsLayoutOnly(std::string_view role) {
   return role == "generic" || role == "none" || role == "presentation" || role == "rowgroup" ||
@@ -223,6 +294,34 @@ bool IsFieldRole(Role role) {
          role == Role::kSlider;
 }
 
+// Whether `snapshot` covers the answered accessibility subtrees: every
+// node whose box a built tree uses (not a field's inner text, which
+// Converter leaves out, nor an inline text box, which has no DOM node) has
+// its DOM node there. A new DOM node (a new text run) is not there.
+bool KeptBoxesCover(const json& snapshot, const std::vector<json>& subtrees) {
+  std::unordered_set<int64_t> known;
+  for (const json& doc : Arr(snapshot, "documents")) {
+    for (const json& b : Arr(Obj(doc, "nodes"), "backendNodeId")) known.insert(Int(b));
+  }
+  for (const json& subtree : subtrees) {
+    std::unordered_set<std::string_view> inside_field;  // IDs under a field
+    for (const json& n : Arr(subtree, "nodes")) {
+      const std::string_view role = View(Obj(n, "role"), "value");
+      const bool field = IsFieldRole(RoleFromCdp(role, false));
+      if (field || inside_field.contains(View(n, "nodeId"))) {
+        for (const json& c : Arr(n, "childIds")) {
+          if (c.is_string()) inside_field.insert(c.get_ref<const std::string&>());
+        }
+        if (!field) continue;
+      }
+      if (role == "InlineTextBox") continue;
+      const json* backend = Field(n, "backendDOMNodeId");
+      if (backend == nullptr || !known.contains(Int(*backend))) return false;
+    }
+  }
+  return true;
+}
+
 class Converter {
  public:
   Converter(const CdpPageData& data, const PageTreeOptions& options, const DomFacts& facts,
@@ -234,59 +333,53 @@ class Converter {
   // The content of a frame's root (the root itself becomes the document
   // node the caller has).
   std::vector<Node> Root(const AxFrame& frame, const Node* parent) {
-    if (frame.root == nullptr || !visited_.insert(frame.root).second) return {};
-    return Children(frame, *frame.root, 0, parent);
-  }
-
-  std::vector<Node> Children(const AxFrame& frame, const json& n, int depth, const Node* parent) {
     std::vector<Node> out;
-    if (depth >= options_.max_depth) return out;
-    for (const json& c : Arr(n, "childIds")) {
-      if (!c.is_string()) continue;
-      auto it = frame.by_id.find(c.get<std::string>());
-      if (it == frame.by_id.end()) continue;
-      for (Node& child : Convert(frame, *it->second, depth + 1, parent)) {
-        out.push_back(std::move(child));
-      }
-    }
-    DropRepeats(out, parent);
+    if (frame.root == nullptr || !visited_.insert(frame.root).second) return out;
+    Children(frame, *frame.root, 0, parent, out);
     return out;
   }
 
-  // The nodes that `n` becomes: none (left out), itself, or its children
-  // (a container left out gives them its place).
-  std::vector<Node> Convert(const AxFrame& frame, const json& n, int depth, const Node* parent) {
-    if (capped_ || !visited_.insert(&n).second) return {};
-    const std::string role = Str(Obj(n, "role"), "value");
-    const bool ignored = Field(n, "ignored") != nullptr && Field(n, "ignored")->is_boolean() &&
-                         Field(n, "ignored")->get<bool>();
-    const std::string name = Str(Obj(n, "name"), "value");
-    if (role == "InlineTextBox") return {};
-    if (ignored || ((IsLayoutOnly(role) || role.empty()) && CollapseSpace(name).empty())) {
-      return Children(frame, n, depth, parent);
+  // Appends the nodes of `n`'s children to `into` (built in place: a page
+  // has thousands of nodes).
+  void Children(const AxFrame& frame, const json& n, int depth, const Node* parent,
+                std::vector<Node>& into) {
+    if (depth >= options_.max_depth) return;
+    const size_t first = into.size();
+    for (const json& c : Arr(n, "childIds")) {
+      if (!c.is_string()) continue;
+      auto it = frame.by_id.find(std::string_view(c.get_ref<const std::string&>()));
+      if (it == frame.by_id.end()) continue;
+      Convert(frame, *it->second, depth + 1, parent, into);
+    }
+    DropRepeats(into, first, parent);
+  }
+
+  // Appends the nodes that `n` becomes: none (left out), itself, or its
+  // children (a container left out gives them its place).
+  void Convert(const AxFrame& frame, const json& n, int depth, const Node* parent,
+               std::vector<Node>& into) {
+    if (capped_ || !visited_.insert(&n).second) return;
+    const AxFields fields(n);
+    const std::string_view role = fields.role, name = fields.name;
+    if (role == "InlineTextBox") return;
+    if (fields.ignored || ((IsLayoutOnly(role) || role.empty()) && IsBlank(name))) {
+      Children(frame, n, depth, parent, into);
+      return;
     }
     if (++count_ > options_.max_nodes) {
       capped_ = true;
-      return {};
+      return;
     }
     Node out;
-    out.toolkit_role = role;
+    out.toolkit_role = std::string(role);
     out.source = Source::kAx;
-    std::unordered_map<std::string, const json*> props;
-    for (const json& p : Arr(n, "properties")) {
-      std::string pname = Str(p, "name");
-      if (!pname.empty()) props.emplace(std::move(pname), &Obj(p, "value"));
-    }
-    auto prop = [&](const char* key) {
-      auto it = props.find(key);
-      return it == props.end() ? std::string() : ValueText(*it->second);
-    };
+    auto prop = [&](std::string_view key) { return fields.Prop(key); };
     const bool multi_line = prop("multiline") == "true";
     out.role = RoleFromCdp(role, multi_line);
     if (out.role == Role::kUnknown) out.role = Role::kPanel;
     if (out.role == Role::kButton && !prop("pressed").empty()) out.role = Role::kToggleButton;
     out.name = role == "StaticText" ? std::string(name) : CollapseSpace(name);
-    const int64_t backend = Int(n.contains("backendDOMNodeId") ? n["backendDOMNodeId"] : json());
+    const int64_t backend = fields.backend;
 
     // States.
     if (prop("disabled") != "true") out.states.Set(State::kEnabled);
@@ -330,6 +423,7 @@ class Converter {
              static_cast<int>(std::max(0.0, right - left)),
              static_cast<int>(std::max(0.0, bottom - top))};
       out.bounds = r;
+      if (backend >= 0) places_.push_back(PagePlace{out.role, r, backend});
       // A zero-size box (an empty text run, a collapsed element) is where
       // its content would be: it counts as on screen when that point is.
       const Rect probe{r.x, r.y, std::max(r.w, 1), std::max(r.h, 1)};
@@ -351,7 +445,7 @@ class Converter {
         if (child != frames_.end()) out.children = Root(child->second, &out);
       }
     } else {
-      out.children = Children(frame, n, depth, &out);
+      Children(frame, n, depth, &out, out.children);
     }
 
     // A text container without a name of its own (a label, a paragraph, a
@@ -367,38 +461,55 @@ class Converter {
     if (out.role == Role::kText) out.name = CollapseSpace(out.name);
     // An unnamed paragraph of mixed content ("Read the", a link, "first.")
     // gives its place to its children.
-    if (out.role == Role::kText && out.name.empty()) return std::move(out.children);
+    if (out.role == Role::kText && out.name.empty()) {
+      for (Node& c : out.children) into.push_back(std::move(c));
+      return;
+    }
 
     if (!on_screen && !options_.include_hidden && out.children.empty()) {
       ++off_screen_;
-      return {};
+      return;
     }
-    std::vector<Node> result;
-    result.push_back(std::move(out));
-    return result;
+    into.push_back(std::move(out));
   }
 
   // Text runs whose text the parent's name already says ("Send order"
   // under the button "Send order"), and labels naming the control beside
   // them ("Name" before the text field "Name").
-  void DropRepeats(std::vector<Node>& siblings, const Node* parent) {
-    const std::string parent_name = parent != nullptr ? parent->name : std::string();
-    std::unordered_set<std::string> control_names;
+  void DropRepeats(std::vector<Node>& nodes, size_t first, const Node* parent) {
+    const std::string_view parent_name = parent != nullptr ? parent->name : std::string_view();
+    const auto siblings = std::span(nodes).subspan(first);
+    const bool labels = std::any_of(siblings.begin(), siblings.end(),
+                                    [](const Node& s) { return s.role == Role::kLabel; });
+    if (parent_name.empty() && !labels) return;
+    std::unordered_set<std::string_view> control_names;
     for (const Node& s : siblings) {
-      if (IsInteractiveRole(s.role) && !s.name.empty()) control_names.insert(s.name);
+      if (labels && IsInteractiveRole(s.role) && !s.name.empty()) control_names.insert(s.name);
     }
-    std::erase_if(siblings, [&](const Node& s) {
+    auto repeats = [&](const Node& s) {
       if (!s.children.empty()) return false;
       if (s.role == Role::kText && !parent_name.empty()) {
         const std::string text = CollapseSpace(s.name);
         if (text.empty() || parent_name.find(text) != std::string::npos) return true;
       }
       return s.role == Role::kLabel && control_names.contains(s.name);
-    });
+    };
+    // control_names views names of these nodes: decided before any moves.
+    std::vector<bool> drop;
+    drop.reserve(siblings.size());
+    for (const Node& s : siblings) drop.push_back(repeats(s));
+    size_t kept = first;
+    for (size_t i = first; i < nodes.size(); ++i) {
+      if (drop[i - first]) continue;
+      if (kept != i) nodes[kept] = std::move(nodes[i]);
+      ++kept;
+    }
+    nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(kept), nodes.end());
   }
 
   int off_screen() const { return off_screen_; }
   bool capped() const { return capped_; }
+  std::vector<PagePlace> TakePlaces() { return std::move(places_); }
 
  private:
   const CdpPageData& data_;
@@ -411,6 +522,7 @@ class Converter {
   int count_ = 0;
   int off_screen_ = 0;
   bool capped_ = false;
+  std::vector<PagePlace> places_;
 };
 
 }  // namespace
@@ -565,7 +677,135 @@ Result<PageTree> BuildPageTree(const CdpPageData& data, const PageTreeOptions& o
   tree.nodes = converter.Root(main, nullptr);
   tree.off_screen = converter.off_screen();
   tree.capped = converter.capped();
+  tree.places = converter.TakePlaces();
   return tree;
+}
+
+Status RefreshPageData(CdpConnection& page, CdpPageData& data,
+                       const std::vector<int64_t>& backend_ids, bool boxes_moved,
+                       std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  auto stale = [](const std::string& why) {
+    return MakeError(ErrorCode::kStale,
+                     "the page's kept tree cannot be brought up to date: " + why);
+  };
+  // One round trip: every subtree and the metrics pipelined, and the
+  // snapshot when boxes moved.
+  std::vector<int> queries;
+  for (int64_t backend : backend_ids) {
+    auto id = page.Send("Accessibility.queryAXTree", {{"backendNodeId", backend}});
+    if (!id.ok()) return id.error();
+    queries.push_back(*id);
+  }
+  auto snapshot_request = [&] {
+    return page.Send("DOMSnapshot.captureSnapshot", {{"computedStyles", json::array()}});
+  };
+  std::optional<Result<int>> snapshot_id;
+  if (boxes_moved) snapshot_id = snapshot_request();
+  auto metrics_id = page.Send("Page.getLayoutMetrics");
+  if (!metrics_id.ok()) return metrics_id.error();
+  std::vector<json> subtrees;
+  for (int id : queries) {
+    auto answer = page.Await(id, deadline);
+    if (!answer.ok()) {
+      // The node left the page (removed, or no longer in its tree).
+      if (answer.error().code == ErrorCode::kInternal) return stale(answer.error().message);
+      return answer.error();
+    }
+    subtrees.push_back(std::move(answer).value());
+  }
+  auto metrics = page.Await(*metrics_id, deadline);
+  if (!metrics.ok()) return metrics.error();
+  // The kept snapshot still holds every box when none moved, the page
+  // did not scroll or resize, and each answered node whose box is used has
+  // one there (a new DOM node has none: a new text run).
+  if (!snapshot_id && (*metrics != data.metrics || !KeptBoxesCover(data.snapshot, subtrees))) {
+    snapshot_id = snapshot_request();
+  }
+  json snapshot = data.snapshot;
+  if (snapshot_id) {
+    if (!snapshot_id->ok()) return snapshot_id->error();
+    auto answer = page.Await(**snapshot_id, deadline);
+    if (!answer.ok()) return answer.error();
+    snapshot = std::move(answer).value();
+  }
+
+  // The same child frames, in the same order: a frame added, removed or
+  // navigated needs its whole tree.
+  auto frame_ids = [](const json& snap) {
+    std::vector<std::string> ids;
+    const json& documents = Arr(snap, "documents");
+    for (size_t d = 1; d < documents.size(); ++d)
+      ids.push_back(DocumentFrameId(snap, documents[d]));
+    return ids;
+  };
+  if (snapshot_id && frame_ids(data.snapshot) != frame_ids(snapshot)) {
+    return stale("its frames changed");
+  }
+
+  // Where each answered node is kept: its tree (the main frame's, then the
+  // child frames') and its place in that tree's "nodes". Only the answered
+  // IDs are looked for (a page's trees hold thousands of nodes).
+  std::vector<json*> trees = {&data.ax};
+  for (auto& [frame, ax] : data.frames) trees.push_back(&ax);
+  std::map<std::string, std::pair<size_t, size_t>, std::less<>> kept;
+  for (const json& subtree : subtrees) {
+    for (const json& n : Arr(subtree, "nodes")) kept.emplace(Str(n, "nodeId"), std::pair{0, 0});
+  }
+  std::set<std::string, std::less<>> found;
+  for (size_t t = 0; t < trees.size(); ++t) {
+    json* nodes = trees[t]->is_object() ? &(*trees[t])["nodes"] : nullptr;
+    if (nodes == nullptr || !nodes->is_array()) return stale("a kept tree has no nodes");
+    for (size_t i = 0; i < nodes->size(); ++i) {
+      auto at = kept.find(View((*nodes)[i], "nodeId"));
+      if (at == kept.end()) continue;
+      if (!found.insert(at->first).second) return stale("a node ID is in two frames");
+      at->second = {t, i};
+    }
+  }
+  for (size_t q = 0; q < subtrees.size(); ++q) {
+    const json& answered = Arr(subtrees[q], "nodes");
+    std::set<std::string_view> ids;
+    const json* root = nullptr;
+    for (const json& n : answered) {
+      ids.insert(View(n, "nodeId"));
+      const json* b = Field(n, "backendDOMNodeId");
+      if (root == nullptr && b != nullptr && Int(*b) == backend_ids[q]) root = &n;
+    }
+    if (root == nullptr)
+      return stale("node " + std::to_string(backend_ids[q]) + " answered no tree");
+    const std::string_view root_id = View(*root, "nodeId");
+    if (!found.contains(root_id))
+      return stale("node " + std::to_string(backend_ids[q]) + " is new");
+    const auto [tree, root_at] = kept.find(root_id)->second;
+    json& tree_nodes = (*trees[tree])["nodes"];
+    if (View(tree_nodes[root_at], "parentId") != View(*root, "parentId")) {
+      return stale("node " + std::to_string(backend_ids[q]) + " moved");
+    }
+    // Every child an answered node names is answered too: a subtree with a
+    // hole (a child the query skipped) would keep that child as it was.
+    for (const json& n : answered) {
+      for (const json& c : Arr(n, "childIds")) {
+        if (!c.is_string() || !ids.contains(c.get_ref<const std::string&>())) {
+          return stale("node " + Str(n, "nodeId") + "'s children were not all answered");
+        }
+      }
+    }
+    for (const json& n : answered) {
+      auto at = kept.find(View(n, "nodeId"));
+      if (found.contains(at->first)) {
+        if (at->second.first != tree) return stale("a node changed frames");
+        tree_nodes[at->second.second] = n;
+      } else {
+        at->second = {tree, tree_nodes.size()};
+        found.insert(at->first);
+        tree_nodes.push_back(n);
+      }
+    }
+  }
+  if (snapshot_id) data.snapshot = std::move(snapshot);
+  data.metrics = std::move(metrics).value();
+  return OkStatus();
 }
 
 }  // namespace uiscope

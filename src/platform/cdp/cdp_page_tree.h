@@ -56,6 +56,28 @@ struct CdpPageData {
 // The two pipelined round trips above; errors name the endpoint.
 Result<CdpPageData> ReadPageData(CdpConnection& page, std::chrono::milliseconds timeout);
 
+// Brings `data` up to date after a change confined to the DOM nodes
+// `backend_ids` (DOM.BackendNodeId) and their subtrees, in one pipelined
+// round trip instead of the whole page's tree: the accessibility subtree of
+// each (Accessibility.queryAXTree on the node, which answers the node and
+// every node under it: a few milliseconds, where getFullAXTree takes
+// 130-160 ms for a 2,000-element page) and the layout metrics. Each
+// answered subtree replaces the nodes of the same IDs in the frame that
+// holds them.
+// Boxes: the snapshot (20-30 ms of the browser's time for such a page) is
+// taken again when `boxes_moved` (the caller saw a box move), the metrics
+// changed (scrolled, resized, the content grew) or an answered node whose
+// box is used is not in the kept snapshot (a new text run); a second round
+// trip in the last two cases. Otherwise the kept boxes still hold.
+// kStale, with `data` then unusable, when the answers do not fit what is
+// kept — a node the kept trees do not hold, a child of an answered node
+// that the answer does not hold, a subtree hung under another parent,
+// frames added or removed: the caller reads the whole page (ReadPageData)
+// then, never a tree half old.
+Status RefreshPageData(CdpConnection& page, CdpPageData& data,
+                       const std::vector<int64_t>& backend_ids, bool boxes_moved,
+                       std::chrono::milliseconds timeout);
+
 struct PageTreeOptions {
   Point origin;  // screen pixels of the viewport's top-left corner
   bool include_hidden = false;
@@ -63,8 +85,19 @@ struct PageTreeOptions {
   int max_depth = 256;
 };
 
+// Where a node of a built tree came from: its DOM node, by the role and
+// screen box it was given, so that the nodes of another tree of the page
+// (AT-SPI's) can be tied to DOM nodes by place, as JoinAtspiTwins ties them
+// to these nodes (engine/cdp_pages.h).
+struct PagePlace {
+  Role role = Role::kUnknown;
+  Rect bounds;
+  int64_t backend = -1;  // DOM.BackendNodeId
+};
+
 struct PageTree {
   std::vector<Node> nodes;  // the page's content: children of its document
+  std::vector<PagePlace> places;  // of every node built with a box and a DOM node
   std::string title;
   std::string url;
   Rect viewport;        // screen pixels
