@@ -171,6 +171,13 @@ json VerificationOutputSchema() {
             {"windows_closed", WindowChanges("top-level windows the action closed")},
             {"waited_ms", {{"type", "number"}, {"description", "from the action to the verdict"}}},
             {"polls", {{"type", "integer"}}},
+            {"ended_by",
+             {{"type", "string"},
+              {"enum", {"events+pixels", "pixels quiet", "tree", "deadline", "cancelled", ""}},
+              {"description",
+               "what ended the wait: the effect read from the app's events with its repaint "
+               "seen, evidence then quiet pixels, evidence with no pixels compared, the "
+               "deadline, a cancel"}}},
             {"warnings", StringArray("a poll or a capture that failed")}}}};
 }
 
