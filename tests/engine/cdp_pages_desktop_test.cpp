@@ -52,6 +52,17 @@ const Node* Find(const std::vector<Node>& nodes, int pid, Role role, std::string
   return found;
 }
 
+// A protocol connection to the browser's page target on DevTools `port`
+// (for the test to change or read the page behind uiscope's back).
+Result<std::unique_ptr<CdpConnection>> OpenPage(int port) {
+  auto targets = ListCdpTargets(port, milliseconds(5000));
+  if (!targets.ok()) return targets.error();
+  for (const CdpTarget& t : *targets) {
+    if (t.type == "page") return CdpConnection::Open(t.websocket_url, milliseconds(5000));
+  }
+  return MakeError(ErrorCode::kNotFound, "no page target on port " + std::to_string(port));
+}
+
 const Node* AppRoot(const std::vector<Node>& roots, int pid) {
   for (const Node& n : roots) {
     if (n.pid == pid && n.role == Role::kApplication) return &n;
@@ -263,13 +274,7 @@ TEST_F(CdpPagesDesktopTest, PageStateComesCompleteAndExactFromTheProtocol) {
   // A change in the page shows in the next observation (the page's last
   // tree is served again only while its AT-SPI document is unchanged):
   // the page itself sets a field and a select, through the protocol.
-  auto targets = ListCdpTargets(port, milliseconds(5000));
-  ASSERT_TRUE(targets.ok()) << targets.error().message;
-  std::string page_url;
-  for (const CdpTarget& t : *targets) {
-    if (t.type == "page") page_url = t.websocket_url;
-  }
-  auto page_conn = CdpConnection::Open(page_url, milliseconds(5000));
+  auto page_conn = OpenPage(port);
   ASSERT_TRUE(page_conn.ok()) << page_conn.error().message;
   auto set =
       (*page_conn)
@@ -359,15 +364,7 @@ TEST_F(CdpPagesDesktopTest, AChangeReadsOnlyWhatChangedAndGivesTheWholeReadsTree
   ASSERT_EQ(pages.Apply(again, options, warnings), 1);
   EXPECT_EQ(pages.last_read(), "kept");
 
-  auto page_conn = CdpConnection::Open(
-      [&] {
-        auto targets = ListCdpTargets(port, milliseconds(5000));
-        for (const CdpTarget& t : targets.ok() ? *targets : std::vector<CdpTarget>{}) {
-          if (t.type == "page") return t.websocket_url;
-        }
-        return std::string();
-      }(),
-      milliseconds(5000));
+  auto page_conn = OpenPage(port);
   ASSERT_TRUE(page_conn.ok()) << page_conn.error().message;
   auto run = [&](const std::string& script) {
     auto done =
@@ -465,13 +462,7 @@ TEST_F(CdpPagesDesktopTest, TypingIntoAPageFieldInsertsTheTextOverTheProtocol) {
   ASSERT_TRUE(typed->verification.has_value());
   EXPECT_EQ(typed->verification->effect, "observed") << typed->verification->reason;
 
-  auto targets = ListCdpTargets(port, milliseconds(5000));
-  ASSERT_TRUE(targets.ok()) << targets.error().message;
-  std::string page_url;
-  for (const CdpTarget& t : *targets) {
-    if (t.type == "page") page_url = t.websocket_url;
-  }
-  auto page_conn = CdpConnection::Open(page_url, milliseconds(5000));
+  auto page_conn = OpenPage(port);
   ASSERT_TRUE(page_conn.ok()) << page_conn.error().message;
   auto value =
       (*page_conn)
