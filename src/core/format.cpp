@@ -163,22 +163,15 @@ struct FlatNode {
   const Node* node;
   int depth;
   int parent;    // preorder index; -1 for roots
-  bool in_page;  // inside a web page (IsWebPage): a page line
+  bool in_page;  // inside a web page (IsWebPageDocument): a page line
 };
-
-// A web page's document (Chromium, Electron, Firefox, WebKitGTK: AT-SPI's
-// "document web", whose content the CDP specialist may have read instead).
-// Its content is printed as page lines (CompactLine).
-bool IsWebPage(const Node& n) {
-  return n.role == Role::kDocument && n.toolkit_role == "document web";
-}
 
 void Flatten(const std::vector<Node>& nodes, int depth, int parent, bool in_page,
              std::vector<FlatNode>& out) {
   for (const Node& n : nodes) {
     const int index = static_cast<int>(out.size());
     out.push_back(FlatNode{&n, depth, parent, in_page});
-    Flatten(n.children, depth + 1, index, in_page || IsWebPage(n), out);
+    Flatten(n.children, depth + 1, index, in_page || IsWebPageDocument(n), out);
   }
 }
 
@@ -204,7 +197,7 @@ void FlattenElidingLayout(const std::vector<Node>& nodes, int depth, int parent,
     }
     const int index = static_cast<int>(out.size());
     out.push_back(FlatNode{&n, depth, parent, in_page});
-    FlattenElidingLayout(n.children, depth + 1, index, in_page || IsWebPage(n), out);
+    FlattenElidingLayout(n.children, depth + 1, index, in_page || IsWebPageDocument(n), out);
   }
 }
 
@@ -288,7 +281,7 @@ bool PageLineNeedsId(const Node& n) {
          n.Has(State::kFocused) || n.source != Source::kAx;
 }
 
-// `page_line`: a line inside a web page (IsWebPage). Pages are where the
+// `page_line`: a line inside a web page (IsWebPageDocument). Pages are where the
 // lines are many and mostly text (a 30-row table is 120 lines), so a page
 // line says only what an agent reads or acts by: no bounds (actions go by
 // ID; the json format has every box), and an ID only where PageLineNeedsId.

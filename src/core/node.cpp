@@ -142,6 +142,10 @@ bool IsWindowRole(Role role) {
   return role == Role::kWindow || role == Role::kDialog || role == Role::kAlert;
 }
 
+bool IsWebPageDocument(const Node& n) {
+  return n.role == Role::kDocument && n.toolkit_role == "document web";
+}
+
 std::vector<std::string_view> StateNames(StateSet states) {
   std::vector<std::string_view> names;
   for (const StateInfo& info : kStates) {

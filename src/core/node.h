@@ -196,6 +196,11 @@ void ForEachNodeMutable(std::vector<Node>& roots, Fn&& fn, int depth = 0) {
 }
 size_t CountNodes(const std::vector<Node>& roots);
 
+// A web page's document: AT-SPI's "document web" (Chromium, Electron,
+// Firefox, WebKitGTK), whose content the CDP specialist may read instead
+// and the compact format prints as page lines. Not an office document.
+bool IsWebPageDocument(const Node& n);
+
 // The size and scale of the frame coordinates refer to.
 struct Frame {
   int width = 0;

@@ -26,18 +26,31 @@ std::string AppLabel(const Node& app) {
          std::to_string(app.pid) + ")";
 }
 
-bool IsPageDocument(const Node& n) {
-  return n.role == Role::kDocument && n.toolkit_role == "document web";
-}
-
 // The top-level page documents of an app (not those inside another page:
 // Chromium's AT-SPI gives iframes documents of their own).
-void CollectDocuments(Node& n, std::vector<Node*>& out) {
-  if (IsPageDocument(n)) {
+template <typename N>  // Node or const Node
+void CollectDocuments(N& n, std::vector<N*>& out) {
+  if (IsWebPageDocument(n)) {
     out.push_back(&n);
     return;
   }
-  for (Node& c : n.children) CollectDocuments(c, out);
+  for (N& c : n.children) CollectDocuments(c, out);
+}
+
+// The page target showing the document titled `title`: the first page
+// with that title, else the only page when the app shows one document
+// (`one_document`).
+const CdpTarget* BindPageTarget(const std::vector<CdpTarget>& targets, std::string_view title,
+                                bool one_document) {
+  const CdpTarget* only = nullptr;
+  int pages = 0;
+  for (const CdpTarget& t : targets) {
+    if (t.type != "page" || t.websocket_url.empty()) continue;
+    if (t.title == title) return &t;
+    only = &t;
+    ++pages;
+  }
+  return one_document && pages == 1 ? only : nullptr;
 }
 
 uint64_t TwinKey(Role role, int x, int y) {
@@ -148,7 +161,7 @@ Status InsertPageText(const std::vector<Node>& roots, const Node& target, std::s
   const Node* page = nullptr;
   for (const Node* n : path) {
     if (n->role == Role::kApplication && app == nullptr) app = n;
-    if (IsPageDocument(*n) && page == nullptr) page = n;
+    if (IsWebPageDocument(*n) && page == nullptr) page = n;
   }
   if (app == nullptr || page == nullptr || page == path.back() ||
       (app->toolkit != "chromium" && app->toolkit != "electron")) {
@@ -158,15 +171,9 @@ Status InsertPageText(const std::vector<Node>& roots, const Node& target, std::s
   if (!port.ok()) return MakeError(ErrorCode::kUnsupported, port.error().message);
   auto targets = ListCdpTargets(*port, Left(deadline));
   if (!targets.ok()) return targets.error();
-  std::vector<const CdpTarget*> pages;
-  for (const CdpTarget& t : *targets) {
-    if (t.type == "page" && !t.websocket_url.empty()) pages.push_back(&t);
-  }
-  const CdpTarget* bound = nullptr;
-  for (const CdpTarget* t : pages) {
-    if (t->title == page->name) bound = t;
-  }
-  if (bound == nullptr && pages.size() == 1) bound = pages[0];
+  std::vector<const Node*> documents;
+  CollectDocuments(*app, documents);
+  const CdpTarget* bound = BindPageTarget(*targets, page->name, documents.size() == 1);
   if (bound == nullptr) {
     return MakeError(ErrorCode::kUnsupported, "no DevTools page target on port " +
                                                   std::to_string(*port) + " has the title \"" +
@@ -322,21 +329,11 @@ int CdpPages::Apply(std::vector<Node>& roots, const CdpPagesOptions& options,
       }
       memo = listed_.insert_or_assign(*port, Listed{prints, std::move(targets).value()}).first;
     }
-    std::vector<const CdpTarget*> pages;
-    for (const CdpTarget& t : memo->second.targets) {
-      if (t.type == "page" && !t.websocket_url.empty()) pages.push_back(&t);
-    }
     bool stale = false;  // a page not read: the list may be out of date
     for (size_t i = 0; i < documents.size(); ++i) {
       Node* document = documents[i];
-      const CdpTarget* bound = nullptr;
-      for (const CdpTarget* t : pages) {
-        if (t->title == document->name) {
-          bound = t;
-          break;
-        }
-      }
-      if (bound == nullptr && documents.size() == 1 && pages.size() == 1) bound = pages[0];
+      const CdpTarget* bound =
+          BindPageTarget(memo->second.targets, document->name, documents.size() == 1);
       if (bound == nullptr) {
         warnings.push_back(AppLabel(app) + ": page \"" + document->name +
                            "\" from AT-SPI only: no DevTools page target on port " +
@@ -351,7 +348,7 @@ int CdpPages::Apply(std::vector<Node>& roots, const CdpPagesOptions& options,
         stale = true;
       }
     }
-    if (stale) listed_.erase(*port);  // asked again next time (`pages` points into it)
+    if (stale) listed_.erase(*port);  // asked again next time
   }
   return read;
 }
