@@ -1,8 +1,7 @@
 #include "session/sessions.h"
 
-#include <condition_variable>
 #include <filesystem>
-#include <mutex>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -120,15 +119,6 @@ SessionHealth ProbeOne(const DesktopInfo& info, std::chrono::milliseconds deadli
   return h;
 }
 
-// One probe's outcome, shared with its thread: a thread still blocked at the
-// deadline is detached and keeps it alive.
-struct ProbeSlot {
-  std::mutex mu;
-  std::condition_variable done_cv;
-  bool done = false;
-  SessionHealth result;
-};
-
 }  // namespace
 
 std::vector<SessionHealth> ProbeSessions(const std::vector<DesktopInfo>& sessions,
@@ -138,28 +128,22 @@ std::vector<SessionHealth> ProbeSessions(const std::vector<DesktopInfo>& session
   // the work after the last answer (reading titles), past which a probe
   // counts as hung.
   const Clock::time_point until = Clock::now() + deadline + std::chrono::milliseconds(500);
-  std::vector<std::shared_ptr<ProbeSlot>> slots;
+  // A thread still blocked at the deadline is detached; its task's shared
+  // state outlives this call.
+  std::vector<std::future<SessionHealth>> results;
   std::vector<std::thread> threads;
   for (const DesktopInfo& info : sessions) {
-    auto slot = std::make_shared<ProbeSlot>();
-    slots.push_back(slot);
-    threads.emplace_back([slot, info, deadline, title_reader] {
-      SessionHealth h = ProbeOne(info, deadline, title_reader);
-      std::lock_guard<std::mutex> lock(slot->mu);
-      slot->result = std::move(h);
-      slot->done = true;
-      slot->done_cv.notify_all();
-    });
+    std::packaged_task<SessionHealth()> probe(
+        [info, deadline, title_reader] { return ProbeOne(info, deadline, title_reader); });
+    results.push_back(probe.get_future());
+    threads.emplace_back(std::move(probe));
   }
   std::vector<SessionHealth> out;
-  for (size_t i = 0; i < slots.size(); ++i) {
-    std::unique_lock<std::mutex> lock(slots[i]->mu);
-    if (slots[i]->done_cv.wait_until(lock, until, [&] { return slots[i]->done; })) {
-      out.push_back(slots[i]->result);
-      lock.unlock();
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i].wait_until(until) == std::future_status::ready) {
+      out.push_back(results[i].get());
       threads[i].join();
     } else {
-      lock.unlock();
       threads[i].detach();
       SessionHealth h = Unreachable("no answer within " + std::to_string(deadline.count()) +
                                     " ms (a stopped or hung server?)");

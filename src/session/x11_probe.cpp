@@ -92,10 +92,6 @@ bool WindowManagerAnswers(const std::string& display_name, int timeout_ms) {
   return answered;
 }
 
-}  // namespace uiscope::x11_probe
-
-namespace uiscope::x11_probe {
-
 std::string SetupAnswerWithin(const std::string& display_name, int timeout_ms) {
   // ":N" or ":N.S"; a display on another host is not a session of ours.
   const size_t colon = display_name.find(':');
