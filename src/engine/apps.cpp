@@ -599,19 +599,35 @@ Result<CloseResult> CloseByWindow(Workspace::Lease& lease, const CloseRequest& r
       std::this_thread::sleep_for(kExitPoll);
     }
   };
-  for (const WindowInfo& w : entry.windows) (void)windows.Close(w.id);
-  if (gone(r.polite_timeout)) {
+  // Each stage asks every window; a stage none of whose requests could be
+  // sent (a VNC window whose close button was not found; no XKillClient
+  // over VNC) is not waited for, and its reason is said.
+  auto ask_all = [&](auto request, std::string& refused) {
+    bool sent = false;
+    for (const WindowInfo& w : entry.windows) {
+      Status st = (windows.*request)(w.id);
+      if (st.ok()) {
+        sent = true;
+      } else if (refused.empty()) {
+        refused = st.error().message;
+      }
+    }
+    return sent;
+  };
+  std::string close_refused, kill_refused;
+  if (ask_all(&WindowSystem::Close, close_refused) && gone(r.polite_timeout)) {
     result.stage = "closed";
-  } else {
-    for (const WindowInfo& w : entry.windows) (void)windows.KillClient(w.id);
-    if (gone(r.term_timeout)) result.stage = "killed";
+  } else if (ask_all(&WindowSystem::KillClient, kill_refused) && gone(r.term_timeout)) {
+    result.stage = "killed";
   }
   result.waited_ms = MsSince(start);
   outcome.via = result.stage.empty() ? "window" : result.stage;
   if (result.stage.empty()) {
-    Error e = MakeError(ErrorCode::kInternal, "the windows of " + entry.name +
-                                                  " stayed after the close request and "
-                                                  "XKillClient");
+    std::string why = "the windows of " + entry.name + " stayed after the close request (" +
+                      (close_refused.empty() ? "sent" : "not sent: " + close_refused) +
+                      ") and the kill (" +
+                      (kill_refused.empty() ? "sent" : "not sent: " + kill_refused) + ")";
+    Error e = MakeError(ErrorCode::kInternal, std::move(why));
     outcome.error = e.message;
     action.Record();
     return e;
