@@ -260,6 +260,31 @@ TEST_F(AppsTest, CloseEscalatesFromTheCloseButtonToSignals) {
   EXPECT_EQ(gate_->entries().back().outcome.via, "terminated");
 }
 
+// A window without a process (a VNC window) whose close cannot be asked
+// (no close button found) and whose client cannot be killed: nothing is
+// waited for, and the error says both reasons.
+TEST_F(AppsTest, AWindowThatCannotBeAskedToCloseIsAnErrorAtOnceSayingWhy) {
+  WindowInfo w;
+  w.id = 0x700001;
+  w.title = "Remote";
+  w.app_instance = "remote";
+  windows_->windows().push_back(w);
+  windows_->close_refusal = "no close button found: close it with its own keys or menu";
+  auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+  CloseRequest r;
+  r.app = "0x700001";
+  r.polite_timeout = std::chrono::milliseconds(3000);
+  r.term_timeout = std::chrono::milliseconds(2000);
+  const auto start = std::chrono::steady_clock::now();
+  auto closed = CloseApp(*lease, r);
+  ASSERT_FALSE(closed.ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1000));
+  EXPECT_NE(closed.error().message.find("no close button found"), std::string::npos)
+      << closed.error().message;
+  EXPECT_NE(closed.error().message.find("the kill (not sent"), std::string::npos)
+      << closed.error().message;
+}
+
 TEST_F(AppsTest, OnlyProcessesOfTheDesktopAreSignalled) {
   // A process of this user with a window that claims its pid, but started
   // on no display uiscope acts on: never signalled.

@@ -19,6 +19,8 @@ class FakeWindows final : public WindowSystem {
   const std::vector<std::string>& calls() const { return calls_; }
   // Close removes the window (an app that obeys) unless this is false.
   bool close_removes = true;
+  // Close refuses with this (a VNC window whose close button is not found).
+  std::string close_refusal;
   bool window_manager = true;
 
   bool has_window_manager() override { return window_manager; }
@@ -42,6 +44,7 @@ class FakeWindows final : public WindowSystem {
   }
   Status Close(uint64_t window) override {
     calls_.push_back("close " + std::to_string(window));
+    if (!close_refusal.empty()) return MakeError(ErrorCode::kUnsupported, close_refusal);
     auto it = Find(window);
     if (it == windows_.end()) return MakeError(ErrorCode::kNotFound, "no such window");
     if (close_removes) windows_.erase(it);
