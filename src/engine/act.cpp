@@ -424,6 +424,9 @@ const Node* Executor::FindPixelId(const std::string& id) {
   if (!plan_.tree) plan_.tree = plan_.snapshot;
   if (record->place) {
     if (const Node* node = AtRememberedPlace(*record->place)) return node;
+  } else {
+    result_.notes.push_back(id + " was observed where no place could be kept for it (no window " +
+                            "listed at its centre, or its pixels unreadable); perceived again");
   }
   return PerceiveAgain(id, record->origin);
 }

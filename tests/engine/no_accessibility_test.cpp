@@ -334,6 +334,12 @@ TEST_F(NoAccessibilityDesktopTest, OneServerActsOnTheOcrIdOfAnXterm) {
                   "printf 'uiscope serverside words\\n'; sleep 600"};
   auto xterm = desktop.Launch(options);
   ASSERT_NE(xterm, nullptr);
+  // Managed first: an observation made while the window manager is still
+  // framing the window keeps no place for its words (its window is not yet
+  // listed), and the click below would rightly perceive again.
+  ASSERT_TRUE(test::WaitUntil(
+      [&] { return RunCli("windows").out.find("noa11y-server") != std::string::npos; },
+      milliseconds(15000)));
   WorkspaceOptions where;
   where.display = desktop.info().display_name;
   where.start_headless = false;
