@@ -199,28 +199,37 @@ TEST_F(X11VncTest, ClickOnLoginChangesTheStatusSeenOverTheSameLink) {
 TEST_F(X11VncTest, TypedAsciiAndUnicodeArrive) {
   auto entry = test::FixtureBox(*fixture_, "widget email");
   ASSERT_TRUE(entry.ok());
+  auto shows = [&](const std::string& text) {
+    std::string shown;
+    const bool same = test::WaitUntil(
+        [&] {
+          auto now = test::FixtureCommand(*fixture_, "text email");
+          if (now.ok()) shown = *now;
+          return now.ok() && *now == text;
+        },
+        milliseconds(3000));
+    EXPECT_TRUE(same) << text << " arrived as \"" << shown << "\"";
+  };
+  // Each text into the emptied field. (Emptied by the fixture, not by
+  // select-all: the second click lands where the first did, and a toolkit
+  // may read the pair as a double click.)
   for (const std::string text : {"Hello, VNC 123!", "Grüße"}) {
-    ASSERT_TRUE(test::FixtureCommand(*fixture_, "set-email x").ok());
+    ASSERT_TRUE(test::FixtureCommand(*fixture_, "set-email").ok());
     ASSERT_TRUE(input_->Click(Center(*entry), MouseButton::kLeft, 1).ok());
-    auto select_all = ParseKeyChord("ctrl+a");
-    ASSERT_TRUE(select_all.ok());
-    ASSERT_TRUE(input_->PressChord(*select_all).ok());
     auto before = capture_->CaptureRegion(Rect{entry->x, entry->y, entry->w, entry->h});
     ASSERT_TRUE(before.ok());
     ASSERT_TRUE(input_->TypeText(text).ok());
     auto after = capture_->CaptureRegion(Rect{entry->x, entry->y, entry->w, entry->h});
     ASSERT_TRUE(after.ok());
     EXPECT_GT(DifferentPixels(before->image, after->image), 20u) << text;
-    std::string shown;
-    EXPECT_TRUE(test::WaitUntil(
-        [&] {
-          auto now = test::FixtureCommand(*fixture_, "text email");
-          if (now.ok()) shown = *now;
-          return now.ok() && *now == text;
-        },
-        milliseconds(3000)))
-        << text << " arrived as \"" << shown << "\"";
+    shows(text);
   }
+  // A chord with a modifier: select all, then the next key replaces it.
+  auto select_all = ParseKeyChord("ctrl+a");
+  ASSERT_TRUE(select_all.ok());
+  ASSERT_TRUE(input_->PressChord(*select_all).ok());
+  ASSERT_TRUE(input_->TypeText("z").ok());
+  shows("z");
 }
 
 TEST_F(X11VncTest, ClipboardCarriesLatin1TextBothWays) {
