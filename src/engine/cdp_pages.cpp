@@ -357,6 +357,7 @@ bool CdpPages::ReadPage(const CdpTarget& target, Node& document, uint64_t atspi,
                         const CdpPagesOptions& options, Clock::time_point deadline,
                         std::vector<std::string>& warnings) {
   const std::string label = "page \"" + document.name + "\"";
+  last_full_read_why_.clear();
   if (!document.bounds) {
     warnings.push_back(label + " from AT-SPI only: its document has no bounds to place it by");
     return false;
@@ -376,19 +377,33 @@ bool CdpPages::ReadPage(const CdpTarget& target, Node& document, uint64_t atspi,
   Result<CdpPageData> data = MakeError(ErrorCode::kInternal, "not read");
   bool refreshed = false;
   const size_t whole_nodes = same_options ? last->second.whole_nodes : 0;
-  if (same_options && last->second.title == document.name &&
-      pages_.contains(target.websocket_url)) {
+  if (last == reads_.end()) {
+    // The first read of this page: nothing to refresh.
+  } else if (!same_options) {
+    last_full_read_why_ = "observed with other options";
+  } else if (last->second.title != document.name) {
+    last_full_read_why_ = "its title changed";
+  } else if (!pages_.contains(target.websocket_url)) {
+    last_full_read_why_ = "its connection was closed";
+  } else {
     auto change =
         ChangeOfPage(last->second.atspi_children, document.children, last->second.dom_nodes);
-    if (change && change->dom_nodes.size() <= kMaxRefreshedNodes &&
-        AxNodes(last->second.data) <= 2 * last->second.whole_nodes) {
+    if (!change) {
+      last_full_read_why_ = "a change in AT-SPI's tree has no DOM node known to both readings";
+    } else if (change->dom_nodes.size() > kMaxRefreshedNodes) {
+      last_full_read_why_ = std::to_string(change->dom_nodes.size()) + " subtrees changed";
+    } else if (AxNodes(last->second.data) > 2 * last->second.whole_nodes) {
+      last_full_read_why_ = "refreshes doubled the page since its last whole read";
+    } else {
       CdpPageData kept = std::move(last->second.data);
       Status refresh = RefreshPageData(*pages_[target.websocket_url], kept, change->dom_nodes,
                                        change->boxes_moved, Left(deadline));
       if (refresh.ok()) {
         data = std::move(kept);
         refreshed = true;
-      } else if (refresh.error().code == ErrorCode::kTimeout) {
+      } else if (refresh.error().code != ErrorCode::kTimeout) {
+        last_full_read_why_ = "the refresh failed: " + refresh.error().message;
+      } else {
         pages_.erase(target.websocket_url);
         reads_.erase(target.websocket_url);
         warnings.push_back(label + " from AT-SPI only: " + refresh.error().message);

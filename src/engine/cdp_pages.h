@@ -74,6 +74,9 @@ class CdpPages {
   // what changed), "kept" (unchanged, served again); "" before any. For
   // tests and the bench.
   const std::string& last_read() const { return last_read_; }
+  // Why the last read was "full" when an earlier one of the page was kept;
+  // "" otherwise.
+  const std::string& last_full_read_why() const { return last_full_read_why_; }
 
  private:
   // Reads one page into `document`; false (with a warning) when it cannot.
@@ -105,6 +108,7 @@ class CdpPages {
   };
   std::map<std::string, Read> reads_;
   std::string last_read_;
+  std::string last_full_read_why_;
   // The page targets last listed on a DevTools port, with the fingerprints
   // of the app's AT-SPI documents then: while those are the same no page
   // was opened, closed, navigated or retitled, and the list (an HTTP round
