@@ -207,7 +207,9 @@ TEST_F(MemoryCliDesktopTest, ForgetRemovesEveryTraceAndSecretsNeverArrive) {
   ASSERT_FALSE(login.is_null()) << "the app was learned";
   EXPECT_EQ(MemoryBytes().find(secret), std::string::npos);
   CliRun exported = RunCli("memory export memory-forget --json");
-  for (const json& sig : json::parse(exported.out)["signatures"]) {
+  // Named: a range-for over a member of a temporary outlives the temporary.
+  const json exported_json = json::parse(exported.out);
+  for (const json& sig : exported_json.value("signatures", json::array())) {
     for (const json& t : sig["targets"]) EXPECT_NE(t["label"], "Password") << t.dump();
   }
 
