@@ -326,7 +326,7 @@ class Converter {
  public:
   Converter(const CdpPageData& data, const PageTreeOptions& options, const DomFacts& facts,
             const Rect& viewport, double scale)
-      : data_(data), options_(options), facts_(facts), viewport_(viewport), scale_(scale) {
+      : options_(options), facts_(facts), viewport_(viewport), scale_(scale) {
     for (const auto& [frame_id, ax] : data.frames) frames_.emplace(frame_id, IndexFrame(ax));
   }
 
@@ -512,7 +512,6 @@ class Converter {
   std::vector<PagePlace> TakePlaces() { return std::move(places_); }
 
  private:
-  const CdpPageData& data_;
   const PageTreeOptions& options_;
   const DomFacts& facts_;
   Rect viewport_;
