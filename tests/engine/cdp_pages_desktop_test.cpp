@@ -343,28 +343,18 @@ TEST_F(CdpPagesDesktopTest, AChangeReadsOnlyWhatChangedAndGivesTheWholeReadsTree
   const CdpPagesOptions options{true, 20000, milliseconds(10000)};
   CdpPages pages;
   std::vector<std::string> warnings;
-  // The AT-SPI tree once `ready` holds for it and it has settled: the same
-  // in two readings in a row. (Under load Chromium is seen half-way through
-  // an update, e.g. a new row shown before its table is whole again; such a
-  // reading is rightly read whole, not refreshed.)
-  auto signature = [&](const std::vector<Node>& roots) {
-    std::string all;
-    ForEachNode(roots, [&](const Node& n, int depth) {
-      if (n.pid != pid) return;
-      std::ostringstream line;
-      line << depth << ' ' << RoleName(n.role) << ' ' << n.name << '\x1f' << n.value << '\x1e';
-      all += line.str();
-    });
-    return all;
-  };
+  // The AT-SPI tree once `ready` holds for it and it has settled: its page
+  // the same (PageLines) in two readings in a row. (Under load Chromium is
+  // seen half-way through an update, e.g. a new row shown before its table
+  // is whole again; such a reading is rightly read whole, not refreshed.)
   auto atspi_roots = [&](const std::function<bool(const std::vector<Node>&)>& ready) {
     std::vector<Node> roots;
-    std::string last;
+    std::vector<std::string> last;
     WaitUntil(
         [&] {
           auto obs = atspi.Observe(request);
           if (!obs.ok() || !ready(obs->snapshot.roots)) return false;
-          std::string now = signature(obs->snapshot.roots);
+          std::vector<std::string> now = PageLines(obs->snapshot.roots, pid);
           const bool settled = now == last;
           last = std::move(now);
           roots = obs->snapshot.roots;
