@@ -500,6 +500,12 @@ async function main() {
     const found = await call('find', { name: 'Login', role: 'button', app: FIXTURE_NAME });
     const bounds = found.structuredContent?.matches?.[0]?.bounds;
     if (!bounds) throw new Error(short(found));
+    // The boxes are drawn in percent of the screenshot, which may still be
+    // loading: measure once it has its size (before, its height is 0).
+    await page.waitForFunction(() => {
+      const shot = document.querySelector('#shot');
+      return shot.complete && shot.naturalWidth > 0 && shot.getBoundingClientRect().height > 0;
+    }, null, { timeout: 20_000, polling: 100 });
     const placed = await page.evaluate((bx) => {
       const img = document.querySelector('#shot').getBoundingClientRect();
       const k = img.width / document.querySelector('#shot').naturalWidth;
