@@ -24,7 +24,6 @@ namespace uiscope {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using nlohmann::json;
 
 // How long the window manager gets to activate a window, and the app to
 // show it as active in its accessibility tree.
@@ -1449,8 +1448,6 @@ Result<ActionResult> Executor::Run() {
   return result_;
 }
 
-json PointJson(Point p) { return {{"x", p.x}, {"y", p.y}}; }
-
 }  // namespace
 
 std::string_view ActionToolName(ActionKind kind) {
@@ -1553,37 +1550,6 @@ std::string_view GateVerdictName(GateVerdict verdict) {
       return "needs_confirmation";
   }
   return "deny";
-}
-
-json GateDecisionToJson(const GateDecision& d) {
-  return {{"verdict", GateVerdictName(d.verdict)},
-          {"rule", d.rule},
-          {"reason", d.reason},
-          {"token", d.token}};
-}
-
-json ActionResultToJson(const ActionResult& r) {
-  json j = {
-      {"tool", r.tool},
-      {"performed", r.performed},
-      {"via", r.via},
-      {"method", r.method},
-      {"decision", GateDecisionToJson(r.decision)},
-      {"notes", r.notes},
-      {"resolution", r.resolution},
-      {"display", r.display},
-      {"timing", {{"resolve_ms", r.resolve_ms}, {"act_ms", r.act_ms}, {"total_ms", r.total_ms}}}};
-  if (r.target) j["target"] = NodeToJson(*r.target, false);
-  json points = json::array();
-  for (const Point& p : r.points) points.push_back(PointJson(p));
-  j["points"] = std::move(points);
-  if (r.verification) {
-    j["effect"] = r.verification->effect;
-    j["verification"] = VerificationToJson(*r.verification);
-  } else {
-    j["effect"] = "";
-  }
-  return j;
 }
 
 std::string FormatActionResult(const ActionResult& r) {

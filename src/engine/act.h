@@ -144,18 +144,10 @@ struct ActionResult {
 // says why.
 Result<ActionResult> PerformAction(Workspace::Lease& lease, const ActionRequest& request);
 
-// The structured result shared by the MCP action tools and the CLI's --json:
-// {tool, performed, via, method, target, points, effect, verification,
-// decision, notes, display, timing}.
-nlohmann::json ActionResultToJson(const ActionResult& result);
-
 // A few lines for people and models: what was done, how, the effect and
 // the changes.
 std::string FormatActionResult(const ActionResult& result);
 
-// {"verdict", "rule", "reason", "token"} (verdict: allow, drop, deny,
-// needs_confirmation).
-nlohmann::json GateDecisionToJson(const GateDecision& decision);
 std::string_view GateVerdictName(GateVerdict verdict);
 
 }  // namespace uiscope

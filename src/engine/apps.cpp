@@ -25,7 +25,6 @@ namespace uiscope {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using nlohmann::json;
 
 constexpr auto kLaunchPoll = std::chrono::milliseconds(50);
 constexpr auto kExitPoll = std::chrono::milliseconds(20);
@@ -34,17 +33,6 @@ constexpr auto kFocusTimeout = std::chrono::milliseconds(2000);
 // How long app_launch waits for accessibility once the app's window is up.
 constexpr auto kAccessibleGrace = std::chrono::milliseconds(3000);
 constexpr int kMaxAncestry = 32;
-
-json WindowJson(const WindowInfo& w) {
-  return {{"id", WindowIdText(w.id)},
-          {"title", SanitiseForDisplay(w.title, 500)},
-          {"app_class", w.app_class},
-          {"app_instance", w.app_instance},
-          {"pid", w.pid},
-          {"bounds", RectToJson(w.bounds)},
-          {"visible", w.visible},
-          {"focused", w.focused}};
-}
 
 // True when `pid` is `ancestor` or descends from it (an app started through
 // a launcher script or that forks its UI process).
@@ -797,54 +785,6 @@ Result<std::vector<std::string>> SplitCommandLine(std::string_view line) {
   if (in_word) out.push_back(std::move(word));
   if (out.empty()) return MakeError(ErrorCode::kInvalidArgument, "the command line is empty");
   return out;
-}
-
-json WindowEntryToJson(const WindowEntry& e) {
-  json j = WindowJson(e.window);
-  j["app"] = e.app;
-  return j;
-}
-
-json AppEntryToJson(const AppEntry& a) {
-  json windows = json::array();
-  for (const WindowInfo& w : a.windows) windows.push_back(WindowJson(w));
-  return {{"name", a.name},         {"pid", a.pid},
-          {"toolkit", a.toolkit},   {"accessible", a.accessible},
-          {"launched", a.launched}, {"command", SanitiseForDisplay(a.command, 500)},
-          {"windows", windows}};
-}
-
-json LaunchResultToJson(const LaunchResult& r) {
-  json j = {{"performed", r.performed},
-            {"decision", GateDecisionToJson(r.decision)},
-            {"pid", r.pid},
-            {"log_file", r.log_file},
-            {"accessible", r.accessible},
-            {"app", r.app_name},
-            {"toolkit", r.toolkit},
-            {"waited_ms", r.waited_ms},
-            {"warnings", r.warnings}};
-  if (r.devtools_port > 0) j["devtools_port"] = r.devtools_port;
-  j["window"] = r.window ? WindowJson(*r.window) : json(nullptr);
-  return j;
-}
-
-json FocusResultToJson(const FocusResult& r) {
-  json j = {{"performed", r.performed},
-            {"decision", GateDecisionToJson(r.decision)},
-            {"app", AppEntryToJson(r.app)}};
-  j["window"] = r.performed ? WindowJson(r.window) : json(nullptr);
-  return j;
-}
-
-json CloseResultToJson(const CloseResult& r) {
-  json j = {{"performed", r.performed},
-            {"decision", GateDecisionToJson(r.decision)},
-            {"app", AppEntryToJson(r.app)},
-            {"stage", r.stage},
-            {"waited_ms", r.waited_ms}};
-  j["exit_code"] = r.exit_code ? json(*r.exit_code) : json(nullptr);
-  return j;
 }
 
 }  // namespace uiscope

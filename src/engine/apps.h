@@ -139,11 +139,6 @@ Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& reques
 // command.
 Result<std::vector<std::string>> SplitCommandLine(std::string_view line);
 
-nlohmann::json WindowEntryToJson(const WindowEntry& entry);
-nlohmann::json AppEntryToJson(const AppEntry& app);
-nlohmann::json LaunchResultToJson(const LaunchResult& result);
-nlohmann::json FocusResultToJson(const FocusResult& result);
-nlohmann::json CloseResultToJson(const CloseResult& result);
 // "0x1e00007".
 std::string WindowIdText(uint64_t id);
 

@@ -132,27 +132,4 @@ Result<ClipboardSetResult> SetClipboard(Workspace::Lease& lease, const Clipboard
   return result;
 }
 
-nlohmann::json ClipboardOwnerToJson(const ClipboardGetResult& r) {
-  return {{"window", WindowIdText(r.owner.window)},
-          {"pid", r.owner.pid},
-          {"app", r.owner_app},
-          {"app_class", r.owner.app_class}};
-}
-
-nlohmann::json ClipboardSetResultToJson(const ClipboardSetRequest& request,
-                                        const ClipboardSetResult& result) {
-  nlohmann::json j = {{"performed", result.performed},
-                      {"selection", SelectionName(request.selection)},
-                      {"mime", request.data.mime},
-                      {"bytes", request.data.bytes.size()}};
-  if (result.performed) {
-    j["holder_pid"] = result.holder_pid;
-    j["verified"] = result.verified;
-    j["hold_s"] = request.hold_for.count();
-  } else {
-    j["decision"] = GateDecisionToJson(result.decision);
-  }
-  return j;
-}
-
 }  // namespace uiscope

@@ -12,7 +12,6 @@
 #pragma once
 
 #include <chrono>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/result.h"
@@ -56,10 +55,5 @@ struct ClipboardSetResult {
 // those of StartClipboardHolder(). A refusal by the gate is a result with
 // performed = false.
 Result<ClipboardSetResult> SetClipboard(Workspace::Lease& lease, const ClipboardSetRequest& r);
-
-// structuredContent of the MCP tools and `--json` of the CLI (no content).
-nlohmann::json ClipboardOwnerToJson(const ClipboardGetResult& r);
-nlohmann::json ClipboardSetResultToJson(const ClipboardSetRequest& request,
-                                        const ClipboardSetResult& result);
 
 }  // namespace uiscope

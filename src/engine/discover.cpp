@@ -129,29 +129,6 @@ Result<Discovery> Discover(Workspace::Lease& lease, const DiscoverRequest& reque
   return d;
 }
 
-nlohmann::json DiscoveryToJson(const Discovery& d) {
-  nlohmann::json shortcuts = nlohmann::json::array();
-  for (const Shortcut& s : d.shortcuts) shortcuts.push_back(ShortcutToJson(s));
-  nlohmann::json j = {{"app", d.app},
-                      {"pid", d.pid},
-                      {"toolkit", d.toolkit},
-                      {"toolkit_name", d.toolkit_name},
-                      {"toolkit_version", d.toolkit_version},
-                      {"windows", d.windows},
-                      {"menus", d.menus},
-                      {"shortcut_count", d.shortcuts.size()},
-                      {"shortcuts", shortcuts},
-                      {"roles", d.roles},
-                      {"custom_actions", d.custom_actions},
-                      {"schema_available", d.schema},
-                      {"exploration_confidence", std::round(d.confidence * 100) / 100},
-                      {"elapsed_ms", std::round(d.elapsed_ms * 10) / 10},
-                      {"notes", d.notes}};
-  if (d.schema) j["schema_file"] = d.schema_file;
-  if (d.state_unchanged) j["state_unchanged"] = *d.state_unchanged;
-  return j;
-}
-
 std::string FormatDiscovery(const Discovery& d) {
   std::string out = d.app + " (pid " + std::to_string(d.pid) + "): toolkit " + d.toolkit;
   if (!d.toolkit_name.empty()) out += " (" + d.toolkit_name + " " + d.toolkit_version + ")";

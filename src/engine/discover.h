@@ -21,7 +21,6 @@
 
 #include <chrono>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -64,7 +63,6 @@ struct Discovery {
 
 Result<Discovery> Discover(Workspace::Lease& lease, const DiscoverRequest& request);
 
-nlohmann::json DiscoveryToJson(const Discovery& d);
 std::string FormatDiscovery(const Discovery& d);
 
 }  // namespace uiscope

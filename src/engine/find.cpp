@@ -19,8 +19,6 @@ constexpr size_t kNodesBetweenChecks = 16;
 // Suggestions less alike than this are noise, not help.
 constexpr double kMinSuggestionScore = 0.5;
 
-double Round3(double v) { return std::round(v * 1000) / 1000; }
-
 std::optional<Point> ClickPoint(const Node& n, const Frame& frame) {
   if (!n.bounds || n.bounds->Empty()) return std::nullopt;
   Rect r = *n.bounds;
@@ -169,31 +167,6 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
     }
   }
   return result;
-}
-
-nlohmann::json FindResultToJson(const FindResult& result) {
-  nlohmann::json matches = nlohmann::json::array();
-  for (const FindMatch& m : result.matches) {
-    nlohmann::json j = NodeToJson(*m.node, /*with_children=*/false);
-    j["score"] = Round3(m.score);
-    j["confidence"] = Round3(m.node->source == Source::kAx ? 1.0 : m.node->confidence);
-    if (m.click_point) j["click_point"] = {{"x", m.click_point->x}, {"y", m.click_point->y}};
-    matches.push_back(std::move(j));
-  }
-  nlohmann::json similar = nlohmann::json::array();
-  for (const Suggestion& s : result.similar) {
-    similar.push_back({{"name", s.name},
-                       {"role", std::string(RoleName(s.role))},
-                       {"id", s.id},
-                       {"score", Round3(s.score)}});
-  }
-  nlohmann::json j = {{"found", result.total > 0},
-                      {"matches", std::move(matches)},
-                      {"total", result.total},
-                      {"searched", result.searched},
-                      {"similar", std::move(similar)}};
-  if (!result.suggestion.empty()) j["suggestion"] = result.suggestion;
-  return j;
 }
 
 std::string FormatFindMatch(const FindMatch& match) {

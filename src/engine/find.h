@@ -19,7 +19,6 @@
 
 #include <chrono>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,12 +83,6 @@ struct FindResult {
 // (width 0: no clipping).
 Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& query,
                              const Frame& frame = {});
-
-// {"found", "matches": [node objects without children, each with "score",
-// "confidence" and "click_point" {x, y}], "total", "searched", "similar":
-// [{name, role, id, score}], "suggestion"}: what `uiscope find --json` and
-// the MCP find tool's result share.
-nlohmann::json FindResultToJson(const FindResult& result);
 
 // One match as a compact line: the node's line, then click point, source and
 // score: `[button "Login" id=btn_dbe2 bounds=266,251,331,34] click=431,268`.

@@ -274,12 +274,4 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
   return result;
 }
 
-nlohmann::json MenuResultToJson(const MenuResult& result) {
-  nlohmann::json steps = nlohmann::json::array();
-  for (const ActionResult& s : result.steps) steps.push_back(ActionResultToJson(s));
-  std::string path;
-  for (const std::string& p : result.path) path += (path.empty() ? "" : " > ") + p;
-  return {{"app", result.app}, {"path", path}, {"performed", result.performed}, {"steps", steps}};
-}
-
 }  // namespace uiscope

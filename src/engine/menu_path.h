@@ -62,7 +62,4 @@ struct MenuResult {
 // report.
 Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& request);
 
-// {app, path, performed, steps: [ActionResultToJson...]}.
-nlohmann::json MenuResultToJson(const MenuResult& result);
-
 }  // namespace uiscope

@@ -131,12 +131,4 @@ Result<ActionResult> PerformActionOnNamed(Workspace::Lease& lease, ActionRequest
   return PerformAction(lease, request);
 }
 
-nlohmann::json NamedTargetToJson(const NamedTarget& target) {
-  nlohmann::json j = {{"name", target.name}};
-  if (target.role) j["role"] = std::string(RoleName(*target.role));
-  if (target.exact) j["exact"] = true;
-  if (!target.app.empty()) j["app"] = target.app;
-  return j;
-}
-
 }  // namespace uiscope

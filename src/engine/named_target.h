@@ -73,7 +73,4 @@ Result<NamedTargetResolution> ResolveNamedTarget(Workspace::Lease& lease, const 
 Result<ActionResult> PerformActionOnNamed(Workspace::Lease& lease, ActionRequest request,
                                           const NamedTarget& target);
 
-// {"name", "role"?, "exact"?, "app"?} as the tools echo it.
-nlohmann::json NamedTargetToJson(const NamedTarget& target);
-
 }  // namespace uiscope

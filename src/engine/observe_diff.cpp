@@ -48,28 +48,6 @@ Result<DiffObservation> DiffObservations(const Snapshot& current, const Snapshot
   return d;
 }
 
-json DiffObservationToJson(const Snapshot& current, const DiffObservation& d) {
-  return {{"format", "diff"},
-          {"baseline", d.baseline},
-          {"diff", DiffToJson(d.diff, 500)},
-          {"tree", d.text},
-          {"frame",
-           {{"width", current.frame.width},
-            {"height", current.frame.height},
-            {"scale", current.frame.scale}}},
-          {"stats",
-           {{"ax_nodes", current.stats.ax_nodes},
-            {"ocr_nodes", current.stats.ocr_nodes},
-            {"vision_nodes", current.stats.vision_nodes},
-            {"merged_nodes", current.stats.merged_nodes},
-            {"latency_ms", current.stats.latency_ms}}},
-          {"page",
-           {{"nodes_total", static_cast<int>(CountNodes(current.roots))},
-            {"nodes_emitted", d.lines},
-            {"truncated", d.truncated},
-            {"next_cursor", ""}}}};
-}
-
 std::string BaselinePath(const std::string& display, const std::string& runtime_dir,
                          const std::string& scope) {
   const std::string dir = runtime_dir.empty() ? SessionStateDir() + "/observations" : runtime_dir;

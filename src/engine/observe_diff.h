@@ -12,7 +12,6 @@
 // Password values are never stored (Node::value is empty for them).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -35,11 +34,6 @@ struct DiffObservation {
 // `baseline_page` formats a baseline (compact; its budgets apply).
 Result<DiffObservation> DiffObservations(const Snapshot& current, const Snapshot* previous,
                                          const FormatOptions& baseline_page, int max_lines);
-
-// {"format": "diff", "baseline", "diff" (DiffToJson), "tree" (the text),
-// "frame", "stats", "page" {nodes_total, nodes_emitted, truncated,
-// next_cursor: ""}}.
-nlohmann::json DiffObservationToJson(const Snapshot& current, const DiffObservation& d);
 
 // Where the CLI keeps the baseline of `scope` on `display`: the session's
 // runtime dir (private, removed with the session) when `runtime_dir` is

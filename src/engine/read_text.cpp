@@ -26,14 +26,6 @@ std::string WindowIdText(unsigned long id) {
   return buf;
 }
 
-// Milli-precision is all a confidence or a duration needs, and it keeps the
-// JSON of a full screen (thousands of words) short.
-double Round3(double v) { return std::round(v * 1000) / 1000; }
-
-nlohmann::json WordJson(const ocr::OcrWord& w) {
-  return {{"text", w.text}, {"bounds", RectToJson(w.bounds)}, {"confidence", Round3(w.confidence)}};
-}
-
 Result<Rect> WindowBounds(const std::vector<WindowInfo>& windows, const std::string& display,
                           uint64_t id) {
   for (const WindowInfo& w : windows) {
@@ -250,37 +242,6 @@ std::vector<Rect> PasswordFieldBounds(const std::vector<Node>& roots) {
     if (n.Has(State::kPassword) && n.bounds && !n.bounds->Empty()) out.push_back(*n.bounds);
   });
   return out;
-}
-
-nlohmann::json ReadTextToJson(const ReadTextResult& r) {
-  nlohmann::json lines = nlohmann::json::array();
-  nlohmann::json words = nlohmann::json::array();
-  for (const ocr::OcrLine& l : r.ocr.lines) {
-    nlohmann::json line_words = nlohmann::json::array();
-    for (const ocr::OcrWord& w : l.words) {
-      line_words.push_back(WordJson(w));
-      words.push_back(WordJson(w));
-    }
-    lines.push_back({{"text", l.text},
-                     {"bounds", RectToJson(l.bounds)},
-                     {"confidence", Round3(l.confidence)},
-                     {"words", std::move(line_words)}});
-  }
-  return {{"text", r.ocr.text},
-          {"confidence", Round3(r.ocr.confidence)},
-          {"lines", std::move(lines)},
-          {"words", std::move(words)},
-          {"processing_time_ms", Round3(r.ocr.processing_time_ms)},
-          {"cached", r.ocr.cached},
-          {"regions_read", r.ocr.regions_read},
-          {"regions_reused", r.ocr.regions_reused},
-          {"region", RectToJson(r.region)},
-          {"display", r.display},
-          {"masked_fields", r.masked_fields},
-          {"capture_ms", Round3(r.capture_ms)},
-          {"observe_ms", Round3(r.observe_ms)},
-          {"total_ms", Round3(r.total_ms)},
-          {"warnings", r.warnings}};
 }
 
 }  // namespace uiscope

@@ -16,7 +16,6 @@
 
 #include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -107,11 +106,5 @@ std::string OcrCacheFile();
 
 // The screen rectangles of the showing password fields in `roots`.
 std::vector<Rect> PasswordFieldBounds(const std::vector<Node>& roots);
-
-// The structured result shared by the read_text tool and `uiscope read-text
-// --json`: text, confidence, lines [{text, bounds, confidence, words}], words,
-// processing_time_ms, cached, regions_read, regions_reused, region, display,
-// masked_fields, capture_ms, observe_ms, total_ms, warnings.
-nlohmann::json ReadTextToJson(const ReadTextResult& result);
 
 }  // namespace uiscope

@@ -350,39 +350,6 @@ Result<ScreenshotResult> ScreenshotService::Take(Workspace::Lease& lease,
   return result;
 }
 
-nlohmann::json ScreenshotToJson(const ScreenshotResult& r) {
-  nlohmann::json marks = nlohmann::json::array();
-  for (const ScreenshotMark& m : r.marks) {
-    marks.push_back({{"id", m.id},
-                     {"role", std::string(RoleName(m.role))},
-                     {"name", m.name},
-                     {"bounds", RectToJson(m.bounds)},
-                     {"screen_bounds", RectToJson(m.screen_bounds)},
-                     {"color", m.color}});
-  }
-  char hash[17];
-  std::snprintf(hash, sizeof(hash), "%016llx", static_cast<unsigned long long>(r.frame_hash));
-  nlohmann::json j = {
-      {"width", r.width},
-      {"height", r.height},
-      {"scale", r.scale},
-      {"mime_type", std::string(MimeType(r.encoding))},
-      {"encoding", std::string(ImageEncodingName(r.encoding))},
-      {"bytes", r.bytes.size()},
-      {"region", RectToJson(r.region)},
-      {"frame", {{"width", r.frame.width}, {"height", r.frame.height}, {"scale", r.frame.scale}}},
-      {"display", r.display},
-      {"frame_hash", hash},
-      {"marks", std::move(marks)},
-      {"warnings", r.warnings},
-      {"method", r.method},
-      {"timings",
-       {{"capture_ms", r.capture_ms}, {"observe_ms", r.observe_ms}, {"encode_ms", r.encode_ms}}},
-  };
-  if (r.changed) j["changed"] = *r.changed;
-  return j;
-}
-
 std::optional<uint64_t> ParseXWindowId(std::string_view text) {
   int base = 10;
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {

@@ -26,7 +26,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -147,10 +146,6 @@ class ScreenshotService {
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<ScreenCapture>> captures_;  // by display
 };
-
-// The structured result shared by the MCP tool and `uiscope screenshot
-// --json`: everything but the image bytes (their size is `bytes`).
-nlohmann::json ScreenshotToJson(const ScreenshotResult& result);
 
 // "0x1e00007" or "31457287" -> that X window ID; nullopt for anything else
 // (then a `window` argument is an element ID).

@@ -180,23 +180,6 @@ Result<ShortcutsReport> ReadShortcuts(Workspace::Lease& lease, const ShortcutsRe
   return report;
 }
 
-nlohmann::json RegistryToJson(const Registry& registry) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const Shortcut& s : registry.shortcuts) list.push_back(ShortcutToJson(s));
-  nlohmann::json j = {{"app", registry.read.app},
-                      {"pid", registry.read.pid},
-                      {"count", registry.shortcuts.size()},
-                      {"shortcuts", list},
-                      {"tree_ms", std::round(registry.read.tree_ms * 10) / 10},
-                      {"schema_file", registry.schema_file},
-                      {"notes", registry.read.notes}};
-  if (registry.read.state_unchanged) {
-    j["menus_opened"] = registry.read.menus_opened;
-    j["state_unchanged"] = *registry.read.state_unchanged;
-  }
-  return j;
-}
-
 std::string FormatRegistry(const Registry& registry) {
   char line[512];
   std::snprintf(line, sizeof line, "%s: %zu shortcuts (tree read in %.1f ms%s%s)\n",

@@ -56,10 +56,6 @@ struct Registry {
   std::vector<Shortcut> shortcuts;
   std::string schema_file;  // "" = no schema
 };
-// {app, pid, count, shortcuts: [...], tree_ms, schema_file, menus_opened,
-// state_unchanged (deep), notes}: the CLI's --json and the MCP tool's
-// structuredContent.
-nlohmann::json RegistryToJson(const Registry& registry);
 // A table for people: category, keys, action, source, path.
 std::string FormatRegistry(const Registry& registry);
 

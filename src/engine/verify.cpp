@@ -14,7 +14,6 @@ namespace uiscope {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using nlohmann::json;
 
 // Evidence areas are widened a little: a focus ring or a pressed frame is
 // drawn just outside the element's accessible bounds.
@@ -689,44 +688,6 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
                " within " + std::to_string(options_.settle.count()) + " ms";
   }
   return v;
-}
-
-json VerificationToJson(const Verification& v) {
-  auto rects = [](const std::vector<Rect>& list) {
-    json out = json::array();
-    for (const Rect& r : list) out.push_back(RectToJson(r));
-    return out;
-  };
-  auto windows = [](const std::vector<WindowChange>& list) {
-    json out = json::array();
-    for (const WindowChange& w : list) {
-      out.push_back({{"id", XWindowText(w.id)},
-                     {"title", w.title},
-                     {"bounds", RectToJson(w.bounds)},
-                     {"changed", w.changed}});
-    }
-    return out;
-  };
-  json pixels = {{"captured", v.pixels.captured},
-                 {"score", v.pixels.score},
-                 {"changed_pixels", v.pixels.changed_pixels},
-                 {"compared_pixels", v.pixels.compared_pixels}};
-  if (v.pixels.captured) {
-    pixels["region"] = RectToJson(v.pixels.region);
-    pixels["compared"] = rects(v.pixels.compared);
-    pixels["areas"] = rects(v.pixels.areas);
-  }
-  if (v.pixels.bounds) pixels["bounds"] = RectToJson(*v.pixels.bounds);
-  return {{"effect", v.effect},
-          {"reason", v.reason},
-          {"tree", DiffToJson(v.tree, 200)},
-          {"pixels", std::move(pixels)},
-          {"windows_opened", windows(v.windows_opened)},
-          {"windows_closed", windows(v.windows_closed)},
-          {"waited_ms", v.waited_ms},
-          {"polls", v.polls},
-          {"ended_by", v.ended_by},
-          {"warnings", v.warnings}};
 }
 
 std::string XWindowText(uint64_t id) {

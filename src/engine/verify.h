@@ -48,7 +48,6 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -259,12 +258,6 @@ class Verifier {
   std::string hash_before_;
   std::vector<std::string> warnings_;
 };
-
-// {"effect", "reason", "tree": DiffToJson, "pixels": {"captured", "score",
-// "changed_pixels", "compared_pixels", "region", "compared", "bounds",
-// "areas"}, "windows_opened", "windows_closed": [{"id", "title", "bounds",
-// "changed"}], "waited_ms", "polls"}
-nlohmann::json VerificationToJson(const Verification& v);
 
 // The windows in `after` that are not in `before` (by ID, visible ones
 // only), and those in `before` no longer in `after`: {opened, closed}.

@@ -17,7 +17,6 @@ namespace uiscope {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using nlohmann::json;
 
 constexpr auto kMinInterval = std::chrono::milliseconds(20);
 // Less time than this left is not worth a poll (see the loop).
@@ -348,35 +347,6 @@ Result<WaitForResult> WaitFor(Workspace& workspace, const WaitForRequest& r) {
   result.waited_ms = MsSince(start);
   if (!result.satisfied && !observed && unanswered_error) return *unanswered_error;
   return result;
-}
-
-json WaitForResultToJson(const WaitForResult& r) {
-  json matches = json::array();
-  for (const Node& n : r.matches) matches.push_back(NodeToJson(n, false));
-  json text_matches = json::array();
-  for (const TextMatch& m : r.text_matches) {
-    text_matches.push_back({{"text", SanitiseForDisplay(m.text, 1000)},
-                            {"bounds", RectToJson(m.bounds)},
-                            {"confidence", m.confidence}});
-  }
-  json pixels = {{"captured", r.pixels.captured},
-                 {"score", r.pixels.score},
-                 {"changed_pixels", r.pixels.changed_pixels}};
-  if (r.pixels.bounds) pixels["bounds"] = RectToJson(*r.pixels.bounds);
-  json j = {{"satisfied", r.satisfied},
-            {"condition", r.condition},
-            {"seen_in", r.seen_in},
-            {"waited_ms", r.waited_ms},
-            {"polls", r.polls},
-            {"matches", std::move(matches)},
-            {"text_matches", std::move(text_matches)},
-            {"change", DiffToJson(r.change, 200)},
-            {"pixels", std::move(pixels)},
-            {"warnings", r.warnings},
-            {"not_answering", r.not_answering},
-            {"display", r.display}};
-  if (r.last_seen) j["last_seen"] = NodeToJson(*r.last_seen, false);
-  return j;
 }
 
 }  // namespace uiscope

@@ -13,7 +13,6 @@
 
 #include <chrono>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -92,9 +91,5 @@ struct WaitForResult {
 // are warnings), and Timeout naming the application when it never answered
 // a poll (a scoped wait on a hung app).
 Result<WaitForResult> WaitFor(Workspace& workspace, const WaitForRequest& request);
-
-// {satisfied, condition, seen_in, waited_ms, polls, matches, text_matches,
-// last_seen, change, pixels, warnings, not_answering, display}
-nlohmann::json WaitForResultToJson(const WaitForResult& result);
 
 }  // namespace uiscope

@@ -12,6 +12,7 @@
 
 #include "core/diff.h"
 #include "core/ids.h"
+#include "mcp/wire.h"
 #include "support/fake_accessibility.h"
 #include "support/fake_capture.h"
 #include "support/fake_input.h"

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "core/ids.h"
+#include "mcp/wire.h"
 
 namespace uiscope {
 namespace {

@@ -12,6 +12,7 @@
 #include "engine/desktop.h"
 #include "image/draw.h"
 #include "image/test_decode.h"
+#include "mcp/wire.h"
 #include "support/desktop_fixture.h"
 #include "support/fake_accessibility.h"
 #include "support/tree_queries.h"

@@ -13,6 +13,7 @@
 #include "engine/menu_path.h"
 #include "engine/shortcuts.h"
 #include "engine/workspace.h"
+#include "mcp/wire.h"
 #include "support/fake_accessibility.h"
 
 namespace uiscope {

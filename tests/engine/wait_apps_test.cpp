@@ -6,6 +6,7 @@
 #include "core/ids.h"
 #include "engine/apps.h"
 #include "engine/wait_for.h"
+#include "mcp/wire.h"
 #include "session/process.h"
 #include "support/fake_accessibility.h"
 #include "support/fake_capture.h"

@@ -7,6 +7,7 @@
 #include "engine/named_target.h"
 #include "engine/workspace.h"
 #include "hands_commands.h"
+#include "mcp/wire.h"
 
 namespace uiscope::cli {
 

@@ -5,6 +5,7 @@
 #include "core/format.h"
 #include "engine/apps.h"
 #include "hands_commands.h"
+#include "mcp/wire.h"
 
 namespace uiscope::cli {
 namespace {

@@ -10,6 +10,7 @@
 #include "engine/act.h"
 #include "engine/clipboard.h"
 #include "hands_commands.h"
+#include "mcp/wire.h"
 #include "policy_flags.h"
 
 namespace uiscope::cli {

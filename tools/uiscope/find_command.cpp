@@ -7,6 +7,7 @@
 #include "engine/perceive.h"
 #include "detector_flags.h"
 #include "engine/workspace.h"
+#include "mcp/wire.h"
 #include "policy_flags.h"
 
 namespace uiscope::cli {

@@ -20,7 +20,7 @@
 #include "confirm_command.h"
 #include "core/format.h"
 #include "detector_flags.h"
-#include "engine/demo.h"
+#include "demo.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
 #include "engine/perceive.h"

@@ -7,6 +7,7 @@
 #include "engine/observe_diff.h"
 #include "engine/perceive.h"
 #include "engine/workspace.h"
+#include "mcp/wire.h"
 #include "policy_flags.h"
 #include "session/headless_desktop.h"
 

@@ -7,6 +7,7 @@
 #include "engine/desktop.h"
 #include "engine/read_text.h"
 #include "engine/screenshot.h"
+#include "mcp/wire.h"
 #include "policy_flags.h"
 
 namespace uiscope::cli {

@@ -12,6 +12,7 @@
 #include "engine/perceive.h"
 #include "engine/screenshot.h"
 #include "engine/workspace.h"
+#include "mcp/wire.h"
 #include "policy_flags.h"
 
 namespace uiscope::cli {

@@ -5,6 +5,7 @@
 #include "engine/discover.h"
 #include "engine/menu_path.h"
 #include "engine/shortcuts.h"
+#include "mcp/wire.h"
 #include "memory/state_db.h"
 #include "policy_flags.h"
 

@@ -8,6 +8,7 @@
 #include "engine/find.h"
 #include "engine/wait_for.h"
 #include "hands_commands.h"
+#include "mcp/wire.h"
 
 namespace uiscope::cli {
 

@@ -16,6 +16,7 @@
 #include "mcp/tools/schemas.h"
 #include "mcp/tools/specialist_tools.h"
 #include "mcp/tools/tools.h"
+#include "mcp/wire.h"
 
 namespace uiscope::mcp {
 namespace schema {

@@ -8,6 +8,7 @@
 #include "engine/apps.h"
 #include "mcp/tools/action_tools.h"
 #include "mcp/tools/schemas.h"
+#include "mcp/wire.h"
 
 namespace uiscope::mcp {
 namespace {

@@ -11,6 +11,7 @@
 #include "engine/act.h"
 #include "engine/clipboard.h"
 #include "mcp/tools/schemas.h"
+#include "mcp/wire.h"
 
 namespace uiscope::mcp {
 namespace {

@@ -13,6 +13,7 @@
 #include "mcp/tools/plan_tools.h"
 #include "mcp/tools/schemas.h"
 #include "mcp/tools/tools.h"
+#include "mcp/wire.h"
 #include "vision/detector.h"
 
 namespace uiscope::mcp {

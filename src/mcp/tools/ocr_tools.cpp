@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mcp/tools/schemas.h"
+#include "mcp/wire.h"
 #include "ocr/recognizer.h"
 
 namespace uiscope::mcp {

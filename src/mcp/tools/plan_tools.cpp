@@ -15,6 +15,7 @@
 #include "engine/named_target.h"
 #include "engine/plan.h"
 #include "mcp/tools/schemas.h"
+#include "mcp/wire.h"
 
 namespace uiscope::mcp {
 namespace {

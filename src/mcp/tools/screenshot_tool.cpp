@@ -6,6 +6,7 @@
 
 #include "engine/screenshot.h"
 #include "mcp/tools/schemas.h"
+#include "mcp/wire.h"
 
 namespace uiscope::mcp {
 namespace {

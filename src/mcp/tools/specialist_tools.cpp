@@ -4,6 +4,7 @@
 #include "engine/menu_path.h"
 #include "engine/shortcuts.h"
 #include "mcp/tools/schemas.h"
+#include "mcp/wire.h"
 
 namespace uiscope::mcp {
 namespace {

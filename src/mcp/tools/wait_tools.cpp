@@ -9,6 +9,7 @@
 #include "engine/wait_for.h"
 #include "mcp/tools/action_tools.h"
 #include "mcp/tools/schemas.h"
+#include "mcp/wire.h"
 
 namespace uiscope::mcp {
 namespace {

@@ -2,7 +2,8 @@
 // observation and how its compact tree compares with a screenshot of the
 // same window; then the loop an agent runs — type an email, tick "Remember
 // me", click Login — each action verified, and the status label it ends
-// with. Lives in the library so the CLI only prints the report.
+// with. Part of the CLI, not of the engine: starting a session and a
+// fixture app is a tool's job, not orchestration.
 #pragma once
 
 #include <functional>

@@ -1,4 +1,4 @@
-#include "engine/demo.h"
+#include "demo.h"
 
 #include <thread>
 
