@@ -21,6 +21,13 @@ bool BigEnough(const std::optional<Rect>& r) {
   return r && r->w >= kMinTargetWidth && r->h >= kMinTargetHeight;
 }
 
+// How far the window node at `node` is X's top-level `tl`: the better of
+// its client area and its frame, as the node of a window found from its
+// title bar covers its frame (X11AppNodes).
+double WindowIoU(const WindowInfo& tl, const Rect& node) {
+  return std::max(IoU(tl.bounds, node), IoU(tl.Covers(), node));
+}
+
 // Accessible content: anything below that carries a name or a value.
 bool HasContent(const Node& n) {
   for (const Node& c : n.children) {
@@ -32,9 +39,8 @@ bool HasContent(const Node& n) {
 // `tops`: X's top-levels; a top-level window of the tree that none of them
 // shows is skipped with all it holds (`in_window`: below a window already
 // checked).
-void CollectTargets(const Node& n, std::vector<size_t>& path,
-                    const std::vector<WindowInfo>& tops, bool in_window,
-                    std::vector<OcrTarget>& out) {
+void CollectTargets(const Node& n, std::vector<size_t>& path, const std::vector<WindowInfo>& tops,
+                    bool in_window, std::vector<OcrTarget>& out) {
   if (IsWindowRole(n.role) && !in_window && n.bounds && !ShownByX(*n.bounds, tops)) return;
   in_window = in_window || IsWindowRole(n.role);
   const bool empty_window = IsWindowRole(n.role) && !HasContent(n);
@@ -145,7 +151,7 @@ std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
       continue;
     }
     const bool in_tree = std::any_of(windows.begin(), windows.end(), [&](const Rect& w) {
-      return IoU(w, tl.bounds) >= kSameWindowIoU;
+      return WindowIoU(tl, w) >= kSameWindowIoU;
     });
     if (in_tree) continue;
     OcrTarget t;
@@ -164,9 +170,8 @@ std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
 
 bool ShownByX(const Rect& window, const std::vector<WindowInfo>& top_levels) {
   return top_levels.empty() ||
-         std::any_of(top_levels.begin(), top_levels.end(), [&](const WindowInfo& tl) {
-           return IoU(tl.bounds, window) >= kSameWindowIoU;
-         });
+         std::any_of(top_levels.begin(), top_levels.end(),
+                     [&](const WindowInfo& tl) { return WindowIoU(tl, window) >= kSameWindowIoU; });
 }
 
 Node* NodeAtPath(std::vector<Node>& roots, const std::vector<size_t>& path) {
@@ -245,7 +250,7 @@ std::vector<Rect> CoveredParts(const OcrTarget& target, const std::vector<Window
   if (own == 0) {
     double best = 0.5;
     for (const WindowInfo& t : tops) {
-      const double iou = IoU(t.bounds, target.bounds);
+      const double iou = WindowIoU(t, target.bounds);
       if (iou >= best) {
         best = iou;
         own = t.id;

@@ -50,9 +50,11 @@ struct OcrTarget {
 };
 
 // Whether one of `top_levels` (X client windows) shows the tree's window at
-// `window` (IoU >= kSameWindowIoU): an app may list windows X never maps
-// (Chromium's two bubble windows, "showing", over its main window), whose
-// pixels are another window's. True when there is no listing.
+// `window` (IoU >= kSameWindowIoU with its client area, or with its frame,
+// which the node of a window found from its title bar covers): an app may
+// list windows X never maps (Chromium's two bubble windows, "showing", over
+// its main window), whose pixels are another window's. True when there is
+// no listing.
 bool ShownByX(const Rect& window, const std::vector<WindowInfo>& top_levels);
 
 // The targets of `snapshot`: windows without accessible content, empty

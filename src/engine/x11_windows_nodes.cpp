@@ -2,6 +2,7 @@
 
 #include "core/app_name.h"
 #include "platform/process_name.h"
+#include "platform/windows_from_pixels.h"
 
 namespace uiscope {
 
@@ -53,7 +54,8 @@ std::vector<Node> X11AppNodes(const std::vector<WindowInfo>& windows,
     Node window;
     window.role = Role::kWindow;
     window.name = w.title;
-    window.bounds = w.bounds;
+    // A title bar found in pixels may hold the app's own controls: read it.
+    window.bounds = FoundFromTitleBar(w) ? w.Covers() : w.bounds;
     window.source = Source::kX11;
     window.app = app->name;
     window.pid = w.pid;

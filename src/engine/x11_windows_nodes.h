@@ -4,8 +4,8 @@
 // (xterm, Tk). They carry what X knows — title, pid, bounds, whether shown
 // and active — and nothing inside; OCR and vision fill them from pixels
 // (engine/ocr_nodes.h, vision_nodes.h: an empty window is one of their
-// targets), by default through engine/x11_windows_pixels.h. Input reaches them through the window system, never through
-// accessibility.
+// targets), by default through engine/x11_windows_pixels.h. Input reaches them through the window
+// system, never through accessibility.
 #pragma once
 
 #include <functional>
@@ -33,7 +33,9 @@ std::vector<WindowInfo> WindowsOfPid(const std::vector<WindowInfo>& windows, int
 // pid), each holding its windows as window nodes with source x11, in the
 // stacking order given. `app_name` names the app of a process when it is
 // known otherwise (the accessible name of an app that is not answering);
-// by default X11AppName. IDs are left for AssignIds.
+// by default X11AppName. A window found from its title bar in pixels
+// (FoundFromTitleBar) covers its frame: that bar may be the app's. IDs are
+// left for AssignIds.
 std::vector<Node> X11AppNodes(const std::vector<WindowInfo>& windows,
                               const std::function<std::string(const WindowInfo&)>& app_name = {});
 

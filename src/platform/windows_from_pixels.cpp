@@ -378,8 +378,9 @@ std::optional<Rect> FindCloseButton(const Image& screen, const Rect& band) {
   const int h = y1 - y0;
   if (h < 6 || x1 - x0 < 2 * h) return std::nullopt;
   // A button is smaller than the band is high and not tiny; it lies within
-  // three band heights of an end.
-  const int smallest = std::max(4, h / 5);
+  // three band heights of an end. A tall band may hold a small glyph: a GTK
+  // header bar (47 rows) draws its close icon's X in 8 x 8 pixels.
+  const int smallest = std::max(4, h / 8);
   const int largest = h - 2;
   const int reach = 3 * h;
   std::optional<Rect> best;  // right end: the rightmost; left end: the leftmost

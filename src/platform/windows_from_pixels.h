@@ -19,6 +19,11 @@
 // it is above that window; a band cut off where another window's frame
 // starts or ends, beside it, is below that window.
 //
+// A window that draws its own title bar and asks the window manager for no
+// decorations (gedit 43's GTK header bar, 47 rows, under openbox) is found
+// from that bar when it looks like one: its frame starts with the bar, and
+// its close button is the app's own.
+//
 // Known limits: a window whose title bar is wholly covered is not found; a
 // dialog drawn wholly inside its parent's frame is taken as part of the
 // parent; a window's frame is what its visible edges show (the part of a
@@ -94,5 +99,11 @@ class TitleBarWindows {
 
 // The bit every ID from TitleBarWindows carries.
 inline constexpr uint64_t kTitleBarWindowBit = uint64_t{1} << 48;
+
+// Whether `w` was found from its title bar by TitleBarWindows. Such a bar
+// may be the app's own as well as a window manager's (a GTK header bar
+// holding Open, Save and a menu is one): the pixels cannot tell them apart,
+// so what the window shows is its whole frame, bar included.
+inline bool FoundFromTitleBar(const WindowInfo& w) { return (w.id & kTitleBarWindowBit) != 0; }
 
 }  // namespace uiscope

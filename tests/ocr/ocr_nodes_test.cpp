@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "core/ids.h"
+#include "engine/x11_windows_nodes.h"
 #include "ocr_test_support.h"
+#include "platform/windows_from_pixels.h"
 #include "support/fake_screen.h"
 #include "support/tree_queries.h"
 
@@ -134,6 +136,62 @@ TEST(OcrNodesTest, MissingWindowsAreScopedAndNamedByTheirWmClass) {
   EXPECT_EQ(FindOcrTargets(s, {calc}, scope).size(), 1u);
   scope.app = "kcalc";
   EXPECT_TRUE(FindOcrTargets(s, {calc}, scope).empty());
+}
+
+// A VNC desktop's windows are found from their title bars in pixels
+// (platform/windows_from_pixels.h), and such a bar may be the app's own: a
+// GTK header bar holding Open, Save, a menu and a close button (gedit 43
+// under openbox). Its window's node covers the frame, bar included, so that
+// OCR and vision read those controls; X still shows it, its target is the
+// frame, and the window above it is masked. A window X lists itself keeps
+// its client area.
+TEST(OcrNodesTest, AWindowFoundFromItsTitleBarIsReadWithItsBar) {
+  WindowInfo header;  // a 47-row header bar over a client area of 40 rows
+  header.id = kTitleBarWindowBit | 0x1234;
+  header.title = "Untitled Document 1";
+  header.app_class = "VNC";
+  header.app_instance = "vnc";
+  header.frame = Rect{64, 84, 300, 87};
+  header.bounds = Rect{64, 131, 300, 40};
+  WindowInfo above = header;  // another one, over its lower right part
+  above.id = kTitleBarWindowBit | 0x5678;
+  above.title = "Untitled 1 - Mousepad";
+  above.frame = Rect{300, 150, 200, 100};
+  above.bounds = Rect{300, 169, 200, 81};
+  WindowInfo x11;  // a client window X lists, framed by its window manager
+  x11.id = 0x4000f8;
+  x11.title = "xterm";
+  x11.pid = 777;
+  x11.app_instance = "xterm";
+  x11.frame = Rect{600, 100, 402, 326};
+  x11.bounds = Rect{601, 120, 400, 300};
+  ASSERT_TRUE(FoundFromTitleBar(header));
+  ASSERT_FALSE(FoundFromTitleBar(x11));
+
+  Snapshot s;
+  s.roots = X11AppNodes({header, above, x11});
+  AssignIds(s.roots);
+  ASSERT_EQ(s.roots.size(), 2u);  // "vnc" (pid 0) and xterm
+  ASSERT_EQ(s.roots[0].children.size(), 2u);
+  EXPECT_EQ(s.roots[0].children[0].bounds, header.frame);
+  EXPECT_EQ(s.roots[0].children[1].bounds, above.frame);
+  EXPECT_EQ(s.roots[1].children[0].bounds, x11.bounds);
+  // The client area alone is less than half of the frame: X shows the node
+  // through the frame.
+  EXPECT_LT(IoU(header.bounds, header.frame), kSameWindowIoU);
+  EXPECT_TRUE(ShownByX(header.frame, {header, above, x11}));
+  EXPECT_FALSE(ShownByX(Rect{1200, 600, 300, 87}, {header, above, x11}));
+
+  const std::vector<WindowInfo> tops = {header, above, x11};
+  const std::vector<OcrTarget> targets = FindOcrTargets(s, tops, ObserveRequest{});
+  // The three empty windows, each once (none again as missing from the
+  // tree), the header bar's window by its frame.
+  ASSERT_EQ(targets.size(), 3u);
+  EXPECT_EQ(targets[0].path, (std::vector<size_t>{0, 0}));
+  EXPECT_EQ(targets[0].bounds, header.frame);
+  EXPECT_EQ(targets[2].bounds, x11.bounds);
+  const std::vector<Rect> covered = CoveredParts(targets[0], tops, {header.id, above.id, x11.id});
+  EXPECT_EQ(covered, (std::vector<Rect>{Intersect(above.frame, header.frame)}));
 }
 
 // gedit's status bar shows "Ln 2, Col 9" in a label that exposes no text.
@@ -276,7 +334,6 @@ TEST(OcrNodesTest, MissingWindowsGetAnApplicationAndAWindow) {
   EXPECT_EQ(window.children[0].app, "xterm");
 }
 
-
 // Issue 20: OCR nodes are read through the desktop's ScreenCapture and
 // WindowSystem alone, so a fake desktop (in-memory screen, listed windows)
 // serves them as X11 does: a window the tree lacks is captured, read and
@@ -308,8 +365,7 @@ TEST(OcrNodesTest, AWindowMissingFromTheTreeIsReadOnAFakeScreen) {
   ASSERT_NE(found, nullptr) << "the window missing from the tree is added";
   EXPECT_EQ(found->bounds, at);
   std::string text;
-  ForEachNode(found->children,
-              [&](const Node& n, int) { text += n.name + " " + n.value + "\n"; });
+  ForEachNode(found->children, [&](const Node& n, int) { text += n.name + " " + n.value + "\n"; });
   for (const char* label : {"Login", "Password", "Cancel"}) {
     EXPECT_NE(text.find(label), std::string::npos) << label << " missing from:\n" << text;
   }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "image/image_diff.h"
@@ -207,6 +208,131 @@ INSTANTIATE_TEST_SUITE_P(
       std::string name = info.param.file;
       return name.substr(8, name.find('.') - 8);
     });
+
+}  // namespace
+}  // namespace uiscope
+
+namespace uiscope {
+namespace {
+
+// gedit 43 under openbox (Clearlooks) with mousepad 0.5 over its lower
+// right part (tests/fixtures/images/make_images.sh). gedit draws its own
+// title bar, a GTK header bar (Open, Save, its menu, and its own
+// iconify, maximise and close buttons), and asks openbox for no
+// decorations (_MOTIF_WM_HINTS, _NET_FRAME_EXTENTS 0, 0, 0, 0): the header
+// bar is the only title bar it has. X11 placed it at 60,80, 910 x 756;
+// mousepad's openbox frame is at 820,300, 642 x 506.
+constexpr const char* kHeaderBarScreen = "openbox_gedit_headerbar.png";
+
+// Whether point (x, y) lies in `r`.
+bool Holds(const Rect& r, int x, int y) { return r.Contains(Point{x, y}); }
+
+TEST(HeaderBarTest, AGtkHeaderBarIsItsWindowsTitleBar) {
+  const Image screen = Screenshot(kHeaderBarScreen);
+  ASSERT_TRUE(screen.Valid());
+  const std::vector<TitleBar> bars = FindTitleBars(screen);
+  std::string found;
+  for (const TitleBar& b : bars) found += Text(b.band) + " in " + Text(b.frame) + " / ";
+  // The header bar (47 rows, inside its 1-pixel border and highlight) and
+  // mousepad's openbox bar; gedit's line-number gutter, its current-line
+  // band and its status bar are no title bars.
+  ASSERT_EQ(bars.size(), 2u) << found;
+  EXPECT_TRUE(Near(bars[0].band, Rect{64, 84, 902, 47})) << found;
+  EXPECT_TRUE(Near(bars[1].band, Rect{820, 300, 642, 19})) << found;
+  // gedit's frame is its X geometry but for the border: it starts with the
+  // header bar, whose controls are the window's.
+  const Rect& gedit = bars[0].frame;
+  EXPECT_LE(std::abs(gedit.x - 60), 4) << Text(gedit);
+  EXPECT_LE(std::abs(gedit.y - 80), 4) << Text(gedit);
+  EXPECT_LE(std::abs(gedit.Right() - 970), 4) << Text(gedit);
+  EXPECT_GE(gedit.h, 700) << Text(gedit);
+  for (const auto& [x, y, what] :
+       {std::tuple{108, 105, "Open"}, std::tuple{752, 105, "Save"},
+        std::tuple{810, 105, "the menu"}, std::tuple{938, 106, "the close button"}}) {
+    EXPECT_TRUE(Holds(gedit, x, y)) << what << " outside " << Text(gedit);
+  }
+  EXPECT_GE(bars[1].frame.h, 480) << Text(bars[1].frame);
+  // mousepad lies over gedit's body.
+  EXPECT_EQ(bars[1].above, std::vector<size_t>{0});
+  EXPECT_TRUE(bars[0].above.empty());
+}
+
+TEST(HeaderBarTest, ItsCloseButtonIsTheAppsOwnX) {
+  const Image screen = Screenshot(kHeaderBarScreen);
+  ASSERT_TRUE(screen.Valid());
+  const std::vector<TitleBar> bars = FindTitleBars(screen);
+  ASSERT_EQ(bars.size(), 2u);
+  // gedit's close button: the X of its "window-close" icon, 7 x 8 pixels in
+  // a 47-row bar (smaller than a fifth of the bar: what the search's
+  // smallest glyph must allow). Clicking it closes gedit as openbox's would.
+  const Rect& header = bars[0].band;
+  const std::optional<Rect> close = FindCloseButton(screen, header);
+  ASSERT_TRUE(close.has_value()) << Text(header);
+  EXPECT_TRUE(Near(*close, Rect{935, 102, 7, 8})) << Text(*close);
+  EXPECT_LT(close->h, header.h / 5) << Text(*close);
+  // Left of it: maximise, iconify, the menu's three bars, Save, the title;
+  // at the left end Open, its arrow and the new-tab box. None is an X.
+  const Rect rest{header.x, header.y, close->x - 1 - header.x, header.h};
+  const std::optional<Rect> other = FindCloseButton(screen, rest);
+  EXPECT_FALSE(other.has_value()) << Text(*other);
+  const Rect left{header.x, header.y, 3 * header.h, header.h};
+  const std::optional<Rect> at_left = FindCloseButton(screen, left);
+  EXPECT_FALSE(at_left.has_value()) << Text(*at_left);
+  // mousepad's openbox close button, as on the theme screenshots.
+  const std::optional<Rect> mousepad = FindCloseButton(screen, bars[1].band);
+  ASSERT_TRUE(mousepad.has_value()) << Text(bars[1].band);
+  EXPECT_TRUE(Near(*mousepad, Rect{1448, 307, 6, 6})) << Text(*mousepad);
+}
+
+TEST(HeaderBarTest, TheWindowCoversItsHeaderBar) {
+  const Image screen = Screenshot(kHeaderBarScreen);
+  ASSERT_TRUE(screen.Valid());
+  TitleBarWindows found([](const Image&, const Rect& band) {
+    return band.h > 30 ? std::string("Untitled Document 1") : std::string("Untitled 1 - Mousepad");
+  });
+  const std::vector<WindowInfo> windows = found.List(screen);
+  ASSERT_EQ(windows.size(), 2u);
+  // Bottom to top: mousepad lies over gedit.
+  EXPECT_EQ(windows[0].title, "Untitled Document 1");
+  EXPECT_EQ(windows[1].title, "Untitled 1 - Mousepad");
+  const WindowInfo& gedit = windows[0];
+  // The client area starts below the header bar (as below a window
+  // manager's bar); what the window covers holds the bar.
+  EXPECT_EQ(gedit.frame.y, 84) << Text(gedit.frame);
+  EXPECT_EQ(gedit.bounds.y, 131) << Text(gedit.bounds);
+  EXPECT_FALSE(Holds(gedit.bounds, 752, 105)) << Text(gedit.bounds);
+  EXPECT_TRUE(Holds(gedit.Covers(), 752, 105)) << Text(gedit.Covers());
+  for (const WindowInfo& w : windows) EXPECT_TRUE(FoundFromTitleBar(w)) << w.title;
+  WindowInfo x11_window;
+  x11_window.id = 0x4000f8;  // a real X window ID: 29 bits at most
+  EXPECT_FALSE(FoundFromTitleBar(x11_window));
+}
+
+TEST(HeaderBarTest, AWindowCutByAHeaderBarWindowLiesUnderIt) {
+  // The same two with gedit on top: mousepad's title bar runs on under
+  // gedit's right edge (x 970), so it is cut there.
+  const Image screen = Screenshot("openbox_gedit_over_mousepad.png");
+  ASSERT_TRUE(screen.Valid());
+  const std::vector<TitleBar> bars = FindTitleBars(screen);
+  std::string found;
+  for (const TitleBar& b : bars) found += Text(b.band) + " in " + Text(b.frame) + " / ";
+  ASSERT_EQ(bars.size(), 2u) << found;
+  EXPECT_TRUE(Near(bars[0].band, Rect{64, 84, 902, 47})) << found;
+  EXPECT_TRUE(Near(bars[1].band, Rect{970, 300, 492, 19})) << found;
+  EXPECT_EQ(bars[0].above, std::vector<size_t>{1});
+  EXPECT_TRUE(bars[1].above.empty());
+  const std::optional<Rect> close = FindCloseButton(screen, bars[1].band);
+  ASSERT_TRUE(close.has_value()) << Text(bars[1].band);
+  EXPECT_TRUE(Near(*close, Rect{1448, 307, 6, 6})) << Text(*close);
+
+  TitleBarWindows listed([](const Image&, const Rect& band) {
+    return band.h > 30 ? std::string("Untitled Document 1") : std::string("Untitled 1 - Mousepad");
+  });
+  const std::vector<WindowInfo> windows = listed.List(screen);
+  ASSERT_EQ(windows.size(), 2u);
+  EXPECT_EQ(windows[0].title, "Untitled 1 - Mousepad");
+  EXPECT_EQ(windows[1].title, "Untitled Document 1");
+}
 
 }  // namespace
 }  // namespace uiscope
