@@ -15,7 +15,9 @@
 //     after the command answered, and an observation before they arrive
 //     would measure a hit of the tree before the click);
 //   - verified click: the login button clicked by ID through the engine
-//     (PerformAction, via accessibility), with its verification: the tree
+//     (PerformAction, via auto as an agent gets it: the accessibility
+//     action, the pointer for a Qt button in its focused window), with
+//     its verification: the tree
 //     read again (from the mirror) and the pixels compared until the
 //     status label shows the new email. Wall time of the whole call, after
 //     an untimed set-email and observation.
@@ -28,12 +30,13 @@
 // when /usr/bin/python3 has pyatspi.
 //
 //   build/bin/bench_observe_loop [--runs N] [--rows N] [--toolkits gtk3,qt5,chromium]
-//                                [--via accessibility|xtest]
+//                                [--via auto|accessibility|xtest]
 //   (BENCH_LOOP_VERBOSE=1: each verified click's resolve / act / verify split
 //   and what ended its wait; the table adds their medians and p95)
-// --via xtest clicks the button with the pointer instead of its
-// accessibility action (Qt's Press action is an animated click: 100 ms
-// pressed before it emits clicked).
+// --via accessibility presses the button through its accessibility action
+// everywhere (Qt's Press action is an animated click: 100 ms pressed
+// before it emits clicked); --via xtest clicks it with the pointer
+// everywhere. The row counts which path each click took.
 //
 // Writes nothing outside the headless desktop's own temporary directory.
 // Uses the tests' fixture launchers (tests/support), so it is built with the
@@ -142,9 +145,10 @@ int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits, Via via)
                  (!mirrored.ok() ? mirrored.error() : walking.error()).ToString().c_str());
     return 1;
   }
-  std::printf("bench_observe_loop: %d rows, median of %d observations each (stats.latency_ms)"
-              "\n\n",
-              rows, runs);
+  std::printf(
+      "bench_observe_loop: %d rows, median of %d observations each (stats.latency_ms)"
+      "\n\n",
+      rows, runs);
   // The engine's actions, on the same desktop, with a mirror as the MCP
   // server keeps one.
   for (const auto& [k, v] : desktop.Environment()) setenv(k.c_str(), v.c_str(), 1);
@@ -211,12 +215,14 @@ int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits, Via via)
     int observed = 0;
     std::vector<double> resolve_ms, act_ms, verify_ms;
     std::map<std::string, int> ended_by;
+    std::map<std::string, int> via_used;  // which path each click took
     auto verified_click = [&](int runs, Timing* t) -> Status {
       std::vector<double> all;
       resolve_ms.clear();
       act_ms.clear();
       verify_ms.clear();
       ended_by.clear();
+      via_used.clear();
       for (int i = 0; i < runs; ++i) {
         auto typed = app->Command("set-email user" + std::to_string(++clicks) + "@example.org");
         if (!typed.ok()) return typed.error();
@@ -238,6 +244,7 @@ int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits, Via via)
         if (!result.ok()) return result.error();
         all.push_back(ms);
         if (result->verification && result->verification->effect == "observed") ++observed;
+        ++via_used["via " + result->via];
         if (result->verification) {
           resolve_ms.push_back(result->resolve_ms);
           act_ms.push_back(result->act_ms);
@@ -293,17 +300,19 @@ int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits, Via via)
       std::snprintf(text, sizeof text, "%.1fx", reference / ms);
       return text;
     };
-    auto row = [&](const char* what, const Timing& t) {
+    auto row = [&](const std::string& what, const Timing& t) {
       std::printf("| %s | %d | %s | %.2f ms | %.2f ms | %s | %s | %s |\n", name.c_str(), t.nodes,
-                  what, t.median_ms, t.p95_ms, CacheText(t).c_str(),
+                  what.c_str(), t.median_ms, t.p95_ms, CacheText(t).c_str(),
                   ratio(walk->median_ms, t.median_ms).c_str(), ratio(py_ms, t.median_ms).c_str());
     };
     if (py_ms > 0) {
       std::printf("| %s | %d | pyatspi full walk (reference) | %.2f ms | - | - | - | 1.0x |\n",
                   name.c_str(), py_nodes, py_ms);
     } else {
-      std::printf("| %s | - | pyatspi: not available (/usr/bin/python3 without pyatspi) | - | - "
-                  "| - | - | - |\n", name.c_str());
+      std::printf(
+          "| %s | - | pyatspi: not available (/usr/bin/python3 without pyatspi) | - | - "
+          "| - | - | - |\n",
+          name.c_str());
     }
     row("walk (no mirror)", *walk);
     row("walk (fresh)", *fresh);
@@ -312,7 +321,9 @@ int Run(int runs, int rows, const std::vector<test::Toolkit>& toolkits, Via via)
     if (verified_status.ok()) {
       verified.nodes = clicked->nodes;
       verified.cache["effect observed"] = observed;
-      row(via == Via::kXTest ? "verified click by ID (via xtest)" : "verified click by ID",
+      for (const auto& [path, n] : via_used) verified.cache[path] = n;
+      row(via == Via::kAuto ? std::string("verified click by ID")
+                            : "verified click by ID (via " + std::string(ViaName(via)) + ")",
           verified);
       if (std::getenv("BENCH_LOOP_VERBOSE")) {
         std::string ends;
@@ -339,7 +350,7 @@ int main(int argc, char** argv) {
   using uiscope::test::Toolkit;
   static const char kUsage[] =
       "usage: bench_observe_loop [--runs N] [--rows N] [--toolkits gtk3,qt5,gtk4,chromium]\n"
-      "                          [--via accessibility|xtest]\n"
+      "                          [--via auto|accessibility|xtest]\n"
       "  the agent's loop with the event-fed mirror against a full walk: median and p95\n"
       "  observe latency of an unchanged app and after one click, and of a verified click\n"
       "  by ID (PerformAction with its verification), per toolkit, beside a pyatspi walk\n";
@@ -347,7 +358,7 @@ int main(int argc, char** argv) {
   int runs = 15;
   int rows = 1000;
   std::vector<Toolkit> toolkits = {Toolkit::kGtk3, Toolkit::kQt5, Toolkit::kChromium};
-  uiscope::Via via = uiscope::Via::kAccessibility;
+  uiscope::Via via = uiscope::Via::kAuto;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
@@ -355,11 +366,9 @@ int main(int argc, char** argv) {
       rows = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--via") == 0 && i + 1 < argc) {
       const std::string v = argv[++i];
-      if (v == "xtest") {
-        via = uiscope::Via::kXTest;
-      } else if (v != "accessibility") {
-        return uiscope::bench::BadUsage(argv[i], kUsage);
-      }
+      auto parsed = uiscope::ParseVia(v);
+      if (!parsed.ok()) return uiscope::bench::BadUsage(argv[i], kUsage);
+      via = *parsed;
     } else if (std::strcmp(argv[i], "--toolkits") == 0 && i + 1 < argc) {
       toolkits.clear();
       std::string list = argv[++i];

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -189,7 +190,16 @@ TEST_P(HandsDesktopTest, ClickByIdThroughBothPaths) {
 
   auto login = Act(Click(Id(*app, Role::kButton, "Login")));
   ASSERT_TRUE(login.ok()) << login.error().message;
-  EXPECT_EQ(login->via, "accessibility");
+  // Qt runs a button's accessibility press 100 ms late (animateClick): in
+  // its focused window it is clicked with the pointer, and says so.
+  if (toolkit() == Toolkit::kQt5) {
+    EXPECT_EQ(login->via, "xtest") << FormatActionResult(*login);
+    EXPECT_TRUE(std::any_of(login->notes.begin(), login->notes.end(), [](const std::string& n) {
+      return n.find("100 ms") != n.npos;
+    })) << FormatActionResult(*login);
+  } else {
+    EXPECT_EQ(login->via, "accessibility");
+  }
   EXPECT_EQ(*app->StatusText(), "Please enter an email");
   EXPECT_EQ(login->verification->effect, "observed") << FormatActionResult(*login);
   const NodeChange* renamed = ChangeOf(*login->verification, status);
@@ -228,6 +238,13 @@ TEST_P(HandsDesktopTest, ClickByIdThroughBothPaths) {
   ASSERT_NE(ChangeOf(*untick->verification, remember), nullptr) << FormatActionResult(*untick);
   const auto& removed = ChangeOf(*untick->verification, remember)->states_removed;
   EXPECT_NE(std::find(removed.begin(), removed.end(), "checked"), removed.end());
+
+  // Asked for, a Qt button is still pressed through accessibility.
+  if (toolkit() == Toolkit::kQt5) {
+    auto pressed = Act(Click(Id(*app, Role::kButton, "Login"), Via::kAccessibility));
+    ASSERT_TRUE(pressed.ok()) << pressed.error().message;
+    EXPECT_EQ(pressed->via, "accessibility") << FormatActionResult(*pressed);
+  }
 }
 
 TEST_P(HandsDesktopTest, AClickOnAnInertLabelSaysNone) {
