@@ -709,14 +709,22 @@ Status Executor::ChoosePath() {
       // A Qt push button's "Press" action is QAbstractButton::animateClick:
       // the button is drawn down and its click emitted 100 ms later, so a
       // verified press costs 100 ms more than a click (Qt 5.15,
-      // qaccessiblewidgets' QAccessibleButton::doAction; "Toggle" and a
-      // combo box's actions are immediate). In a window that already has the
-      // focus (nothing to raise, nothing on top of it) such a button is
-      // clicked with the pointer; elsewhere, or asked for, the action stays.
-      const bool qt_press_by_pointer =
-          r.via == Via::kAuto && target && plain && action && *action == "press" &&
-          target->role == Role::kButton && IsQtToolkit(plan_.toolkit) && plan_.xwindow &&
-          plan_.xwindow->focused && ClickPoint(*target, window_bounds, frame).has_value();
+      // widgets/accessible/simplewidgets.cpp, QAccessibleButton::doAction;
+      // "Toggle" and a combo box's actions are immediate). Such a button is
+      // clicked with the pointer where that needs nothing else: its window
+      // has the focus (nothing to raise, no modal dialog over it) and is the
+      // top window at the click point. Elsewhere, or asked for, the action
+      // stays.
+      auto top_at_click = [&](const Node& n) {
+        const std::optional<Point> p = ClickPoint(n, window_bounds, frame);
+        if (!p || !plan_.xwindow) return false;
+        const std::optional<WindowInfo> top = WindowAt(windows_, *p);
+        return top && top->id == plan_.xwindow->id;
+      };
+      const bool qt_press_by_pointer = r.via == Via::kAuto && target && plain && action &&
+                                       *action == "press" && target->role == Role::kButton &&
+                                       IsQtToolkit(plan_.toolkit) && plan_.xwindow &&
+                                       plan_.xwindow->focused && top_at_click(*target);
       if (qt_press_by_pointer) {
         result_.notes.push_back(
             "clicked with the pointer: Qt runs a button's accessibility press 100 ms late");
