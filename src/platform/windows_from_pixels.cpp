@@ -15,9 +15,11 @@ constexpr int kEdgeStep = 24;
 constexpr int kSmoothStep = 8;
 // Title bars of the window managers' themes are 12–48 pixels high (openbox
 // 17–24, xfwm4 and metacity up to ~40 at larger fonts) and far wider than
-// any title button.
+// any title button. A header bar an app draws itself may be taller:
+// libadwaita's (gnome-calculator 43) is 50 rows inside its border.
 constexpr int kMinBandHeight = 12;
 constexpr int kMaxBandHeight = 48;
+constexpr int kMaxHeaderBarHeight = 56;
 constexpr int kMinBandWidth = 120;
 // Gaps in a boundary (a pixel that happens to match across it) bridged.
 constexpr int kEdgeGap = 3;
@@ -142,6 +144,18 @@ bool CutBy(const Rect& band, const Rect& frame) {
   return Near(band.x, frame.Right()) || Near(band.Right(), frame.x);
 }
 
+// Whether a boundary a few rows below `top` with the ends of `s` bounds a
+// band down to `bottom` as well: that band is the bar, these rows its frame.
+bool TighterTop(const Image& img, const std::vector<std::vector<Span>>& runs, const Span& s,
+                int top, int bottom) {
+  for (int inner = top + 1; inner <= top + kEndSlack && bottom - inner >= kMinBandHeight; ++inner) {
+    for (const Span& t : runs[inner]) {
+      if (Near(t.x0, s.x0) && Near(t.x1, s.x1) && BandInside(img, t, inner, bottom)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<TitleBar> FindTitleBars(const Image& screen) {
@@ -154,12 +168,19 @@ std::vector<TitleBar> FindTitleBars(const Image& screen) {
     for (const Span& s : runs[top]) {
       // The nearest boundary below at the band's height with the same ends.
       for (int bottom = top + kMinBandHeight;
-           bottom <= std::min(top + kMaxBandHeight, screen.height - 1); ++bottom) {
+           bottom <= std::min(top + kMaxHeaderBarHeight, screen.height - 1); ++bottom) {
         const auto match =
             std::find_if(runs[bottom].begin(), runs[bottom].end(),
                          [&](const Span& b) { return Near(b.x0, s.x0) && Near(b.x1, s.x1); });
         if (match == runs[bottom].end()) continue;
         if (!BandInside(screen, s, top, bottom)) continue;
+        // A band taller than a window manager's bar is a header bar, and
+        // its first rows may be the frame's (GTK 3's resize margin above
+        // gedit's: 3 white rows under its 1-pixel border, 50 rows with the
+        // bar): the band is then the one below them, found from their last
+        // boundary. (Not for lower bands: openbox's 1–2 border rows above
+        // its bar are the bar's.)
+        if (bottom - top > kMaxBandHeight && TighterTop(screen, runs, s, top, bottom)) break;
         const Rect band{s.x0, top, s.x1 - s.x0, bottom - top};
         // The client area's bottom: the side edges' longer run; a band
         // from screen edge to screen edge (a maximised window) reaches the

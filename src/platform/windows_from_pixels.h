@@ -20,9 +20,11 @@
 // starts or ends, beside it, is below that window.
 //
 // A window that draws its own title bar and asks the window manager for no
-// decorations (gedit 43's GTK header bar, 47 rows, under openbox) is found
-// from that bar when it looks like one: its frame starts with the bar, and
-// its close button is the app's own.
+// decorations (gedit 43's GTK header bar, 47 rows, and gnome-calculator
+// 43's libadwaita one, 50 rows, under openbox) is found from that bar when
+// it looks like one (up to 56 rows high; rows of plain border above it are
+// the frame's): its frame starts with the bar, and its close button is the
+// app's own.
 //
 // Known limits: a window whose title bar is wholly covered is not found; a
 // dialog drawn wholly inside its parent's frame is taken as part of the

@@ -334,5 +334,32 @@ TEST(HeaderBarTest, AWindowCutByAHeaderBarWindowLiesUnderIt) {
   EXPECT_EQ(windows[1].title, "Untitled Document 1");
 }
 
+// gnome-calculator 43 (GTK 4 + libadwaita) under openbox: it asks for no
+// decorations and draws a header bar 50 rows high inside its 1-pixel border
+// (taller than any window manager's bar), holding Undo, the mode menu
+// "Basic", the main menu and three round buttons; no title.
+constexpr const char* kCalculatorScreen = "gnome_calculator_headerbar.png";
+
+TEST(HeaderBarTest, ALibadwaitaHeaderBarIsFoundWhole) {
+  const Image screen = Screenshot(kCalculatorScreen);
+  ASSERT_TRUE(screen.Valid());
+  const std::vector<TitleBar> bars = FindTitleBars(screen);
+  std::string found;
+  for (const TitleBar& b : bars) found += Text(b.band) + " in " + Text(b.frame) + " / ";
+  // Its keypad, display and entry are no title bars.
+  ASSERT_EQ(bars.size(), 1u) << found;
+  EXPECT_TRUE(Near(bars[0].band, Rect{778, 305, 363, 50})) << found;
+  // The frame is its X geometry (777,304 365x496) but for the border.
+  const Rect& frame = bars[0].frame;
+  EXPECT_LE(std::abs(frame.x - 777), 2) << Text(frame);
+  EXPECT_LE(std::abs(frame.y - 304), 2) << Text(frame);
+  EXPECT_LE(std::abs(frame.Right() - 1142), 2) << Text(frame);
+  EXPECT_LE(std::abs(frame.Bottom() - 800), 2) << Text(frame);
+  // Its close button: the X in the rightmost round button (1102..1127).
+  const std::optional<Rect> close = FindCloseButton(screen, bars[0].band);
+  ASSERT_TRUE(close.has_value()) << Text(bars[0].band);
+  EXPECT_TRUE(Rect(1102, 320, 26, 25).Contains(*close)) << Text(*close);
+}
+
 }  // namespace
 }  // namespace uiscope
