@@ -389,6 +389,41 @@ bool IsCrossGlyph(const Image& screen, int x, int y, int w, int h) {
 
 }  // namespace
 
+std::optional<Point> FindPlainPoint(const Image& screen, const Rect& band) {
+  if (!screen.Valid()) return std::nullopt;
+  const Rect inside = Intersect(Rect{band.x + 1, band.y + 1, band.w - 2, band.h - 2},
+                                Rect{1, 0, screen.width - 1, screen.height});
+  if (inside.Empty()) return std::nullopt;
+  auto plain = [&](int x) {
+    for (int y = inside.y; y < inside.Bottom(); ++y) {
+      if (Step(screen.Pixel(x, y), screen.Pixel(x - 1, y)) > kSmoothStep) return false;
+    }
+    return true;
+  };
+  // The widest run; of runs as wide but for a pixel or two (the evenly
+  // spaced gaps between a header bar's buttons), the one nearest the
+  // band's centre.
+  const int centre = inside.x + inside.w / 2;
+  std::optional<Span> best;
+  auto better = [&](const Span& r) {
+    if (!best) return true;
+    const int w = r.x1 - r.x0, bw = best->x1 - best->x0;
+    if (std::abs(w - bw) > 2) return w > bw;
+    return std::abs((r.x0 + r.x1) / 2 - centre) < std::abs((best->x0 + best->x1) / 2 - centre);
+  };
+  int start = -1;
+  for (int x = inside.x; x <= inside.Right(); ++x) {
+    if (x < inside.Right() && plain(x)) {
+      if (start < 0) start = x;
+      continue;
+    }
+    if (start >= 0 && better(Span{start, x})) best = Span{start, x};
+    start = -1;
+  }
+  if (!best) return std::nullopt;
+  return Point{(best->x0 + best->x1) / 2, inside.y + inside.h / 2};
+}
+
 std::optional<Rect> FindCloseButton(const Image& screen, const Rect& band) {
   if (!screen.Valid()) return std::nullopt;
   // Inside the band and one pixel in from the screen's edge (the ring

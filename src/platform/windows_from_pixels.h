@@ -73,6 +73,16 @@ std::vector<TitleBar> FindTitleBars(const Image& screen);
 // whose end is covered).
 std::optional<Rect> FindCloseButton(const Image& screen, const Rect& band);
 
+// The point of the title bar `band` (screen pixels) on `screen` to click to
+// raise its window without pressing anything drawn on it: the middle of the
+// widest run of columns that is plain on every row inside the band (no step
+// above a gradient's between neighbours), at the band's middle row. A
+// window manager's bar gives the space beside its title; a header bar, the
+// gap between its controls (gnome-calculator 43 puts its mode menu at the
+// bar's centre: a click there opens it). nullopt when the band holds no
+// plain column.
+std::optional<Point> FindPlainPoint(const Image& screen, const Rect& band);
+
 // Reads the title text of the band `band` (screen pixels) of `screen`; ""
 // when none can be read. Called from the thread that lists windows.
 using TitleReader = std::function<std::string(const Image& screen, const Rect& band)>;

@@ -361,5 +361,47 @@ TEST(HeaderBarTest, ALibadwaitaHeaderBarIsFoundWhole) {
   EXPECT_TRUE(Rect(1102, 320, 26, 25).Contains(*close)) << Text(*close);
 }
 
+TEST(PlainPointTest, AHeaderBarIsRaisedBetweenItsControls) {
+  const Image screen = Screenshot(kCalculatorScreen);
+  ASSERT_TRUE(screen.Valid());
+  const std::vector<TitleBar> bars = FindTitleBars(screen);
+  ASSERT_EQ(bars.size(), 1u);
+  const std::optional<Point> spot = FindPlainPoint(screen, bars[0].band);
+  ASSERT_TRUE(spot.has_value());
+  EXPECT_TRUE(bars[0].band.Contains(*spot));
+  // The controls' boxes as they light up under the pointer (Undo, the main
+  // menu: flat buttons, 9-10 pixels wider than their ink on each side),
+  // framed (Basic, by its focus ring once its menu closed) or filled (the
+  // round buttons). The band's centre (959)
+  // is on "Basic": a click there opened the mode menu.
+  for (const auto& [box, what] :
+       {std::pair{Rect{788, 315, 81, 35}, "Undo"}, std::pair{Rect{887, 315, 79, 35}, "Basic"},
+        std::pair{Rect{984, 315, 34, 35}, "the main menu"},
+        std::pair{Rect{1028, 320, 26, 25}, "iconify"},
+        std::pair{Rect{1065, 320, 26, 25}, "maximise"},
+        std::pair{Rect{1102, 320, 26, 25}, "close"}}) {
+    EXPECT_FALSE(box.Contains(*spot)) << what << " at " << spot->x << "," << spot->y;
+  }
+}
+
+TEST(PlainPointTest, AWindowManagersBarIsRaisedBesideItsTitle) {
+  for (const char* file :
+       {"openbox_clearlooks.png", "openbox_onyx.png", "openbox_nightmare.png", kHeaderBarScreen}) {
+    const Image screen = Screenshot(file);
+    ASSERT_TRUE(screen.Valid()) << file;
+    for (const TitleBar& bar : FindTitleBars(screen)) {
+      const std::optional<Point> spot = FindPlainPoint(screen, bar.band);
+      ASSERT_TRUE(spot.has_value()) << file << " " << Text(bar.band);
+      EXPECT_TRUE(bar.band.Contains(*spot)) << file << " " << Text(bar.band);
+      // Away from the buttons, which these themes put at the right end
+      // beside the close button.
+      const std::optional<Rect> close = FindCloseButton(screen, bar.band);
+      ASSERT_TRUE(close.has_value()) << file << " " << Text(bar.band);
+      EXPECT_LT(spot->x, close->x - 2 * bar.band.h)
+          << file << " " << Text(bar.band) << " at " << spot->x;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace uiscope

@@ -64,9 +64,10 @@ class VncWindows final : public WindowSystem {
     return windows->size() == 1 ? kVncScreenWindow : 0;
   }
 
-  // A click on the window's title bar, as a user raises a window, then
-  // waits until no window found lies over it and its title bar has the
-  // active look (see ActiveLook).
+  // A click on the window's title bar where nothing is drawn on it
+  // (FindPlainPoint: a header bar's centre may be a control), as a user
+  // raises a window, then waits until no window found lies over it and its
+  // title bar has the active look (see ActiveLook).
   Status Activate(uint64_t window, std::chrono::milliseconds timeout) override {
     auto windows = ListWindows();
     if (!windows.ok()) return windows.error();
@@ -76,8 +77,10 @@ class VncWindows final : public WindowSystem {
     const std::string title = target->title;
     auto before = Looks(*windows);
     if (!before.ok()) return before.error();
+    const Point spot =
+        FindPlainPoint(before->second, Band(*target)).value_or(Band(*target).Center());
     if (!input_) input_ = OpenVncInput(connection_);
-    if (auto st = input_->Click(Band(*target).Center(), MouseButton::kLeft, 1); !st.ok()) return st;
+    if (auto st = input_->Click(spot, MouseButton::kLeft, 1); !st.ok()) return st;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     std::string missing = "come to the top";
     for (;;) {
@@ -86,7 +89,7 @@ class VncWindows final : public WindowSystem {
       if (OnTop(*now, window)) {
         auto after = Looks(*now);
         if (!after.ok()) return after.error();
-        if (ActiveLook(*before, *after, window)) return OkStatus();
+        if (ActiveLook(before->first, after->first, window)) return OkStatus();
         missing = "take the active look (its title bar still looks as another window's)";
       }
       if (std::chrono::steady_clock::now() >= deadline) {
@@ -135,9 +138,10 @@ class VncWindows final : public WindowSystem {
     return std::abs(a[0] - b[0]) + std::abs(a[1] - b[1]) + std::abs(a[2] - b[2]);
   }
 
-  // The look of every window found (not the screen), by ID, from one frame
-  // of a capture of its own (the listing's capture keeps its damage).
-  Result<std::map<uint64_t, Look>> Looks(const std::vector<WindowInfo>& windows) {
+  // The look of every window found (not the screen), by ID, and the frame
+  // it was taken from, from a capture of its own (the listing's capture
+  // keeps its damage).
+  Result<std::pair<std::map<uint64_t, Look>, Image>> Looks(const std::vector<WindowInfo>& windows) {
     if (!look_capture_) look_capture_ = OpenVncCapture(connection_, WithoutHashes());
     auto frame = look_capture_->CaptureScreen();
     if (!frame.ok()) return frame.error();
@@ -159,7 +163,7 @@ class VncWindows final : public WindowSystem {
       looks[w.id] = Look{(mode->first >> 10 & 31) << 3, (mode->first >> 5 & 31) << 3,
                          (mode->first & 31) << 3};
     }
-    return looks;
+    return std::pair{std::move(looks), std::move(frame->image)};
   }
 
   // Whether `window`'s title bar has the active look after the click: the
