@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <map>
 
 namespace uiscope {
 namespace {
@@ -422,6 +423,46 @@ std::optional<Point> FindPlainPoint(const Image& screen, const Rect& band) {
   }
   if (!best) return std::nullopt;
   return Point{(best->x0 + best->x1) / 2, inside.y + inside.h / 2};
+}
+
+std::optional<BarLook> LookOfBar(const Image& screen, const Rect& band) {
+  if (!screen.Valid()) return std::nullopt;
+  const Rect on = Intersect(band, Rect{0, 0, screen.width, screen.height});
+  std::map<int, int> counts;
+  for (int y = on.y; y < on.Bottom(); ++y) {
+    for (int x = on.x; x < on.Right(); ++x) {
+      const uint8_t* p = screen.Pixel(x, y);
+      ++counts[(p[0] >> 3) << 10 | (p[1] >> 3) << 5 | (p[2] >> 3)];
+    }
+  }
+  if (counts.empty()) return std::nullopt;
+  const auto mode = std::max_element(counts.begin(), counts.end(),
+                                     [](auto& a, auto& b) { return a.second < b.second; });
+  return BarLook{(mode->first >> 10 & 31) << 3, (mode->first >> 5 & 31) << 3,
+                 (mode->first & 31) << 3};
+}
+
+bool TookActiveLook(const std::map<uint64_t, BarLook>& before,
+                    const std::map<uint64_t, BarLook>& after, uint64_t window) {
+  constexpr int kLookStep = 24;  // channel-summed: a different look
+  auto distance = [](const BarLook& a, const BarLook& b) {
+    return std::abs(a[0] - b[0]) + std::abs(a[1] - b[1]) + std::abs(a[2] - b[2]);
+  };
+  const auto b = before.find(window);
+  const auto a = after.find(window);
+  if (b == before.end() || a == after.end()) return true;  // no bar to look at
+  bool all_alike = true;
+  for (const auto& [id, look] : before) all_alike &= distance(look, b->second) <= kLookStep;
+  if (all_alike) return true;
+  if (distance(a->second, b->second) > kLookStep) return true;
+  for (const auto& [id, look] : before) {
+    const auto now = after.find(id);
+    if (id != window && now != after.end() && distance(look, now->second) > kLookStep) return true;
+  }
+  for (const auto& [id, look] : after) {
+    if (id != window && distance(look, a->second) <= kLookStep) return false;
+  }
+  return true;
 }
 
 std::optional<Rect> FindCloseButton(const Image& screen, const Rect& band) {

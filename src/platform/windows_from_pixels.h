@@ -39,8 +39,10 @@
 // lives above the platform layer).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -82,6 +84,28 @@ std::optional<Rect> FindCloseButton(const Image& screen, const Rect& band);
 // bar's centre: a click there opens it). nullopt when the band holds no
 // plain column.
 std::optional<Point> FindPlainPoint(const Image& screen, const Rect& band);
+
+// The look of a title bar: its most common colour (5 bits a channel), what
+// a theme paints active and inactive bars differently.
+using BarLook = std::array<int, 3>;
+
+// The look of the title bar `band` (screen pixels) on `screen`; nullopt
+// when the band lies off the screen.
+std::optional<BarLook> LookOfBar(const Image& screen, const Rect& band);
+
+// Whether `window`'s title bar shows that a click on it gave it the focus,
+// from the looks of every window's bar (by window ID) before and after: the
+// click changed its look (it took the active one); or it changed another
+// bar's (the window that had the focus lost it: a header bar looks the
+// same active or not, as gnome-calculator 43's does, while openbox's bar
+// over xterm turns from blue to grey); or no other bar looks as it does now
+// (it had the one look no other window has). A theme that paints every bar
+// alike (all looked the same before) tells nothing: being on top is then
+// all there is to check. Known limit: of exactly two windows that do not
+// overlap, one already active looks as the other would had the click not
+// reached it.
+bool TookActiveLook(const std::map<uint64_t, BarLook>& before,
+                    const std::map<uint64_t, BarLook>& after, uint64_t window);
 
 // Reads the title text of the band `band` (screen pixels) of `screen`; ""
 // when none can be read. Called from the thread that lists windows.

@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -401,6 +402,49 @@ TEST(PlainPointTest, AWindowManagersBarIsRaisedBesideItsTitle) {
           << file << " " << Text(bar.band) << " at " << spot->x;
     }
   }
+}
+
+// The looks of the bars of the windows on `screen`, by ID (gnome-calculator
+// and xterm: the header bar is the taller).
+std::map<uint64_t, BarLook> BarLooks(const Image& screen, std::vector<WindowInfo>* windows) {
+  TitleBarWindows found([](const Image&, const Rect& band) {
+    return band.h > 30 ? std::string("Calculator") : std::string("xterm");
+  });
+  *windows = found.List(screen);
+  std::map<uint64_t, BarLook> looks;
+  for (const WindowInfo& w : *windows) {
+    const Rect band{w.frame.x, w.frame.y, w.frame.w, w.bounds.y - w.frame.y};
+    if (auto look = LookOfBar(screen, band)) looks[w.id] = *look;
+  }
+  return looks;
+}
+
+TEST(ActiveLookTest, AHeaderBarRaisedOverAWindowManagersBarTookTheFocus) {
+  // gnome-calculator under an xterm that has the focus (openbox's blue
+  // bar), then after a click on the calculator's header bar: on top, with
+  // the focus, its bar the same grey as before, xterm's bar grey too.
+  const Image under = Screenshot("gnome_calculator_under_xterm.png");
+  const Image raised = Screenshot("gnome_calculator_raised_over_xterm.png");
+  ASSERT_TRUE(under.Valid() && raised.Valid());
+  std::vector<WindowInfo> before_windows, after_windows;
+  const auto before = BarLooks(under, &before_windows);
+  const auto after = BarLooks(raised, &after_windows);
+  ASSERT_EQ(before_windows.size(), 2u);
+  ASSERT_EQ(after_windows.size(), 2u);
+  // Bottom to top: the calculator is raised over xterm.
+  EXPECT_EQ(before_windows[0].title, "Calculator");
+  EXPECT_EQ(after_windows[1].title, "Calculator");
+  const uint64_t calculator = before_windows[0].id;
+  ASSERT_EQ(after_windows[1].id, calculator);
+  ASSERT_EQ(before.size(), 2u);
+  ASSERT_EQ(after.size(), 2u);
+  const uint64_t xterm = before_windows[1].id;
+  // The header bar looks the same with the focus or without; xterm's bar
+  // lost its blue and now looks much as the calculator's: what tells that
+  // the focus moved is xterm's bar.
+  EXPECT_EQ(before.at(calculator), after.at(calculator));
+  EXPECT_NE(before.at(xterm), after.at(xterm));
+  EXPECT_TRUE(TookActiveLook(before, after, calculator));
 }
 
 }  // namespace
