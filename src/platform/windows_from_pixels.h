@@ -142,4 +142,10 @@ inline constexpr uint64_t kTitleBarWindowBit = uint64_t{1} << 48;
 // so what the window shows is its whole frame, bar included.
 inline bool FoundFromTitleBar(const WindowInfo& w) { return (w.id & kTitleBarWindowBit) != 0; }
 
+// The part of `w` that is its app's: the client area, or for a window found
+// from its title bar the whole frame (that bar may hold the app's controls:
+// gedit's Save, gnome-calculator's mode menu). What observe reads, a click
+// may point at, and a verification compares.
+inline Rect AppArea(const WindowInfo& w) { return FoundFromTitleBar(w) ? w.Covers() : w.bounds; }
+
 }  // namespace uiscope
