@@ -235,6 +235,14 @@ std::string TitleKey(const std::string& title) {
   return key;
 }
 
+// Whether two reads of titles may be of one window: one unread, or one's
+// key holds the other's (a bar cut by a window over it shows part of it).
+bool TitlesAgree(const std::string& a, const std::string& b) {
+  const std::string ka = TitleKey(a), kb = TitleKey(b);
+  return ka.empty() || kb.empty() || ka.find(kb) != std::string::npos ||
+         kb.find(ka) != std::string::npos;
+}
+
 uint64_t Fnv1a(const std::string& s) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) {
@@ -279,9 +287,16 @@ std::vector<WindowInfo> TitleBarWindows::List(const Image& screen) {
         Rect{bar.frame.x, bar.band.Bottom(), bar.frame.w, bar.frame.Bottom() - bar.band.Bottom()};
     w.visible = true;
     // The window seen last time: overlapping most, else titled the same.
+    // An overlap is not enough where both the place of the bar and the
+    // title differ: that is another window where one was (gedit revealed
+    // where its Save As dialog closed, IoU 0.7, kept the dialog's ID, and
+    // `app close` of the dialog said it stayed).
     const WindowInfo* before = nullptr;
     double best = 0.5;
     for (const WindowInfo& p : previous_) {
+      const bool stayed = std::abs(p.frame.x - w.frame.x) <= kEndSlack &&
+                          std::abs(p.frame.y - w.frame.y) <= kEndSlack;
+      if (!stayed && !TitlesAgree(p.title, w.title)) continue;
       if (const double iou = IoU(p.frame, w.frame); iou >= best) {
         before = &p;
         best = iou;

@@ -153,6 +153,38 @@ TEST(TitleBarWindowsTest, ListsBottomToTopWithClientAreasAndStableIds) {
   EXPECT_NE(fresh.List(screen)[1].id, before);
 }
 
+TEST(TitleBarWindowsTest, AWindowRevealedWhereAnotherClosedGetsItsOwnId) {
+  // gedit's Save As dialog (openbox's bar) over gedit (its header bar,
+  // covered whole), then the dialog closed: gedit's frame overlaps where
+  // the dialog's was (IoU 0.7), but its bar is elsewhere and titled
+  // otherwise. mousepad, at the left, stays.
+  const Image dialog = Screenshot("gedit_save_as_dialog.png");
+  const Image closed = Screenshot("gedit_save_as_closed.png");
+  ASSERT_TRUE(dialog.Valid() && closed.Valid());
+  TitleBarWindows found([](const Image&, const Rect& band) {
+    if (band.h > 30) return std::string("Untitled Document 1");
+    return std::string(band.x > 700 ? "Save As" : "Untitled 1 - Mousepad");
+  });
+  const std::vector<WindowInfo> first = found.List(dialog);
+  std::string listed;
+  for (const WindowInfo& w : first) listed += w.title + " " + Text(w.frame) + " / ";
+  ASSERT_EQ(first.size(), 2u) << listed;
+  EXPECT_EQ(first[1].title, "Save As") << listed;
+  const std::vector<WindowInfo> then = found.List(closed);
+  listed.clear();
+  for (const WindowInfo& w : then) listed += w.title + " " + Text(w.frame) + " / ";
+  ASSERT_EQ(then.size(), 2u) << listed;
+  EXPECT_EQ(then[1].title, "Untitled Document 1") << listed;
+  EXPECT_GE(IoU(first[1].frame, then[1].frame), 0.5);
+  EXPECT_NE(then[1].id, first[1].id) << "gedit took the closed dialog's ID";
+  EXPECT_EQ(then[0].id, first[0].id) << "mousepad stayed";
+  // The same ID as a listing that never saw the dialog gives it.
+  TitleBarWindows fresh([](const Image&, const Rect& band) {
+    return std::string(band.h > 30 ? "Untitled Document 1" : "Untitled 1 - Mousepad");
+  });
+  EXPECT_EQ(fresh.List(closed)[1].id, then[1].id);
+}
+
 TEST(TitleBarWindowsTest, NoTitleBarNoWindows) {
   TitleBarWindows found([](const Image&, const Rect&) { return std::string("x"); });
   EXPECT_TRUE(found.List(MakeImage(640, 480)).empty());
