@@ -19,6 +19,7 @@
 #include "engine/perceive.h"
 #include "engine/pixel_ids.h"
 #include "engine/privacy.h"
+#include "platform/windows_from_pixels.h"
 
 namespace uiscope {
 namespace {
@@ -660,7 +661,7 @@ Status Executor::ChoosePath() {
   const ActionRequest& r = request_;
   const Frame& frame = lease_.frame;
   const std::optional<Rect> window_bounds =
-      plan_.xwindow ? std::optional<Rect>(plan_.xwindow->bounds)
+      plan_.xwindow ? std::optional<Rect>(AppArea(*plan_.xwindow))
                     : (plan_.window ? plan_.window->bounds : std::nullopt);
   auto point_of = [&](const ActionTarget& t, const char* what) -> Result<Point> {
     if (t.point) return *t.point;
@@ -860,7 +861,7 @@ PlannedAction Executor::Planned() const {
   a.target_id = request_.target.id;
   a.target = plan_.target;
   if (plan_.xwindow) {
-    a.target_window = plan_.xwindow->bounds;
+    a.target_window = AppArea(*plan_.xwindow);
   } else if (plan_.window && plan_.window->bounds) {
     a.target_window = plan_.window->bounds;
   }
@@ -1311,7 +1312,7 @@ Status Executor::Perform() {
         // The app offers no way to choose through accessibility that reads
         // back: opened and chosen with input instead.
         const std::optional<Rect> window =
-            plan_.xwindow ? std::optional<Rect>(plan_.xwindow->bounds) : std::nullopt;
+            plan_.xwindow ? std::optional<Rect>(AppArea(*plan_.xwindow)) : std::nullopt;
         if (auto p = ClickPoint(*plan_.target, window, lease_.frame)) {
           result_.notes.push_back("accessibility could not choose (" + how.error().message +
                                   "): chose it with input");
@@ -1420,7 +1421,7 @@ Result<ActionResult> Executor::Run() {
   scope.pid = plan_.pid;
   if (plan_.xwindow) {
     scope.window = plan_.xwindow->id;
-    scope.region = plan_.xwindow->bounds;
+    scope.region = AppArea(*plan_.xwindow);
   } else if (plan_.window && plan_.window->bounds) {
     scope.region = plan_.window->bounds;
   } else if (lease_.frame.width > 0) {

@@ -55,7 +55,7 @@ std::vector<Node> X11AppNodes(const std::vector<WindowInfo>& windows,
     window.role = Role::kWindow;
     window.name = w.title;
     // A title bar found in pixels may hold the app's own controls: read it.
-    window.bounds = FoundFromTitleBar(w) ? w.Covers() : w.bounds;
+    window.bounds = AppArea(w);
     window.source = Source::kX11;
     window.app = app->name;
     window.pid = w.pid;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <map>
 
 namespace uiscope {
 namespace {
@@ -15,9 +16,11 @@ constexpr int kEdgeStep = 24;
 constexpr int kSmoothStep = 8;
 // Title bars of the window managers' themes are 12–48 pixels high (openbox
 // 17–24, xfwm4 and metacity up to ~40 at larger fonts) and far wider than
-// any title button.
+// any title button. A header bar an app draws itself may be taller:
+// libadwaita's (gnome-calculator 43) is 50 rows inside its border.
 constexpr int kMinBandHeight = 12;
 constexpr int kMaxBandHeight = 48;
+constexpr int kMaxHeaderBarHeight = 56;
 constexpr int kMinBandWidth = 120;
 // Gaps in a boundary (a pixel that happens to match across it) bridged.
 constexpr int kEdgeGap = 3;
@@ -142,6 +145,18 @@ bool CutBy(const Rect& band, const Rect& frame) {
   return Near(band.x, frame.Right()) || Near(band.Right(), frame.x);
 }
 
+// Whether a boundary a few rows below `top` with the ends of `s` bounds a
+// band down to `bottom` as well: that band is the bar, these rows its frame.
+bool TighterTop(const Image& img, const std::vector<std::vector<Span>>& runs, const Span& s,
+                int top, int bottom) {
+  for (int inner = top + 1; inner <= top + kEndSlack && bottom - inner >= kMinBandHeight; ++inner) {
+    for (const Span& t : runs[inner]) {
+      if (Near(t.x0, s.x0) && Near(t.x1, s.x1) && BandInside(img, t, inner, bottom)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<TitleBar> FindTitleBars(const Image& screen) {
@@ -154,12 +169,19 @@ std::vector<TitleBar> FindTitleBars(const Image& screen) {
     for (const Span& s : runs[top]) {
       // The nearest boundary below at the band's height with the same ends.
       for (int bottom = top + kMinBandHeight;
-           bottom <= std::min(top + kMaxBandHeight, screen.height - 1); ++bottom) {
+           bottom <= std::min(top + kMaxHeaderBarHeight, screen.height - 1); ++bottom) {
         const auto match =
             std::find_if(runs[bottom].begin(), runs[bottom].end(),
                          [&](const Span& b) { return Near(b.x0, s.x0) && Near(b.x1, s.x1); });
         if (match == runs[bottom].end()) continue;
         if (!BandInside(screen, s, top, bottom)) continue;
+        // A band taller than a window manager's bar is a header bar, and
+        // its first rows may be the frame's (GTK 3's resize margin above
+        // gedit's: 3 white rows under its 1-pixel border, 50 rows with the
+        // bar): the band is then the one below them, found from their last
+        // boundary. (Not for lower bands: openbox's 1–2 border rows above
+        // its bar are the bar's.)
+        if (bottom - top > kMaxBandHeight && TighterTop(screen, runs, s, top, bottom)) break;
         const Rect band{s.x0, top, s.x1 - s.x0, bottom - top};
         // The client area's bottom: the side edges' longer run; a band
         // from screen edge to screen edge (a maximised window) reaches the
@@ -213,6 +235,14 @@ std::string TitleKey(const std::string& title) {
   return key;
 }
 
+// Whether two reads of titles may be of one window: one unread, or one's
+// key holds the other's (a bar cut by a window over it shows part of it).
+bool TitlesAgree(const std::string& a, const std::string& b) {
+  const std::string ka = TitleKey(a), kb = TitleKey(b);
+  return ka.empty() || kb.empty() || ka.find(kb) != std::string::npos ||
+         kb.find(ka) != std::string::npos;
+}
+
 uint64_t Fnv1a(const std::string& s) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) {
@@ -257,9 +287,16 @@ std::vector<WindowInfo> TitleBarWindows::List(const Image& screen) {
         Rect{bar.frame.x, bar.band.Bottom(), bar.frame.w, bar.frame.Bottom() - bar.band.Bottom()};
     w.visible = true;
     // The window seen last time: overlapping most, else titled the same.
+    // An overlap is not enough where both the place of the bar and the
+    // title differ: that is another window where one was (gedit revealed
+    // where its Save As dialog closed, IoU 0.7, kept the dialog's ID, and
+    // `app close` of the dialog said it stayed).
     const WindowInfo* before = nullptr;
     double best = 0.5;
     for (const WindowInfo& p : previous_) {
+      const bool stayed = std::abs(p.frame.x - w.frame.x) <= kEndSlack &&
+                          std::abs(p.frame.y - w.frame.y) <= kEndSlack;
+      if (!stayed && !TitlesAgree(p.title, w.title)) continue;
       if (const double iou = IoU(p.frame, w.frame); iou >= best) {
         before = &p;
         best = iou;
@@ -367,6 +404,81 @@ bool IsCrossGlyph(const Image& screen, int x, int y, int w, int h) {
 }
 
 }  // namespace
+
+std::optional<Point> FindPlainPoint(const Image& screen, const Rect& band) {
+  if (!screen.Valid()) return std::nullopt;
+  const Rect inside = Intersect(Rect{band.x + 1, band.y + 1, band.w - 2, band.h - 2},
+                                Rect{1, 0, screen.width - 1, screen.height});
+  if (inside.Empty()) return std::nullopt;
+  auto plain = [&](int x) {
+    for (int y = inside.y; y < inside.Bottom(); ++y) {
+      if (Step(screen.Pixel(x, y), screen.Pixel(x - 1, y)) > kSmoothStep) return false;
+    }
+    return true;
+  };
+  // The widest run; of runs as wide but for a pixel or two (the evenly
+  // spaced gaps between a header bar's buttons), the one nearest the
+  // band's centre.
+  const int centre = inside.x + inside.w / 2;
+  std::optional<Span> best;
+  auto better = [&](const Span& r) {
+    if (!best) return true;
+    const int w = r.x1 - r.x0, bw = best->x1 - best->x0;
+    if (std::abs(w - bw) > 2) return w > bw;
+    return std::abs((r.x0 + r.x1) / 2 - centre) < std::abs((best->x0 + best->x1) / 2 - centre);
+  };
+  int start = -1;
+  for (int x = inside.x; x <= inside.Right(); ++x) {
+    if (x < inside.Right() && plain(x)) {
+      if (start < 0) start = x;
+      continue;
+    }
+    if (start >= 0 && better(Span{start, x})) best = Span{start, x};
+    start = -1;
+  }
+  if (!best) return std::nullopt;
+  return Point{(best->x0 + best->x1) / 2, inside.y + inside.h / 2};
+}
+
+std::optional<BarLook> LookOfBar(const Image& screen, const Rect& band) {
+  if (!screen.Valid()) return std::nullopt;
+  const Rect on = Intersect(band, Rect{0, 0, screen.width, screen.height});
+  std::map<int, int> counts;
+  for (int y = on.y; y < on.Bottom(); ++y) {
+    for (int x = on.x; x < on.Right(); ++x) {
+      const uint8_t* p = screen.Pixel(x, y);
+      ++counts[(p[0] >> 3) << 10 | (p[1] >> 3) << 5 | (p[2] >> 3)];
+    }
+  }
+  if (counts.empty()) return std::nullopt;
+  const auto mode = std::max_element(counts.begin(), counts.end(),
+                                     [](auto& a, auto& b) { return a.second < b.second; });
+  return BarLook{(mode->first >> 10 & 31) << 3, (mode->first >> 5 & 31) << 3,
+                 (mode->first & 31) << 3};
+}
+
+bool TookActiveLook(const std::map<uint64_t, BarLook>& before,
+                    const std::map<uint64_t, BarLook>& after, uint64_t window) {
+  constexpr int kLookStep = 24;  // channel-summed: a different look
+  auto distance = [](const BarLook& a, const BarLook& b) {
+    return std::abs(a[0] - b[0]) + std::abs(a[1] - b[1]) + std::abs(a[2] - b[2]);
+  };
+  const auto b = before.find(window);
+  const auto a = after.find(window);
+  if (b == before.end() || a == after.end()) return true;  // no bar to look at
+  bool all_alike = true;
+  for (const auto& [id, look] : before) all_alike &= distance(look, b->second) <= kLookStep;
+  if (all_alike) return true;
+  if (distance(a->second, b->second) > kLookStep) return true;
+  for (const auto& [id, look] : before) {
+    const auto now = after.find(id);
+    if (id != window && now != after.end() && distance(look, now->second) > kLookStep) return true;
+  }
+  for (const auto& [id, look] : after) {
+    if (id != window && distance(look, a->second) <= kLookStep) return false;
+  }
+  return true;
+}
 
 std::optional<Rect> FindCloseButton(const Image& screen, const Rect& band) {
   if (!screen.Valid()) return std::nullopt;

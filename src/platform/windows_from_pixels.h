@@ -20,9 +20,11 @@
 // starts or ends, beside it, is below that window.
 //
 // A window that draws its own title bar and asks the window manager for no
-// decorations (gedit 43's GTK header bar, 47 rows, under openbox) is found
-// from that bar when it looks like one: its frame starts with the bar, and
-// its close button is the app's own.
+// decorations (gedit 43's GTK header bar, 47 rows, and gnome-calculator
+// 43's libadwaita one, 50 rows, under openbox) is found from that bar when
+// it looks like one (up to 56 rows high; rows of plain border above it are
+// the frame's): its frame starts with the bar, and its close button is the
+// app's own.
 //
 // Known limits: a window whose title bar is wholly covered is not found; a
 // dialog drawn wholly inside its parent's frame is taken as part of the
@@ -37,8 +39,10 @@
 // lives above the platform layer).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +74,38 @@ std::vector<TitleBar> FindTitleBars(const Image& screen);
 // nullopt when none is found (a theme drawing its buttons otherwise, a band
 // whose end is covered).
 std::optional<Rect> FindCloseButton(const Image& screen, const Rect& band);
+
+// The point of the title bar `band` (screen pixels) on `screen` to click to
+// raise its window without pressing anything drawn on it: the middle of the
+// widest run of columns that is plain on every row inside the band (no step
+// above a gradient's between neighbours), at the band's middle row. A
+// window manager's bar gives the space beside its title; a header bar, the
+// gap between its controls (gnome-calculator 43 puts its mode menu at the
+// bar's centre: a click there opens it). nullopt when the band holds no
+// plain column.
+std::optional<Point> FindPlainPoint(const Image& screen, const Rect& band);
+
+// The look of a title bar: its most common colour (5 bits a channel), what
+// a theme paints active and inactive bars differently.
+using BarLook = std::array<int, 3>;
+
+// The look of the title bar `band` (screen pixels) on `screen`; nullopt
+// when the band lies off the screen.
+std::optional<BarLook> LookOfBar(const Image& screen, const Rect& band);
+
+// Whether `window`'s title bar shows that a click on it gave it the focus,
+// from the looks of every window's bar (by window ID) before and after: the
+// click changed its look (it took the active one); or it changed another
+// bar's (the window that had the focus lost it: a header bar looks the
+// same active or not, as gnome-calculator 43's does, while openbox's bar
+// over xterm turns from blue to grey); or no other bar looks as it does now
+// (it had the one look no other window has). A theme that paints every bar
+// alike (all looked the same before) tells nothing: being on top is then
+// all there is to check. Known limit: of exactly two windows that do not
+// overlap, one already active looks as the other would had the click not
+// reached it.
+bool TookActiveLook(const std::map<uint64_t, BarLook>& before,
+                    const std::map<uint64_t, BarLook>& after, uint64_t window);
 
 // Reads the title text of the band `band` (screen pixels) of `screen`; ""
 // when none can be read. Called from the thread that lists windows.
@@ -105,5 +141,11 @@ inline constexpr uint64_t kTitleBarWindowBit = uint64_t{1} << 48;
 // holding Open, Save and a menu is one): the pixels cannot tell them apart,
 // so what the window shows is its whole frame, bar included.
 inline bool FoundFromTitleBar(const WindowInfo& w) { return (w.id & kTitleBarWindowBit) != 0; }
+
+// The part of `w` that is its app's: the client area, or for a window found
+// from its title bar the whole frame (that bar may hold the app's controls:
+// gedit's Save, gnome-calculator's mode menu). What observe reads, a click
+// may point at, and a verification compares.
+inline Rect AppArea(const WindowInfo& w) { return FoundFromTitleBar(w) ? w.Covers() : w.bounds; }
 
 }  // namespace uiscope

@@ -13,6 +13,7 @@
 #include "core/diff.h"
 #include "core/ids.h"
 #include "mcp/wire.h"
+#include "platform/windows_from_pixels.h"
 #include "support/fake_accessibility.h"
 #include "support/fake_capture.h"
 #include "support/fake_input.h"
@@ -196,7 +197,7 @@ TEST_F(ActTest, AnAnimationRunningBeforeTheActionNeitherCountsNorDelaysTheVerdic
   ax_->on_call = [&](test::FakeAccessibility&, const std::string&, const Node&) { acted = true; };
   capture_->before_capture = [&](test::FakeCapture& screen) {
     const uint8_t shade = (++frame % 2) ? 30 : 220;
-    screen.Fill(Rect{600, 400, 16, 16}, shade, shade, shade);  // the spinner, every frame
+    screen.Fill(Rect{600, 400, 16, 16}, shade, shade, shade);       // the spinner, every frame
     if (acted) screen.Fill(Rect{182, 162, 16, 16}, 250, 250, 250);  // the box, ticked
   };
   ActionRequest r = Click(Id(Role::kCheckBox, "Remember me"));
@@ -594,6 +595,20 @@ TEST_F(ActTest, TheWindowIsRaisedBeforeInputOnly) {
   windows_->windows()[0].focused = false;
   ASSERT_TRUE(Act(Click(Id(Role::kCheckBox, "Remember me"))).ok());
   EXPECT_EQ(windows_->calls().size(), 1u) << "an accessibility action needs no focus";
+}
+
+// A window found from its title bar on a VNC screen (issue 20) whose bar is
+// the app's own header bar: gedit's Save lies in the bar, above the client
+// area, and a click by ID on it was refused as "no visible area on screen".
+TEST_F(ActTest, AControlInTheTitleBarOfAWindowFoundInPixelsIsClicked) {
+  WindowInfo& w = windows_->windows()[0];
+  w.id = kTitleBarWindowBit | 0x1234;
+  w.frame = Rect{100, 80, 600, 400};
+  w.bounds = Rect{100, 127, 600, 353};             // below a 47-row header bar
+  auto r = Act(Click(Id(Role::kLabel, "Email")));  // at 140,110: in the bar
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(input_->events().back(), "click left 140,110 x1");
+  EXPECT_EQ(gate_->entries().back().action.target_window, w.frame);
 }
 
 TEST_F(ActTest, ClickAtAPoint) {

@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -150,6 +151,38 @@ TEST(TitleBarWindowsTest, ListsBottomToTopWithClientAreasAndStableIds) {
   EXPECT_EQ(changing.List(screen)[1].id, before);
   TitleBarWindows fresh(changing_titles);
   EXPECT_NE(fresh.List(screen)[1].id, before);
+}
+
+TEST(TitleBarWindowsTest, AWindowRevealedWhereAnotherClosedGetsItsOwnId) {
+  // gedit's Save As dialog (openbox's bar) over gedit (its header bar,
+  // covered whole), then the dialog closed: gedit's frame overlaps where
+  // the dialog's was (IoU 0.7), but its bar is elsewhere and titled
+  // otherwise. mousepad, at the left, stays.
+  const Image dialog = Screenshot("gedit_save_as_dialog.png");
+  const Image closed = Screenshot("gedit_save_as_closed.png");
+  ASSERT_TRUE(dialog.Valid() && closed.Valid());
+  TitleBarWindows found([](const Image&, const Rect& band) {
+    if (band.h > 30) return std::string("Untitled Document 1");
+    return std::string(band.x > 700 ? "Save As" : "Untitled 1 - Mousepad");
+  });
+  const std::vector<WindowInfo> first = found.List(dialog);
+  std::string listed;
+  for (const WindowInfo& w : first) listed += w.title + " " + Text(w.frame) + " / ";
+  ASSERT_EQ(first.size(), 2u) << listed;
+  EXPECT_EQ(first[1].title, "Save As") << listed;
+  const std::vector<WindowInfo> then = found.List(closed);
+  listed.clear();
+  for (const WindowInfo& w : then) listed += w.title + " " + Text(w.frame) + " / ";
+  ASSERT_EQ(then.size(), 2u) << listed;
+  EXPECT_EQ(then[1].title, "Untitled Document 1") << listed;
+  EXPECT_GE(IoU(first[1].frame, then[1].frame), 0.5);
+  EXPECT_NE(then[1].id, first[1].id) << "gedit took the closed dialog's ID";
+  EXPECT_EQ(then[0].id, first[0].id) << "mousepad stayed";
+  // The same ID as a listing that never saw the dialog gives it.
+  TitleBarWindows fresh([](const Image&, const Rect& band) {
+    return std::string(band.h > 30 ? "Untitled Document 1" : "Untitled 1 - Mousepad");
+  });
+  EXPECT_EQ(fresh.List(closed)[1].id, then[1].id);
 }
 
 TEST(TitleBarWindowsTest, NoTitleBarNoWindows) {
@@ -332,6 +365,118 @@ TEST(HeaderBarTest, AWindowCutByAHeaderBarWindowLiesUnderIt) {
   ASSERT_EQ(windows.size(), 2u);
   EXPECT_EQ(windows[0].title, "Untitled 1 - Mousepad");
   EXPECT_EQ(windows[1].title, "Untitled Document 1");
+}
+
+// gnome-calculator 43 (GTK 4 + libadwaita) under openbox: it asks for no
+// decorations and draws a header bar 50 rows high inside its 1-pixel border
+// (taller than any window manager's bar), holding Undo, the mode menu
+// "Basic", the main menu and three round buttons; no title.
+constexpr const char* kCalculatorScreen = "gnome_calculator_headerbar.png";
+
+TEST(HeaderBarTest, ALibadwaitaHeaderBarIsFoundWhole) {
+  const Image screen = Screenshot(kCalculatorScreen);
+  ASSERT_TRUE(screen.Valid());
+  const std::vector<TitleBar> bars = FindTitleBars(screen);
+  std::string found;
+  for (const TitleBar& b : bars) found += Text(b.band) + " in " + Text(b.frame) + " / ";
+  // Its keypad, display and entry are no title bars.
+  ASSERT_EQ(bars.size(), 1u) << found;
+  EXPECT_TRUE(Near(bars[0].band, Rect{778, 305, 363, 50})) << found;
+  // The frame is its X geometry (777,304 365x496) but for the border.
+  const Rect& frame = bars[0].frame;
+  EXPECT_LE(std::abs(frame.x - 777), 2) << Text(frame);
+  EXPECT_LE(std::abs(frame.y - 304), 2) << Text(frame);
+  EXPECT_LE(std::abs(frame.Right() - 1142), 2) << Text(frame);
+  EXPECT_LE(std::abs(frame.Bottom() - 800), 2) << Text(frame);
+  // Its close button: the X in the rightmost round button (1102..1127).
+  const std::optional<Rect> close = FindCloseButton(screen, bars[0].band);
+  ASSERT_TRUE(close.has_value()) << Text(bars[0].band);
+  EXPECT_TRUE(Rect(1102, 320, 26, 25).Contains(*close)) << Text(*close);
+}
+
+TEST(PlainPointTest, AHeaderBarIsRaisedBetweenItsControls) {
+  const Image screen = Screenshot(kCalculatorScreen);
+  ASSERT_TRUE(screen.Valid());
+  const std::vector<TitleBar> bars = FindTitleBars(screen);
+  ASSERT_EQ(bars.size(), 1u);
+  const std::optional<Point> spot = FindPlainPoint(screen, bars[0].band);
+  ASSERT_TRUE(spot.has_value());
+  EXPECT_TRUE(bars[0].band.Contains(*spot));
+  // The controls' boxes as they light up under the pointer (Undo, the main
+  // menu: flat buttons, 9-10 pixels wider than their ink on each side),
+  // framed (Basic, by its focus ring once its menu closed) or filled (the
+  // round buttons). The band's centre (959)
+  // is on "Basic": a click there opened the mode menu.
+  for (const auto& [box, what] :
+       {std::pair{Rect{788, 315, 81, 35}, "Undo"}, std::pair{Rect{887, 315, 79, 35}, "Basic"},
+        std::pair{Rect{984, 315, 34, 35}, "the main menu"},
+        std::pair{Rect{1028, 320, 26, 25}, "iconify"},
+        std::pair{Rect{1065, 320, 26, 25}, "maximise"},
+        std::pair{Rect{1102, 320, 26, 25}, "close"}}) {
+    EXPECT_FALSE(box.Contains(*spot)) << what << " at " << spot->x << "," << spot->y;
+  }
+}
+
+TEST(PlainPointTest, AWindowManagersBarIsRaisedBesideItsTitle) {
+  for (const char* file :
+       {"openbox_clearlooks.png", "openbox_onyx.png", "openbox_nightmare.png", kHeaderBarScreen}) {
+    const Image screen = Screenshot(file);
+    ASSERT_TRUE(screen.Valid()) << file;
+    for (const TitleBar& bar : FindTitleBars(screen)) {
+      const std::optional<Point> spot = FindPlainPoint(screen, bar.band);
+      ASSERT_TRUE(spot.has_value()) << file << " " << Text(bar.band);
+      EXPECT_TRUE(bar.band.Contains(*spot)) << file << " " << Text(bar.band);
+      // Away from the buttons, which these themes put at the right end
+      // beside the close button.
+      const std::optional<Rect> close = FindCloseButton(screen, bar.band);
+      ASSERT_TRUE(close.has_value()) << file << " " << Text(bar.band);
+      EXPECT_LT(spot->x, close->x - 2 * bar.band.h)
+          << file << " " << Text(bar.band) << " at " << spot->x;
+    }
+  }
+}
+
+// The looks of the bars of the windows on `screen`, by ID (gnome-calculator
+// and xterm: the header bar is the taller).
+std::map<uint64_t, BarLook> BarLooks(const Image& screen, std::vector<WindowInfo>* windows) {
+  TitleBarWindows found([](const Image&, const Rect& band) {
+    return band.h > 30 ? std::string("Calculator") : std::string("xterm");
+  });
+  *windows = found.List(screen);
+  std::map<uint64_t, BarLook> looks;
+  for (const WindowInfo& w : *windows) {
+    const Rect band{w.frame.x, w.frame.y, w.frame.w, w.bounds.y - w.frame.y};
+    if (auto look = LookOfBar(screen, band)) looks[w.id] = *look;
+  }
+  return looks;
+}
+
+TEST(ActiveLookTest, AHeaderBarRaisedOverAWindowManagersBarTookTheFocus) {
+  // gnome-calculator under an xterm that has the focus (openbox's blue
+  // bar), then after a click on the calculator's header bar: on top, with
+  // the focus, its bar the same grey as before, xterm's bar grey too.
+  const Image under = Screenshot("gnome_calculator_under_xterm.png");
+  const Image raised = Screenshot("gnome_calculator_raised_over_xterm.png");
+  ASSERT_TRUE(under.Valid() && raised.Valid());
+  std::vector<WindowInfo> before_windows, after_windows;
+  const auto before = BarLooks(under, &before_windows);
+  const auto after = BarLooks(raised, &after_windows);
+  ASSERT_EQ(before_windows.size(), 2u);
+  ASSERT_EQ(after_windows.size(), 2u);
+  // Bottom to top: the calculator is raised over xterm.
+  EXPECT_EQ(before_windows[0].title, "Calculator");
+  EXPECT_EQ(after_windows[1].title, "Calculator");
+  const uint64_t calculator = before_windows[0].id;
+  ASSERT_EQ(after_windows[1].id, calculator);
+  ASSERT_EQ(before.size(), 2u);
+  ASSERT_EQ(after.size(), 2u);
+  const uint64_t xterm = before_windows[1].id;
+  // The header bar looks the same with the focus or without; xterm's bar
+  // lost its blue and now looks much as the calculator's: what tells that
+  // the focus moved is xterm's bar.
+  EXPECT_EQ(before.at(calculator), after.at(calculator));
+  EXPECT_NE(before.at(xterm), after.at(xterm));
+  EXPECT_TRUE(TookActiveLook(before, after, calculator));
 }
 
 }  // namespace

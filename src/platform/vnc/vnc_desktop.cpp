@@ -1,7 +1,6 @@
 #include "platform/vnc/vnc_desktop.h"
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -64,9 +63,10 @@ class VncWindows final : public WindowSystem {
     return windows->size() == 1 ? kVncScreenWindow : 0;
   }
 
-  // A click on the window's title bar, as a user raises a window, then
-  // waits until no window found lies over it and its title bar has the
-  // active look (see ActiveLook).
+  // A click on the window's title bar where nothing is drawn on it
+  // (FindPlainPoint: a header bar's centre may be a control), as a user
+  // raises a window, then waits until no window found lies over it and its
+  // title bar has the active look (see TookActiveLook).
   Status Activate(uint64_t window, std::chrono::milliseconds timeout) override {
     auto windows = ListWindows();
     if (!windows.ok()) return windows.error();
@@ -76,8 +76,10 @@ class VncWindows final : public WindowSystem {
     const std::string title = target->title;
     auto before = Looks(*windows);
     if (!before.ok()) return before.error();
+    const Point spot =
+        FindPlainPoint(before->second, Band(*target)).value_or(Band(*target).Center());
     if (!input_) input_ = OpenVncInput(connection_);
-    if (auto st = input_->Click(Band(*target).Center(), MouseButton::kLeft, 1); !st.ok()) return st;
+    if (auto st = input_->Click(spot, MouseButton::kLeft, 1); !st.ok()) return st;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     std::string missing = "come to the top";
     for (;;) {
@@ -86,7 +88,7 @@ class VncWindows final : public WindowSystem {
       if (OnTop(*now, window)) {
         auto after = Looks(*now);
         if (!after.ok()) return after.error();
-        if (ActiveLook(*before, *after, window)) return OkStatus();
+        if (TookActiveLook(before->first, after->first, window)) return OkStatus();
         missing = "take the active look (its title bar still looks as another window's)";
       }
       if (std::chrono::steady_clock::now() >= deadline) {
@@ -126,62 +128,20 @@ class VncWindows final : public WindowSystem {
   }
 
  private:
-  // The look of a title bar: its most common colour (5 bits a channel),
-  // what a theme paints active and inactive bars differently.
-  using Look = std::array<int, 3>;
-  static constexpr int kLookStep = 24;  // channel-summed: a different look
-
-  static int LookDistance(const Look& a, const Look& b) {
-    return std::abs(a[0] - b[0]) + std::abs(a[1] - b[1]) + std::abs(a[2] - b[2]);
-  }
-
-  // The look of every window found (not the screen), by ID, from one frame
-  // of a capture of its own (the listing's capture keeps its damage).
-  Result<std::map<uint64_t, Look>> Looks(const std::vector<WindowInfo>& windows) {
+  // The look of every window found (not the screen), by ID, and the frame
+  // it was taken from, from a capture of its own (the listing's capture
+  // keeps its damage).
+  Result<std::pair<std::map<uint64_t, BarLook>, Image>> Looks(
+      const std::vector<WindowInfo>& windows) {
     if (!look_capture_) look_capture_ = OpenVncCapture(connection_, WithoutHashes());
     auto frame = look_capture_->CaptureScreen();
     if (!frame.ok()) return frame.error();
-    const Image& image = frame->image;
-    std::map<uint64_t, Look> looks;
+    std::map<uint64_t, BarLook> looks;
     for (const WindowInfo& w : windows) {
       if (w.id == kVncScreenWindow) continue;
-      const Rect band = Intersect(Band(w), Rect{0, 0, image.width, image.height});
-      std::map<int, int> counts;
-      for (int y = band.y; y < band.y + band.h; ++y) {
-        for (int x = band.x; x < band.x + band.w; ++x) {
-          const uint8_t* p = image.Pixel(x, y);
-          ++counts[(p[0] >> 3) << 10 | (p[1] >> 3) << 5 | (p[2] >> 3)];
-        }
-      }
-      if (counts.empty()) continue;
-      const auto mode = std::max_element(counts.begin(), counts.end(),
-                                         [](auto& a, auto& b) { return a.second < b.second; });
-      looks[w.id] = Look{(mode->first >> 10 & 31) << 3, (mode->first >> 5 & 31) << 3,
-                         (mode->first & 31) << 3};
+      if (auto look = LookOfBar(frame->image, Band(w))) looks[w.id] = *look;
     }
-    return looks;
-  }
-
-  // Whether `window`'s title bar has the active look after the click: the
-  // click changed its look (it took the active one), or no other bar looks
-  // as it does now (it had the one look no other window has). A theme
-  // that paints every bar alike (all looked the same before) tells nothing:
-  // being on top is then all there is to check. Known limit: of exactly two
-  // windows that do not overlap, one already active looks as the other
-  // would had the click not reached it.
-  static bool ActiveLook(const std::map<uint64_t, Look>& before,
-                         const std::map<uint64_t, Look>& after, uint64_t window) {
-    const auto b = before.find(window);
-    const auto a = after.find(window);
-    if (b == before.end() || a == after.end()) return true;  // no bar to look at
-    bool all_alike = true;
-    for (const auto& [id, look] : before) all_alike &= LookDistance(look, b->second) <= kLookStep;
-    if (all_alike) return true;
-    if (LookDistance(a->second, b->second) > kLookStep) return true;
-    for (const auto& [id, look] : after) {
-      if (id != window && LookDistance(look, a->second) <= kLookStep) return false;
-    }
-    return true;
+    return std::pair{std::move(looks), std::move(frame->image)};
   }
 
   // The title bar of a window found from one: above its client area.
