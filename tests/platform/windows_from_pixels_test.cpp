@@ -41,6 +41,20 @@ std::string Text(const Rect& r) {
          std::to_string(r.h);
 }
 
+// The bands and frames found, for a failure message.
+std::string Listed(const std::vector<TitleBar>& bars) {
+  std::string out;
+  for (const TitleBar& b : bars) out += Text(b.band) + " in " + Text(b.frame) + " / ";
+  return out;
+}
+
+// A title reader for the screens of a tall header bar (`tall`, over 30 rows)
+// beside a window manager's bar (`short_bar`): what OCR would read there.
+TitleReader TitleByHeight(std::string tall, std::string short_bar) {
+  return [tall = std::move(tall), short_bar = std::move(short_bar)](
+             const Image&, const Rect& band) { return band.h > 30 ? tall : short_bar; };
+}
+
 struct Expected {
   const char* file;
   Rect first;
@@ -179,9 +193,7 @@ TEST(TitleBarWindowsTest, AWindowRevealedWhereAnotherClosedGetsItsOwnId) {
   EXPECT_NE(then[1].id, first[1].id) << "gedit took the closed dialog's ID";
   EXPECT_EQ(then[0].id, first[0].id) << "mousepad stayed";
   // The same ID as a listing that never saw the dialog gives it.
-  TitleBarWindows fresh([](const Image&, const Rect& band) {
-    return std::string(band.h > 30 ? "Untitled Document 1" : "Untitled 1 - Mousepad");
-  });
+  TitleBarWindows fresh(TitleByHeight("Untitled Document 1", "Untitled 1 - Mousepad"));
   EXPECT_EQ(fresh.List(closed)[1].id, then[1].id);
 }
 
@@ -264,8 +276,7 @@ TEST(HeaderBarTest, AGtkHeaderBarIsItsWindowsTitleBar) {
   const Image screen = Screenshot(kHeaderBarScreen);
   ASSERT_TRUE(screen.Valid());
   const std::vector<TitleBar> bars = FindTitleBars(screen);
-  std::string found;
-  for (const TitleBar& b : bars) found += Text(b.band) + " in " + Text(b.frame) + " / ";
+  const std::string found = Listed(bars);
   // The header bar (47 rows, inside its 1-pixel border and highlight) and
   // mousepad's openbox bar; gedit's line-number gutter, its current-line
   // band and its status bar are no title bars.
@@ -320,9 +331,7 @@ TEST(HeaderBarTest, ItsCloseButtonIsTheAppsOwnX) {
 TEST(HeaderBarTest, TheWindowCoversItsHeaderBar) {
   const Image screen = Screenshot(kHeaderBarScreen);
   ASSERT_TRUE(screen.Valid());
-  TitleBarWindows found([](const Image&, const Rect& band) {
-    return band.h > 30 ? std::string("Untitled Document 1") : std::string("Untitled 1 - Mousepad");
-  });
+  TitleBarWindows found(TitleByHeight("Untitled Document 1", "Untitled 1 - Mousepad"));
   const std::vector<WindowInfo> windows = found.List(screen);
   ASSERT_EQ(windows.size(), 2u);
   // Bottom to top: mousepad lies over gedit.
@@ -347,8 +356,7 @@ TEST(HeaderBarTest, AWindowCutByAHeaderBarWindowLiesUnderIt) {
   const Image screen = Screenshot("openbox_gedit_over_mousepad.png");
   ASSERT_TRUE(screen.Valid());
   const std::vector<TitleBar> bars = FindTitleBars(screen);
-  std::string found;
-  for (const TitleBar& b : bars) found += Text(b.band) + " in " + Text(b.frame) + " / ";
+  const std::string found = Listed(bars);
   ASSERT_EQ(bars.size(), 2u) << found;
   EXPECT_TRUE(Near(bars[0].band, Rect{64, 84, 902, 47})) << found;
   EXPECT_TRUE(Near(bars[1].band, Rect{970, 300, 492, 19})) << found;
@@ -358,9 +366,7 @@ TEST(HeaderBarTest, AWindowCutByAHeaderBarWindowLiesUnderIt) {
   ASSERT_TRUE(close.has_value()) << Text(bars[1].band);
   EXPECT_TRUE(Near(*close, Rect{1448, 307, 6, 6})) << Text(*close);
 
-  TitleBarWindows listed([](const Image&, const Rect& band) {
-    return band.h > 30 ? std::string("Untitled Document 1") : std::string("Untitled 1 - Mousepad");
-  });
+  TitleBarWindows listed(TitleByHeight("Untitled Document 1", "Untitled 1 - Mousepad"));
   const std::vector<WindowInfo> windows = listed.List(screen);
   ASSERT_EQ(windows.size(), 2u);
   EXPECT_EQ(windows[0].title, "Untitled 1 - Mousepad");
@@ -377,8 +383,7 @@ TEST(HeaderBarTest, ALibadwaitaHeaderBarIsFoundWhole) {
   const Image screen = Screenshot(kCalculatorScreen);
   ASSERT_TRUE(screen.Valid());
   const std::vector<TitleBar> bars = FindTitleBars(screen);
-  std::string found;
-  for (const TitleBar& b : bars) found += Text(b.band) + " in " + Text(b.frame) + " / ";
+  const std::string found = Listed(bars);
   // Its keypad, display and entry are no title bars.
   ASSERT_EQ(bars.size(), 1u) << found;
   EXPECT_TRUE(Near(bars[0].band, Rect{778, 305, 363, 50})) << found;
@@ -391,7 +396,8 @@ TEST(HeaderBarTest, ALibadwaitaHeaderBarIsFoundWhole) {
   // Its close button: the X in the rightmost round button (1102..1127).
   const std::optional<Rect> close = FindCloseButton(screen, bars[0].band);
   ASSERT_TRUE(close.has_value()) << Text(bars[0].band);
-  EXPECT_TRUE(Rect(1102, 320, 26, 25).Contains(*close)) << Text(*close);
+  const Rect rightmost{1102, 320, 26, 25};
+  EXPECT_TRUE(rightmost.Contains(*close)) << Text(*close);
 }
 
 TEST(PlainPointTest, AHeaderBarIsRaisedBetweenItsControls) {
@@ -439,9 +445,7 @@ TEST(PlainPointTest, AWindowManagersBarIsRaisedBesideItsTitle) {
 // The looks of the bars of the windows on `screen`, by ID (gnome-calculator
 // and xterm: the header bar is the taller).
 std::map<uint64_t, BarLook> BarLooks(const Image& screen, std::vector<WindowInfo>* windows) {
-  TitleBarWindows found([](const Image&, const Rect& band) {
-    return band.h > 30 ? std::string("Calculator") : std::string("xterm");
-  });
+  TitleBarWindows found(TitleByHeight("Calculator", "xterm"));
   *windows = found.List(screen);
   std::map<uint64_t, BarLook> looks;
   for (const WindowInfo& w : *windows) {

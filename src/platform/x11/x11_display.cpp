@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "platform/x11/x_free.h"
+#include "platform/x11/x_property.h"
 
 namespace uiscope::x11 {
 namespace {
@@ -21,30 +22,6 @@ namespace {
 int IgnoreXError(Display*, XErrorEvent*) { return 0; }
 int IgnoreXIOError(Display*) { return 0; }
 void MarkBroken(Display*, void* self) { *static_cast<bool*>(self) = true; }
-
-
-// Reads a window property of `type` (AnyPropertyType allowed); empty when unset.
-std::vector<unsigned char> GetProperty(Display* d, Window w, const char* name, Atom type,
-                                       int* format_out = nullptr,
-                                       unsigned long* count_out = nullptr) {
-  Atom atom = XInternAtom(d, name, True);
-  if (atom == None) return {};
-  Atom actual_type = None;
-  int format = 0;
-  unsigned long count = 0, after = 0;
-  unsigned char* raw = nullptr;
-  if (XGetWindowProperty(d, w, atom, 0, 1 << 20, False, type, &actual_type, &format, &count, &after,
-                         &raw) != Success ||
-      raw == nullptr) {
-    return {};
-  }
-  XPtr<unsigned char> data(raw);
-  if (actual_type == None) return {};
-  size_t unit = format == 32 ? sizeof(long) : format / 8;
-  if (format_out) *format_out = format;
-  if (count_out) *count_out = count;
-  return std::vector<unsigned char>(raw, raw + count * unit);
-}
 
 // The root window's mapped children, bottom to top, with their attributes:
 // the override-redirect ones (popups: menus, tooltips) or the others.
@@ -101,7 +78,7 @@ int X11Display::width() const { return DisplayWidth(display_, DefaultScreen(disp
 int X11Display::height() const { return DisplayHeight(display_, DefaultScreen(display_)); }
 
 std::optional<std::string> X11Display::RootStringProperty(const char* atom_name) const {
-  auto data = GetProperty(display_, DefaultRootWindow(display_), atom_name, AnyPropertyType);
+  auto data = PropertyBytes(display_, DefaultRootWindow(display_), atom_name, AnyPropertyType);
   if (data.empty()) return std::nullopt;
   std::string s(data.begin(), data.end());
   while (!s.empty() && s.back() == '\0') s.pop_back();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "platform/x11/x_free.h"
+#include "platform/x11/x_property.h"
 
 namespace uiscope {
 
@@ -19,26 +20,6 @@ namespace x11 {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// A window property of 32-bit items (windows, cardinals) as longs, as Xlib
-// returns them; empty when unset or of another format.
-std::vector<long> LongProperty(Display* d, Window w, const char* name, Atom type) {
-  Atom atom = XInternAtom(d, name, True);
-  if (atom == None) return {};
-  Atom actual = None;
-  int format = 0;
-  unsigned long count = 0, after = 0;
-  unsigned char* raw = nullptr;
-  if (XGetWindowProperty(d, w, atom, 0, 1 << 16, False, type, &actual, &format, &count, &after,
-                         &raw) != Success ||
-      raw == nullptr) {
-    return {};
-  }
-  XPtr<unsigned char> owned(raw);
-  if (actual == None || format != 32) return {};
-  const long* items = reinterpret_cast<const long*>(raw);
-  return std::vector<long>(items, items + count);
-}
 
 // The process of the X client that created `w`, from the server (X-Resource
 // 1.2, XResQueryClientIds): Tk and other old toolkits set no _NET_WM_PID,
@@ -62,20 +43,9 @@ int ClientPid(Display* d, Window w) {
 }
 
 std::string StringProperty(Display* d, Window w, const char* name, Atom type) {
-  Atom atom = XInternAtom(d, name, True);
-  if (atom == None) return "";
-  Atom actual = None;
-  int format = 0;
-  unsigned long count = 0, after = 0;
-  unsigned char* raw = nullptr;
-  if (XGetWindowProperty(d, w, atom, 0, 1 << 16, False, type, &actual, &format, &count, &after,
-                         &raw) != Success ||
-      raw == nullptr) {
-    return "";
-  }
-  XPtr<unsigned char> owned(raw);
-  if (actual == None || format != 8) return "";
-  return std::string(reinterpret_cast<const char*>(raw), count);
+  const Property p = ReadProperty(d, w, name, type, 1 << 16);
+  if (p.type == None || p.format != 8) return "";
+  return std::string(reinterpret_cast<const char*>(p.data.get()), p.count);
 }
 
 std::string Title(Display* d, Window w) {
