@@ -8,6 +8,8 @@
 namespace uiscope::mcp {
 namespace {
 
+constexpr std::string_view kResourceUpdated = "notifications/resources/updated";
+
 constexpr std::string_view kCursorPrefix = "tools:";
 
 // The ToolContext of one tools/call.
@@ -242,8 +244,7 @@ Reply Server::ListTools(const ListToolsParams& p, Call& call) const {
   const size_t end =
       std::min(visible.size(), start + static_cast<size_t>(options_.tools_page_size));
   json list = json::array();
-  for (size_t i = start; i < end; ++i)
-    list.push_back(ToolToJson(*visible[i], options_.listing));
+  for (size_t i = start; i < end; ++i) list.push_back(ToolToJson(*visible[i], options_.listing));
   json result = {{"tools", std::move(list)}};
   if (end < visible.size()) result["nextCursor"] = std::string(kCursorPrefix) + std::to_string(end);
   return Reply::Result(std::move(result));
@@ -338,7 +339,7 @@ Reply Server::Subscribe(const ReadResourceParams& p, Call& call) const {
   // The watch thread may outlive nothing: the session destroys its watches
   // (joining them) before it goes.
   auto watch = resources_->Watch(uri, [&session, uri] {
-    session.Notify(MakeNotification("notifications/resources/updated", {{"uri", uri}}));
+    session.Notify(MakeNotification(kResourceUpdated, {{"uri", uri}}));
   });
   if (!watch.ok()) return FailWith(watch.error());
   if (!session.AddSubscription(uri, std::move(*watch))) {
@@ -494,8 +495,16 @@ void Session::RouteResponse(const json& message) {
 }
 
 void Session::SetNotifier(std::shared_ptr<Outbound> notifier) {
-  std::lock_guard lock(mutex_);
-  notifier_ = std::move(notifier);
+  std::set<std::string> held;
+  {
+    std::lock_guard lock(mutex_);
+    notifier_ = notifier;
+    if (notifier_) held.swap(held_updates_);
+  }
+  // Outside the lock: a send may block on a slow client.
+  for (const std::string& uri : held) {
+    notifier->Send(MakeNotification(kResourceUpdated, {{"uri", uri}}));
+  }
 }
 
 bool Session::Notify(const json& message) {
@@ -503,6 +512,13 @@ bool Session::Notify(const json& message) {
   {
     std::lock_guard lock(mutex_);
     notifier = notifier_;
+    if (!notifier && message.value("method", "") == kResourceUpdated &&
+        message.contains("params") && message["params"].is_object()) {
+      // Held under the same lock SetNotifier takes them under, so none is
+      // left behind by a notifier set in between.
+      const std::string uri = message["params"].value("uri", "");
+      if (subscriptions_.count(uri) != 0) held_updates_.insert(uri);
+    }
   }
   return notifier && notifier->Send(message);
 }
@@ -534,6 +550,7 @@ bool Session::RemoveSubscription(const std::string& uri) {
   if (it == subscriptions_.end()) return false;
   dropped = std::move(it->second);
   subscriptions_.erase(it);
+  held_updates_.erase(uri);
   return true;
 }
 

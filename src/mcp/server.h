@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_set>
@@ -200,9 +201,13 @@ class Session {
 
   // Where messages the client did not ask for go (notifications/resources/
   // updated): over stdio the one stream, over HTTP the session's GET event
-  // stream while one is open (null: none, and such messages are dropped).
+  // stream while one is open (null: none). A resource update that finds no
+  // notifier is held, one per subscribed URI however many came, and sent
+  // when a notifier is set (an HTTP client that opens its GET stream after
+  // the screen changed still hears of it); others are dropped.
   void SetNotifier(std::shared_ptr<Outbound> notifier);
-  // Sends `message` through the notifier; false when there is none.
+  // Sends `message` through the notifier; false when there is none (an
+  // update is then held, as above).
   bool Notify(const json& message);
 
   // --- for the server's handlers ---
@@ -264,6 +269,8 @@ class Session {
   std::map<std::string, std::shared_ptr<PendingReply>> awaiting_;
   uint64_t next_request_id_ = 1;
   std::shared_ptr<Outbound> notifier_;
+  // URIs of resource updates that came while there was no notifier.
+  std::set<std::string> held_updates_;
   // Resource subscriptions by URI. A watch is destroyed outside mutex_ (its
   // thread may be calling Notify).
   std::map<std::string, std::unique_ptr<ResourceWatch>> subscriptions_;

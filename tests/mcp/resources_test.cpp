@@ -178,6 +178,38 @@ TEST_F(ResourcesTest, SubscriptionNotifiesOnFocusChangeOnly) {
       -32002);
 }
 
+// Over HTTP the notifier is the session's GET event stream: an update that
+// comes while none is open is held, once per URI, and sent when one opens;
+// an update of a URI unsubscribed meanwhile, or never subscribed, is not.
+TEST_F(ResourcesTest, AnUpdateWithoutAStreamIsHeldUntilOneOpens) {
+  const std::string uri = "uiscope://session/default/tree";
+  ASSERT_TRUE(Request("resources/subscribe", {{"uri", uri}}).contains("result"));
+  const json update = MakeNotification("notifications/resources/updated", {{"uri", uri}});
+  const json other =
+      MakeNotification("notifications/resources/updated", {{"uri", "uiscope://session/s9/tree"}});
+  session_->SetNotifier(nullptr);
+  EXPECT_FALSE(session_->Notify(update));
+  EXPECT_FALSE(session_->Notify(update));  // the screen changed again: still one
+  EXPECT_FALSE(session_->Notify(other));   // not subscribed: dropped
+  EXPECT_FALSE(session_->Notify(MakeNotification("notifications/message", {{"level", "info"}})));
+  EXPECT_EQ(notifications_->CountUpdates(uri), 0);
+  session_->SetNotifier(notifications_);
+  EXPECT_EQ(notifications_->CountUpdates(uri), 1);
+  EXPECT_EQ(notifications_->CountUpdates("uiscope://session/s9/tree"), 0);
+  EXPECT_EQ(notifications_->Take().size(), 1u) << "only the held update";
+  // Sent once: another stream opening later gets nothing more.
+  session_->SetNotifier(nullptr);
+  session_->SetNotifier(notifications_);
+  EXPECT_EQ(notifications_->CountUpdates(uri), 0);
+
+  // Unsubscribed while held: the update goes with the subscription.
+  session_->SetNotifier(nullptr);
+  EXPECT_FALSE(session_->Notify(update));
+  ASSERT_TRUE(Request("resources/unsubscribe", {{"uri", uri}}).contains("result"));
+  session_->SetNotifier(notifications_);
+  EXPECT_EQ(notifications_->CountUpdates(uri), 0);
+}
+
 TEST_F(ResourcesTest, SubscriptionsAreBounded) {
   const std::string uri = "uiscope://session/default/tree";
   // The same URI again replaces the watch: still one subscription.
