@@ -10,6 +10,7 @@
 #include "engine/privacy.h"
 #include "engine/x11_windows_nodes.h"
 #include "platform/process_name.h"
+#include "platform/windows_from_pixels.h"
 
 namespace uiscope {
 namespace {
@@ -21,12 +22,10 @@ bool BigEnough(const std::optional<Rect>& r) {
   return r && r->w >= kMinTargetWidth && r->h >= kMinTargetHeight;
 }
 
-// How far the window node at `node` is X's top-level `tl`: the better of
-// its client area and its frame, as the node of a window found from its
-// title bar covers its frame (X11AppNodes).
-double WindowIoU(const WindowInfo& tl, const Rect& node) {
-  return std::max(IoU(tl.bounds, node), IoU(tl.Covers(), node));
-}
+// How far the window node at `node` is X's top-level `tl`, measured against
+// the part of `tl` a window node covers (AppArea, as X11AppNodes makes it:
+// the client area, or the whole frame of a window found from its title bar).
+double WindowIoU(const WindowInfo& tl, const Rect& node) { return IoU(AppArea(tl), node); }
 
 // Accessible content: anything below that carries a name or a value.
 bool HasContent(const Node& n) {

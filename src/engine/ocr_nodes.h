@@ -50,8 +50,8 @@ struct OcrTarget {
 };
 
 // Whether one of `top_levels` (X client windows) shows the tree's window at
-// `window` (IoU >= kSameWindowIoU with its client area, or with its frame,
-// which the node of a window found from its title bar covers): an app may
+// `window` (IoU >= kSameWindowIoU with its AppArea: the client area, or the
+// whole frame of a window found from its title bar): an app may
 // list windows X never maps (Chromium's two bubble windows, "showing", over
 // its main window), whose pixels are another window's. True when there is
 // no listing.

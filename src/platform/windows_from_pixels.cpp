@@ -443,18 +443,19 @@ std::optional<Point> FindPlainPoint(const Image& screen, const Rect& band) {
 std::optional<BarLook> LookOfBar(const Image& screen, const Rect& band) {
   if (!screen.Valid()) return std::nullopt;
   const Rect on = Intersect(band, Rect{0, 0, screen.width, screen.height});
-  std::map<int, int> counts;
+  if (on.Empty()) return std::nullopt;
+  // One counter per 15-bit colour: a bar is ~40,000 pixels, polled while a
+  // raise is awaited, so no tree node per pixel.
+  std::vector<int> counts(1 << 15, 0);
   for (int y = on.y; y < on.Bottom(); ++y) {
     for (int x = on.x; x < on.Right(); ++x) {
       const uint8_t* p = screen.Pixel(x, y);
       ++counts[(p[0] >> 3) << 10 | (p[1] >> 3) << 5 | (p[2] >> 3)];
     }
   }
-  if (counts.empty()) return std::nullopt;
-  const auto mode = std::max_element(counts.begin(), counts.end(),
-                                     [](auto& a, auto& b) { return a.second < b.second; });
-  return BarLook{(mode->first >> 10 & 31) << 3, (mode->first >> 5 & 31) << 3,
-                 (mode->first & 31) << 3};
+  const int mode =
+      static_cast<int>(std::max_element(counts.begin(), counts.end()) - counts.begin());
+  return BarLook{(mode >> 10 & 31) << 3, (mode >> 5 & 31) << 3, (mode & 31) << 3};
 }
 
 bool TookActiveLook(const std::map<uint64_t, BarLook>& before,

@@ -269,6 +269,17 @@ namespace {
 // mousepad's openbox frame is at 820,300, 642 x 506.
 constexpr const char* kHeaderBarScreen = "openbox_gedit_headerbar.png";
 
+// Whether `r`'s left, top and right edges lie within `slack` of these: a
+// window's frame against its X geometry, less the border.
+::testing::AssertionResult EdgesNear(const Rect& r, int left, int top, int right, int slack) {
+  if (std::abs(r.x - left) <= slack && std::abs(r.y - top) <= slack &&
+      std::abs(r.Right() - right) <= slack) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << Text(r) << " is not at left " << left << ", top " << top
+                                       << ", right " << right << " (±" << slack << ")";
+}
+
 // Whether point (x, y) lies in `r`.
 bool Holds(const Rect& r, int x, int y) { return r.Contains(Point{x, y}); }
 
@@ -286,9 +297,7 @@ TEST(HeaderBarTest, AGtkHeaderBarIsItsWindowsTitleBar) {
   // gedit's frame is its X geometry but for the border: it starts with the
   // header bar, whose controls are the window's.
   const Rect& gedit = bars[0].frame;
-  EXPECT_LE(std::abs(gedit.x - 60), 4) << Text(gedit);
-  EXPECT_LE(std::abs(gedit.y - 80), 4) << Text(gedit);
-  EXPECT_LE(std::abs(gedit.Right() - 970), 4) << Text(gedit);
+  EXPECT_TRUE(EdgesNear(gedit, 60, 80, 970, 4));
   EXPECT_GE(gedit.h, 700) << Text(gedit);
   for (const auto& [x, y, what] :
        {std::tuple{108, 105, "Open"}, std::tuple{752, 105, "Save"},
@@ -389,9 +398,7 @@ TEST(HeaderBarTest, ALibadwaitaHeaderBarIsFoundWhole) {
   EXPECT_TRUE(Near(bars[0].band, Rect{778, 305, 363, 50})) << found;
   // The frame is its X geometry (777,304 365x496) but for the border.
   const Rect& frame = bars[0].frame;
-  EXPECT_LE(std::abs(frame.x - 777), 2) << Text(frame);
-  EXPECT_LE(std::abs(frame.y - 304), 2) << Text(frame);
-  EXPECT_LE(std::abs(frame.Right() - 1142), 2) << Text(frame);
+  EXPECT_TRUE(EdgesNear(frame, 777, 304, 1142, 2));
   EXPECT_LE(std::abs(frame.Bottom() - 800), 2) << Text(frame);
   // Its close button: the X in the rightmost round button (1102..1127).
   const std::optional<Rect> close = FindCloseButton(screen, bars[0].band);
