@@ -425,7 +425,8 @@ bool CdpPages::ReadPage(const CdpTarget& target, Node& document, uint64_t atspi,
       }
       page = std::move(opened).value();
     }
-    data = ReadPageData(*page, Left(deadline));
+    data = ReadPageData(*page, Left(deadline),
+                        options.include_hidden ? PageExtent::kWhole : PageExtent::kInView);
     if (data.ok() || data.error().code == ErrorCode::kTimeout) break;
     pages_.erase(target.websocket_url);
   }

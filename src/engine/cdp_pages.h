@@ -18,6 +18,9 @@
 //      role, same bounds within a pixel) takes its twin's BackendRef and
 //      actions, so actions by ID keep their verified accessibility path and
 //      IDs stay anchored to the same objects as before (core/id_anchors.h).
+// Without include_hidden a page is read for what is in view
+// (PageExtent::kInView: the accessibility of the subtrees in the viewport
+// only, the rest counted in a warning); with it, whole.
 // Anything missing (no switch, endpoint not answering, no matching target,
 // a protocol error) leaves that page's AT-SPI content as it was, with a
 // warning that says why.
@@ -70,7 +73,8 @@ class CdpPages {
   int Apply(std::vector<Node>& roots, const CdpPagesOptions& options,
             std::vector<std::string>& warnings);
 
-  // How the last page read went: "full" (the whole page), "refresh" (only
+  // How the last page read went: "full" (the page afresh: in view or
+  // whole, as observed), "refresh" (only
   // what changed), "kept" (unchanged, served again); "" before any. For
   // tests and the bench.
   const std::string& last_read() const { return last_read_; }

@@ -40,8 +40,9 @@ WorkspaceOptions On(const TestDesktop& desktop) {
   return options;
 }
 
-std::string PageUrl(const std::string& title) {
-  return "file://" UISCOPE_FIXTURE_WEB_DIR "/page_state.html?rows=30&title=" + title;
+std::string PageUrl(const std::string& title, int rows = 30) {
+  return "file://" UISCOPE_FIXTURE_WEB_DIR "/page_state.html?rows=" + std::to_string(rows) +
+         "&title=" + title;
 }
 
 const Node* Find(const std::vector<Node>& nodes, int pid, Role role, std::string_view name) {
@@ -82,14 +83,14 @@ class CdpPagesDesktopTest : public ::testing::Test {
 
   // Launches Chromium on the page as `uiscope app launch` would; the pid.
   int Launch(const std::string& title, std::vector<std::string> extra = {},
-             int* devtools_port = nullptr) {
+             int* devtools_port = nullptr, int rows = 30) {
     std::string profile = TestDesktop::Shared().info().runtime_dir + "/cdp-XXXXXX";
     if (mkdtemp(profile.data()) == nullptr) ADD_FAILURE() << "mkdtemp " << profile;
     auto lease = workspace_->Acquire("", Workspace::Need::kHands);
     EXPECT_TRUE(lease.ok()) << lease.error().message;
     if (!lease.ok()) return 0;
     LaunchRequest r;
-    r.argv = test::ChromiumUrlCommand(profile, PageUrl(title));
+    r.argv = test::ChromiumUrlCommand(profile, PageUrl(title, rows));
     r.argv.insert(r.argv.end(), extra.begin(), extra.end());
     r.timeout = milliseconds(30000);
     auto launched = LaunchApp(*lease, r);
@@ -440,6 +441,136 @@ TEST_F(CdpPagesDesktopTest, AChangeReadsOnlyWhatChangedAndGivesTheWholeReadsTree
       << "a row added: the table again; " << pages.last_full_read_why();
   EXPECT_NE(Find(refreshed, pid, Role::kTableCell, "Item 31"), nullptr);
   same_as_whole_read(grown, refreshed);
+}
+
+// A page larger than its window is read for what is in view: only the
+// accessibility of the subtrees in the viewport is asked for, and the tree
+// is the whole read's cut to the viewport, node for node, with the same
+// count of what was left out. Scrolled, the page is read again in view.
+TEST_F(CdpPagesDesktopTest, APageLargerThanItsWindowIsReadForWhatIsInView) {
+  int port = 0;
+  const int pid = Launch("cdp-in-view", {}, &port, /*rows=*/400);
+  ASSERT_GT(pid, 0);
+  auto loaded = ObserveLoaded(pid, /*include_hidden=*/false);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  auto page = OpenPage(port);
+  ASSERT_TRUE(page.ok()) << page.error().message;
+  // The script has filled the table.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        auto rows =
+            (*page)->Call("Runtime.evaluate",
+                          {{"expression", "document.querySelectorAll('#items tbody tr').length"},
+                           {"returnByValue", true}},
+                          milliseconds(5000));
+        return rows.ok() && (*rows)["result"].value("value", 0) == 400;
+      },
+      milliseconds(10000)));
+
+  auto in_view = ReadPageData(**page, milliseconds(10000), PageExtent::kInView);
+  ASSERT_TRUE(in_view.ok()) << in_view.error().message;
+  EXPECT_EQ(in_view->extent, PageExtent::kInView) << in_view->whole_why;
+  EXPECT_FALSE(in_view->left_out.empty());
+  auto whole = ReadPageData(**page, milliseconds(10000), PageExtent::kWhole);
+  ASSERT_TRUE(whole.ok()) << whole.error().message;
+  EXPECT_LT(in_view->ax["nodes"].size() * 4, whole->ax["nodes"].size())
+      << "the accessibility of what is in view only";
+  PageTreeOptions options;
+  options.origin = Point{10, 20};
+  auto from_view = BuildPageTree(*in_view, options);
+  auto from_whole = BuildPageTree(*whole, options);
+  ASSERT_TRUE(from_view.ok() && from_whole.ok());
+  auto lines = [](const std::vector<Node>& nodes) {
+    std::vector<std::string> out;
+    ForEachNode(nodes, [&](const Node& n, int depth) {
+      const Rect b = n.bounds.value_or(Rect{-1, -1, -1, -1});
+      out.push_back(std::to_string(depth) + " " + std::string(RoleName(n.role)) + " \"" + n.name +
+                    "\" \"" + n.value + "\" " + std::to_string(n.states.bits()) + " " +
+                    std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.w) +
+                    "," + std::to_string(b.h));
+    });
+    return out;
+  };
+  EXPECT_EQ(lines(from_view->nodes), lines(from_whole->nodes));
+  EXPECT_NEAR(from_view->off_screen, from_whole->off_screen, from_whole->off_screen / 20 + 1);
+  EXPECT_NE(Find(from_view->nodes, 0, Role::kTableCell, "Item 1"), nullptr);
+  EXPECT_EQ(Find(from_view->nodes, 0, Role::kTableCell, "Item 400"), nullptr);
+  EXPECT_EQ(Find(from_view->nodes, 0, Role::kComboBox, "Country")->value, "France");
+
+  // A change in view is a refresh of what was read, and gives what a fresh
+  // read in view gives.
+  {
+    auto lease = workspace_->Acquire();
+    ASSERT_TRUE(lease.ok());
+    Observer atspi(*lease->accessibility, lease->frame);
+    atspi.set_page_protocol(false);
+    ObserveRequest request;
+    request.pid = pid;
+    request.timeout = milliseconds(5000);
+    const CdpPagesOptions options{false, 20000, milliseconds(10000)};
+    auto atspi_roots = [&](const std::string& city) {
+      Result<Observation> obs = MakeError(ErrorCode::kTimeout, "never observed");
+      WaitUntil(
+          [&] {
+            obs = atspi.Observe(request);
+            const Node* field =
+                obs.ok() ? Find(obs->snapshot.roots, pid, Role::kTextField, "City") : nullptr;
+            return field != nullptr && field->value == city;
+          },
+          milliseconds(10000));
+      return obs.ok() ? obs->snapshot.roots : std::vector<Node>{};
+    };
+    CdpPages pages;
+    std::vector<std::string> warnings;
+    std::vector<Node> before = atspi_roots("Paris");
+    ASSERT_EQ(pages.Apply(before, options, warnings), 1);
+    EXPECT_EQ(pages.last_read(), "full");
+    ASSERT_TRUE((*page)
+                    ->Call("Runtime.evaluate",
+                           {{"expression", "document.getElementById('city').value = 'Lyon'; 1"}},
+                           milliseconds(5000))
+                    .ok());
+    std::vector<Node> typed = atspi_roots("Lyon");
+    ASSERT_FALSE(typed.empty());
+    std::vector<Node> refreshed = typed;
+    ASSERT_EQ(pages.Apply(refreshed, options, warnings), 1);
+    EXPECT_EQ(pages.last_read(), "refresh") << pages.last_full_read_why();
+    const Node* city = Find(refreshed, pid, Role::kTextField, "City");
+    ASSERT_NE(city, nullptr);
+    EXPECT_EQ(city->value, "Lyon");
+    CdpPages fresh;
+    std::vector<Node> again = typed;
+    ASSERT_EQ(fresh.Apply(again, options, warnings), 1);
+    EXPECT_EQ(PageLines(refreshed, pid), PageLines(again, pid));
+  }
+
+  // Through an observation: the part in view, the rest said; scrolled to
+  // the end, the end.
+  auto seen = Observe(pid, false);
+  ASSERT_TRUE(seen.ok());
+  EXPECT_NE(Find(seen->snapshot.roots, pid, Role::kTableCell, "Item 1"), nullptr);
+  EXPECT_EQ(Find(seen->snapshot.roots, pid, Role::kTableCell, "Item 400"), nullptr);
+  bool said = false;
+  for (const std::string& w : seen->warnings)
+    said |= w.find("outside the visible") != std::string::npos;
+  EXPECT_TRUE(said);
+  ASSERT_TRUE((*page)
+                  ->Call("Runtime.evaluate",
+                         {{"expression", "window.scrollTo(0, document.body.scrollHeight); 1"}},
+                         milliseconds(5000))
+                  .ok());
+  Result<Observation> scrolled = MakeError(ErrorCode::kTimeout, "never observed");
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        scrolled = Observe(pid, false);
+        return scrolled.ok() &&
+               Find(scrolled->snapshot.roots, pid, Role::kTableCell, "Item 400") != nullptr;
+      },
+      milliseconds(10000)))
+      << "the end of the table never showed after scrolling to it";
+  if (scrolled.ok()) {
+    EXPECT_EQ(Find(scrolled->snapshot.roots, pid, Role::kTableCell, "Item 1"), nullptr);
+  }
 }
 
 // Typing by ID into a page field of a browser with a DevTools port goes

@@ -12,7 +12,9 @@
 
 #include <fstream>
 #include <functional>
+#include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -587,6 +589,217 @@ TEST(CdpPageTreeTest, HostileTreesAreSkippedNotTrusted) {
   ASSERT_TRUE(capped.ok());
   EXPECT_TRUE(capped->capped);
   EXPECT_LE(CountNodes(capped->nodes), 50u);
+}
+
+// The answers Chromium gives a plan's requests, taken from the recorded
+// whole tree: getPartialAXTree (fetchRelatives false) answers the node
+// alone, queryAXTree the node and every node under it.
+json PartialAnswer(const json& ax, int64_t backend) {
+  for (const json& n : ax["nodes"]) {
+    if (n.value("backendDOMNodeId", int64_t{-1}) == backend) return json{{"nodes", {n}}};
+  }
+  return json{{"nodes", {{{"nodeId", "0"}, {"ignored", true}, {"backendDOMNodeId", backend}}}}};
+}
+json QueryAnswer(const json& ax, int64_t backend) {
+  std::map<std::string, const json*> by_id;
+  const json* top = nullptr;
+  for (const json& n : ax["nodes"]) {
+    by_id[n["nodeId"].get<std::string>()] = &n;
+    if (n.value("backendDOMNodeId", int64_t{-1}) == backend) top = &n;
+  }
+  json out = {{"nodes", json::array()}};
+  std::vector<const json*> stack;
+  if (top != nullptr) stack.push_back(top);
+  while (!stack.empty()) {
+    const json* n = stack.back();
+    stack.pop_back();
+    out["nodes"].push_back(*n);
+    for (const json& c : n->value("childIds", json::array())) {
+      auto it = by_id.find(c.get<std::string>());
+      if (it != by_id.end()) stack.push_back(it->second);
+    }
+  }
+  return out;
+}
+
+// The recorded page read as ReadPageData reads it in view (with its
+// rounds for nodes the DOM snapshot does not show).
+CdpPageData ReadRecordedInView(const CdpPageData& whole, const InViewPlan& plan,
+                               int* rounds = nullptr) {
+  std::vector<json> ancestors, subtrees, relatives;
+  for (int64_t b : plan.ancestors) ancestors.push_back(PartialAnswer(whole.ax, b));
+  for (int64_t b : plan.subtrees) subtrees.push_back(QueryAnswer(whole.ax, b));
+  auto joined = JoinInViewTree(plan, ancestors, subtrees);
+  for (int round = 0; joined.ok() && !joined->wanting.empty() && round < 3; ++round) {
+    for (int64_t b : joined->wanting) relatives.push_back(PartialAnswer(whole.ax, b));
+    joined = JoinInViewTree(plan, ancestors, subtrees, relatives);
+    if (rounds != nullptr) ++*rounds;
+  }
+  EXPECT_TRUE(joined.ok()) << joined.error().message;
+  CdpPageData in_view = whole;
+  if (joined.ok()) {
+    EXPECT_TRUE(joined->wanting.empty());
+    in_view.ax = joined->tree;
+  }
+  in_view.extent = PageExtent::kInView;
+  in_view.left_out = plan.left_out;
+  in_view.left_out_boxed = plan.left_out_boxed;
+  return in_view;
+}
+
+// A tree as lines: depth, role, name, value, bounds, states.
+std::string Lines(const std::vector<Node>& nodes) {
+  std::string out;
+  ForEachNode(nodes, [&](const Node& n, int depth) {
+    out += std::string(depth * 2, ' ') + std::string(RoleName(n.role)) + " \"" + n.name + "\" \"" +
+           n.value + "\"";
+    if (n.bounds) {
+      out += " " + std::to_string(n.bounds->x) + "," + std::to_string(n.bounds->y) + " " +
+             std::to_string(n.bounds->w) + "x" + std::to_string(n.bounds->h);
+    }
+    out += " " + std::to_string(n.states.bits()) + "\n";
+  });
+  return out;
+}
+
+// The recorded page in an 885x400 viewport: the form and the first rows
+// in view, most of the table below it.
+CdpPageData LoadRecordedPageInALowWindow() {
+  CdpPageData data = LoadRecordedPage();
+  data.metrics["cssLayoutViewport"]["clientHeight"] = 400;
+  return data;
+}
+
+TEST(CdpPageTreeTest, AReadOfWhatIsInViewBuildsTheSameTreeAsTheWholePage) {
+  const CdpPageData whole = LoadRecordedPageInALowWindow();
+  auto plan = PlanInViewRead(whole.snapshot, whole.metrics, /*request_cost=*/4);
+  ASSERT_TRUE(plan.has_value());
+  ASSERT_FALSE(plan->ancestors.empty());
+  EXPECT_FALSE(plan->left_out.empty());
+  EXPECT_GT(plan->left_out_boxed, 20);
+  EXPECT_FALSE(plan->subtrees.empty());
+  const int64_t document = whole.snapshot["documents"][0]["nodes"]["backendNodeId"][0];
+  EXPECT_EQ(plan->ancestors[0], document);
+  CdpPageData in_view = ReadRecordedInView(whole, *plan);
+  EXPECT_LT(in_view.ax["nodes"].size(), whole.ax["nodes"].size() * 3 / 4);
+
+  PageTreeOptions options;
+  options.origin = Point{100, 200};
+  auto from_whole = BuildPageTree(whole, options);
+  auto from_view = BuildPageTree(in_view, options);
+  ASSERT_TRUE(from_whole.ok() && from_view.ok());
+  EXPECT_EQ(Lines(from_view->nodes), Lines(from_whole->nodes));
+  // Counted from the DOM's boxes, not the nodes a whole read drops: within
+  // a few of each other.
+  EXPECT_NEAR(from_view->off_screen, from_whole->off_screen, from_whole->off_screen / 20 + 1);
+  EXPECT_NE(FindNode(from_view->nodes, Role::kTableCell, "Item 1"), nullptr);
+  EXPECT_EQ(FindNode(from_view->nodes, Role::kTableCell, "Item 30"), nullptr);
+  EXPECT_EQ(FindNode(from_view->nodes, Role::kComboBox, "Country")->value, "France");
+
+  // include_hidden asks for what was not read.
+  options.include_hidden = true;
+  auto hidden = BuildPageTree(in_view, options);
+  ASSERT_FALSE(hidden.ok());
+  EXPECT_EQ(hidden.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST(CdpPageTreeTest, AnInViewTreeThatDoesNotHoldTogetherIsStale) {
+  const CdpPageData whole = LoadRecordedPageInALowWindow();
+  auto plan = PlanInViewRead(whole.snapshot, whole.metrics, 4);
+  ASSERT_TRUE(plan.has_value());
+  std::vector<json> ancestors, subtrees;
+  for (int64_t b : plan->ancestors) ancestors.push_back(PartialAnswer(whole.ax, b));
+  for (int64_t b : plan->subtrees) subtrees.push_back(QueryAnswer(whole.ax, b));
+  auto complete = JoinInViewTree(*plan, ancestors, subtrees);
+  ASSERT_TRUE(complete.ok());
+  EXPECT_TRUE(complete->wanting.empty());
+  // A subtree not answered: its node is wanted by ID.
+  std::vector<json> holed = subtrees;
+  holed.back() = json{{"nodes", json::array()}};
+  auto with_hole = JoinInViewTree(*plan, ancestors, holed);
+  ASSERT_TRUE(with_hole.ok());
+  ASSERT_EQ(with_hole->wanting.size(), 1u);
+  EXPECT_TRUE(with_hole->tree.is_null());
+  // A missing node with no DOM node ID to ask by: stale.
+  std::vector<json> orphaned = ancestors;
+  for (json& n : orphaned.back()["nodes"]) n["childIds"].push_back("-17");
+  auto no_dom = JoinInViewTree(*plan, orphaned, subtrees);
+  ASSERT_FALSE(no_dom.ok());
+  EXPECT_EQ(no_dom.error().code, ErrorCode::kStale);
+  // The document without an accessibility node.
+  std::vector<json> rootless = ancestors;
+  rootless[0] = json{{"nodes", {{{"nodeId", "0"}}}}};
+  EXPECT_EQ(JoinInViewTree(*plan, rootless, subtrees).error().code, ErrorCode::kStale);
+  // Answers that are not the plan's.
+  EXPECT_EQ(JoinInViewTree(*plan, {}, subtrees).error().code, ErrorCode::kInvalidArgument);
+  // Garbage answers are no tree, never a crash.
+  std::vector<json> garbage(subtrees.size(), json("x"));
+  auto from_garbage = JoinInViewTree(*plan, ancestors, garbage, {json(7), json::array()});
+  EXPECT_TRUE(!from_garbage.ok() || !from_garbage->wanting.empty());
+}
+
+// Chromium's tree has nodes the DOM snapshot does not show: a <details>
+// element's children are the slots of its shadow root, whose children are
+// the DOM's. Such a node between a read ancestor and its DOM children is
+// asked for by ID, and the tree is the whole read's.
+TEST(CdpPageTreeTest, NodesTheDomDoesNotShowAreAskedForWithTheirParents) {
+  CdpPageData whole = LoadRecordedPageInALowWindow();
+  // A slot (no DOM node in the snapshot) between the table and its rows'
+  // row group.
+  json& nodes = whole.ax["nodes"];
+  json* table = nullptr;
+  for (json& n : nodes) {
+    if (n["role"]["value"] == "table") table = &n;
+  }
+  ASSERT_NE(table, nullptr);
+  const std::string table_id = (*table)["nodeId"];
+  json slot = {{"nodeId", "990001"},
+               {"backendDOMNodeId", 990001},
+               {"parentId", table_id},
+               {"ignored", true},
+               {"role", {{"type", "role"}, {"value", "none"}}},
+               {"childIds", (*table)["childIds"]}};
+  for (json& n : nodes) {
+    for (const json& c : (*table)["childIds"]) {
+      if (n["nodeId"] == c) n["parentId"] = "990001";
+    }
+  }
+  (*table)["childIds"] = json::array({"990001"});
+  nodes.push_back(slot);
+  auto plan = PlanInViewRead(whole.snapshot, whole.metrics, 4);
+  ASSERT_TRUE(plan.has_value());
+  int rounds = 0;
+  CdpPageData in_view = ReadRecordedInView(whole, *plan, &rounds);
+  EXPECT_EQ(rounds, 1);
+  PageTreeOptions options;
+  auto from_whole = BuildPageTree(whole, options);
+  auto from_view = BuildPageTree(in_view, options);
+  ASSERT_TRUE(from_whole.ok() && from_view.ok());
+  EXPECT_EQ(Lines(from_view->nodes), Lines(from_whole->nodes));
+  EXPECT_NE(FindNode(from_view->nodes, Role::kTableCell, "Item 1"), nullptr);
+}
+
+TEST(CdpPageTreeTest, APageMostlyInViewIsReadWhole) {
+  const CdpPageData whole = LoadRecordedPageInALowWindow();
+  json tall = whole.metrics;
+  tall["cssLayoutViewport"]["clientHeight"] = 5000;
+  EXPECT_FALSE(PlanInViewRead(whole.snapshot, tall).has_value());
+  // Requests too dear to split the page at all.
+  EXPECT_FALSE(PlanInViewRead(whole.snapshot, whole.metrics, 100000).has_value());
+  // Too many requests.
+  EXPECT_FALSE(PlanInViewRead(whole.snapshot, whole.metrics, 4, 2).has_value());
+  // No viewport, no snapshot, hostile snapshots: no plan, no crash.
+  EXPECT_FALSE(PlanInViewRead(whole.snapshot, json::object()).has_value());
+  EXPECT_FALSE(PlanInViewRead(json::object(), whole.metrics).has_value());
+  for (const char* hostile : {
+           R"({"documents":[{"nodes":{"backendNodeId":[1,2,3],"parentIndex":[-1,2,1]},
+              "layout":{"nodeIndex":[0,1,2],"bounds":[[0,0,10,10],[0,9000,1,1],[0,0,"x",1]]}}]})",
+           R"({"documents":[{"nodes":{"backendNodeId":[1,2],"parentIndex":[5,0],"nodeType":"x"},
+              "layout":{"nodeIndex":[1,1,99,-3],"bounds":[[0,1e308,1e308,1e308],null,[1],[]]}}]})",
+           R"({"documents":"no"})"}) {
+    auto plan = PlanInViewRead(json::parse(hostile), whole.metrics, 1);
+    if (plan) EXPECT_FALSE(plan->ancestors.empty());
+  }
 }
 
 TEST(CdpPageTreeTest, RolesMapToUiscopeRoles) {

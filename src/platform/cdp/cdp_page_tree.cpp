@@ -1,6 +1,7 @@
 #include "platform/cdp/cdp_page_tree.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -204,6 +205,130 @@ DomFacts ReadSnapshot(const json& snapshot) {
   return facts;
 }
 
+// The main document's DOM as the snapshot gives it, with what a read of
+// what is in view (PlanInViewRead) needs of each node, by snapshot index.
+// The snapshot lists nodes in document order: a parent before its children
+// (a node that names a later or missing parent is taken as a root).
+struct DomLayout {
+  std::vector<int64_t> backend;
+  std::vector<std::vector<int>> children;
+  // The boxes of its subtree joined, viewport CSS pixels; 0x0 boxes left
+  // out (Chromium gives empty pseudo-elements 0x0 at 0,0 wherever they are).
+  std::vector<Box> extent;
+  std::vector<char> sized;  // whether extent holds a box
+  std::vector<char> boxed;  // whether anything in its subtree has a box, 0x0 too
+  std::vector<int> size;    // nodes in its subtree, itself included
+  std::vector<int> boxes;   // nodes with a box of their own in its subtree
+  // Never in the accessibility tree when it has no box: text, comments,
+  // elements never rendered (a <script>).
+  std::vector<char> silent;
+  double view_w = 0, view_h = 0;
+
+  // Wholly outside the viewport (a zero-size box counts as its point).
+  bool Outside(size_t i) const {
+    if (!sized[i]) return false;
+    const Box& b = extent[i];
+    return !(b.x < view_w && b.x + std::max(b.w, 1.0) > 0 && b.y < view_h &&
+             b.y + std::max(b.h, 1.0) > 0);
+  }
+  // Left out of a read in view: wholly outside the viewport, or never
+  // shown and never in the accessibility tree (a <script>, a comment; not
+  // an <option> of a closed <select>, which has no box either).
+  bool LeftOut(size_t i) const { return Outside(i) || (!boxed[i] && silent[i]); }
+};
+
+DomLayout ReadDomLayout(const json& snapshot, const json& metrics) {
+  DomLayout dom;
+  const json& css = Obj(metrics, "cssLayoutViewport");
+  dom.view_w = Num(css, "clientWidth");
+  dom.view_h = Num(css, "clientHeight");
+  const json& documents = Arr(snapshot, "documents");
+  if (documents.empty()) return dom;
+  const json& doc = documents[0];
+  const json& nodes = Obj(doc, "nodes");
+  const json& backend = Arr(nodes, "backendNodeId");
+  const json& parents = Arr(nodes, "parentIndex");
+  const size_t n = backend.size();
+  dom.backend.resize(n);
+  dom.children.resize(n);
+  dom.extent.resize(n);
+  dom.sized.assign(n, 0);
+  dom.boxed.assign(n, 0);
+  dom.size.assign(n, 1);
+  dom.boxes.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) dom.backend[i] = Int(backend[i]);
+  // Text without a box is white space or in a hidden element.
+  const json& types = Arr(nodes, "nodeType");
+  const json& names = Arr(nodes, "nodeName");
+  const json& strings = Arr(snapshot, "strings");
+  dom.silent.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t type = i < types.size() ? Int(types[i]) : -1;
+    if (type != 1) {
+      dom.silent[i] = type != 9 && type != 11;  // not a document or fragment
+      continue;
+    }
+    const int64_t name = i < names.size() ? Int(names[i]) : -1;
+    if (name < 0 || static_cast<size_t>(name) >= strings.size() || !strings[name].is_string()) {
+      continue;
+    }
+    const std::string& tag = strings[name].get_ref<const std::string&>();
+    for (const char* never :
+         {"SCRIPT", "STYLE", "HEAD", "TEMPLATE", "NOSCRIPT", "META", "LINK", "TITLE", "BASE"}) {
+      if (tag == never) dom.silent[i] = 1;
+    }
+  }
+  const double scroll_x = Num(doc, "scrollOffsetX"), scroll_y = Num(doc, "scrollOffsetY");
+  auto join = [&](size_t i, const Box& b) {
+    if (!dom.sized[i]) {
+      dom.extent[i] = b;
+      dom.sized[i] = 1;
+      return;
+    }
+    Box& e = dom.extent[i];
+    const double right = std::max(e.x + e.w, b.x + b.w), bottom = std::max(e.y + e.h, b.y + b.h);
+    e.x = std::min(e.x, b.x);
+    e.y = std::min(e.y, b.y);
+    e.w = right - e.x;
+    e.h = bottom - e.y;
+  };
+  const json& layout = Obj(doc, "layout");
+  const json& node_index = Arr(layout, "nodeIndex");
+  const json& bounds = Arr(layout, "bounds");
+  for (size_t k = 0; k < node_index.size() && k < bounds.size(); ++k) {
+    const int64_t i = Int(node_index[k]);
+    const json& b = bounds[k];
+    if (i < 0 || static_cast<size_t>(i) >= n || !b.is_array() || b.size() < 4) continue;
+    if (!b[0].is_number() || !b[1].is_number() || !b[2].is_number() || !b[3].is_number()) continue;
+    const Box box{b[0].get<double>() - scroll_x, b[1].get<double>() - scroll_y, b[2].get<double>(),
+                  b[3].get<double>()};
+    if (!std::isfinite(box.x) || !std::isfinite(box.y) || !std::isfinite(box.w) ||
+        !std::isfinite(box.h)) {
+      continue;
+    }
+    dom.boxes[i] = 1;
+    dom.boxed[i] = 1;
+    if (box.w > 0 || box.h > 0) join(static_cast<size_t>(i), box);
+  }
+  std::vector<int64_t> parent(n, -1);
+  for (size_t i = 1; i < n && i < parents.size(); ++i) {
+    const int64_t p = Int(parents[i]);
+    if (p >= 0 && static_cast<size_t>(p) < i) parent[i] = p;
+  }
+  for (size_t i = n; i-- > 1;) {
+    if (parent[i] < 0) continue;
+    const auto p = static_cast<size_t>(parent[i]);
+    dom.size[p] += dom.size[i];
+    dom.boxes[p] += dom.boxes[i];
+    dom.boxed[p] |= dom.boxed[i];
+    if (dom.sized[i]) join(p, dom.extent[i]);
+  }
+  for (size_t i = 1; i < n; ++i) {
+    if (parent[i] >= 0) dom.children[static_cast<size_t>(parent[i])].push_back(static_cast<int>(i));
+  }
+  return dom;
+}
+
 struct AxNode {
   const json* node = nullptr;
   std::string role;
@@ -363,7 +488,12 @@ class Converter {
     const std::string_view role = fields.role, name = fields.name;
     if (role == "InlineTextBox") return;
     if (fields.ignored || ((IsLayoutOnly(role) || role.empty()) && IsBlank(name))) {
+      const bool shown = shown_;
+      if (auto it = facts_.boxes.find(fields.backend); it != facts_.boxes.end()) {
+        shown_ = OnScreen(ScreenRect(it->second));
+      }
       Children(frame, n, depth, parent, into);
+      shown_ = shown;
       return;
     }
     if (++count_ > options_.max_nodes) {
@@ -409,25 +539,14 @@ class Converter {
       if (out.role == Role::kLink) out.value = prop("url");
     }
 
-    // Bounds.
-    bool on_screen = true;
+    // Bounds. A node without a box of its own (an SVG image, a select's
+    // option, generated content) is where its nearest ancestor with one is.
+    bool on_screen = shown_;
     if (auto it = facts_.boxes.find(backend); backend >= 0 && it != facts_.boxes.end()) {
-      // The enclosing pixel rectangle of the fractional box, as Chromium
-      // gives its AT-SPI extents (gfx::ToEnclosingRect): the AT-SPI twin of
-      // a node (engine/cdp_pages.h) then has the very same bounds.
-      const Box& b = it->second;
-      const double left = std::floor(b.x * scale_), top = std::floor(b.y * scale_);
-      const double right = std::ceil((b.x + b.w) * scale_ - 1e-6);
-      const double bottom = std::ceil((b.y + b.h) * scale_ - 1e-6);
-      Rect r{options_.origin.x + static_cast<int>(left), options_.origin.y + static_cast<int>(top),
-             static_cast<int>(std::max(0.0, right - left)),
-             static_cast<int>(std::max(0.0, bottom - top))};
+      const Rect r = ScreenRect(it->second);
       out.bounds = r;
-      if (backend >= 0) places_.push_back(PagePlace{out.role, r, backend});
-      // A zero-size box (an empty text run, a collapsed element) is where
-      // its content would be: it counts as on screen when that point is.
-      const Rect probe{r.x, r.y, std::max(r.w, 1), std::max(r.h, 1)};
-      on_screen = !Intersect(probe, viewport_).Empty();
+      places_.push_back(PagePlace{out.role, r, backend});
+      on_screen = OnScreen(r);
     }
     if (on_screen) {
       out.states.Set(State::kShowing);
@@ -436,6 +555,8 @@ class Converter {
 
     // Children: a field's text is its value; an iframe holds its frame's
     // document; a select keeps its options.
+    const bool shown = shown_;
+    shown_ = on_screen;
     if (IsFieldRole(out.role)) {
       // Left out: the field's inner text runs repeat its value.
     } else if (role == "Iframe") {
@@ -447,6 +568,7 @@ class Converter {
     } else {
       Children(frame, n, depth, &out, out.children);
     }
+    shown_ = shown;
 
     // A text container without a name of its own (a label, a paragraph, a
     // cell) is named by its text runs, which then go.
@@ -507,6 +629,25 @@ class Converter {
     nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(kept), nodes.end());
   }
 
+  // The enclosing pixel rectangle of a fractional box on the screen, as
+  // Chromium gives its AT-SPI extents (gfx::ToEnclosingRect): the AT-SPI
+  // twin of a node (engine/cdp_pages.h) then has the very same bounds.
+  Rect ScreenRect(const Box& b) const {
+    const double left = std::floor(b.x * scale_), top = std::floor(b.y * scale_);
+    const double right = std::ceil((b.x + b.w) * scale_ - 1e-6);
+    const double bottom = std::ceil((b.y + b.h) * scale_ - 1e-6);
+    return Rect{options_.origin.x + static_cast<int>(left),
+                options_.origin.y + static_cast<int>(top),
+                static_cast<int>(std::max(0.0, right - left)),
+                static_cast<int>(std::max(0.0, bottom - top))};
+  }
+  // A zero-size box (an empty text run, a collapsed element) is where its
+  // content would be: on screen when that point is.
+  bool OnScreen(const Rect& r) const {
+    const Rect probe{r.x, r.y, std::max(r.w, 1), std::max(r.h, 1)};
+    return !Intersect(probe, viewport_).Empty();
+  }
+
   int off_screen() const { return off_screen_; }
   bool capped() const { return capped_; }
   std::vector<PagePlace> TakePlaces() { return std::move(places_); }
@@ -521,6 +662,7 @@ class Converter {
   int count_ = 0;
   int off_screen_ = 0;
   bool capped_ = false;
+  bool shown_ = true;  // whether the nearest ancestor with a box is on screen
   std::vector<PagePlace> places_;
 };
 
@@ -613,38 +755,363 @@ Role RoleFromCdp(std::string_view r, bool multi_line) {
   return Role::kUnknown;
 }
 
-Result<CdpPageData> ReadPageData(CdpConnection& page, std::chrono::milliseconds timeout) {
+std::optional<InViewPlan> PlanInViewRead(const json& snapshot, const json& metrics,
+                                         int request_cost, size_t max_requests) {
+  const DomLayout dom = ReadDomLayout(snapshot, metrics);
+  const size_t n = dom.backend.size();
+  if (n == 0 || dom.view_w <= 0 || dom.view_h <= 0) return std::nullopt;
+  // The cheapest read of each subtree in view, in nodes answered plus
+  // `request_cost` per request: whole (one request), or descended into (the
+  // node alone, then each child in view read its cheapest way, the children
+  // outside left out).
+  const double per_request = std::max(request_cost, 1);
+  std::vector<double> cheapest(n);
+  std::vector<char> descend(n, 0);
+  for (size_t i = n; i-- > 0;) {
+    const double whole = dom.size[i] + per_request;
+    double split = per_request + 1;
+    for (int c : dom.children[i]) {
+      if (!dom.LeftOut(static_cast<size_t>(c))) split += cheapest[static_cast<size_t>(c)];
+    }
+    descend[i] = !dom.children[i].empty() && split < whole;
+    cheapest[i] = std::min(whole, split);
+  }
+  // Worth the requests only when it reads a good deal less than the whole
+  // tree in one request.
+  if (!descend[0] || cheapest[0] > 0.75 * dom.size[0]) return std::nullopt;
+  InViewPlan plan;
+  std::vector<int> stack = {0};
+  while (!stack.empty()) {
+    const auto i = static_cast<size_t>(stack.back());
+    stack.pop_back();
+    if (!descend[i]) {
+      plan.subtrees.push_back(dom.backend[i]);
+      continue;
+    }
+    plan.ancestors.push_back(dom.backend[i]);
+    for (auto c = dom.children[i].rbegin(); c != dom.children[i].rend(); ++c) {
+      const auto child = static_cast<size_t>(*c);
+      if (dom.LeftOut(child)) {
+        plan.left_out.push_back(dom.backend[child]);
+        plan.left_out_boxed += dom.boxes[child];
+        // Every node under it: the accessibility tree skips DOM nodes that
+        // have no node of their own (a <span>), so a read node's child may
+        // be a left-out node's descendant.
+        std::vector<size_t> under = {child};
+        while (!under.empty()) {
+          const size_t u = under.back();
+          under.pop_back();
+          plan.left_out_nodes.push_back(dom.backend[u]);
+          for (int g : dom.children[u]) under.push_back(static_cast<size_t>(g));
+        }
+      } else {
+        stack.push_back(*c);
+      }
+    }
+    if (plan.ancestors.size() + plan.subtrees.size() + stack.size() > max_requests) {
+      return std::nullopt;
+    }
+  }
+  return plan;
+}
+
+Result<InViewJoin> JoinInViewTree(const InViewPlan& plan, const std::vector<json>& ancestors,
+                                  const std::vector<json>& subtrees,
+                                  const std::vector<json>& relatives) {
+  auto stale = [](const std::string& why) {
+    return MakeError(ErrorCode::kStale, "the page's tree in view does not hold together: " + why);
+  };
+  if (ancestors.size() != plan.ancestors.size() || subtrees.size() != plan.subtrees.size()) {
+    return MakeError(ErrorCode::kInvalidArgument, "an answer for each request of the plan");
+  }
+  std::vector<const json*> nodes;
+  std::unordered_map<std::string_view, size_t> at;  // nodeId -> index in nodes
+  auto add = [&](const json& answer) {
+    for (const json& n : Arr(answer, "nodes")) {
+      const std::string_view id = View(n, "nodeId");
+      // "0": a DOM node without an accessibility node (a <script>).
+      if (id.empty() || id == "0" || at.contains(id)) continue;
+      at.emplace(id, nodes.size());
+      nodes.push_back(&n);
+    }
+  };
+  for (const json& a : ancestors) add(a);
+  for (const json& s : subtrees) add(s);
+  for (const json& r : relatives) add(r);
+  auto backend_of = [](const json& n) {
+    const json* b = Field(n, "backendDOMNodeId");
+    return b != nullptr ? Int(*b) : int64_t{-1};
+  };
+  if (nodes.empty() || plan.ancestors.empty() || backend_of(*nodes[0]) != plan.ancestors[0] ||
+      Field(*nodes[0], "parentId") != nullptr) {
+    return stale("the document has no root node");
+  }
+  const std::unordered_set<int64_t> left_out(plan.left_out_nodes.begin(),
+                                             plan.left_out_nodes.end());
+  auto is_left_out = [&](std::string_view id) {
+    int64_t backend = 0;
+    auto [end, error] = std::from_chars(id.data(), id.data() + id.size(), backend);
+    return error == std::errc() && end == id.data() + id.size() && left_out.contains(backend);
+  };
+  // Reached from the root by child IDs, each once.
+  InViewJoin join;
+  std::set<int64_t> wanting;
+  auto dom_id = [](std::string_view id) -> std::optional<int64_t> {
+    int64_t backend = 0;
+    auto [end, error] = std::from_chars(id.data(), id.data() + id.size(), backend);
+    if (error != std::errc() || end != id.data() + id.size() || backend <= 0) return std::nullopt;
+    return backend;
+  };
+  std::vector<char> reached(nodes.size(), 0);
+  std::vector<size_t> order, stack = {0};
+  reached[0] = 1;
+  while (!stack.empty()) {
+    const size_t i = stack.back();
+    stack.pop_back();
+    order.push_back(i);
+    // A text run's children are its inline text boxes, which no tree keeps.
+    const bool text_run = View(Obj(*nodes[i], "role"), "value") == "StaticText";
+    for (const json& c : Arr(*nodes[i], "childIds")) {
+      if (!c.is_string()) continue;
+      const std::string& id = c.get_ref<const std::string&>();
+      auto it = at.find(id);
+      if (it != at.end()) {
+        if (!reached[it->second]) {
+          reached[it->second] = 1;
+          stack.push_back(it->second);
+        }
+      } else if (!text_run && !is_left_out(id)) {
+        const std::optional<int64_t> missing = dom_id(id);
+        if (!missing) {
+          return stale("node " + id + " under node " + Str(*nodes[i], "nodeId") +
+                       " was neither read nor left out, and has no DOM node to ask by");
+        }
+        wanting.insert(*missing);
+      }
+    }
+  }
+  if (!wanting.empty()) {
+    join.wanting.assign(wanting.begin(), wanting.end());
+    return join;
+  }
+  for (size_t s = 0; s < subtrees.size(); ++s) {
+    for (const json& n : Arr(subtrees[s], "nodes")) {
+      if (backend_of(n) != plan.subtrees[s]) continue;
+      auto it = at.find(View(n, "nodeId"));
+      if (it != at.end() && !reached[it->second]) {
+        return stale("node " + std::to_string(plan.subtrees[s]) +
+                     " is not under its DOM parent's accessibility node");
+      }
+      break;
+    }
+  }
+  std::sort(order.begin(), order.end());  // the answers' order: the document first
+  join.tree = {{"nodes", json::array()}};
+  json& kept = join.tree["nodes"];
+  for (size_t i : order) kept.push_back(*nodes[i]);
+  return join;
+}
+
+namespace {
+
+// Rounds of asking again for children the DOM does not show, and the most
+// nodes asked for in one.
+constexpr int kRepairRounds = 3;
+constexpr size_t kMaxRepairs = 64;
+
+// Appends the accessibility trees of `frames` (frame IDs) to data.frames,
+// pipelined; a frame that went away in between is left out.
+Status ReadFrames(CdpConnection& page, CdpPageData& data, const std::vector<std::string>& frames,
+                  Clock::time_point deadline) {
+  std::vector<std::pair<std::string, Result<int>>> pending;
+  for (const std::string& frame : frames) {
+    pending.emplace_back(frame, page.Send("Accessibility.getFullAXTree", {{"frameId", frame}}));
+  }
+  Status status = OkStatus();
+  for (auto& [frame, id] : pending) {
+    if (!id.ok()) {
+      if (status.ok()) status = id.error();
+      continue;
+    }
+    auto answer = page.Await(*id, deadline);
+    if (!answer.ok() && answer.error().code != ErrorCode::kInternal && status.ok()) {
+      status = answer.error();
+    }
+    if (answer.ok()) data.frames.emplace_back(frame, std::move(answer).value());
+  }
+  return status;
+}
+
+// The frame IDs of the child documents of `snapshot`.
+std::vector<std::string> ChildFrames(const json& snapshot) {
+  std::vector<std::string> frames;
+  const json& documents = Arr(snapshot, "documents");
+  for (size_t d = 1; d < documents.size(); ++d) {
+    std::string frame = DocumentFrameId(snapshot, documents[d]);
+    if (!frame.empty()) frames.push_back(std::move(frame));
+  }
+  return frames;
+}
+
+// The child frames whose iframe element has a box in the viewport.
+std::vector<std::string> ChildFramesInView(const json& snapshot, const json& metrics) {
+  const DomFacts facts = ReadSnapshot(snapshot);
+  const json& css = Obj(metrics, "cssLayoutViewport");
+  const double w = Num(css, "clientWidth"), h = Num(css, "clientHeight");
+  std::vector<std::string> frames;
+  for (const std::string& frame : ChildFrames(snapshot)) {
+    for (const auto& [owner, id] : facts.iframe_frames) {
+      if (id != frame) continue;
+      auto box = facts.boxes.find(owner);
+      if (box == facts.boxes.end()) continue;
+      const Box& b = box->second;
+      if (b.x < w && b.x + b.w > 0 && b.y < h && b.y + b.h > 0) frames.push_back(frame);
+    }
+  }
+  return frames;
+}
+
+// Sends each request, then awaits every answer (none is left behind on
+// the connection); the first error, if any.
+Result<std::vector<json>> SendAll(CdpConnection& page,
+                                  const std::vector<std::pair<const char*, json>>& requests,
+                                  Clock::time_point deadline) {
+  std::vector<Result<int>> ids;
+  ids.reserve(requests.size());
+  for (const auto& [method, params] : requests) ids.push_back(page.Send(method, params));
+  std::vector<json> answers;
+  std::optional<Error> error;
+  for (auto& id : ids) {
+    if (!id.ok()) {
+      if (!error) error = id.error();
+      continue;
+    }
+    auto answer = page.Await(*id, deadline);
+    if (!answer.ok()) {
+      if (!error) error = answer.error();
+      // A timeout leaves the rest unanswered too.
+      if (answer.error().code == ErrorCode::kTimeout) break;
+      continue;
+    }
+    answers.push_back(std::move(answer).value());
+  }
+  if (error) return *error;
+  return answers;
+}
+
+// The accessibility of what is in view, joined into data.ax: true when it
+// holds together; false with data.whole_why when the page must be read
+// whole; an error of the endpoint otherwise.
+Result<bool> ReadInView(CdpConnection& page, CdpPageData& data, Clock::time_point deadline) {
+  std::optional<InViewPlan> plan = PlanInViewRead(data.snapshot, data.metrics);
+  if (!plan) {
+    data.whole_why = "most of the page is in view, or it would take too many requests";
+    return false;
+  }
+  std::vector<std::pair<const char*, json>> requests;
+  for (int64_t b : plan->ancestors) {
+    requests.emplace_back("Accessibility.getPartialAXTree",
+                          json{{"backendNodeId", b}, {"fetchRelatives", false}});
+  }
+  for (int64_t b : plan->subtrees) {
+    requests.emplace_back("Accessibility.queryAXTree", json{{"backendNodeId", b}});
+  }
+  const std::vector<std::string> frames = ChildFramesInView(data.snapshot, data.metrics);
+  for (const std::string& frame : frames) {
+    requests.emplace_back("Accessibility.getFullAXTree", json{{"frameId", frame}});
+  }
+  auto answers = SendAll(page, requests, deadline);
+  if (!answers.ok()) {
+    // A node that went away in between (the page changed): read it whole.
+    if (answers.error().code != ErrorCode::kInternal) return answers.error();
+    data.whole_why = answers.error().message;
+    return false;
+  }
+  auto& all = *answers;
+  const auto subtrees_at = static_cast<std::ptrdiff_t>(plan->ancestors.size());
+  const auto frames_at = subtrees_at + static_cast<std::ptrdiff_t>(plan->subtrees.size());
+  std::vector<json> ancestors(std::make_move_iterator(all.begin()),
+                              std::make_move_iterator(all.begin() + subtrees_at));
+  std::vector<json> subtrees(std::make_move_iterator(all.begin() + subtrees_at),
+                             std::make_move_iterator(all.begin() + frames_at));
+  // Nodes the DOM snapshot does not show (a <details>' slots, generated
+  // content) are asked for by their IDs, which are DOM node IDs: a level a
+  // round trip (a millisecond or two each).
+  std::vector<json> relatives;
+  Result<InViewJoin> joined = JoinInViewTree(*plan, ancestors, subtrees, relatives);
+  for (int round = 0; joined.ok() && !joined->wanting.empty(); ++round) {
+    if (round == kRepairRounds || joined->wanting.size() > kMaxRepairs) {
+      data.whole_why = "the page's tree in view does not hold together: " +
+                       std::to_string(joined->wanting.size()) +
+                       " nodes the DOM snapshot does not show are still missing";
+      return false;
+    }
+    std::vector<std::pair<const char*, json>> repairs;
+    for (int64_t b : joined->wanting) {
+      repairs.emplace_back("Accessibility.getPartialAXTree",
+                           json{{"backendNodeId", b}, {"fetchRelatives", false}});
+    }
+    auto more = SendAll(page, repairs, deadline);
+    if (!more.ok()) {
+      if (more.error().code != ErrorCode::kInternal) return more.error();
+      data.whole_why = more.error().message;
+      return false;
+    }
+    for (json& answer : *more) relatives.push_back(std::move(answer));
+    joined = JoinInViewTree(*plan, ancestors, subtrees, relatives);
+  }
+  if (!joined.ok()) {
+    data.whole_why = joined.error().message;
+    return false;
+  }
+  data.ax = std::move(joined->tree);
+  for (size_t f = 0; f < frames.size(); ++f) {
+    data.frames.emplace_back(frames[f], std::move(all[static_cast<size_t>(frames_at) + f]));
+  }
+  data.extent = PageExtent::kInView;
+  data.left_out = std::move(plan->left_out);
+  data.left_out_boxed = plan->left_out_boxed;
+  return true;
+}
+
+}  // namespace
+
+Result<CdpPageData> ReadPageData(CdpConnection& page, std::chrono::milliseconds timeout,
+                                 PageExtent extent) {
   const auto deadline = Clock::now() + timeout;
   CdpPageData data;
-  // Round trip 1, pipelined.
-  auto ax = page.Send("Accessibility.getFullAXTree");
-  if (!ax.ok()) return ax.error();
-  auto snapshot = page.Send("DOMSnapshot.captureSnapshot", {{"computedStyles", json::array()}});
-  if (!snapshot.ok()) return snapshot.error();
-  auto metrics = page.Send("Page.getLayoutMetrics");
-  if (!metrics.ok()) return metrics.error();
-  for (auto [id, into] : {std::pair{*ax, &data.ax}, std::pair{*snapshot, &data.snapshot},
-                          std::pair{*metrics, &data.metrics}}) {
-    auto answer = page.Await(id, deadline);
-    if (!answer.ok()) return answer.error();
-    *into = std::move(answer).value();
-  }
-  // Round trip 2: the child frames' trees.
-  std::vector<std::pair<std::string, int>> pending;
-  const json& documents = Arr(data.snapshot, "documents");
-  for (size_t d = 1; d < documents.size(); ++d) {
-    std::string frame = DocumentFrameId(data.snapshot, documents[d]);
-    if (frame.empty()) continue;
-    auto id = page.Send("Accessibility.getFullAXTree", {{"frameId", frame}});
+  // Round trip 1, pipelined: the whole tree too unless only what is in
+  // view is asked for.
+  std::vector<std::pair<const char*, json>> first = {
+      {"DOMSnapshot.captureSnapshot", json{{"computedStyles", json::array()}}},
+      {"Page.getLayoutMetrics", json::object()}};
+  if (extent == PageExtent::kWhole)
+    first.emplace_back("Accessibility.getFullAXTree", json::object());
+  auto answers = SendAll(page, first, deadline);
+  if (!answers.ok()) return answers.error();
+  data.snapshot = std::move((*answers)[0]);
+  data.metrics = std::move((*answers)[1]);
+  std::optional<int> ax_id;  // the whole tree, asked for after all
+  if (extent == PageExtent::kWhole) {
+    data.ax = std::move((*answers)[2]);
+  } else {
+    // Round trip 2: what is in view.
+    auto in_view = ReadInView(page, data, deadline);
+    if (!in_view.ok()) return in_view.error();
+    if (*in_view) return data;
+    auto id = page.Send("Accessibility.getFullAXTree");
     if (!id.ok()) return id.error();
-    pending.emplace_back(std::move(frame), *id);
+    ax_id = *id;
   }
-  for (auto& [frame, id] : pending) {
-    auto answer = page.Await(id, deadline);
-    // A frame that went away in between is left out, not an error.
-    if (!answer.ok() && answer.error().code != ErrorCode::kInternal) return answer.error();
-    if (answer.ok()) data.frames.emplace_back(std::move(frame), std::move(answer).value());
+  // The child frames' trees (with the whole tree, pipelined, when that was
+  // asked for after all).
+  Status frames = ReadFrames(page, data, ChildFrames(data.snapshot), deadline);
+  if (ax_id) {
+    auto ax = page.Await(*ax_id, deadline);
+    if (!ax.ok()) return ax.error();
+    data.ax = std::move(ax).value();
   }
+  if (!frames.ok()) return frames.error();
   return data;
 }
 
@@ -655,6 +1122,11 @@ Result<PageTree> BuildPageTree(const CdpPageData& data, const PageTreeOptions& o
                      "the page's accessibility tree has no root node (Accessibility.getFullAXTree "
                      "answered " +
                          std::to_string(Arr(data.ax, "nodes").size()) + " nodes)");
+  }
+  if (options.include_hidden && data.extent == PageExtent::kInView) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "the page was read for what is in view only: read it whole for "
+                     "include_hidden");
   }
   PageTree tree;
   // Device pixels per CSS pixel: the deprecated device-pixel viewport over
@@ -674,7 +1146,7 @@ Result<PageTree> BuildPageTree(const CdpPageData& data, const PageTreeOptions& o
   }
   Converter converter(data, options, facts, tree.viewport, tree.scale);
   tree.nodes = converter.Root(main, nullptr);
-  tree.off_screen = converter.off_screen();
+  tree.off_screen = converter.off_screen() + data.left_out_boxed;
   tree.capped = converter.capped();
   tree.places = converter.TakePlaces();
   return tree;
@@ -715,6 +1187,11 @@ Status RefreshPageData(CdpConnection& page, CdpPageData& data,
   }
   auto metrics = page.Await(*metrics_id, deadline);
   if (!metrics.ok()) return metrics.error();
+  const bool in_view = data.extent == PageExtent::kInView;
+  if (in_view && *metrics != data.metrics) {
+    if (snapshot_id && snapshot_id->ok()) (void)page.Await(**snapshot_id, deadline);
+    return stale("the page scrolled, resized or grew since what was in view was read");
+  }
   // The kept snapshot still holds every box when none moved, the page
   // did not scroll or resize, and each answered node whose box is used has
   // one there (a new DOM node has none: a new text run).
@@ -740,6 +1217,18 @@ Status RefreshPageData(CdpConnection& page, CdpPageData& data,
   };
   if (snapshot_id && frame_ids(data.snapshot) != frame_ids(snapshot)) {
     return stale("its frames changed");
+  }
+  // What was left out as outside the view is still outside it.
+  if (snapshot_id && in_view) {
+    const DomLayout dom = ReadDomLayout(snapshot, data.metrics);
+    std::unordered_map<int64_t, size_t> index;
+    for (size_t i = 0; i < dom.backend.size(); ++i) index.emplace(dom.backend[i], i);
+    for (int64_t b : data.left_out) {
+      auto it = index.find(b);
+      if (it != index.end() && !dom.LeftOut(it->second)) {
+        return stale("node " + std::to_string(b) + " came into view");
+      }
+    }
   }
 
   // Where each answered node is kept: its tree (the main frame's, then the
