@@ -43,6 +43,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <thread>
@@ -55,6 +56,7 @@
 #include "platform/cdp/cdp_page_tree.h"
 #include "support/chromium_fixture.h"
 #include "support/desktop_fixture.h"
+#include "support/tree_queries.h"
 
 namespace uiscope {
 namespace {
@@ -89,7 +91,11 @@ size_t PageNodes(const std::vector<Node>& roots, int pid) {
   return count;
 }
 
-int Run(int runs, int rows) {
+// Runs `body` with Chromium showing `url` with a DevTools port on a private
+// headless desktop, state in a temporary directory (removed after); the
+// body's exit status, 1 when the browser could not be started.
+int WithChromium(const std::string& url,
+                 const std::function<int(test::TestDesktop& desktop, int pid, int port)>& body) {
   char state[] = "/tmp/bench_cdp_page-XXXXXX";
   if (mkdtemp(state) == nullptr) {
     std::perror("mkdtemp");
@@ -99,25 +105,32 @@ int Run(int runs, int rows) {
   int rc = 1;
   {
     test::TestDesktop desktop;
+    auto port = PickFreeLoopbackPort();
     if (!desktop.ok()) {
       std::fprintf(stderr, "no headless desktop: %s\n", desktop.error().c_str());
-      return 1;
-    }
-    auto port = PickFreeLoopbackPort();
-    if (!port.ok()) {
+    } else if (!port.ok()) {
       std::fprintf(stderr, "%s\n", port.error().message.c_str());
-      return 1;
+    } else {
+      SpawnOptions spawn;
+      spawn.argv = test::ChromiumUrlCommand(std::string(state) + "/profile", url);
+      spawn.argv.push_back("--remote-debugging-port=" + std::to_string(*port));
+      spawn.log_file = std::string(state) + "/chromium.log";
+      auto chromium = desktop.Launch(std::move(spawn));
+      if (chromium) {
+        rc = body(desktop, chromium->pid(), *port);
+        (void)chromium->Terminate(milliseconds(3000));
+      }
     }
-    SpawnOptions spawn;
-    spawn.argv = test::ChromiumUrlCommand(
-        std::string(state) + "/profile",
-        "file://" UISCOPE_FIXTURE_WEB_DIR "/page_state.html?rows=" + std::to_string(rows));
-    spawn.argv.push_back("--remote-debugging-port=" + std::to_string(*port));
-    spawn.log_file = std::string(state) + "/chromium.log";
-    auto chromium = desktop.Launch(std::move(spawn));
-    if (!chromium) return 1;
-    const int pid = chromium->pid();
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(state, ignored);
+  return rc;
+}
 
+int Run(int runs, int rows) {
+  const std::string url =
+      "file://" UISCOPE_FIXTURE_WEB_DIR "/page_state.html?rows=" + std::to_string(rows);
+  return WithChromium(url, [&](test::TestDesktop& desktop, int pid, int port) {
     AtspiOptions atspi;
     atspi.session_bus_address = desktop.info().dbus_address;
     atspi.display = desktop.info().display_name;
@@ -150,9 +163,9 @@ int Run(int runs, int rows) {
       std::fprintf(stderr, "the page never showed \"%s\" through AT-SPI\n", last.c_str());
       return 1;
     }
-    auto targets = ListCdpTargets(*port, milliseconds(5000));
+    auto targets = ListCdpTargets(port, milliseconds(5000));
     if (!targets.ok() || targets->empty()) {
-      std::fprintf(stderr, "no DevTools targets on port %d\n", *port);
+      std::fprintf(stderr, "no DevTools targets on port %d\n", port);
       return 1;
     }
     std::string ws;
@@ -343,61 +356,20 @@ int Run(int runs, int rows) {
         in_view.Median() <= 50 ? "met" : "NOT met", cdp.Median() <= 50 ? "met" : "NOT met",
         changed_first.Median() <= 50 ? "met" : "NOT met",
         changed_settled.Median() <= 50 ? "met" : "NOT met");
-    (void)chromium->Terminate(milliseconds(3000));
-    rc = 0;
-  }
-  std::error_code ignored;
-  std::filesystem::remove_all(state, ignored);
-  return rc;
-}
-
-// A built tree as lines (depth, role, name, value, states, bounds), to
-// tell two reads' trees apart.
-std::vector<std::string> TreeLines(const std::vector<Node>& nodes) {
-  std::vector<std::string> out;
-  ForEachNode(nodes, [&](const Node& n, int depth) {
-    const Rect b = n.bounds.value_or(Rect{-1, -1, -1, -1});
-    out.push_back(std::to_string(depth) + " " + std::string(RoleName(n.role)) + " \"" + n.name +
-                  "\" \"" + n.value + "\" " + std::to_string(n.states.bits()) + " " +
-                  std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.w) +
-                  "," + std::to_string(b.h));
+    return 0;
   });
-  return out;
 }
 
 // --url: any page, read fresh in view and whole (as observe reads it without
 // and with include_hidden), each built as observe shows it by default; the
 // two trees compared node for node.
 int RunUrl(int runs, const std::string& url) {
-  char state[] = "/tmp/bench_cdp_page-XXXXXX";
-  if (mkdtemp(state) == nullptr) {
-    std::perror("mkdtemp");
-    return 1;
-  }
-  setenv("UISCOPE_STATE_DIR", state, 1);
-  int rc = 1;
-  {
-    test::TestDesktop desktop;
-    if (!desktop.ok()) {
-      std::fprintf(stderr, "no headless desktop: %s\n", desktop.error().c_str());
-      return 1;
-    }
-    auto port = PickFreeLoopbackPort();
-    if (!port.ok()) {
-      std::fprintf(stderr, "%s\n", port.error().message.c_str());
-      return 1;
-    }
-    SpawnOptions spawn;
-    spawn.argv = test::ChromiumUrlCommand(std::string(state) + "/profile", url);
-    spawn.argv.push_back("--remote-debugging-port=" + std::to_string(*port));
-    spawn.log_file = std::string(state) + "/chromium.log";
-    auto chromium = desktop.Launch(std::move(spawn));
-    if (!chromium) return 1;
+  return WithChromium(url, [&](test::TestDesktop&, int, int port) {
     std::unique_ptr<CdpConnection> page;
     const bool loaded = test::WaitUntil(
         [&] {
           if (!page) {
-            auto targets = ListCdpTargets(*port, milliseconds(2000));
+            auto targets = ListCdpTargets(port, milliseconds(2000));
             if (!targets.ok()) return false;
             for (const CdpTarget& t : *targets) {
               if (t.type != "page") continue;
@@ -459,7 +431,7 @@ int RunUrl(int runs, const std::string& url) {
       off_whole = wt->off_screen;
       off_view = vt->off_screen;
       how = v->extent == PageExtent::kInView ? "in view" : "whole: " + v->whole_why;
-      const auto a = TreeLines(wt->nodes), b = TreeLines(vt->nodes);
+      const auto a = test::TreeLines(wt->nodes), b = test::TreeLines(vt->nodes);
       if (a != b) {
         ++differ;
         for (size_t k = 0; k < std::max(a.size(), b.size()) && first_diff.empty(); ++k) {
@@ -483,12 +455,8 @@ int RunUrl(int runs, const std::string& url) {
                             : (std::to_string(differ) + " runs differ; " + first_diff).c_str());
     std::printf("  ratio whole / in view %.2f\n",
                 whole.Median() / std::max(0.001, in_view.Median()));
-    (void)chromium->Terminate(milliseconds(3000));
-    rc = 0;
-  }
-  std::error_code ignored;
-  std::filesystem::remove_all(state, ignored);
-  return rc;
+    return 0;
+  });
 }
 
 }  // namespace

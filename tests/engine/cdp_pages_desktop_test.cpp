@@ -25,6 +25,7 @@
 #include "session/process.h"
 #include "support/chromium_fixture.h"
 #include "support/desktop_fixture.h"
+#include "support/tree_queries.h"
 
 namespace uiscope {
 namespace {
@@ -128,6 +129,17 @@ class CdpPagesDesktopTest : public ::testing::Test {
     return obs;
   }
 
+  // An observer of the AT-SPI tree alone: pages are not read over the
+  // protocol.
+  std::unique_ptr<Observer> AtspiOnly() {
+    auto lease = workspace_->Acquire();
+    EXPECT_TRUE(lease.ok()) << lease.error().message;
+    if (!lease.ok()) return nullptr;
+    auto observer = std::make_unique<Observer>(*lease->accessibility, lease->frame);
+    observer->set_page_protocol(false);
+    return observer;
+  }
+
   std::unique_ptr<Workspace> workspace_;
   std::vector<int> pids_;
 };
@@ -181,14 +193,12 @@ TEST_F(CdpPagesDesktopTest, PageStateComesCompleteAndExactFromTheProtocol) {
   EXPECT_FALSE(country->ref.empty());
   if (inner->ref.empty()) {
     // Where AT-SPI alone places it, to say by how much the two differ.
-    auto lease = workspace_->Acquire();
-    ASSERT_TRUE(lease.ok());
-    Observer atspi(*lease->accessibility, lease->frame);
-    atspi.set_page_protocol(false);
+    auto atspi = AtspiOnly();
+    ASSERT_NE(atspi, nullptr);
     ObserveRequest request;
     request.pid = pid;
     request.include_hidden = true;
-    auto plain = atspi.Observe(request);
+    auto plain = atspi->Observe(request);
     ASSERT_TRUE(plain.ok());
     std::ostringstream seen;
     ForEachNode(plain->snapshot.roots, [&](const Node& n, int) {
@@ -251,14 +261,12 @@ TEST_F(CdpPagesDesktopTest, PageStateComesCompleteAndExactFromTheProtocol) {
   };
   save("UISCOPE_CDP_COMPACT_OUT", text->text);
   if (std::getenv("UISCOPE_ATSPI_COMPACT_OUT") != nullptr) {
-    auto lease = workspace_->Acquire();
-    ASSERT_TRUE(lease.ok());
-    Observer atspi(*lease->accessibility, lease->frame);
-    atspi.set_page_protocol(false);
+    auto atspi = AtspiOnly();
+    ASSERT_NE(atspi, nullptr);
     ObserveRequest request;
     request.pid = pid;
     request.include_hidden = true;
-    auto plain = atspi.Observe(request);
+    auto plain = atspi->Observe(request);
     ASSERT_TRUE(plain.ok());
     Snapshot atspi_page;
     ForEachNode(plain->snapshot.roots, [&](const Node& n, int) {
@@ -333,10 +341,8 @@ TEST_F(CdpPagesDesktopTest, AChangeReadsOnlyWhatChangedAndGivesTheWholeReadsTree
   const int pid = Launch("cdp-refresh", {}, &port);
   ASSERT_GT(pid, 0);
   ASSERT_TRUE(ObserveLoaded(pid, /*include_hidden=*/true).ok());
-  auto lease = workspace_->Acquire();
-  ASSERT_TRUE(lease.ok());
-  Observer atspi(*lease->accessibility, lease->frame);
-  atspi.set_page_protocol(false);
+  auto atspi = AtspiOnly();
+  ASSERT_NE(atspi, nullptr);
   ObserveRequest request;
   request.pid = pid;
   request.include_hidden = true;
@@ -353,7 +359,7 @@ TEST_F(CdpPagesDesktopTest, AChangeReadsOnlyWhatChangedAndGivesTheWholeReadsTree
     std::vector<std::string> last;
     WaitUntil(
         [&] {
-          auto obs = atspi.Observe(request);
+          auto obs = atspi->Observe(request);
           if (!obs.ok() || !ready(obs->snapshot.roots)) return false;
           std::vector<std::string> now = PageLines(obs->snapshot.roots, pid);
           const bool settled = now == last;
@@ -480,18 +486,7 @@ TEST_F(CdpPagesDesktopTest, APageLargerThanItsWindowIsReadForWhatIsInView) {
   auto from_view = BuildPageTree(*in_view, options);
   auto from_whole = BuildPageTree(*whole, options);
   ASSERT_TRUE(from_view.ok() && from_whole.ok());
-  auto lines = [](const std::vector<Node>& nodes) {
-    std::vector<std::string> out;
-    ForEachNode(nodes, [&](const Node& n, int depth) {
-      const Rect b = n.bounds.value_or(Rect{-1, -1, -1, -1});
-      out.push_back(std::to_string(depth) + " " + std::string(RoleName(n.role)) + " \"" + n.name +
-                    "\" \"" + n.value + "\" " + std::to_string(n.states.bits()) + " " +
-                    std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.w) +
-                    "," + std::to_string(b.h));
-    });
-    return out;
-  };
-  EXPECT_EQ(lines(from_view->nodes), lines(from_whole->nodes));
+  EXPECT_EQ(test::TreeLines(from_view->nodes), test::TreeLines(from_whole->nodes));
   EXPECT_NEAR(from_view->off_screen, from_whole->off_screen, from_whole->off_screen / 20 + 1);
   EXPECT_NE(Find(from_view->nodes, 0, Role::kTableCell, "Item 1"), nullptr);
   EXPECT_EQ(Find(from_view->nodes, 0, Role::kTableCell, "Item 400"), nullptr);
@@ -500,10 +495,8 @@ TEST_F(CdpPagesDesktopTest, APageLargerThanItsWindowIsReadForWhatIsInView) {
   // A change in view is a refresh of what was read, and gives what a fresh
   // read in view gives.
   {
-    auto lease = workspace_->Acquire();
-    ASSERT_TRUE(lease.ok());
-    Observer atspi(*lease->accessibility, lease->frame);
-    atspi.set_page_protocol(false);
+    auto atspi = AtspiOnly();
+    ASSERT_NE(atspi, nullptr);
     ObserveRequest request;
     request.pid = pid;
     request.timeout = milliseconds(5000);
@@ -512,7 +505,7 @@ TEST_F(CdpPagesDesktopTest, APageLargerThanItsWindowIsReadForWhatIsInView) {
       Result<Observation> obs = MakeError(ErrorCode::kTimeout, "never observed");
       WaitUntil(
           [&] {
-            obs = atspi.Observe(request);
+            obs = atspi->Observe(request);
             const Node* field =
                 obs.ok() ? Find(obs->snapshot.roots, pid, Role::kTextField, "City") : nullptr;
             return field != nullptr && field->value == city;

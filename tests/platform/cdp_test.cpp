@@ -21,6 +21,7 @@
 #include "platform/cdp/cdp_connection.h"
 #include "platform/cdp/cdp_page_tree.h"
 #include "platform/cdp/websocket.h"
+#include "support/tree_queries.h"
 
 #ifndef UISCOPE_CDP_FIXTURES
 #error "UISCOPE_CDP_FIXTURES must name tests/fixtures/cdp"
@@ -647,21 +648,6 @@ CdpPageData ReadRecordedInView(const CdpPageData& whole, const InViewPlan& plan,
   return in_view;
 }
 
-// A tree as lines: depth, role, name, value, bounds, states.
-std::string Lines(const std::vector<Node>& nodes) {
-  std::string out;
-  ForEachNode(nodes, [&](const Node& n, int depth) {
-    out += std::string(depth * 2, ' ') + std::string(RoleName(n.role)) + " \"" + n.name + "\" \"" +
-           n.value + "\"";
-    if (n.bounds) {
-      out += " " + std::to_string(n.bounds->x) + "," + std::to_string(n.bounds->y) + " " +
-             std::to_string(n.bounds->w) + "x" + std::to_string(n.bounds->h);
-    }
-    out += " " + std::to_string(n.states.bits()) + "\n";
-  });
-  return out;
-}
-
 // The recorded page in an 885x400 viewport: the form and the first rows
 // in view, most of the table below it.
 CdpPageData LoadRecordedPageInALowWindow() {
@@ -688,7 +674,7 @@ TEST(CdpPageTreeTest, AReadOfWhatIsInViewBuildsTheSameTreeAsTheWholePage) {
   auto from_whole = BuildPageTree(whole, options);
   auto from_view = BuildPageTree(in_view, options);
   ASSERT_TRUE(from_whole.ok() && from_view.ok());
-  EXPECT_EQ(Lines(from_view->nodes), Lines(from_whole->nodes));
+  EXPECT_EQ(test::TreeLines(from_view->nodes), test::TreeLines(from_whole->nodes));
   // Counted from the DOM's boxes, not the nodes a whole read drops: within
   // a few of each other.
   EXPECT_NEAR(from_view->off_screen, from_whole->off_screen, from_whole->off_screen / 20 + 1);
@@ -775,7 +761,7 @@ TEST(CdpPageTreeTest, NodesTheDomDoesNotShowAreAskedForWithTheirParents) {
   auto from_whole = BuildPageTree(whole, options);
   auto from_view = BuildPageTree(in_view, options);
   ASSERT_TRUE(from_whole.ok() && from_view.ok());
-  EXPECT_EQ(Lines(from_view->nodes), Lines(from_whole->nodes));
+  EXPECT_EQ(test::TreeLines(from_view->nodes), test::TreeLines(from_whole->nodes));
   EXPECT_NE(FindNode(from_view->nodes, Role::kTableCell, "Item 1"), nullptr);
 }
 
