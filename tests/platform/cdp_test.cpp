@@ -765,6 +765,171 @@ TEST(CdpPageTreeTest, NodesTheDomDoesNotShowAreAskedForWithTheirParents) {
   EXPECT_NE(FindNode(from_view->nodes, Role::kTableCell, "Item 1"), nullptr);
 }
 
+// A random page: a DOM of 60-400 nodes laid out top to bottom in document
+// order (a few placed anywhere, a few 0x0 at 0,0, scripts and some others
+// without a box),
+// scrolled somewhere, and an accessibility tree over it as Chromium builds
+// one: some DOM nodes without a node of their own (their children hang on
+// the nearest ancestor that has one), text runs with inline text boxes
+// that have no DOM node, and now and then a slot the snapshot does not
+// show between a node and its children.
+CdpPageData RandomPage(std::mt19937& rng) {
+  const int n = 60 + static_cast<int>(rng() % 341);
+  json strings = json::array({"#document", "DIV", "SPAN", "#text", "SCRIPT", "BUTTON"});
+  json parents = json::array(), types = json::array(), names = json::array(),
+       backends = json::array(), node_index = json::array(), bounds = json::array();
+  std::vector<int> parent(n, -1), type(n, 1), name(n, 1);
+  std::vector<char> has_box(n, 0);
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) {
+      // Text and scripts are leaves.
+      parent[i] = std::max(0, i - 1 - static_cast<int>(rng() % std::min(i, 6)));
+      while (parent[i] > 0 && (type[parent[i]] == 3 || name[parent[i]] == 4)) --parent[i];
+    }
+    const unsigned kind = rng() % 10;
+    if (i == 0) {
+      type[i] = 9, name[i] = 0;
+    } else if (kind < 3) {
+      type[i] = 3, name[i] = 3;
+    } else if (kind == 3) {
+      name[i] = 4;  // a script
+    } else {
+      name[i] = 1 + static_cast<int>(rng() % 2) + (kind == 9 ? 3 : 0);
+      if (name[i] > 5) name[i] = 5;
+    }
+    parents.push_back(parent[i]);
+    types.push_back(type[i]);
+    names.push_back(name[i]);
+    backends.push_back(i + 1);
+    if (name[i] == 4 || rng() % 8 == 0) continue;  // no box
+    has_box[i] = 1;
+    double x = rng() % 600, y = i * 17.0 + rng() % 9, w = 1 + rng() % 300, h = 1 + rng() % 40;
+    if (rng() % 40 == 0) y = static_cast<double>(rng() % (n * 17 + 1));  // placed anywhere
+    if (rng() % 20 == 0) x = y = w = h = 0;                              // 0x0 at 0,0
+    node_index.push_back(i);
+    bounds.push_back(json::array({x, y, w, h}));
+  }
+  // The text runs' parents hold them: a text node is a leaf.
+  CdpPageData page;
+  const double view_h = 100 + rng() % 400;
+  page.snapshot = {
+      {"strings", strings},
+      {"documents", json::array({{{"nodes",
+                                   {{"parentIndex", parents},
+                                    {"nodeType", types},
+                                    {"nodeName", names},
+                                    {"backendNodeId", backends}}},
+                                  {"layout", {{"nodeIndex", node_index}, {"bounds", bounds}}},
+                                  {"scrollOffsetX", 0},
+                                  {"scrollOffsetY", static_cast<double>(rng() % (n * 17))}}})}};
+  page.metrics = {{"cssLayoutViewport", {{"clientWidth", 800}, {"clientHeight", view_h}}},
+                  {"layoutViewport", {{"clientWidth", 800}, {"clientHeight", view_h}}}};
+  // The accessibility tree.
+  static const char* const kRoles[] = {"generic", "button",   "link", "heading", "paragraph",
+                                       "list",    "listitem", "none", "group",   "textbox"};
+  std::vector<char> included(n, 0);
+  // Not a script, nor text without a box (white space, or hidden).
+  for (int i = 0; i < n; ++i) {
+    included[i] = i == 0 || (name[i] != 4 && (type[i] != 3 || has_box[i]) && rng() % 10 < 8);
+  }
+  auto ax_parent = [&](int i) {
+    int p = parent[i];
+    while (p >= 0 && !included[p]) p = parent[p];
+    return p;
+  };
+  std::vector<std::vector<std::string>> children(n);
+  std::vector<json> nodes(n);
+  std::vector<json> extra;
+  for (int i = 1; i < n; ++i) {
+    if (included[i] && ax_parent(i) >= 0) children[ax_parent(i)].push_back(std::to_string(i + 1));
+  }
+  int next_box = 0;
+  for (int i = 0; i < n; ++i) {
+    if (!included[i]) continue;
+    json node = {{"nodeId", std::to_string(i + 1)}, {"backendDOMNodeId", i + 1}};
+    std::string role = i == 0         ? "RootWebArea"
+                       : type[i] == 3 ? "StaticText"
+                                      : kRoles[rng() % std::size(kRoles)];
+    node["role"] = {{"type", "role"}, {"value", role}};
+    node["name"] = {{"type", "computedString"}, {"value", "w" + std::to_string(rng() % 50)}};
+    node["ignored"] = i > 0 && rng() % 10 == 0;
+    if (i > 0) node["parentId"] = std::to_string(ax_parent(i) + 1);
+    json kids = json::array();
+    for (const std::string& c : children[i]) kids.push_back(c);
+    if (role == "StaticText") {
+      const std::string box = "-" + std::to_string(++next_box);
+      kids.push_back(box);
+      extra.push_back({{"nodeId", box},
+                       {"parentId", std::to_string(i + 1)},
+                       {"role", {{"type", "role"}, {"value", "InlineTextBox"}}}});
+    } else if (i > 0 && !children[i].empty() && rng() % 20 == 0) {
+      const std::string slot = std::to_string(100000 + i);
+      extra.push_back({{"nodeId", slot},
+                       {"backendDOMNodeId", 100000 + i},
+                       {"parentId", std::to_string(i + 1)},
+                       {"ignored", true},
+                       {"role", {{"type", "role"}, {"value", "none"}}},
+                       {"childIds", kids}});
+      kids = json::array({slot});
+    }
+    node["childIds"] = kids;
+    nodes[i] = node;
+  }
+  page.ax = {{"nodes", json::array()}};
+  for (int i = 0; i < n; ++i) {
+    if (included[i]) page.ax["nodes"].push_back(nodes[i]);
+  }
+  for (json& e : extra) page.ax["nodes"].push_back(e);
+  // A slot's children name it as their parent.
+  for (json& node : page.ax["nodes"]) {
+    for (const json& e : extra) {
+      if (!e.contains("backendDOMNodeId")) continue;
+      for (const json& c : e["childIds"]) {
+        if (node["nodeId"] == c) node["parentId"] = e["nodeId"];
+      }
+    }
+  }
+  return page;
+}
+
+// On random pages, a read in view that holds together builds the tree a
+// whole read builds, node for node; none crashes or hangs.
+TEST(CdpPageTreeTest, OnRandomPagesAReadInViewBuildsTheWholeReadsTree) {
+  std::mt19937 rng(1919);
+  int compared = 0, planned = 0;
+  for (int round = 0; round < 250; ++round) {
+    const CdpPageData whole = RandomPage(rng);
+    auto plan = PlanInViewRead(whole.snapshot, whole.metrics, 1 + static_cast<int>(rng() % 8));
+    if (!plan) continue;
+    ++planned;
+    std::vector<json> ancestors, subtrees, relatives;
+    for (int64_t b : plan->ancestors) ancestors.push_back(PartialAnswer(whole.ax, b));
+    for (int64_t b : plan->subtrees) subtrees.push_back(QueryAnswer(whole.ax, b));
+    auto joined = JoinInViewTree(*plan, ancestors, subtrees);
+    for (int r = 0; joined.ok() && !joined->wanting.empty() && r < 3; ++r) {
+      for (int64_t b : joined->wanting) relatives.push_back(PartialAnswer(whole.ax, b));
+      joined = JoinInViewTree(*plan, ancestors, subtrees, relatives);
+    }
+    if (!joined.ok() || !joined->wanting.empty()) continue;
+    CdpPageData in_view = whole;
+    in_view.ax = joined->tree;
+    in_view.extent = PageExtent::kInView;
+    in_view.left_out = plan->left_out;
+    in_view.left_out_boxed = plan->left_out_boxed;
+    PageTreeOptions options;
+    auto from_whole = BuildPageTree(whole, options);
+    auto from_view = BuildPageTree(in_view, options);
+    ASSERT_TRUE(from_whole.ok() && from_view.ok());
+    ++compared;
+    EXPECT_EQ(test::TreeLines(from_view->nodes), test::TreeLines(from_whole->nodes))
+        << "round " << round;
+  }
+  // Not vacuous: many pages are planned, and most plans hold together.
+  EXPECT_GT(planned, 50);
+  EXPECT_GT(compared, planned / 2);
+  std::printf("random pages: %d planned, %d read in view and compared\n", planned, compared);
+}
+
 TEST(CdpPageTreeTest, APageMostlyInViewIsReadWhole) {
   const CdpPageData whole = LoadRecordedPageInALowWindow();
   json tall = whole.metrics;

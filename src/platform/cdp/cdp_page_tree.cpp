@@ -211,6 +211,7 @@ DomFacts ReadSnapshot(const json& snapshot) {
 // (a node that names a later or missing parent is taken as a root).
 struct DomLayout {
   std::vector<int64_t> backend;
+  std::vector<int64_t> parent;  // -1 for a root
   std::vector<std::vector<int>> children;
   // The boxes of its subtree joined, viewport CSS pixels; 0x0 boxes left
   // out (Chromium gives empty pseudo-elements 0x0 at 0,0 wherever they are).
@@ -235,6 +236,15 @@ struct DomLayout {
   // shown and never in the accessibility tree (a <script>, a comment; not
   // an <option> of a closed <select>, which has no box either).
   bool LeftOut(size_t i) const { return Outside(i) || (!boxed[i] && silent[i]); }
+
+  // Whether node `i`, with no box of its own, is in view: where the nearest
+  // of it and its ancestors with boxes below is. nullopt when none has.
+  std::optional<bool> InView(size_t i) const {
+    for (int64_t at = static_cast<int64_t>(i); at >= 0; at = parent[static_cast<size_t>(at)]) {
+      if (sized[static_cast<size_t>(at)]) return !Outside(static_cast<size_t>(at));
+    }
+    return std::nullopt;
+  }
 };
 
 DomLayout ReadDomLayout(const json& snapshot, const json& metrics) {
@@ -310,7 +320,8 @@ DomLayout ReadDomLayout(const json& snapshot, const json& metrics) {
     dom.boxed[i] = 1;
     if (box.w > 0 || box.h > 0) join(static_cast<size_t>(i), box);
   }
-  std::vector<int64_t> parent(n, -1);
+  std::vector<int64_t>& parent = dom.parent;
+  parent.assign(n, -1);
   for (size_t i = 1; i < n && i < parents.size(); ++i) {
     const int64_t p = Int(parents[i]);
     if (p >= 0 && static_cast<size_t>(p) < i) parent[i] = p;
@@ -451,7 +462,7 @@ class Converter {
  public:
   Converter(const CdpPageData& data, const PageTreeOptions& options, const DomFacts& facts,
             const Rect& viewport, double scale)
-      : options_(options), facts_(facts), viewport_(viewport), scale_(scale) {
+      : data_(data), options_(options), facts_(facts), viewport_(viewport), scale_(scale) {
     for (const auto& [frame_id, ax] : data.frames) frames_.emplace(frame_id, IndexFrame(ax));
   }
 
@@ -540,13 +551,18 @@ class Converter {
     }
 
     // Bounds. A node without a box of its own (an SVG image, a select's
-    // option, generated content) is where its nearest ancestor with one is.
+    // option, generated content) is where the boxes of its DOM subtree
+    // are, or else its nearest DOM ancestor's with boxes below it (as a
+    // read in view decides what to leave out); without a DOM node in the
+    // main frame, where its nearest accessibility ancestor with a box is.
     bool on_screen = shown_;
     if (auto it = facts_.boxes.find(backend); backend >= 0 && it != facts_.boxes.end()) {
       const Rect r = ScreenRect(it->second);
       out.bounds = r;
       places_.push_back(PagePlace{out.role, r, backend});
       on_screen = OnScreen(r);
+    } else if (std::optional<bool> in_view = DomInView(backend)) {
+      on_screen = *in_view;
     }
     if (on_screen) {
       out.states.Set(State::kShowing);
@@ -648,11 +664,25 @@ class Converter {
     return !Intersect(probe, viewport_).Empty();
   }
 
+  // Where the main frame's DOM puts node `backend` (DomLayout::InView),
+  // the layout read once, on the first node that asks.
+  std::optional<bool> DomInView(int64_t backend) {
+    if (backend < 0) return std::nullopt;
+    if (!dom_) {
+      dom_ = ReadDomLayout(data_.snapshot, data_.metrics);
+      for (size_t i = 0; i < dom_->backend.size(); ++i) dom_index_.emplace(dom_->backend[i], i);
+    }
+    auto it = dom_index_.find(backend);
+    if (it == dom_index_.end()) return std::nullopt;
+    return dom_->InView(it->second);
+  }
+
   int off_screen() const { return off_screen_; }
   bool capped() const { return capped_; }
   std::vector<PagePlace> TakePlaces() { return std::move(places_); }
 
  private:
+  const CdpPageData& data_;
   const PageTreeOptions& options_;
   const DomFacts& facts_;
   Rect viewport_;
@@ -663,6 +693,8 @@ class Converter {
   int off_screen_ = 0;
   bool capped_ = false;
   bool shown_ = true;  // whether the nearest ancestor with a box is on screen
+  std::optional<DomLayout> dom_;
+  std::unordered_map<int64_t, size_t> dom_index_;
   std::vector<PagePlace> places_;
 };
 
