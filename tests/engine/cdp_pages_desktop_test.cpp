@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "core/format.h"
 #include "engine/act.h"
@@ -83,15 +84,16 @@ class CdpPagesDesktopTest : public ::testing::Test {
   }
 
   // Launches Chromium on the page as `uiscope app launch` would; the pid.
+  // `url`: another page than page_state.html.
   int Launch(const std::string& title, std::vector<std::string> extra = {},
-             int* devtools_port = nullptr, int rows = 30) {
+             int* devtools_port = nullptr, int rows = 30, const std::string& url = "") {
     std::string profile = TestDesktop::Shared().info().runtime_dir + "/cdp-XXXXXX";
     if (mkdtemp(profile.data()) == nullptr) ADD_FAILURE() << "mkdtemp " << profile;
     auto lease = workspace_->Acquire("", Workspace::Need::kHands);
     EXPECT_TRUE(lease.ok()) << lease.error().message;
     if (!lease.ok()) return 0;
     LaunchRequest r;
-    r.argv = test::ChromiumUrlCommand(profile, PageUrl(title, rows));
+    r.argv = test::ChromiumUrlCommand(profile, url.empty() ? PageUrl(title, rows) : url);
     r.argv.insert(r.argv.end(), extra.begin(), extra.end());
     r.timeout = milliseconds(30000);
     auto launched = LaunchApp(*lease, r);
@@ -564,6 +566,62 @@ TEST_F(CdpPagesDesktopTest, APageLargerThanItsWindowIsReadForWhatIsInView) {
   if (scrolled.ok()) {
     EXPECT_EQ(Find(scrolled->snapshot.roots, pid, Role::kTableCell, "Item 1"), nullptr);
   }
+}
+
+// A page whose accessibility tree does not follow its DOM (shadow roots,
+// slots, a <details>' own slots, generated content) is read in view all
+// the same, and the tree is the whole read's cut to the viewport.
+TEST_F(CdpPagesDesktopTest, AShadowDomPageIsReadInViewAsAWholeReadCutsIt) {
+  int port = 0;
+  const int pid = Launch("", {}, &port, 0, "file://" UISCOPE_FIXTURE_WEB_DIR "/shadow_page.html");
+  ASSERT_GT(pid, 0);
+  auto page = OpenPage(port);
+  ASSERT_TRUE(page.ok()) << page.error().message;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        // Loaded, laid out and shown: the bottom button below the window.
+        auto below =
+            (*page)->Call("Runtime.evaluate",
+                          {{"expression",
+                            "document.readyState == 'complete' && innerHeight > 100 && "
+                            "document.querySelector('body > button').getBoundingClientRect()"
+                            ".top > innerHeight"},
+                           {"returnByValue", true}},
+                          milliseconds(5000));
+        return below.ok() && (*below)["result"].value("value", false);
+      },
+      milliseconds(20000)));
+  // The window shown for a moment: Chromium has painted it.
+  std::this_thread::sleep_for(milliseconds(300));
+  auto in_view = ReadPageData(**page, milliseconds(10000), PageExtent::kInView);
+  ASSERT_TRUE(in_view.ok()) << in_view.error().message;
+  EXPECT_EQ(in_view->extent, PageExtent::kInView) << in_view->whole_why;
+  auto whole = ReadPageData(**page, milliseconds(10000), PageExtent::kWhole);
+  ASSERT_TRUE(whole.ok()) << whole.error().message;
+  PageTreeOptions options;
+  auto from_view = BuildPageTree(*in_view, options);
+  auto from_whole = BuildPageTree(*whole, options);
+  ASSERT_TRUE(from_view.ok() && from_whole.ok());
+  EXPECT_EQ(test::TreeLines(from_view->nodes), test::TreeLines(from_whole->nodes));
+  EXPECT_NE(Find(from_view->nodes, 0, Role::kButton, "Shadow button"), nullptr);
+  EXPECT_NE(Find(from_view->nodes, 0, Role::kLink, "Entry 1"), nullptr);
+  EXPECT_EQ(Find(from_view->nodes, 0, Role::kLink, "Entry 600"), nullptr);
+  EXPECT_EQ(Find(from_view->nodes, 0, Role::kButton, "Bottom button"), nullptr);
+  // Through observe, scrolled to the end.
+  ASSERT_TRUE((*page)
+                  ->Call("Runtime.evaluate",
+                         {{"expression", "window.scrollTo(0, document.body.scrollHeight); 1"}},
+                         milliseconds(5000))
+                  .ok());
+  Result<Observation> scrolled = MakeError(ErrorCode::kTimeout, "never observed");
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        scrolled = Observe(pid, false);
+        return scrolled.ok() &&
+               Find(scrolled->snapshot.roots, pid, Role::kButton, "Bottom button") != nullptr;
+      },
+      milliseconds(15000)))
+      << "the bottom button never showed after scrolling to it";
 }
 
 // Typing by ID into a page field of a browser with a DevTools port goes

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -223,6 +224,12 @@ struct DomLayout {
   // Never in the accessibility tree when it has no box: text, comments,
   // elements never rendered (a <script>).
   std::vector<char> silent;
+  // The snapshot follows the flat tree (a shadow host, then its shadow
+  // root's children; a <slot>, then the nodes assigned to it), which
+  // Accessibility.queryAXTree does not: asked for a node, it answers the
+  // node's light-DOM subtree. Whether the subtree crosses into a shadow
+  // root or through a slot below the node, so that it cannot be read whole.
+  std::vector<char> crosses;
   double view_w = 0, view_h = 0;
 
   // Wholly outside the viewport (a zero-size box counts as its point).
@@ -272,6 +279,7 @@ DomLayout ReadDomLayout(const json& snapshot, const json& metrics) {
   const json& names = Arr(nodes, "nodeName");
   const json& strings = Arr(snapshot, "strings");
   dom.silent.assign(n, 0);
+  dom.crosses.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const int64_t type = i < types.size() ? Int(types[i]) : -1;
     if (type != 1) {
@@ -283,10 +291,18 @@ DomLayout ReadDomLayout(const json& snapshot, const json& metrics) {
       continue;
     }
     const std::string& tag = strings[name].get_ref<const std::string&>();
+    if (tag == "SLOT") dom.crosses[i] = 1;  // until it turns out to have no children
     for (const char* never :
          {"SCRIPT", "STYLE", "HEAD", "TEMPLATE", "NOSCRIPT", "META", "LINK", "TITLE", "BASE"}) {
       if (tag == never) dom.silent[i] = 1;
     }
+  }
+  // shadowRootType: rare data ({"index": [...], "value": [...]}), set on
+  // the children of a shadow root.
+  std::vector<char> in_shadow_root(n, 0);
+  for (const json& i : Arr(Obj(nodes, "shadowRootType"), "index")) {
+    const int64_t at = Int(i);
+    if (at >= 0 && static_cast<size_t>(at) < n) in_shadow_root[static_cast<size_t>(at)] = 1;
   }
   const double scroll_x = Num(doc, "scrollOffsetX"), scroll_y = Num(doc, "scrollOffsetY");
   auto join = [&](size_t i, const Box& b) {
@@ -333,6 +349,17 @@ DomLayout ReadDomLayout(const json& snapshot, const json& metrics) {
     dom.boxes[p] += dom.boxes[i];
     dom.boxed[p] |= dom.boxed[i];
     if (dom.sized[i]) join(p, dom.extent[i]);
+  }
+  // A slot crosses only when something is assigned to it; a node crosses
+  // when a child is a shadow root's or crosses itself.
+  std::vector<char> has_children(n, 0);
+  for (size_t i = 1; i < n; ++i) {
+    if (parent[i] >= 0) has_children[static_cast<size_t>(parent[i])] = 1;
+  }
+  for (size_t i = 0; i < n; ++i) dom.crosses[i] = dom.crosses[i] && has_children[i];
+  for (size_t i = n; i-- > 1;) {
+    if (parent[i] < 0) continue;
+    if (in_shadow_root[i] || dom.crosses[i]) dom.crosses[static_cast<size_t>(parent[i])] = 1;
   }
   for (size_t i = 1; i < n; ++i) {
     if (parent[i] >= 0) dom.children[static_cast<size_t>(parent[i])].push_back(static_cast<int>(i));
@@ -793,14 +820,16 @@ std::optional<InViewPlan> PlanInViewRead(const json& snapshot, const json& metri
   const size_t n = dom.backend.size();
   if (n == 0 || dom.view_w <= 0 || dom.view_h <= 0) return std::nullopt;
   // The cheapest read of each subtree in view, in nodes answered plus
-  // `request_cost` per request: whole (one request), or descended into (the
+  // `request_cost` per request: whole (one request; never a subtree that
+  // crosses into a shadow root or through a slot), or descended into (the
   // node alone, then each child in view read its cheapest way, the children
   // outside left out).
   const double per_request = std::max(request_cost, 1);
   std::vector<double> cheapest(n);
   std::vector<char> descend(n, 0);
   for (size_t i = n; i-- > 0;) {
-    const double whole = dom.size[i] + per_request;
+    const double whole =
+        dom.crosses[i] ? std::numeric_limits<double>::infinity() : dom.size[i] + per_request;
     double split = per_request + 1;
     for (int c : dom.children[i]) {
       if (!dom.LeftOut(static_cast<size_t>(c))) split += cheapest[static_cast<size_t>(c)];
@@ -1073,9 +1102,14 @@ Result<bool> ReadInView(CdpConnection& page, CdpPageData& data, Clock::time_poin
   Result<InViewJoin> joined = JoinInViewTree(*plan, ancestors, subtrees, relatives);
   for (int round = 0; joined.ok() && !joined->wanting.empty(); ++round) {
     if (round == kRepairRounds || joined->wanting.size() > kMaxRepairs) {
+      std::string ids;
+      for (size_t k = 0; k < joined->wanting.size() && k < 5; ++k) {
+        ids += (k > 0 ? ", " : "") + std::to_string(joined->wanting[k]);
+      }
       data.whole_why = "the page's tree in view does not hold together: " +
                        std::to_string(joined->wanting.size()) +
-                       " nodes the DOM snapshot does not show are still missing";
+                       " nodes the DOM snapshot does not show are still missing (" + ids +
+                       (joined->wanting.size() > 5 ? ", ..." : "") + ")";
       return false;
     }
     std::vector<std::pair<const char*, json>> repairs;

@@ -110,7 +110,9 @@ struct InViewPlan {
 // Page.getLayoutMetrics of one page): each subtree in view is read whole or
 // descended into, whichever answers fewer nodes, counting `request_cost`
 // nodes for each request (the DOM's node counts standing for the
-// accessibility's). nullopt when that does not save a quarter of the whole
+// accessibility's). A subtree that crosses into a shadow root or through a
+// <slot> is always descended into: the snapshot follows the flat tree,
+// queryAXTree the light DOM. nullopt when that does not save a quarter of the whole
 // tree (a page mostly in view: read whole in one request) or would take
 // more than max_requests requests.
 std::optional<InViewPlan> PlanInViewRead(const nlohmann::json& snapshot,
