@@ -27,10 +27,13 @@
 //      JoinInViewTree joins the answers into one tree and checks it holds
 //      together: every child an answered node names is answered or left
 //      out. Nodes the snapshot does not show (the slots of a <details>'
-//      shadow root, generated content) are asked for by ID (a round trip a
-//      level, at most 3). Where Chromium's tree still does
-//      not follow the DOM's (aria-owns) the page is read whole (one more
-//      round trip).
+//      user-agent shadow root, generated content) are asked for by ID, a
+//      round trip a level, at most 3. Where Chromium's tree still does not
+//      follow the DOM's (aria-owns) the page is read whole, one more round
+//      trip.
+// Both reads build the same tree (tested on recorded, random and real
+// pages): a node without a box of its own is placed by its DOM subtree's
+// boxes, or its nearest DOM ancestor's, as the plan decides what is out.
 // BuildPageTree is pure: it turns that data into Nodes, unit-tested with a
 // recorded page (tests/fixtures/cdp/).
 //
