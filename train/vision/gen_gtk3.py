@@ -18,6 +18,7 @@ gi.require_version("Gtk", "3.0")
 gi.require_version("Gdk", "3.0")
 from gi.repository import Gdk, GLib, Gtk  # noqa: E402
 
+from ppm import write_ppm  # noqa: E402
 from words import phrase  # noqa: E402
 
 THEMES = [("Adwaita", False), ("Adwaita", True), ("HighContrast", False),
@@ -225,20 +226,6 @@ def main():
             json.dump({"toolkit": "gtk3", "theme": theme + (":dark" if dark else ""), "boxes": boxes}, f)
         w.win.destroy()
         settle(0.01)
-
-
-def write_ppm(path, pix):
-    w, h, stride, ch = pix.get_width(), pix.get_height(), pix.get_rowstride(), pix.get_n_channels()
-    data = pix.get_pixels()
-    rows = bytearray()
-    for y in range(h):
-        row = data[y * stride: y * stride + w * ch]
-        if ch == 4:
-            row = bytes(b for i, b in enumerate(row) if i % 4 != 3)
-        rows += row
-    with open(path, "wb") as f:
-        f.write(b"P6\n%d %d\n255\n" % (w, h))
-        f.write(rows)
 
 
 if __name__ == "__main__":
