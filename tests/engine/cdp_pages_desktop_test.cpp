@@ -131,6 +131,28 @@ class CdpPagesDesktopTest : public ::testing::Test {
     return obs;
   }
 
+  // Scrolls the page to its end, then observes (the page part in view)
+  // until a node with `role` and `name` shows; the observation, or kTimeout
+  // after 15 s.
+  Result<Observation> ScrollToTheEndUntil(CdpConnection& page, int pid, Role role,
+                                          const std::string& name) {
+    auto scrolled = page.Call("Runtime.evaluate",
+                              {{"expression", "window.scrollTo(0, document.body.scrollHeight); 1"}},
+                              milliseconds(5000));
+    if (!scrolled.ok()) return scrolled.error();
+    Result<Observation> seen = MakeError(ErrorCode::kTimeout, "never observed");
+    const bool shown = WaitUntil(
+        [&] {
+          seen = Observe(pid, false);
+          return seen.ok() && Find(seen->snapshot.roots, pid, role, name) != nullptr;
+        },
+        milliseconds(15000));
+    if (!shown)
+      return MakeError(ErrorCode::kTimeout,
+                       "\"" + name + "\" never showed after scrolling to the end");
+    return seen;
+  }
+
   // An observer of the AT-SPI tree alone: pages are not read over the
   // protocol.
   std::unique_ptr<Observer> AtspiOnly() {
@@ -549,20 +571,8 @@ TEST_F(CdpPagesDesktopTest, APageLargerThanItsWindowIsReadForWhatIsInView) {
   for (const std::string& w : seen->warnings)
     said |= w.find("outside the visible") != std::string::npos;
   EXPECT_TRUE(said);
-  ASSERT_TRUE((*page)
-                  ->Call("Runtime.evaluate",
-                         {{"expression", "window.scrollTo(0, document.body.scrollHeight); 1"}},
-                         milliseconds(5000))
-                  .ok());
-  Result<Observation> scrolled = MakeError(ErrorCode::kTimeout, "never observed");
-  EXPECT_TRUE(WaitUntil(
-      [&] {
-        scrolled = Observe(pid, false);
-        return scrolled.ok() &&
-               Find(scrolled->snapshot.roots, pid, Role::kTableCell, "Item 400") != nullptr;
-      },
-      milliseconds(10000)))
-      << "the end of the table never showed after scrolling to it";
+  Result<Observation> scrolled = ScrollToTheEndUntil(**page, pid, Role::kTableCell, "Item 400");
+  EXPECT_TRUE(scrolled.ok()) << scrolled.error().message;
   if (scrolled.ok()) {
     EXPECT_EQ(Find(scrolled->snapshot.roots, pid, Role::kTableCell, "Item 1"), nullptr);
   }
@@ -608,20 +618,8 @@ TEST_F(CdpPagesDesktopTest, AShadowDomPageIsReadInViewAsAWholeReadCutsIt) {
   EXPECT_EQ(Find(from_view->nodes, 0, Role::kLink, "Entry 600"), nullptr);
   EXPECT_EQ(Find(from_view->nodes, 0, Role::kButton, "Bottom button"), nullptr);
   // Through observe, scrolled to the end.
-  ASSERT_TRUE((*page)
-                  ->Call("Runtime.evaluate",
-                         {{"expression", "window.scrollTo(0, document.body.scrollHeight); 1"}},
-                         milliseconds(5000))
-                  .ok());
-  Result<Observation> scrolled = MakeError(ErrorCode::kTimeout, "never observed");
-  EXPECT_TRUE(WaitUntil(
-      [&] {
-        scrolled = Observe(pid, false);
-        return scrolled.ok() &&
-               Find(scrolled->snapshot.roots, pid, Role::kButton, "Bottom button") != nullptr;
-      },
-      milliseconds(15000)))
-      << "the bottom button never showed after scrolling to it";
+  auto scrolled = ScrollToTheEndUntil(**page, pid, Role::kButton, "Bottom button");
+  EXPECT_TRUE(scrolled.ok()) << scrolled.error().message;
 }
 
 // Typing by ID into a page field of a browser with a DevTools port goes
