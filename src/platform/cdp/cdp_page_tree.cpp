@@ -107,6 +107,16 @@ struct Box {
   double x = 0, y = 0, w = 0, h = 0;  // viewport CSS pixels
 };
 
+// A layout box of the snapshot ([x, y, w, h], CSS pixels of its document);
+// nullopt for anything else.
+std::optional<Box> ParseBounds(const json& b) {
+  if (!b.is_array() || b.size() < 4) return std::nullopt;
+  for (size_t i = 0; i < 4; ++i) {
+    if (!b[i].is_number() || !std::isfinite(b[i].get<double>())) return std::nullopt;
+  }
+  return Box{b[0].get<double>(), b[1].get<double>(), b[2].get<double>(), b[3].get<double>()};
+}
+
 // What the snapshot says about each DOM node, by backend node ID.
 struct DomFacts {
   std::unordered_map<int64_t, Box> boxes;
@@ -143,15 +153,10 @@ DomFacts ReadSnapshot(const json& snapshot) {
     // Boxes of this document by node index (for its iframes' documents).
     std::unordered_map<int64_t, Box> by_index;
     for (size_t i = 0; i < node_index.size() && i < bounds.size(); ++i) {
-      const json& b = bounds[i];
       const int64_t ni = Int(node_index[i]);
-      if (!b.is_array() || b.size() < 4 || ni < 0 || static_cast<size_t>(ni) >= backend.size()) {
-        continue;
-      }
-      if (!b[0].is_number() || !b[1].is_number() || !b[2].is_number() || !b[3].is_number()) {
-        continue;
-      }
-      Box box{b[0].get<double>(), b[1].get<double>(), b[2].get<double>(), b[3].get<double>()};
+      std::optional<Box> parsed = ParseBounds(bounds[i]);
+      if (!parsed || ni < 0 || static_cast<size_t>(ni) >= backend.size()) continue;
+      Box box = *parsed;
       by_index[ni] = box;
       if (offset == offsets.end()) continue;
       box.x += offset->second.first;
@@ -323,15 +328,9 @@ DomLayout ReadDomLayout(const json& snapshot, const json& metrics) {
   const json& bounds = Arr(layout, "bounds");
   for (size_t k = 0; k < node_index.size() && k < bounds.size(); ++k) {
     const int64_t i = Int(node_index[k]);
-    const json& b = bounds[k];
-    if (i < 0 || static_cast<size_t>(i) >= n || !b.is_array() || b.size() < 4) continue;
-    if (!b[0].is_number() || !b[1].is_number() || !b[2].is_number() || !b[3].is_number()) continue;
-    const Box box{b[0].get<double>() - scroll_x, b[1].get<double>() - scroll_y, b[2].get<double>(),
-                  b[3].get<double>()};
-    if (!std::isfinite(box.x) || !std::isfinite(box.y) || !std::isfinite(box.w) ||
-        !std::isfinite(box.h)) {
-      continue;
-    }
+    std::optional<Box> parsed = ParseBounds(bounds[k]);
+    if (!parsed || i < 0 || static_cast<size_t>(i) >= n) continue;
+    const Box box{parsed->x - scroll_x, parsed->y - scroll_y, parsed->w, parsed->h};
     dom.boxes[i] = 1;
     dom.boxed[i] = 1;
     if (box.w > 0 || box.h > 0) join(static_cast<size_t>(i), box);
@@ -1016,6 +1015,7 @@ std::vector<std::string> ChildFrames(const json& snapshot) {
 
 // The child frames whose iframe element has a box in the viewport.
 std::vector<std::string> ChildFramesInView(const json& snapshot, const json& metrics) {
+  if (Arr(snapshot, "documents").size() < 2) return {};  // no frame: no parse
   const DomFacts facts = ReadSnapshot(snapshot);
   const json& css = Obj(metrics, "cssLayoutViewport");
   const double w = Num(css, "clientWidth"), h = Num(css, "clientHeight");
