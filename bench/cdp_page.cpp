@@ -394,43 +394,46 @@ int RunUrl(int runs, const std::string& url) {
     size_t whole_ax = 0, view_ax = 0;
     int differ = 0, off_whole = 0, off_view = 0;
     std::string how, first_diff;
+    // A fresh read and its tree as observe shows it, timed; nullopt (said)
+    // on an error.
+    struct Read {
+      CdpPageData data;
+      PageTree tree;
+      double ms = 0;
+    };
+    auto read = [&](PageExtent extent) -> std::optional<Read> {
+      const auto t0 = Clock::now();
+      auto data = ReadPageData(*page, milliseconds(60000), extent);
+      auto tree =
+          data.ok() ? BuildPageTree(*data, PageTreeOptions{}) : Result<PageTree>(data.error());
+      if (!tree.ok()) {
+        std::fprintf(stderr, "%s\n", tree.error().message.c_str());
+        return std::nullopt;
+      }
+      return Read{std::move(data).value(), std::move(tree).value(), Since(t0)};
+    };
     for (int i = 0; i <= runs; ++i) {
       // In view first (a whole read leaves Chromium busy a while on a large
       // page; see below).
-      auto t1 = Clock::now();
-      auto v = ReadPageData(*page, milliseconds(60000), PageExtent::kInView);
-      if (!v.ok()) {
-        std::fprintf(stderr, "%s\n", v.error().message.c_str());
-        return 1;
-      }
-      auto vt = BuildPageTree(*v, PageTreeOptions{});
-      const double view_ms = Since(t1);
-      auto t0 = Clock::now();
-      auto w = ReadPageData(*page, milliseconds(60000), PageExtent::kWhole);
-      if (!w.ok()) {
-        std::fprintf(stderr, "%s\n", w.error().message.c_str());
-        return 1;
-      }
-      auto wt = BuildPageTree(*w, PageTreeOptions{});
-      const double whole_ms = Since(t0);
-      // Chromium busy after it (loading every inline text box for the
-      // platform's tree: 11-15 s on a 128,000-node page) is not charged to
-      // the next run's read in view.
+      auto v = read(PageExtent::kInView);
+      auto w = read(PageExtent::kWhole);
+      // Chromium busy after the whole read (loading every inline text box
+      // for the platform's tree: 11-15 s on a 128,000-node page) is not
+      // charged to the next run's read in view.
       (void)page->Call("Runtime.evaluate", {{"expression", "1"}}, milliseconds(60000));
-      if (!wt.ok() || !vt.ok()) {
-        std::fprintf(stderr, "%s\n", (!wt.ok() ? wt : vt).error().message.c_str());
-        return 1;
-      }
+      if (!v || !w) return 1;
+      const PageTree* vt = &v->tree;
+      const PageTree* wt = &w->tree;
       if (i == 0) continue;
-      whole.ms.push_back(whole_ms);
-      in_view.ms.push_back(view_ms);
+      whole.ms.push_back(w->ms);
+      in_view.ms.push_back(v->ms);
       whole.nodes = CountNodes(wt->nodes);
       in_view.nodes = CountNodes(vt->nodes);
-      whole_ax = w->ax.value("nodes", nlohmann::json::array()).size();
-      view_ax = v->ax.value("nodes", nlohmann::json::array()).size();
+      whole_ax = w->data.ax.value("nodes", nlohmann::json::array()).size();
+      view_ax = v->data.ax.value("nodes", nlohmann::json::array()).size();
       off_whole = wt->off_screen;
       off_view = vt->off_screen;
-      how = v->extent == PageExtent::kInView ? "in view" : "whole: " + v->whole_why;
+      how = v->data.extent == PageExtent::kInView ? "in view" : "whole: " + v->data.whole_why;
       const auto a = test::TreeLines(wt->nodes), b = test::TreeLines(vt->nodes);
       if (a != b) {
         ++differ;
