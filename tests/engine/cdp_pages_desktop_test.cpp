@@ -66,6 +66,43 @@ Result<std::unique_ptr<CdpConnection>> OpenPage(int port) {
   return MakeError(ErrorCode::kNotFound, "no page target on port " + std::to_string(port));
 }
 
+// Whether the page's script expression `condition` turns true within
+// `timeout` (polled).
+bool PageBecomes(CdpConnection& page, const std::string& condition,
+                 milliseconds timeout = milliseconds(10000)) {
+  return WaitUntil(
+      [&] {
+        auto value =
+            page.Call("Runtime.evaluate",
+                      {{"expression", "Boolean(" + condition + ")"}, {"returnByValue", true}},
+                      milliseconds(5000));
+        return value.ok() && (*value)["result"].value("value", false);
+      },
+      timeout);
+}
+
+// The page read fresh in view and whole, each built as observe shows it.
+struct BothReads {
+  CdpPageData in_view, whole;
+  PageTree from_view, from_whole;
+};
+std::optional<BothReads> ReadBothWays(CdpConnection& page, const PageTreeOptions& options) {
+  auto in_view = ReadPageData(page, milliseconds(10000), PageExtent::kInView);
+  auto whole = ReadPageData(page, milliseconds(10000), PageExtent::kWhole);
+  if (!in_view.ok() || !whole.ok()) {
+    ADD_FAILURE() << (!in_view.ok() ? in_view : whole).error().message;
+    return std::nullopt;
+  }
+  auto from_view = BuildPageTree(*in_view, options);
+  auto from_whole = BuildPageTree(*whole, options);
+  if (!from_view.ok() || !from_whole.ok()) {
+    ADD_FAILURE() << (!from_view.ok() ? from_view : from_whole).error().message;
+    return std::nullopt;
+  }
+  return BothReads{std::move(in_view).value(), std::move(whole).value(),
+                   std::move(from_view).value(), std::move(from_whole).value()};
+}
+
 const Node* AppRoot(const std::vector<Node>& roots, int pid) {
   for (const Node& n : roots) {
     if (n.pid == pid && n.role == Role::kApplication) return &n;
@@ -486,30 +523,19 @@ TEST_F(CdpPagesDesktopTest, APageLargerThanItsWindowIsReadForWhatIsInView) {
   auto page = OpenPage(port);
   ASSERT_TRUE(page.ok()) << page.error().message;
   // The script has filled the table.
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        auto rows =
-            (*page)->Call("Runtime.evaluate",
-                          {{"expression", "document.querySelectorAll('#items tbody tr').length"},
-                           {"returnByValue", true}},
-                          milliseconds(5000));
-        return rows.ok() && (*rows)["result"].value("value", 0) == 400;
-      },
-      milliseconds(10000)));
+  ASSERT_TRUE(PageBecomes(**page, "document.querySelectorAll('#items tbody tr').length == 400"));
 
-  auto in_view = ReadPageData(**page, milliseconds(10000), PageExtent::kInView);
-  ASSERT_TRUE(in_view.ok()) << in_view.error().message;
-  EXPECT_EQ(in_view->extent, PageExtent::kInView) << in_view->whole_why;
-  EXPECT_FALSE(in_view->left_out.empty());
-  auto whole = ReadPageData(**page, milliseconds(10000), PageExtent::kWhole);
-  ASSERT_TRUE(whole.ok()) << whole.error().message;
-  EXPECT_LT(in_view->ax["nodes"].size() * 4, whole->ax["nodes"].size())
-      << "the accessibility of what is in view only";
   PageTreeOptions options;
   options.origin = Point{10, 20};
-  auto from_view = BuildPageTree(*in_view, options);
-  auto from_whole = BuildPageTree(*whole, options);
-  ASSERT_TRUE(from_view.ok() && from_whole.ok());
+  auto reads = ReadBothWays(**page, options);
+  ASSERT_TRUE(reads.has_value());
+  const CdpPageData* in_view = &reads->in_view;
+  const PageTree* from_view = &reads->from_view;
+  const PageTree* from_whole = &reads->from_whole;
+  EXPECT_EQ(in_view->extent, PageExtent::kInView) << in_view->whole_why;
+  EXPECT_FALSE(in_view->left_out.empty());
+  EXPECT_LT(in_view->ax["nodes"].size() * 4, reads->whole.ax["nodes"].size())
+      << "the accessibility of what is in view only";
   EXPECT_EQ(test::TreeLines(from_view->nodes), test::TreeLines(from_whole->nodes));
   EXPECT_NEAR(from_view->off_screen, from_whole->off_screen, from_whole->off_screen / 20 + 1);
   EXPECT_NE(Find(from_view->nodes, 0, Role::kTableCell, "Item 1"), nullptr);
@@ -587,32 +613,19 @@ TEST_F(CdpPagesDesktopTest, AShadowDomPageIsReadInViewAsAWholeReadCutsIt) {
   ASSERT_GT(pid, 0);
   auto page = OpenPage(port);
   ASSERT_TRUE(page.ok()) << page.error().message;
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        // Loaded, laid out and shown: the bottom button below the window.
-        auto below =
-            (*page)->Call("Runtime.evaluate",
-                          {{"expression",
-                            "document.readyState == 'complete' && innerHeight > 100 && "
-                            "document.querySelector('body > button').getBoundingClientRect()"
-                            ".top > innerHeight"},
-                           {"returnByValue", true}},
-                          milliseconds(5000));
-        return below.ok() && (*below)["result"].value("value", false);
-      },
-      milliseconds(20000)));
+  // Loaded, laid out and shown: the bottom button below the window.
+  ASSERT_TRUE(PageBecomes(**page,
+                          "document.readyState == 'complete' && innerHeight > 100 && "
+                          "document.querySelector('body > button').getBoundingClientRect().top > "
+                          "innerHeight",
+                          milliseconds(20000)));
   // The window shown for a moment: Chromium has painted it.
   std::this_thread::sleep_for(milliseconds(300));
-  auto in_view = ReadPageData(**page, milliseconds(10000), PageExtent::kInView);
-  ASSERT_TRUE(in_view.ok()) << in_view.error().message;
-  EXPECT_EQ(in_view->extent, PageExtent::kInView) << in_view->whole_why;
-  auto whole = ReadPageData(**page, milliseconds(10000), PageExtent::kWhole);
-  ASSERT_TRUE(whole.ok()) << whole.error().message;
-  PageTreeOptions options;
-  auto from_view = BuildPageTree(*in_view, options);
-  auto from_whole = BuildPageTree(*whole, options);
-  ASSERT_TRUE(from_view.ok() && from_whole.ok());
-  EXPECT_EQ(test::TreeLines(from_view->nodes), test::TreeLines(from_whole->nodes));
+  auto reads = ReadBothWays(**page, PageTreeOptions{});
+  ASSERT_TRUE(reads.has_value());
+  EXPECT_EQ(reads->in_view.extent, PageExtent::kInView) << reads->in_view.whole_why;
+  const PageTree* from_view = &reads->from_view;
+  EXPECT_EQ(test::TreeLines(from_view->nodes), test::TreeLines(reads->from_whole.nodes));
   EXPECT_NE(Find(from_view->nodes, 0, Role::kButton, "Shadow button"), nullptr);
   EXPECT_NE(Find(from_view->nodes, 0, Role::kLink, "Entry 1"), nullptr);
   EXPECT_EQ(Find(from_view->nodes, 0, Role::kLink, "Entry 600"), nullptr);
