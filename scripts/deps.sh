@@ -42,10 +42,10 @@ UISCOPE_TEST_PACKAGES=(
 # Training the learned detector (scripts/train-vision only; scripts/test does
 # not install these): the window generators' toolkits, ImageMagick's import for
 # Tk captures, xwd for GTK 4 captures, and PyTorch (CPU) to train and export
-# the ONNX model.
+# the ONNX model; Chromium for the HTML pages.
 UISCOPE_TRAINING_PACKAGES=(
   python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 python3-pyqt5 python3-tk python3-numpy
-  python3-torch imagemagick xvfb x11-apps
+  python3-torch imagemagick xvfb x11-apps chromium
 )
 
 uiscope_missing_packages() {

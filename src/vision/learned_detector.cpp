@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -18,14 +19,38 @@ constexpr std::array<Role, 11> kClasses = {
     Role::kRadioButton, Role::kSlider,   Role::kComboBox,  Role::kSpinButton,
     Role::kTab,         Role::kListItem, Role::kMenuItem,
 };
-constexpr int kStride = 4;          // output cell size, in pixels
-constexpr double kCoreScale = 0.5;  // core size / element size
-constexpr int kAlign = 16;          // the input's sides must be multiples of this
-// A cell belongs to a core when its foreground probability (1 - the
-// background's) is at least this: lower, neighbouring cores run together
-// (chosen on the generated windows held back from training, never on the
-// held-out apps: recall 48 % at 0.6, 54 % at 0.7 for the shipped model).
-constexpr float kForeground = 0.7f;
+constexpr int kStride = 4;  // output cell size, in pixels
+constexpr int kAlign = 16;  // the input's sides must be multiples of this
+constexpr int kBoxChannels = 4;  // distances to the left, top, right, bottom edges
+// Decoding (train/vision/train.py, decode; chosen on the generated windows
+// held back from training, never on the held-out apps): a cell is foreground
+// when 1 - the background's probability is at least kForeground; the most
+// sure cell not yet taken gathers the free cells whose boxes overlap its own
+// at IoU >= kClusterIoU; a group is one element when it has at least
+// kMinCells cells and they cover at least kMinCoverage of the core of the box
+// they predict (a few cells that see a large box are a fragment of a widget
+// or a shadow of one, not a widget).
+constexpr float kForeground = 0.3f;
+constexpr float kClusterIoU = 0.5f;
+constexpr int kMinCells = 2;
+constexpr double kMinCoverage = 0.35;
+constexpr double kCoreScale = 0.5;  // a core's size / its element's (model.py)
+
+// One foreground cell: where it is, how sure, and the box it predicts.
+struct Cell {
+  int x = 0, y = 0;
+  float foreground = 0;
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  float Area() const { return (x1 - x0) * (y1 - y0); }
+};
+
+float CellIoU(const Cell& a, const Cell& b) {
+  const float w = std::max(0.0f, std::min(a.x1, b.x1) - std::max(a.x0, b.x0));
+  const float h = std::max(0.0f, std::min(a.y1, b.y1) - std::max(a.y0, b.y0));
+  const float inter = w * h;
+  const float uni = a.Area() + b.Area() - inter;
+  return uni > 0 ? inter / uni : 0.0f;
+}
 
 // The mean colour of the one-pixel ring around `r` (clipped to the image).
 cv::Vec3b RingColour(const cv::Mat& rgb, const cv::Rect& r) {
@@ -97,11 +122,12 @@ Result<std::unique_ptr<LearnedDetector>> LearnedDetector::Load(const LearnedOpti
     // One small forward pass proves the model runs and has our output shape.
     cv::Mat probe(kAlign * 2, kAlign * 2, CV_8UC3, cv::Scalar(200, 200, 200));
     cv::Mat out = impl->Forward(probe);
-    if (out.dims != 4 || out.size[1] != static_cast<int>(kClasses.size()) ||
+    if (out.dims != 4 || out.size[1] != static_cast<int>(kClasses.size()) + kBoxChannels ||
         out.size[2] != probe.rows / kStride || out.size[3] != probe.cols / kStride) {
       return MakeError(ErrorCode::kInvalidArgument,
                        "the learned detector model " + path + " has the wrong output shape (want " +
-                           std::to_string(kClasses.size()) + " class maps at 1/" +
+                           std::to_string(kClasses.size()) + " class maps and " +
+                           std::to_string(kBoxChannels) + " box maps at 1/" +
                            std::to_string(kStride) + " of the input)");
     }
   } catch (const cv::Exception& e) {
@@ -133,61 +159,90 @@ Result<std::vector<Element>> LearnedDetector::Detect(const Image& image, Point o
       if (r.area() <= 0) continue;
       rgb(r).setTo(RingColour(rgb, r));
     }
-    const cv::Mat prob = impl_->Forward(rgb);
-    const int classes = prob.size[1], rows = prob.size[2], cols = prob.size[3];
-    // Foreground: 1 - the background's probability.
-    cv::Mat foreground;
-    cv::subtract(cv::Scalar(1.0),
-                 cv::Mat(rows, cols, CV_32FC1, const_cast<float*>(prob.ptr<float>(0, 0))),
-                 foreground);
-    cv::Mat core = foreground >= kForeground;
-    cv::Mat labels, stats, centroids;
-    const int n = cv::connectedComponentsWithStats(core, labels, stats, centroids, 4, CV_32S);
-    // Per region: its summed foreground and per-class probability.
-    std::vector<double> fg_sum(static_cast<size_t>(n), 0.0);
-    std::vector<double> class_sum(static_cast<size_t>(n) * classes, 0.0);
+    const cv::Mat out_map = impl_->Forward(rgb);
+    const int classes = static_cast<int>(kClasses.size());
+    const int rows = out_map.size[2], cols = out_map.size[3];
+    auto channel = [&](int c, int y) { return out_map.ptr<float>(0, c, y); };
+    std::vector<Cell> cells;
     for (int y = 0; y < rows; ++y) {
-      const int* l = labels.ptr<int>(y);
-      const float* f = foreground.ptr<float>(y);
+      const float* background = channel(0, y);
       for (int x = 0; x < cols; ++x) {
-        if (l[x] <= 0) continue;
-        fg_sum[l[x]] += f[x];
-        for (int c = 1; c < classes; ++c) {
-          class_sum[static_cast<size_t>(l[x]) * classes + c] += prob.ptr<float>(0, c, y)[x];
-        }
+        const float foreground = 1.0f - background[x];
+        if (!(foreground >= kForeground)) continue;  // NaN too
+        const float px = (x + 0.5f) * kStride, py = (y + 0.5f) * kStride;
+        // Boxes kept within a frame of the image's size around it, so that
+        // a wild distance (or an infinity) stays a number the grid can use.
+        const auto clamp = [](float v, float side) {
+          return std::isfinite(v) ? std::clamp(v, -side, 2 * side) : std::nanf("");
+        };
+        Cell cell{x,
+                  y,
+                  foreground,
+                  clamp(px - channel(classes, y)[x], static_cast<float>(width)),
+                  clamp(py - channel(classes + 1, y)[x], static_cast<float>(height)),
+                  clamp(px + channel(classes + 2, y)[x], static_cast<float>(width)),
+                  clamp(py + channel(classes + 3, y)[x], static_cast<float>(height))};
+        if (!(cell.x1 > cell.x0 && cell.y1 > cell.y0)) continue;  // NaN too
+        cells.push_back(cell);
       }
     }
-    for (int i = 1; i < n; ++i) {
-      const int area = stats.at<int>(i, cv::CC_STAT_AREA);
-      const float confidence = static_cast<float>(fg_sum[i] / area);
-      if (confidence < impl_->options.min_confidence) continue;
-      int best = 1;
-      for (int c = 2; c < classes; ++c) {
-        if (class_sum[static_cast<size_t>(i) * classes + c] >
-            class_sum[static_cast<size_t>(i) * classes + best]) {
-          best = c;
+    std::stable_sort(cells.begin(), cells.end(),
+                     [](const Cell& a, const Cell& b) { return a.foreground > b.foreground; });
+    // Where each cell is in `cells`, to look only near a box for the cells
+    // whose boxes may overlap it: a box overlapping another at IoU >= 0.5
+    // lies within that one grown by its own width and height on each side,
+    // and a cell lies within its own box.
+    std::vector<int> at(static_cast<size_t>(rows) * cols, -1);
+    for (size_t i = 0; i < cells.size(); ++i) {
+      at[static_cast<size_t>(cells[i].y) * cols + cells[i].x] = static_cast<int>(i);
+    }
+    std::vector<bool> taken(cells.size(), false);
+    std::vector<size_t> members;
+    std::vector<double> class_sum(static_cast<size_t>(classes));
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (taken[i]) continue;
+      const Cell& seed = cells[i];
+      const float w = seed.x1 - seed.x0, h = seed.y1 - seed.y0;
+      const int gx0 = std::max(0, static_cast<int>((seed.x0 - w) / kStride));
+      const int gy0 = std::max(0, static_cast<int>((seed.y0 - h) / kStride));
+      const int gx1 = std::min(cols - 1, static_cast<int>((seed.x1 + w) / kStride));
+      const int gy1 = std::min(rows - 1, static_cast<int>((seed.y1 + h) / kStride));
+      members.clear();
+      for (int y = gy0; y <= gy1; ++y) {
+        for (int x = gx0; x <= gx1; ++x) {
+          const int j = at[static_cast<size_t>(y) * cols + x];
+          if (j < 0 || taken[j] || CellIoU(seed, cells[j]) < kClusterIoU) continue;
+          taken[j] = true;
+          members.push_back(static_cast<size_t>(j));
         }
       }
-      const double cx =
-          (stats.at<int>(i, cv::CC_STAT_LEFT) + stats.at<int>(i, cv::CC_STAT_WIDTH) / 2.0) *
-          kStride;
-      const double cy =
-          (stats.at<int>(i, cv::CC_STAT_TOP) + stats.at<int>(i, cv::CC_STAT_HEIGHT) / 2.0) *
-          kStride;
-      // Training rounds a core out to whole cells, a cell more than its size
-      // on average (train/vision/train.py, core_map): that cell is taken off
-      // before growing it back.
-      const double w =
-          std::max(stats.at<int>(i, cv::CC_STAT_WIDTH) - 1.0, 0.5) * kStride / kCoreScale;
-      const double h =
-          std::max(stats.at<int>(i, cv::CC_STAT_HEIGHT) - 1.0, 0.5) * kStride / kCoreScale;
-      const int x0 = std::max(0, static_cast<int>(std::lround(cx - w / 2)));
-      const int y0 = std::max(0, static_cast<int>(std::lround(cy - h / 2)));
-      const int x1 = std::min(image.width, static_cast<int>(std::lround(cx + w / 2)));
-      const int y1 = std::min(image.height, static_cast<int>(std::lround(cy + h / 2)));
-      if (x1 <= x0 || y1 <= y0) continue;
+      if (static_cast<int>(members.size()) < kMinCells) continue;
+      double weight = 0, x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+      std::fill(class_sum.begin(), class_sum.end(), 0.0);
+      for (size_t j : members) {
+        const Cell& m = cells[j];
+        weight += m.foreground;
+        x0 += m.foreground * m.x0;
+        y0 += m.foreground * m.y0;
+        x1 += m.foreground * m.x1;
+        y1 += m.foreground * m.y1;
+        for (int c = 1; c < classes; ++c) class_sum[c] += channel(c, m.y)[m.x];
+      }
+      const double box_w = (x1 - x0) / weight, box_h = (y1 - y0) / weight;
+      const double core_cells = std::max(box_w * kCoreScale / kStride, 1.0) *
+                                std::max(box_h * kCoreScale / kStride, 1.0);
+      if (static_cast<double>(members.size()) < kMinCoverage * core_cells) continue;
+      const float confidence = static_cast<float>(weight / members.size());
+      if (confidence < impl_->options.min_confidence) continue;
+      const int best = static_cast<int>(
+          std::max_element(class_sum.begin() + 1, class_sum.end()) - class_sum.begin());
+      const int left = std::max(0, static_cast<int>(std::lround(x0 / weight)));
+      const int top = std::max(0, static_cast<int>(std::lround(y0 / weight)));
+      const int right = std::min(image.width, static_cast<int>(std::lround(x1 / weight)));
+      const int bottom = std::min(image.height, static_cast<int>(std::lround(y1 / weight)));
+      if (right <= left || bottom <= top) continue;
       Element e;
-      e.bounds = Rect{x0 + origin.x, y0 + origin.y, x1 - x0, y1 - y0};
+      e.bounds = Rect{left + origin.x, top + origin.y, right - left, bottom - top};
       e.role = kClasses[static_cast<size_t>(best)];
       e.confidence = confidence;
       out.push_back(std::move(e));

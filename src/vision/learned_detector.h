@@ -3,15 +3,17 @@
 // train/vision/README.md), read from an ONNX file and run with OpenCV's DNN
 // module on the CPU.
 //
-// The network paints, at a quarter of the image's resolution, the *core* of
-// every interactive element — its box shrunk to half its width and height
-// around its centre — with the element's class (button, text_field,
-// check_box, radio_button, slider, combo_box, spin_button, tab, list_item,
-// menu_item; class 0 is background), as a softmax over classes per cell.
-// Cores of widgets that touch do not, so each 4-connected region of cells
-// sure enough to be foreground is one element: its class the one with the
-// most probability summed over the region, its box the region's box grown
-// back to twice its size around its centre, its confidence the region's mean
+// The network reads the image in cells of 4x4 pixels. For each cell it gives
+// the probability of each class (button, text_field, check_box,
+// radio_button, slider, combo_box, spin_button, tab, list_item, menu_item;
+// class 0 is background) — a cell is foreground when it lies in the *core*
+// of an element, its box shrunk to half its width and height — and the
+// distances from the cell's centre to that element's four edges. The most
+// sure foreground cell gathers the cells whose boxes overlap its own at IoU
+// >= 0.5; a group of two cells or more that covers enough of the core of
+// the box it predicts is one element: its box the group's
+// boxes averaged (weighted by foreground probability), its class the one
+// with the most probability summed over the group, its confidence the mean
 // foreground probability. The network reads no text: labels come from OCR.
 //
 // Masks: masked pixels are painted with the mean colour of the ring just
