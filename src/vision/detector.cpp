@@ -1,15 +1,78 @@
 #include "vision/detector.h"
 
+#include <algorithm>
+
 #include "vision/classical_detector.h"
 #include "vision/learned_detector.h"
 
 namespace uiscope::vision {
+namespace {
 
-std::string_view DetectorKinds() { return "classical, learned, auto"; }
+// Two boxes are the same element, or one a part of the other, when they
+// overlap at IoU >= 0.3 or half the smaller one lies in the other.
+bool Overlapping(const Rect& a, const Rect& b) {
+  const Rect inter = Intersect(a, b);
+  if (inter.w <= 0 || inter.h <= 0) return false;
+  const double shared = static_cast<double>(inter.w) * inter.h;
+  const double smaller = std::min(static_cast<double>(a.w) * a.h, static_cast<double>(b.w) * b.h);
+  return IoU(a, b) >= 0.3 || (smaller > 0 && shared >= 0.5 * smaller);
+}
+
+// "combined": every element the classical detector finds, and those the
+// learned one finds where the classical one found nothing (its roles and
+// boxes are the more precise where both see an element; the learned one
+// sees what has no edges of its own: borderless buttons, a check box's whole
+// allocation).
+class CombinedDetector final : public Detector {
+ public:
+  CombinedDetector(std::unique_ptr<Detector> classical, std::unique_ptr<Detector> learned)
+      : classical_(std::move(classical)), learned_(std::move(learned)) {}
+
+  std::string_view name() const override { return "combined"; }
+
+  Result<std::vector<Element>> Detect(const Image& image, Point origin,
+                                      std::span<const Rect> masks) const override {
+    auto out = classical_->Detect(image, origin, masks);
+    if (!out.ok()) return out;
+    auto learned = learned_->Detect(image, origin, masks);
+    if (!learned.ok()) return learned;
+    const size_t classical_count = out->size();
+    for (Element& e : *learned) {
+      const bool seen =
+          std::any_of(out->begin(), out->begin() + static_cast<long>(classical_count),
+                      [&](const Element& c) { return Overlapping(c.bounds, e.bounds); });
+      if (!seen) out->push_back(std::move(e));
+    }
+    std::sort(out->begin(), out->end(), [](const Element& a, const Element& b) {
+      return a.bounds.y != b.bounds.y ? a.bounds.y < b.bounds.y : a.bounds.x < b.bounds.x;
+    });
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Detector> classical_;
+  std::unique_ptr<Detector> learned_;
+};
+
+}  // namespace
+
+std::string_view DetectorKinds() { return "classical, learned, combined, auto"; }
 
 Result<std::unique_ptr<Detector>> CreateDetector(const DetectorOptions& options,
                                                  std::string* warning) {
   const std::string_view kind = options.kind.empty() ? kDefaultDetector : options.kind;
+  if (kind == "combined") {
+    LearnedOptions learned;
+    learned.model_path = options.model_path;
+    learned.min_confidence = options.min_confidence;
+    auto loaded = LearnedDetector::Load(learned);
+    if (!loaded.ok()) return loaded.error();
+    ClassicalOptions classical;
+    classical.min_confidence = options.min_confidence;
+    return std::unique_ptr<Detector>(
+        std::make_unique<CombinedDetector>(std::make_unique<ClassicalDetector>(classical),
+                                           std::unique_ptr<Detector>(std::move(loaded).value())));
+  }
   if (kind == "learned" || kind == "auto") {
     LearnedOptions learned;
     learned.model_path = options.model_path;

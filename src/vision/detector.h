@@ -14,9 +14,10 @@
 // beyond their own box.
 //
 // Implementations: ClassicalDetector (classical_detector.h, OpenCV core +
-// imgproc: edges, contours, uniform regions) and LearnedDetector
+// imgproc: edges, contours, uniform regions), LearnedDetector
 // (learned_detector.h: a small network trained on real toolkits' windows,
-// train/vision/, run with OpenCV DNN). Which one is the default is decided by
+// train/vision/, run with OpenCV DNN) and the two combined (detector.cpp).
+// Which one is the default is decided by
 // the held-out evaluation (bench/vision_eval, train/vision/README.md):
 // kDefaultDetector below.
 //
@@ -65,17 +66,20 @@ class Detector {
 inline constexpr std::string_view kDefaultDetector = "classical";
 
 struct DetectorOptions {
-  std::string kind;              // "classical" | "learned" | "auto"; "" = kDefaultDetector
-  std::string model_path;        // the learned one's ONNX file; "" = its default
+  std::string kind;        // "classical" | "learned" | "combined" | "auto"; "" = kDefaultDetector
+  std::string model_path;  // the learned one's ONNX file; "" = its default
   float min_confidence = 0.35f;  // boxes less sure than this are dropped
 };
 
-// The kinds this build has, for messages and --help: "classical, learned, auto".
+// The kinds this build has, for messages and --help: "classical, learned, combined, auto".
 std::string_view DetectorKinds();
 
 // The detector `options.kind` names: InvalidArgument listing the kinds for an
 // unknown one; the learned detector's load error (NotFound, InvalidArgument)
-// when it is named and its model cannot be used. "auto" is the learned
+// when it is named and its model cannot be used. "combined" runs both: every
+// classical element, and the learned elements that overlap none of them
+// (IoU >= 0.3, or half the smaller box inside the other); it needs the model
+// as "learned" does. "auto" is the learned
 // detector when its model loads, else the classical one, and then says why in
 // `*warning` (when given).
 Result<std::unique_ptr<Detector>> CreateDetector(const DetectorOptions& options = {},

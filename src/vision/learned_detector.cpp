@@ -19,12 +19,13 @@ constexpr std::array<Role, 11> kClasses = {
     Role::kRadioButton, Role::kSlider,   Role::kComboBox,  Role::kSpinButton,
     Role::kTab,         Role::kListItem, Role::kMenuItem,
 };
-constexpr int kStride = 4;  // output cell size, in pixels
-constexpr int kAlign = 16;  // the input's sides must be multiples of this
+constexpr int kStride = 4;       // output cell size, in pixels
+constexpr int kAlign = 16;       // the input's sides must be multiples of this
 constexpr int kBoxChannels = 4;  // distances to the left, top, right, bottom edges
-// Decoding (train/vision/train.py, decode; chosen on the generated windows
-// held back from training, never on the held-out apps): a cell is foreground
-// when 1 - the background's probability is at least kForeground; the most
+// Decoding (train/vision/train.py, decode, does the same): a cell is
+// foreground when 1 - the background's probability is at least kForeground
+// (the highest threshold at which the generated windows held back from
+// training reach 90 % recall; train/vision/README.md); the most
 // sure cell not yet taken gathers the free cells whose boxes overlap its own
 // at IoU >= kClusterIoU; a group is one element when it has at least
 // kMinCells cells and they cover at least kMinCoverage of the core of the box
@@ -229,13 +230,13 @@ Result<std::vector<Element>> LearnedDetector::Detect(const Image& image, Point o
         for (int c = 1; c < classes; ++c) class_sum[c] += channel(c, m.y)[m.x];
       }
       const double box_w = (x1 - x0) / weight, box_h = (y1 - y0) / weight;
-      const double core_cells = std::max(box_w * kCoreScale / kStride, 1.0) *
-                                std::max(box_h * kCoreScale / kStride, 1.0);
+      const double core_cells =
+          std::max(box_w * kCoreScale / kStride, 1.0) * std::max(box_h * kCoreScale / kStride, 1.0);
       if (static_cast<double>(members.size()) < kMinCoverage * core_cells) continue;
       const float confidence = static_cast<float>(weight / members.size());
       if (confidence < impl_->options.min_confidence) continue;
-      const int best = static_cast<int>(
-          std::max_element(class_sum.begin() + 1, class_sum.end()) - class_sum.begin());
+      const int best = static_cast<int>(std::max_element(class_sum.begin() + 1, class_sum.end()) -
+                                        class_sum.begin());
       const int left = std::max(0, static_cast<int>(std::lround(x0 / weight)));
       const int top = std::max(0, static_cast<int>(std::lround(y0 / weight)));
       const int right = std::min(image.width, static_cast<int>(std::lround(x1 / weight)));

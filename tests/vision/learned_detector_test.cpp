@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -161,6 +162,10 @@ TEST_F(BadModelTest, MissingModelIsNotFoundAndAutoFallsBack) {
   auto named = CreateDetector(options);
   ASSERT_FALSE(named.ok());
   EXPECT_EQ(named.error().code, ErrorCode::kNotFound);
+  options.kind = "combined";  // needs the model as much: no silent fallback
+  auto combined = CreateDetector(options);
+  ASSERT_FALSE(combined.ok());
+  EXPECT_EQ(combined.error().code, ErrorCode::kNotFound);
 
   options.kind = "auto";
   std::string warning;
@@ -190,6 +195,46 @@ TEST_F(BadModelTest, CorruptModelIsInvalidAndAutoFallsBack) {
   ASSERT_TRUE(fallback.ok());
   EXPECT_EQ((*fallback)->name(), "classical");
   EXPECT_FALSE(warning.empty());
+}
+
+// "combined" keeps every element the classical detector finds, box and role
+// as they are, and adds only learned elements that overlap none of them.
+TEST(DetectorFactoryTest, CombinedKeepsTheClassicalElementsAndAddsOnlyNewOnes) {
+  DetectorOptions options;
+  options.kind = "combined";
+  auto combined = CreateDetector(options);
+  ASSERT_TRUE(combined.ok()) << combined.error().message;
+  EXPECT_EQ((*combined)->name(), "combined");
+  options.kind = "classical";
+  auto classical = CreateDetector(options);
+  ASSERT_TRUE(classical.ok());
+  options.kind = "learned";
+  auto learned = CreateDetector(options);
+  ASSERT_TRUE(learned.ok());
+  const Image image = LoadPng(kImages + "/ui.png");
+  const Point origin{40, 30};
+  auto both = (*combined)->Detect(image, origin);
+  auto classic = (*classical)->Detect(image, origin);
+  auto alone = (*learned)->Detect(image, origin);
+  ASSERT_TRUE(both.ok() && classic.ok() && alone.ok());
+  for (const Element& c : *classic) {
+    const bool kept = std::any_of(both->begin(), both->end(), [&](const Element& e) {
+      return e.bounds == c.bounds && e.role == c.role;
+    });
+    EXPECT_TRUE(kept) << "a classical element is missing from the combined result";
+  }
+  for (const Element& e : *both) {
+    const bool from_classical = std::any_of(classic->begin(), classic->end(),
+                                            [&](const Element& c) { return c.bounds == e.bounds; });
+    if (from_classical) continue;
+    EXPECT_TRUE(std::any_of(alone->begin(), alone->end(), [&](const Element& l) {
+      return l.bounds == e.bounds;
+    })) << "an element neither detector found";
+    for (const Element& c : *classic) {
+      EXPECT_LT(IoU(c.bounds, e.bounds), 0.3) << "a learned element over a classical one";
+    }
+  }
+  EXPECT_GE(both->size(), classic->size());
 }
 
 TEST(DetectorFactoryTest, LearnedByName) {

@@ -8,10 +8,11 @@ CLI::Option* AddDetectorOption(CLI::App* cmd, std::string& kind) {
   return cmd
       ->add_option("--detector", kind,
                    "vision's element detector: classical (edges and shapes), learned (a small "
-                   "network trained on GTK 3, Qt 5 and Tk windows, data/vision/detector.onnx), "
-                   "auto (learned, else classical with a warning). Default: " +
+                   "network trained on GTK 3, GTK 4, Qt 5, Tk and HTML windows, "
+                   "data/vision/detector.onnx), combined (classical, plus what the learned one "
+                   "finds elsewhere), auto (learned, else classical with a warning). Default: " +
                        std::string(vision::kDefaultDetector))
-      ->check(CLI::IsMember({"classical", "learned", "auto"}));
+      ->check(CLI::IsMember({"classical", "learned", "combined", "auto"}));
 }
 
 Result<std::unique_ptr<vision::Detector>> CliDetector(const std::string& kind) {

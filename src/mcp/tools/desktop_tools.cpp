@@ -519,8 +519,10 @@ json ObserveInputSchema() {
            "ax; all three for apps without accessibility)"}}},
         {"detector",
          {{"type", "string"},
-          {"enum", {"classical", "learned", "auto"}},
-          {"description", "for vision; auto: learned, else classical"}}},
+          {"enum", {"classical", "learned", "combined", "auto"}},
+          {"description",
+           "for vision; combined: classical plus what the learned one finds elsewhere; auto: "
+           "learned, else classical"}}},
         {"max_nodes",
          {{"type", "integer"},
           {"minimum", 0},
