@@ -28,10 +28,10 @@
 // by `observe --sources ax,vision`, and the vision nodes added that repeat
 // an accessible interactive element — one lies half or more on the other
 // (goal 0).
-// Every detector named by --detector (default: classical and learned) runs on
-// the same captures in the same run; one table each, and role accuracy
-// (paired elements whose role is the truth's; toggle buttons count as
-// buttons) beside recall and precision.
+// Every detector named by --detector (default: classical and learned;
+// combined when named) runs on the same captures in the same run; one table
+// each, and role accuracy (paired elements whose role is the truth's; toggle
+// buttons count as buttons) beside recall and precision.
 // Then the detection time per 1920x1080 frame (the whole screen with the
 // fixture on it), with the process pinned to one core, OCR excluded.
 //
@@ -735,8 +735,8 @@ int main(int argc, char** argv) {
       "usage: bench_vision_eval [--apps fixture,factory,xcalc,gnome-calculator,kcalc,form,"
       "tk-form] [--detector classical,learned] [--runs N] [--dump DIR] [--verbose]\n"
       "  the element detectors' recall, precision and role accuracy against the truth, each\n"
-      "  detector on the same captures (default: classical and learned); --dump\n"
-      "  writes annotated images to DIR (nothing is written without it)\n";
+      "  detector on the same captures (default: classical and learned; combined when\n"
+      "  named); --dump writes annotated images to DIR (nothing is written without it)\n";
   if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   uiscope::Options options;
   for (int i = 1; i < argc; ++i) {
