@@ -760,9 +760,7 @@ Result<std::vector<Element>> ClassicalDetector::Detect(const Image& image, Point
     e.bounds = e.bounds.Translated(origin.x, origin.y);
     out.push_back(std::move(e));
   }
-  std::sort(out.begin(), out.end(), [](const Element& a, const Element& b) {
-    return a.bounds.y != b.bounds.y ? a.bounds.y < b.bounds.y : a.bounds.x < b.bounds.x;
-  });
+  SortInReadingOrder(out);
   return out;
 }
 

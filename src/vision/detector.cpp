@@ -11,11 +11,9 @@ namespace {
 // Two boxes are the same element, or one a part of the other, when they
 // overlap at IoU >= 0.3 or half the smaller one lies in the other.
 bool Overlapping(const Rect& a, const Rect& b) {
-  const Rect inter = Intersect(a, b);
-  if (inter.w <= 0 || inter.h <= 0) return false;
-  const double shared = static_cast<double>(inter.w) * inter.h;
-  const double smaller = std::min(static_cast<double>(a.w) * a.h, static_cast<double>(b.w) * b.h);
-  return IoU(a, b) >= 0.3 || (smaller > 0 && shared >= 0.5 * smaller);
+  const int64_t shared = Intersect(a, b).Area();
+  if (shared == 0) return false;
+  return IoU(a, b) >= 0.3 || 2 * shared >= std::min(a.Area(), b.Area());
 }
 
 // "combined": every element the classical detector finds, and those the
@@ -43,9 +41,7 @@ class CombinedDetector final : public Detector {
                       [&](const Element& c) { return Overlapping(c.bounds, e.bounds); });
       if (!seen) out->push_back(std::move(e));
     }
-    std::sort(out->begin(), out->end(), [](const Element& a, const Element& b) {
-      return a.bounds.y != b.bounds.y ? a.bounds.y < b.bounds.y : a.bounds.x < b.bounds.x;
-    });
+    SortInReadingOrder(*out);
     return out;
   }
 
@@ -54,7 +50,26 @@ class CombinedDetector final : public Detector {
   std::unique_ptr<Detector> learned_;
 };
 
+Result<std::unique_ptr<LearnedDetector>> LoadLearned(const DetectorOptions& options) {
+  LearnedOptions learned;
+  learned.model_path = options.model_path;
+  learned.min_confidence = options.min_confidence;
+  return LearnedDetector::Load(learned);
+}
+
+std::unique_ptr<Detector> MakeClassical(const DetectorOptions& options) {
+  ClassicalOptions classical;
+  classical.min_confidence = options.min_confidence;
+  return std::make_unique<ClassicalDetector>(classical);
+}
+
 }  // namespace
+
+void SortInReadingOrder(std::vector<Element>& elements) {
+  std::sort(elements.begin(), elements.end(), [](const Element& a, const Element& b) {
+    return a.bounds.y != b.bounds.y ? a.bounds.y < b.bounds.y : a.bounds.x < b.bounds.x;
+  });
+}
 
 std::string_view DetectorKinds() { return "classical, learned, combined, auto"; }
 
@@ -62,22 +77,13 @@ Result<std::unique_ptr<Detector>> CreateDetector(const DetectorOptions& options,
                                                  std::string* warning) {
   const std::string_view kind = options.kind.empty() ? kDefaultDetector : options.kind;
   if (kind == "combined") {
-    LearnedOptions learned;
-    learned.model_path = options.model_path;
-    learned.min_confidence = options.min_confidence;
-    auto loaded = LearnedDetector::Load(learned);
+    auto loaded = LoadLearned(options);
     if (!loaded.ok()) return loaded.error();
-    ClassicalOptions classical;
-    classical.min_confidence = options.min_confidence;
-    return std::unique_ptr<Detector>(
-        std::make_unique<CombinedDetector>(std::make_unique<ClassicalDetector>(classical),
-                                           std::unique_ptr<Detector>(std::move(loaded).value())));
+    return std::unique_ptr<Detector>(std::make_unique<CombinedDetector>(
+        MakeClassical(options), std::unique_ptr<Detector>(std::move(loaded).value())));
   }
   if (kind == "learned" || kind == "auto") {
-    LearnedOptions learned;
-    learned.model_path = options.model_path;
-    learned.min_confidence = options.min_confidence;
-    auto loaded = LearnedDetector::Load(learned);
+    auto loaded = LoadLearned(options);
     if (loaded.ok()) return std::unique_ptr<Detector>(std::move(loaded).value());
     if (kind == "learned") return loaded.error();
     if (warning != nullptr) {
@@ -89,9 +95,7 @@ Result<std::unique_ptr<Detector>> CreateDetector(const DetectorOptions& options,
                      "unknown detector \"" + options.kind +
                          "\" (this build has: " + std::string(DetectorKinds()) + ")");
   }
-  ClassicalOptions classical;
-  classical.min_confidence = options.min_confidence;
-  return std::unique_ptr<Detector>(std::make_unique<ClassicalDetector>(classical));
+  return std::unique_ptr<Detector>(MakeClassical(options));
 }
 
 }  // namespace uiscope::vision

@@ -59,6 +59,10 @@ class Detector {
                                               std::span<const Rect> masks = {}) const = 0;
 };
 
+// Sorts elements top to bottom, then left to right: the order every detector
+// returns them in.
+void SortInReadingOrder(std::vector<Element>& elements);
+
 // The kind CreateDetector makes when none is named: "auto" (the learned
 // detector, or the classical one when its model cannot be used) only where
 // the learned one does at least as well as the classical one on the held-out

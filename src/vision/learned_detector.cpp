@@ -251,9 +251,7 @@ Result<std::vector<Element>> LearnedDetector::Detect(const Image& image, Point o
   } catch (const cv::Exception& e) {
     return MakeError(ErrorCode::kInternal, std::string("the learned detector failed: ") + e.what());
   }
-  std::sort(out.begin(), out.end(), [](const Element& a, const Element& b) {
-    return a.bounds.y != b.bounds.y ? a.bounds.y < b.bounds.y : a.bounds.x < b.bounds.x;
-  });
+  SortInReadingOrder(out);
   return out;
 }
 
