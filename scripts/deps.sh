@@ -45,7 +45,7 @@ UISCOPE_TEST_PACKAGES=(
 # the ONNX model; Chromium for the HTML pages.
 UISCOPE_TRAINING_PACKAGES=(
   python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 python3-pyqt5 python3-tk python3-numpy
-  python3-torch imagemagick xvfb x11-apps chromium
+  python3-torch imagemagick xvfb x11-apps chromium qt5-style-plugins
 )
 
 uiscope_missing_packages() {

@@ -3,7 +3,11 @@
 each captured from the X server with the box and role of every interactive
 widget taken from the widget's own allocation (exact; no AT-SPI needed).
 
-  gen_gtk3.py OUT_DIR COUNT SEED      (needs DISPLAY: run under Xvfb)
+  gen_gtk3.py OUT_DIR COUNT SEED [--apps]     (needs DISPLAY: run under Xvfb)
+
+--apps builds windows laid out like applications rather than forms: keypads
+of close-set keys, list rows with buttons in them, two panes, sidebars and
+toolbars of text buttons (files gtk3a_<seed>_<n>).
 
 Writes OUT_DIR/gtk3_<seed>_<n>.ppm and .json ({"boxes": [[x, y, w, h, role]]})."""
 import json
@@ -202,7 +206,195 @@ class Window:
         return out
 
 
+KEYS = ["7", "8", "9", "4", "5", "6", "1", "2", "3", "0", ".", "=", "+", "−", "×", "÷", "%", "±",
+        "C", "AC", "CE", "√", "x²", "xʸ", "1/x", "(", ")", "π", "e", "sin", "cos", "tan", "ln", "log",
+        "MC", "MR", "M+", "M−", "MS", "Inv", "Hyp", "Mod", "And", "Or", "Xor", "Not", "Lsh", "Rsh",
+        "A", "B", "C", "D", "E", "F", "Exp", "n!", "⌫", "Ans"]
+
+
+class AppWindow(Window):
+    """A window laid out like an application: a keypad, a list of rows with
+    buttons in them, two panes, or a sidebar, under an optional menu bar and
+    toolbar (icons or text)."""
+
+    def __init__(self, rng: random.Random):  # builds its own layout, not the base's form
+        self.rng = rng
+        self.labelled = []
+        self.win = Gtk.Window(title=phrase(rng))
+        self.full = True
+        outer = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=0)
+        self.win.add(outer)
+        if rng.random() < 0.4:
+            outer.pack_start(self.menubar(), False, False, 0)
+        if rng.random() < 0.4:
+            outer.pack_start(self.text_toolbar() if rng.random() < 0.5 else self.toolbar(), False, False, 0)
+        kind = rng.choices(["keypad", "rows", "panes", "sidebar"], [3, 2, 2, 1])[0]
+        body = getattr(self, kind)()
+        outer.pack_start(body, True, True, 0)
+        if rng.random() < 0.25:
+            outer.pack_start(self.button_row(), False, False, rng.choice([0, 4, 8]))
+        self.win.set_default_size(rng.randint(240, 900), rng.randint(160, 600))
+
+    def flat(self, b):
+        if self.rng.random() < 0.5:
+            b.set_relief(Gtk.ReliefStyle.NONE)
+        return b
+
+    def text_toolbar(self):
+        bar = Gtk.Box(spacing=self.rng.choice([0, 2, 6]))
+        bar.set_border_width(self.rng.choice([0, 2, 4]))
+        flat = self.rng.random() < 0.6
+        for _ in range(self.rng.randint(2, 7)):
+            b = Gtk.Button(label=phrase(self.rng, 1, 2))
+            if flat:
+                b.set_relief(Gtk.ReliefStyle.NONE)
+            bar.pack_start(self.keep(b, "button"), False, False, 0)
+        return bar
+
+    def button_row(self):
+        box = Gtk.Box(spacing=self.rng.choice([4, 6, 12]))
+        box.set_border_width(self.rng.choice([4, 8, 12]))
+        for _ in range(self.rng.randint(1, 3)):
+            box.pack_end(self.keep(Gtk.Button(label=phrase(self.rng, 1, 2)), "button"), False, False, 0)
+        return box
+
+    def keypad(self):
+        rng = self.rng
+        box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=rng.choice([0, 4, 8]))
+        box.set_border_width(rng.choice([0, 4, 8, 12]))
+        if rng.random() < 0.7:
+            if rng.random() < 0.5:
+                e = Gtk.Entry()
+                e.set_text(str(rng.randint(0, 10 ** rng.randint(1, 9))))
+                e.set_alignment(1.0)
+                box.pack_start(self.keep(e, "text_field"), False, False, 0)
+            else:
+                lab = Gtk.Label(label=str(rng.randint(0, 99999)))
+                lab.set_xalign(1.0)
+                box.pack_start(lab, False, False, rng.choice([4, 12]))
+        pads = Gtk.Box(spacing=rng.choice([4, 8, 16]))
+        for _ in range(1 if rng.random() < 0.6 else 2):
+            grid = Gtk.Grid()
+            gap = rng.choice([0, 0, 1, 2, 4, 6])
+            grid.set_row_spacing(gap)
+            grid.set_column_spacing(gap)
+            grid.set_row_homogeneous(True)
+            grid.set_column_homogeneous(True)
+            cols, rows = rng.randint(2, 6), rng.randint(2, 6)
+            flat = rng.random() < 0.3
+            taken = set()
+            for r in range(rows):
+                for c in range(cols):
+                    if (r, c) in taken:
+                        continue
+                    span = 2 if c + 1 < cols and rng.random() < 0.08 else 1
+                    label = rng.choice(KEYS) if rng.random() < 0.85 else phrase(rng, 1, 1)[:4]
+                    b = Gtk.ToggleButton(label=label) if rng.random() < 0.05 else Gtk.Button(label=label)
+                    if flat:
+                        b.set_relief(Gtk.ReliefStyle.NONE)
+                    if rng.random() < 0.1:
+                        b.get_style_context().add_class(rng.choice(["suggested-action", "destructive-action"]))
+                    grid.attach(self.keep(b, "button"), c, r, span, 1)
+                    taken.update((r, c + i) for i in range(span))
+            pads.pack_start(grid, True, True, 0)
+        grow = rng.random() < 0.4  # keys as tall as the window allows, or their natural height
+        box.pack_start(pads, grow, grow, 0)
+        return box
+
+    def list_row(self):
+        rng = self.rng
+        row = Gtk.ListBoxRow()
+        box = Gtk.Box(spacing=rng.choice([6, 12]))
+        box.set_border_width(rng.choice([2, 4, 8]))
+        if rng.random() < 0.3:
+            c = Gtk.CheckButton()
+            box.pack_start(self.keep(c, "check_box"), False, False, 0)
+        lab = Gtk.Label(label=phrase(rng, 1, 4))
+        lab.set_xalign(0)
+        box.pack_start(lab, True, True, 0)
+        for _ in range(rng.choice([0, 1, 1, 1, 2])):
+            k = rng.random()
+            if k < 0.35:
+                w, role = self.flat(Gtk.Button.new_from_icon_name(
+                    rng.choice(["list-remove", "edit-delete", "document-properties", "go-next",
+                                "emblem-system", "list-add", "view-more"]), Gtk.IconSize.BUTTON)), "button"
+            elif k < 0.6:
+                w, role = self.flat(Gtk.Button(label=phrase(rng, 1, 1))), "button"
+            elif k < 0.8:
+                w, role = Gtk.SpinButton.new_with_range(0, 100, 1), "spin_button"
+            else:
+                w = Gtk.ComboBoxText()
+                w.append_text(phrase(rng, 1, 1))
+                w.set_active(0)
+                role = "combo_box"
+            w.set_valign(Gtk.Align.CENTER)
+            box.pack_end(self.keep(w, role), False, False, 0)
+        row.add(box)
+        return self.keep(row, "list_item")
+
+    def rows(self):
+        rng = self.rng
+        lb = Gtk.ListBox()
+        lb.set_selection_mode(rng.choice([Gtk.SelectionMode.NONE, Gtk.SelectionMode.SINGLE]))
+        for _ in range(rng.randint(2, 8)):
+            lb.add(self.list_row())
+        frame = Gtk.Frame() if rng.random() < 0.5 else Gtk.Box()
+        frame.add(lb)
+        frame.set_border_width(rng.choice([0, 6, 12]))
+        return frame
+
+    def list_view(self):
+        rng = self.rng
+        store = Gtk.ListStore(str)
+        for _ in range(rng.randint(3, 12)):
+            store.append([phrase(rng)])
+        view = Gtk.TreeView(model=store)
+        view.set_headers_visible(rng.random() < 0.5)
+        view.append_column(Gtk.TreeViewColumn(phrase(rng, 1, 1), Gtk.CellRendererText(), text=0))
+        self.labelled.append((("rows", view, len(store)), "list_item"))
+        return view
+
+    def form(self):
+        body = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=self.rng.choice([2, 4, 6, 8, 12]))
+        body.set_border_width(self.rng.choice([4, 8, 12, 18]))
+        self.full = self.rng.random() < 0.5
+        for _ in range(self.rng.randint(2, 6)):
+            body.pack_start(self.row(), False, False, 0)
+        return body
+
+    def panes(self):
+        rng = self.rng
+        paned = Gtk.Paned(orientation=Gtk.Orientation.HORIZONTAL)
+        left = rng.choice([self.list_view, self.rows, self.sidebar_buttons])()
+        right = rng.choice([self.form, self.rows, self.keypad])()
+        paned.pack1(left, False, False)
+        paned.pack2(right, True, False)
+        paned.set_position(rng.randint(120, 320))
+        return paned
+
+    def sidebar_buttons(self):
+        rng = self.rng
+        box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=rng.choice([0, 2, 6]))
+        box.set_border_width(rng.choice([0, 4, 8]))
+        flat = rng.random() < 0.6
+        for _ in range(rng.randint(2, 8)):
+            b = Gtk.Button(label=phrase(rng, 1, 2))
+            if flat:
+                b.set_relief(Gtk.ReliefStyle.NONE)
+            b.get_child().set_xalign(rng.choice([0.0, 0.5]))
+            box.pack_start(self.keep(b, "button"), False, False, 0)
+        return box
+
+    def sidebar(self):
+        box = Gtk.Box(spacing=0)
+        box.pack_start(self.sidebar_buttons(), False, False, 0)
+        box.pack_start(Gtk.Separator(orientation=Gtk.Orientation.VERTICAL), False, False, 0)
+        box.pack_start(self.form(), True, True, 0)
+        return box
+
+
 def main():
+    apps = "--apps" in sys.argv[4:]
     out_dir, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     os.makedirs(out_dir, exist_ok=True)
     rng = random.Random(seed)
@@ -212,7 +404,7 @@ def main():
         settings.set_property("gtk-theme-name", theme)
         settings.set_property("gtk-application-prefer-dark-theme", dark)
         settings.set_property("gtk-font-name", f"{rng.choice(FONTS)} {rng.choice([8, 9, 10, 10, 11, 12, 14])}")
-        w = Window(rng)
+        w = AppWindow(rng) if apps else Window(rng)
         w.win.move(0, 0)
         w.win.show_all()
         settle(0.15)
@@ -220,7 +412,7 @@ def main():
         width, height = gdk.get_width(), gdk.get_height()
         pix = Gdk.pixbuf_get_from_window(gdk, 0, 0, width, height)
         boxes = [b for b in w.boxes() if b[2] > 2 and b[3] > 2 and b[0] < width and b[1] < height]
-        base = os.path.join(out_dir, f"gtk3_{seed}_{n:05d}")
+        base = os.path.join(out_dir, f"gtk3{'a' if apps else ''}_{seed}_{n:05d}")
         write_ppm(base + ".ppm", pix)
         with open(base + ".json", "w") as f:
             json.dump({"toolkit": "gtk3", "theme": theme + (":dark" if dark else ""), "boxes": boxes}, f)
