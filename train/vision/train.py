@@ -270,9 +270,10 @@ def main():
                   flush=True)
         if time.time() - start >= next_eval:
             next_eval += args.eval_every * 60
-            r, p = held_back_scores(net, held)[FOREGROUND]
-            print(f"held-back windows at step {step}: recall {r:.3f} precision {p:.3f}", flush=True)
-            torch.save(net.state_dict(), args.out + ".pt")
+            torch.save(net.state_dict(), args.out + ".pt")  # a checkpoint: --resume continues from it
+            r, p = held_back_scores(net, held, (FOREGROUND,))[FOREGROUND]
+            print(f"held-back windows at step {step}: recall {r:.3f} precision {p:.3f} "
+                  f"(foreground >= {FOREGROUND})", flush=True)
     print(f"trained {step} steps in {(time.time() - start) / 60:.1f} min", flush=True)
     for t, (r, p) in held_back_scores(net, held, (0.3, 0.4, 0.5, 0.6, 0.7)).items():
         print(f"held-back windows, foreground >= {t}: recall {r:.3f} precision {p:.3f} at IoU >= 0.5", flush=True)
