@@ -18,6 +18,16 @@
 //             NO_AT_BRIDGE=1; ground truth = its widgets' own allocations
 //   tk-form   the same form in Tk (tests/fixtures/heldout/tk_form.py), no
 //             accessibility; ground truth = its widgets' geometry
+//   galculator, mousepad, gedit, gtk3-demo, qdbusviewer, linguist
+//             real GTK 3 and Qt 5 apps that neither detector was made on
+//             (the classical one was tuned on the five apps above, the
+//             learned one's generators drawn after looking at them):
+//             ground truth = AT-SPI nodes with interactive roles; each is
+//             skipped, with the package to install, when not installed
+// (AT-SPI truth: the nodes with interactive roles, and a menu bar's entries,
+// which AT-SPI calls menus, as menu items.)
+// The table ends with the overall score and the score over the apps neither
+// detector was made on (the two held-out forms and the last six).
 // Each window is captured, the detector runs on the capture (no masks, no
 // tree: vision alone), OCR labels the detections, and detections are paired
 // one-to-one with ground-truth boxes by decreasing IoU (>= 0.5). Printed per
@@ -35,17 +45,22 @@
 // Then the detection time per 1920x1080 frame (the whole screen with the
 // fixture on it), with the process pinned to one core, OCR excluded.
 //
-//   build/bin/bench_vision_eval [--apps fixture,factory,xcalc,gnome-calculator,kcalc,form,tk-form]
+//   build/bin/bench_vision_eval [--apps fixture,factory,xcalc,gnome-calculator,kcalc,form,tk-form,
+//                                       galculator,mousepad,gedit,gtk3-demo,qdbusviewer,linguist]
 //                               [--detector classical,learned] [--runs N]
 //                               [--dump DIR] [--verbose]
 // --dump writes DIR/<app>.png with ground truth (green), detections (red)
 // and the text lines the detector saw (blue).
 #include <sched.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -305,11 +320,19 @@ class Bench {
       request.timeout = std::chrono::seconds(5);
       auto obs = observer_->Observe(request);
       if (obs.ok()) {
-        ForEachNode(obs->snapshot.roots, [&](const Node& n, int) {
-          if (!IsInteractiveRole(n.role) || !n.bounds || n.bounds->w < 6 || n.bounds->h < 6) return;
-          if (!window.Contains(*n.bounds)) return;
-          out.push_back({*n.bounds, n.role, n.name});
-        });
+        // A menu bar's entries are menus (their submenus' parents) to
+        // AT-SPI, but they are what one clicks: menu items here.
+        auto walk = [&](auto&& self, const std::vector<Node>& nodes, Role parent) -> void {
+          for (const Node& n : nodes) {
+            const bool bar_entry = n.role == Role::kMenu && parent == Role::kMenuBar;
+            if ((IsInteractiveRole(n.role) || bar_entry) && n.bounds && n.bounds->w >= 6 &&
+                n.bounds->h >= 6 && window.Contains(*n.bounds)) {
+              out.push_back({*n.bounds, bar_entry ? Role::kMenuItem : n.role, n.name});
+            }
+            self(self, n.children, n.role);
+          }
+        };
+        walk(walk, obs->snapshot.roots, Role::kUnknown);
         snapshot_ = obs->snapshot;
       }
       if (out.size() >= at_least) break;
@@ -368,7 +391,51 @@ class Bench {
 struct AppResult {
   std::string name;
   Score score;
+  bool unseen = false;  // neither detector was made on this app
 };
+
+// Apps whose accessibility tree is the truth.
+struct AxApp {
+  const char* key;      // --apps name
+  const char* program;  // what is run
+  const char* package;  // Debian's package with it
+  size_t at_least;      // interactive nodes to wait for
+  bool unseen;          // neither detector was made on it
+};
+constexpr AxApp kAxApps[] = {
+    {"factory", "gtk3-widget-factory", "gtk-3-examples", 30, false},
+    {"gnome-calculator", "gnome-calculator", "gnome-calculator", 10, false},
+    {"kcalc", "kcalc", "kcalc", 10, false},
+    {"galculator", "galculator", "galculator", 20, true},
+    {"mousepad", "mousepad", "mousepad", 3, true},
+    {"gedit", "gedit", "gedit", 3, true},
+    {"gtk3-demo", "gtk3-demo", "gtk-3-examples", 5, true},
+    {"qdbusviewer", "/usr/lib/qt5/bin/qdbusviewer", "qttools5-dev-tools", 3, true},
+    {"linguist", "/usr/lib/qt5/bin/linguist", "qttools5-dev-tools", 10, true},
+};
+
+const AxApp* FindAxApp(const std::string& key) {
+  for (const AxApp& a : kAxApps) {
+    if (key == a.key) return &a;
+  }
+  return nullptr;
+}
+
+// Whether `program` (a path, or a name looked up in $PATH) can be run.
+bool Installed(const std::string& program) {
+  if (program.find('/') != std::string::npos) return access(program.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    if (end > start && access((dirs.substr(start, end - start) + "/" + program).c_str(), X_OK) == 0)
+      return true;
+    start = end + 1;
+  }
+  return false;
+}
 
 struct Evaluation {
   std::vector<Detection> detections;
@@ -470,13 +537,122 @@ std::optional<Rect> BoundsOf(const Snapshot& snapshot, Role role) {
   return found;
 }
 
+// A binary PPM (P6, 8 or 16 bits a channel, as train/vision writes them).
+Result<Image> ReadPpm(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string magic;
+  int width = 0, height = 0, max = 0;
+  in >> magic >> width >> height >> max;
+  if (!in || magic != "P6" || width <= 0 || height <= 0 || (max != 255 && max != 65535)) {
+    return Error(ErrorCode::kInvalidArgument, path + ": not a binary PPM");
+  }
+  in.get();  // the one whitespace byte before the pixels
+  const size_t bytes = max == 255 ? 1 : 2;
+  std::string data(static_cast<size_t>(width) * height * 3 * bytes, '\0');
+  if (!in.read(data.data(), static_cast<std::streamsize>(data.size()))) {
+    return Error(ErrorCode::kInvalidArgument, path + ": truncated");
+  }
+  Image image = MakeImage(width, height);
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      const size_t at = (static_cast<size_t>(y) * width + x) * 3 * bytes;
+      uint8_t* px = image.Pixel(x, y);
+      for (int c = 0; c < 3; ++c) px[c] = static_cast<uint8_t>(data[at + c * bytes]);  // high byte
+    }
+  }
+  return image;
+}
+
 struct Options {
   std::vector<std::string> apps = {"fixture", "factory", "xcalc"};
+  std::string generated;  // --generated DIR: score train/vision's held-back windows instead
   std::vector<std::string> detectors = {"classical", "learned"};
   int runs = 20;
   std::string dump;
   bool verbose = false;
 };
+
+// --generated DIR: every detector on the windows train/vision/train.py holds
+// back from training (CRC-32 of the JSON file's name divisible by 20), truth
+// the generators' own boxes; a row per generator. No desktop, no OCR, no
+// labels: the detectors' validation set, for comparing them where neither
+// was tuned, and for choosing the learned one's decoding without looking at
+// the held-out apps.
+int RunGenerated(const Options& options, const Detectors& detectors) {
+  std::vector<std::string> files;
+  std::error_code error;
+  std::filesystem::directory_iterator dir(options.generated, error);
+  if (error) {
+    std::fprintf(stderr, "bench_vision_eval: %s: %s\n", options.generated.c_str(),
+                 error.message().c_str());
+    return 1;
+  }
+  for (const auto& entry : dir) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".json") continue;
+    const uLong crc = crc32(0, reinterpret_cast<const Bytef*>(name.data()), name.size());
+    if (crc % 20 == 0) files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    std::fprintf(stderr,
+                 "bench_vision_eval: no held-back windows in %s (scripts/train-vision --data)\n",
+                 options.generated.c_str());
+    return 1;
+  }
+  // Per detector, per generator (the file name's prefix): the score.
+  std::vector<std::map<std::string, Score>> scores(detectors.size());
+  for (const std::string& json_path : files) {
+    auto image = ReadPpm(json_path.substr(0, json_path.size() - 5) + ".ppm");
+    if (!image.ok()) {
+      std::fprintf(stderr, "bench_vision_eval: %s\n", image.error().message.c_str());
+      continue;
+    }
+    std::ifstream in(json_path);
+    const nlohmann::json meta = nlohmann::json::parse(in, nullptr, false);
+    if (meta.is_discarded() || !meta.contains("boxes")) continue;
+    std::vector<Truth> truths;
+    for (const auto& b : meta["boxes"]) {
+      truths.push_back({Rect{b[0].get<int>(), b[1].get<int>(), b[2].get<int>(), b[3].get<int>()},
+                        RoleFromName(b[4].get<std::string>()), ""});
+    }
+    const std::string file = std::filesystem::path(json_path).filename().string();
+    const std::string generator = file.substr(0, file.find('_'));
+    for (size_t k = 0; k < detectors.size(); ++k) {
+      auto elements = detectors[k]->Detect(*image, Point{0, 0});
+      if (!elements.ok()) {
+        std::fprintf(stderr, "bench_vision_eval: %s\n", elements.error().message.c_str());
+        return 1;
+      }
+      scores[k][generator].Add(Match(truths, vision::LabelElements(*elements, {})).score);
+    }
+  }
+  for (size_t k = 0; k < detectors.size(); ++k) {
+    std::printf("%sbench_vision_eval: detector \"%s\", %zu held-back generated windows in %s\n\n",
+                k ? "\n" : "", std::string(detectors[k]->name()).c_str(), files.size(),
+                options.generated.c_str());
+    std::printf("| %-36s | %5s | %5s | %5s | %7s | %9s | %7s |\n", "generator", "true", "det",
+                "hit", "recall", "precision", "roles");
+    std::printf("|%s|%s|%s|%s|%s|%s|%s|\n", std::string(38, '-').c_str(), "-------", "-------",
+                "-------", "---------", "-----------", "---------");
+    Score overall;
+    for (const auto& [generator, score] : scores[k]) {
+      std::printf("| %-36s | %5d | %5d | %5d | %7s | %9s | %7s |\n", generator.c_str(),
+                  score.truths, score.detections, score.matched,
+                  Percent(score.matched, score.truths).c_str(),
+                  Percent(score.matched, score.detections).c_str(),
+                  Percent(score.role_correct, score.matched).c_str());
+      overall.Add(score);
+    }
+    std::printf("| %-36s | %5d | %5d | %5d | %7s | %9s | %7s |\n", "overall", overall.truths,
+                overall.detections, overall.matched,
+                Percent(overall.matched, overall.truths).c_str(),
+                Percent(overall.matched, overall.detections).c_str(),
+                Percent(overall.role_correct, overall.matched).c_str());
+  }
+  std::printf("\nIoU >= 0.5, one-to-one; roles: paired elements whose role is the truth's.\n");
+  return 0;
+}
 
 int Run(const Options& options) {
   // One core for everything this process and its threads do, so the
@@ -486,8 +662,6 @@ int Run(const Options& options) {
   CPU_SET(0, &one);
   const bool pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
 
-  Bench bench;
-  if (!bench.Start()) return 1;
   Detectors detectors;
   for (const std::string& kind : options.detectors) {
     vision::DetectorOptions d;
@@ -499,6 +673,9 @@ int Run(const Options& options) {
     }
     detectors.push_back(std::move(detector).value());
   }
+  if (!options.generated.empty()) return RunGenerated(options, detectors);
+  Bench bench;
+  if (!bench.Start()) return 1;
   const size_t kinds = detectors.size();
   TextReader reader;
   std::vector<std::vector<AppResult>> results(kinds);
@@ -506,22 +683,23 @@ int Run(const Options& options) {
   int detect_count = 0;
 
   auto evaluate_one = [&](size_t k, const std::string& name, const std::vector<Truth>& truths,
-                          const Evaluation& e, const Rect& window, const Snapshot* tree) {
+                          const Evaluation& e, const Rect& window, const Snapshot* tree,
+                          bool unseen) {
     Matching m = Match(truths, e.detections);
     const std::string tag = std::string(detectors[k]->name()) + " " + name;
     if (tree != nullptr) {
       m.score.duplicates =
           DuplicatesOfAccessible(*tree, window, e.detections, options.verbose, tag);
     }
-    results[k].push_back({name, m.score});
+    results[k].push_back({name, m.score, unseen});
     if (options.verbose) Explain(tag, truths, e, m);
     Dump(options.dump, std::string(detectors[k]->name()) + "-" + name, e, truths, window);
   };
   // Every detector's evaluation of one window; the detection times counted.
   auto evaluate = [&](const std::string& name, const std::vector<Truth>& truths,
                       const std::vector<Evaluation>& es, const Rect& window,
-                      const Snapshot* tree = nullptr) {
-    for (size_t k = 0; k < kinds; ++k) evaluate_one(k, name, truths, es[k], window, tree);
+                      const Snapshot* tree = nullptr, bool unseen = false) {
+    for (size_t k = 0; k < kinds; ++k) evaluate_one(k, name, truths, es[k], window, tree, unseen);
   };
   auto timed = [&](const std::vector<Evaluation>& es) {
     for (size_t k = 0; k < kinds; ++k) detect_total[k] += es[k].detect_ms;
@@ -565,9 +743,15 @@ int Run(const Options& options) {
       evaluate("GTK3 fixture: painted canvas", *painted, inside, window->bounds);
       (void)p->WriteLine("quit");
       (void)p->Terminate();
-    } else if (app == "factory" || app == "gnome-calculator" || app == "kcalc") {
+    } else if (const AxApp* ax_app = FindAxApp(app)) {
       // Apps with an accessibility tree: AT-SPI is the truth.
-      const std::string program = app == "factory" ? "gtk3-widget-factory" : app;
+      const std::string program = ax_app->program;
+      if (!Installed(program)) {
+        std::fprintf(stderr,
+                     "bench_vision_eval: %s is not installed (apt-get install %s); skipped\n",
+                     program.c_str(), ax_app->package);
+        continue;
+      }
       auto p = bench.Launch({program}, false);
       if (!p) continue;
       auto window = bench.WindowOf(p->pid(), "");
@@ -575,12 +759,13 @@ int Run(const Options& options) {
         std::fprintf(stderr, "bench_vision_eval: %s showed no window\n", program.c_str());
         continue;
       }
-      std::vector<Truth> ax = bench.AxTruth(p->pid(), window->bounds, app == "factory" ? 30 : 10);
+      std::vector<Truth> ax = bench.AxTruth(p->pid(), window->bounds, ax_app->at_least);
       auto e = DetectAndLabel(bench, detectors, reader, window->bounds);
       if (!e.ok()) continue;
       timed(*e);
       const Snapshot tree = bench.snapshot();
-      evaluate(program + " (AT-SPI)", ax, *e, window->bounds, &tree);
+      evaluate(std::string(ax_app->key) + (ax_app->unseen ? " (AT-SPI; unseen)" : " (AT-SPI)"), ax,
+               *e, window->bounds, &tree, ax_app->unseen);
       (void)p->Terminate();
     } else if (app == "form" || app == "tk-form") {
       // Held out: forms nothing in src/vision was tuned on, truth from the
@@ -611,7 +796,7 @@ int Run(const Options& options) {
       if (!e.ok()) continue;
       timed(*e);
       evaluate(tk ? "held-out Tk form (geometry)" : "held-out GTK 3 form (allocations)", truths, *e,
-               window->bounds);
+               window->bounds, nullptr, true);
       (void)p->Terminate();
     } else if (app == "xcalc") {
       auto p = bench.Launch({"xcalc", "-geometry", "+40+40"}, false);
@@ -631,7 +816,8 @@ int Run(const Options& options) {
     } else {
       std::fprintf(stderr,
                    "bench_vision_eval: unknown app \"%s\" (fixture, factory, xcalc, "
-                   "gnome-calculator, kcalc, form, tk-form)\n",
+                   "gnome-calculator, kcalc, form, tk-form, galculator, mousepad, gedit, "
+                   "gtk3-demo, qdbusviewer, linguist)\n",
                    app.c_str());
       return 2;
     }
@@ -645,12 +831,18 @@ int Run(const Options& options) {
                 "hit", "recall", "precision", "roles", "labels", "dups");
     std::printf("|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", std::string(38, '-').c_str(), "------", "------",
                 "------", "---------", "-----------", "---------", "----------", "------");
-    Score overall;
+    Score overall, unseen;
+    int unseen_apps = 0;
     for (const AppResult& r : results[k]) {
       PrintRow(r.name, r.score);
       overall.Add(r.score);
+      if (r.unseen) {
+        unseen.Add(r.score);
+        ++unseen_apps;
+      }
     }
     PrintRow("overall", overall);
+    if (unseen_apps > 0) PrintRow("apps neither detector was made on", unseen);
   }
   std::printf(
       "\nIoU >= 0.5, one-to-one; roles: paired elements whose role is the truth's (toggle "
@@ -733,10 +925,17 @@ int Run(const Options& options) {
 int main(int argc, char** argv) {
   static const char kUsage[] =
       "usage: bench_vision_eval [--apps fixture,factory,xcalc,gnome-calculator,kcalc,form,"
-      "tk-form] [--detector classical,learned] [--runs N] [--dump DIR] [--verbose]\n"
+      "tk-form,galculator,mousepad,gedit,gtk3-demo,qdbusviewer,linguist]\n"
+      "                         [--detector classical,learned,combined] [--runs N] [--dump DIR]"
+      " [--verbose]\n"
+      "       bench_vision_eval --generated DIR [--detector ...]\n"
       "  the element detectors' recall, precision and role accuracy against the truth, each\n"
       "  detector on the same captures (default: classical and learned; combined when\n"
-      "  named); --dump writes annotated images to DIR (nothing is written without it)\n";
+      "  named); apps not installed are skipped with the package to install; the table ends\n"
+      "  with the score over the apps neither detector was made on (the held-out forms and\n"
+      "  galculator..linguist); --dump writes annotated images to DIR (nothing else is\n"
+      "  written); --generated DIR scores the detectors on the windows train/vision holds\n"
+      "  back from training in DIR (scripts/train-vision's data), a row per generator\n";
   if (uiscope::bench::HelpAsked(argc, argv, kUsage)) return 0;
   uiscope::Options options;
   for (int i = 1; i < argc; ++i) {
@@ -746,6 +945,9 @@ int main(int argc, char** argv) {
       options.runs = std::max(1, std::atoi(next().c_str()));
     } else if (a == "--dump") {
       options.dump = next();
+    } else if (a == "--generated") {
+      options.generated = next();
+      if (options.generated.empty()) return uiscope::bench::BadUsage(a.c_str(), kUsage);
     } else if (a == "--verbose") {
       options.verbose = true;
     } else if (a == "--detector") {
