@@ -544,13 +544,13 @@ Result<Image> ReadPpm(const std::string& path) {
   int width = 0, height = 0, max = 0;
   in >> magic >> width >> height >> max;
   if (!in || magic != "P6" || width <= 0 || height <= 0 || (max != 255 && max != 65535)) {
-    return Error(ErrorCode::kInvalidArgument, path + ": not a binary PPM");
+    return MakeError(ErrorCode::kInvalidArgument, path + ": not a binary PPM");
   }
   in.get();  // the one whitespace byte before the pixels
   const size_t bytes = max == 255 ? 1 : 2;
   std::string data(static_cast<size_t>(width) * height * 3 * bytes, '\0');
   if (!in.read(data.data(), static_cast<std::streamsize>(data.size()))) {
-    return Error(ErrorCode::kInvalidArgument, path + ": truncated");
+    return MakeError(ErrorCode::kInvalidArgument, path + ": truncated");
   }
   Image image = MakeImage(width, height);
   for (int y = 0; y < height; ++y) {
