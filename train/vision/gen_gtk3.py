@@ -166,8 +166,13 @@ class Window:
                 s.set_size_request(rng.randint(80, 300), -1)
                 s.set_halign(Gtk.Align.START)
             return self.keep(s, "slider")
+        return self.tree_list(2, 6)
+
+    def tree_list(self, lo, hi):
+        """A one-column tree view of lo..hi rows, each row a list item."""
+        rng = self.rng
         store = Gtk.ListStore(str)
-        for _ in range(rng.randint(2, 6)):
+        for _ in range(rng.randint(lo, hi)):
             store.append([phrase(rng)])
         view = Gtk.TreeView(model=store)
         view.set_headers_visible(rng.random() < 0.5)
@@ -344,15 +349,7 @@ class AppWindow(Window):
         return frame
 
     def list_view(self):
-        rng = self.rng
-        store = Gtk.ListStore(str)
-        for _ in range(rng.randint(3, 12)):
-            store.append([phrase(rng)])
-        view = Gtk.TreeView(model=store)
-        view.set_headers_visible(rng.random() < 0.5)
-        view.append_column(Gtk.TreeViewColumn(phrase(rng, 1, 1), Gtk.CellRendererText(), text=0))
-        self.labelled.append((("rows", view, len(store)), "list_item"))
-        return view
+        return self.tree_list(3, 12)
 
     def form(self):
         body = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=self.rng.choice([2, 4, 6, 8, 12]))
