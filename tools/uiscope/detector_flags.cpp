@@ -7,10 +7,12 @@ namespace uiscope::cli {
 CLI::Option* AddDetectorOption(CLI::App* cmd, std::string& kind) {
   return cmd
       ->add_option("--detector", kind,
-                   "vision's element detector: classical (edges and shapes), learned (a small "
-                   "network trained on GTK 3, GTK 4, Qt 5, Tk and HTML windows, "
-                   "data/vision/detector.onnx), combined (classical, plus what the learned one "
-                   "finds elsewhere), auto (learned, else classical with a warning). Default: " +
+                   "vision's element detector: classical (edges and shapes: the most precise), "
+                   "learned (a small network trained on GTK 3, GTK 4, Qt 5, Tk and HTML windows, "
+                   "data/vision/detector.onnx: finds the most in apps nobody tuned for, less "
+                   "precisely), combined (classical, plus what the learned one finds elsewhere: "
+                   "between the two), auto (learned, else classical with a warning); figures in "
+                   "train/vision/README.md. Default: " +
                        std::string(vision::kDefaultDetector))
       ->check(CLI::IsMember({"classical", "learned", "combined", "auto"}));
 }

@@ -521,8 +521,8 @@ json ObserveInputSchema() {
          {{"type", "string"},
           {"enum", {"classical", "learned", "combined", "auto"}},
           {"description",
-           "for vision; combined: classical plus what the learned one finds elsewhere; auto: "
-           "learned, else classical"}}},
+           "for vision; classical: most precise; learned: finds most, less precise; combined: "
+           "classical plus what learned finds elsewhere; auto: learned, else classical"}}},
         {"max_nodes",
          {{"type", "integer"},
           {"minimum", 0},
