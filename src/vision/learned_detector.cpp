@@ -24,8 +24,8 @@ constexpr int kAlign = 16;       // the input's sides must be multiples of this
 constexpr int kBoxChannels = 4;  // distances to the left, top, right, bottom edges
 // Decoding (train/vision/train.py, decode, does the same): a cell is
 // foreground when 1 - the background's probability is at least kForeground
-// (the highest threshold at which the generated windows held back from
-// training reach 90 % recall; train/vision/README.md); the most
+// (the threshold with the most recall on the generated windows held back
+// from training, 88.4 % for the shipped model; train/vision/README.md); the most
 // sure cell not yet taken gathers the free cells whose boxes overlap its own
 // at IoU >= kClusterIoU; a group is one element when it has at least
 // kMinCells cells and they cover at least kMinCoverage of the core of the box

@@ -23,7 +23,7 @@ gi.require_version("Gdk", "3.0")
 from gi.repository import Gdk, GLib, Gtk  # noqa: E402
 
 from ppm import write_ppm  # noqa: E402
-from words import phrase  # noqa: E402
+from words import KEYS, phrase  # noqa: E402
 
 THEMES = [("Adwaita", False), ("Adwaita", True), ("HighContrast", False),
           ("HighContrastInverse", False), ("Clearlooks-3.4", False)]
@@ -209,12 +209,6 @@ class Window:
             x, y = w.translate_coordinates(top, 0, 0)
             out.append([x, y, a.width, a.height, role])
         return out
-
-
-KEYS = ["7", "8", "9", "4", "5", "6", "1", "2", "3", "0", ".", "=", "+", "−", "×", "÷", "%", "±",
-        "C", "AC", "CE", "√", "x²", "xʸ", "1/x", "(", ")", "π", "e", "sin", "cos", "tan", "ln", "log",
-        "MC", "MR", "M+", "M−", "MS", "Inv", "Hyp", "Mod", "And", "Or", "Xor", "Not", "Lsh", "Rsh",
-        "A", "B", "C", "D", "E", "F", "Exp", "n!", "⌫", "Ans"]
 
 
 class AppWindow(Window):

@@ -16,7 +16,7 @@ import sys
 
 from PyQt5 import QtCore, QtGui, QtWidgets
 
-from words import phrase
+from words import KEYS, phrase
 
 STYLES = ["Fusion", "Windows"]
 APP_STYLES = STYLES + ["cleanlooks", "plastique", "motif", "cde"]  # qt5-style-plugins
@@ -155,12 +155,6 @@ def build(rng):
     lay.addStretch(1)
     win.resize(rng.randint(260, 900), rng.randint(150, 500))
     return win, keep
-
-
-KEYS = ["7", "8", "9", "4", "5", "6", "1", "2", "3", "0", ".", "=", "+", "−", "×", "÷", "%", "±",
-        "C", "AC", "CE", "√", "x²", "xʸ", "1/x", "(", ")", "π", "e", "sin", "cos", "tan", "ln", "log",
-        "MC", "MR", "M+", "M−", "MS", "Inv", "Hyp", "Mod", "And", "Or", "Xor", "Not", "Lsh", "Rsh",
-        "A", "B", "C", "D", "E", "F", "Exp", "n!", "⌫", "Ans"]
 
 
 def keypad(rng, keep):

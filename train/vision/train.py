@@ -197,7 +197,7 @@ def iou(a, b):
     return inter / (a[2] * a[3] + b[2] * b[3] - inter + 1e-9)
 
 
-def held_back_scores(net, held, thresholds=(0.5,)):
+def held_back_scores(net, held, thresholds=(FOREGROUND,)):
     """Recall and precision at IoU >= 0.5 over the held-back windows, per
     foreground threshold."""
     net.eval()
@@ -271,7 +271,7 @@ def main():
         if time.time() - start >= next_eval:
             next_eval += args.eval_every * 60
             torch.save(net.state_dict(), args.out + ".pt")  # a checkpoint: --resume continues from it
-            r, p = held_back_scores(net, held, (FOREGROUND,))[FOREGROUND]
+            r, p = held_back_scores(net, held)[FOREGROUND]
             print(f"held-back windows at step {step}: recall {r:.3f} precision {p:.3f} "
                   f"(foreground >= {FOREGROUND})", flush=True)
     print(f"trained {step} steps in {(time.time() - start) / 60:.1f} min", flush=True)

@@ -20,3 +20,10 @@ def phrase(rng: random.Random, lo=1, hi=3) -> str:
     if r < 0.6:
         return text.upper()
     return text
+
+
+# Key labels for the generators' calculator keypads (--apps).
+KEYS = ["7", "8", "9", "4", "5", "6", "1", "2", "3", "0", ".", "=", "+", "−", "×", "÷", "%", "±",
+        "C", "AC", "CE", "√", "x²", "xʸ", "1/x", "(", ")", "π", "e", "sin", "cos", "tan", "ln", "log",
+        "MC", "MR", "M+", "M−", "MS", "Inv", "Hyp", "Mod", "And", "Or", "Xor", "Not", "Lsh", "Rsh",
+        "A", "B", "C", "D", "E", "F", "Exp", "n!", "⌫", "Ans"]
