@@ -13,7 +13,9 @@ struct Located {
   std::vector<size_t> path;
   Rect bounds;
   int64_t area = 0;
-  bool nested = false;  // inside another element (a row's button)
+  bool nested = false;       // inside another element (a row's button)
+  bool interactive = false;  // IsInteractiveRole
+  bool item = false;         // a row or cell of a list, table or tree (ItemRole)
 };
 
 struct ScopeIndex {
@@ -23,12 +25,25 @@ struct ScopeIndex {
 
 bool HasBounds(const Node& n) { return n.bounds && !n.bounds->Empty(); }
 
+// Rows and cells: interactive elements that hold widgets the tree may not
+// list (an item view paints a row's buttons without accessible children).
+bool ItemRole(Role role) {
+  return role == Role::kListItem || role == Role::kTableCell || role == Role::kTreeItem;
+}
+
+// Whether `a` and `b` share at least half of the smaller one.
+bool HalfOnTheOther(const Rect& a, const Rect& b) {
+  const int64_t shared = Intersect(a, b).Area();
+  return shared > 0 && 2 * shared >= std::min(a.Area(), b.Area());
+}
+
 void Collect(const Node& n, std::vector<size_t>& path, bool inside_element, ScopeIndex& index) {
   bool element = false;
   if (HasBounds(n)) {
     element = IsMergeElement(n);
     if (element) {
-      index.elements.push_back({path, *n.bounds, n.bounds->Area(), inside_element});
+      index.elements.push_back({path, *n.bounds, n.bounds->Area(), inside_element,
+                                IsInteractiveRole(n.role), ItemRole(n.role)});
     } else if (!inside_element) {
       // What lies inside an element is a part of it, never a container of
       // orphans (a combo box's popup list).
@@ -147,13 +162,32 @@ Plan MakePlan(const ScopeIndex& index, std::span<const Detection> detections,
       plan.entries[d] = {Placement::kPart, index.elements[holder].path};
       continue;
     }
-    // Rule 2, a vision box lying mostly on elements: those elements seen
-    // askew or together.
+    // Rule 2, a vision box lying mostly on elements (those elements seen
+    // askew or together), or holding half of an interactive one (that
+    // widget seen with its surroundings: a tab with its gap, a check box
+    // with its whole allocation).
     int most = -1;
     if (detections[d].source == Source::kVision &&
         ShareOnElements(box, index, &most) >= options.covered_share && most >= 0) {
       plan.entries[d] = {Placement::kDuplicate, index.elements[static_cast<size_t>(most)].path};
       continue;
+    }
+    if (detections[d].source == Source::kVision) {
+      int held = -1;
+      int64_t held_area = 0;
+      for (size_t e = 0; e < index.elements.size(); ++e) {
+        const Located& element = index.elements[e];
+        if (!element.interactive || !HalfOnTheOther(box, element.bounds)) continue;
+        const int64_t shared = Intersect(box, element.bounds).Area();
+        if (shared > held_area) {
+          held = static_cast<int>(e);
+          held_area = shared;
+        }
+      }
+      if (held >= 0) {
+        plan.entries[d] = {Placement::kDuplicate, index.elements[static_cast<size_t>(held)].path};
+        continue;
+      }
     }
     // Rule 4: the smallest container holding its centre.
     const Point centre = box.Center();
@@ -324,7 +358,12 @@ MergeStats MergeDetections(Node& scope, std::span<const Detection> detections,
       const Detection& part = detections[static_cast<size_t>(d)];
       if (&part == naming) continue;
       // Password fields keep nothing: whatever was read there is not for the tree.
-      if (element.Has(State::kPassword) || !ReadName(part, options) ||
+      // A widget seen inside an interactive element other than a row or cell
+      // is a piece of it (a combo box's arrow, a spin button's steppers):
+      // acting on it is acting on the element.
+      const bool piece = part.source == Source::kVision && index.elements[e].interactive &&
+                         !index.elements[e].item;
+      if (element.Has(State::kPassword) || piece || !ReadName(part, options) ||
           ShowsText(element, part.name)) {
         ++stats.duplicates;
         continue;

@@ -21,16 +21,21 @@
 //     inside one: widgets do not overlap, so a box that is mostly other
 //     widgets is those widgets seen askew (title-bar buttons found a few
 //     pixels off, two of them as one box) or together (a menu bar taken for
-//     one button). A text line is not dropped so: its words beyond the
-//     elements are text the tree lacks.
+//     one button). So is a vision detection holding half or more of an
+//     interactive element, or lying half or more on one: that widget seen
+//     with its surroundings (a tab with the gap beside it, a check box
+//     with its whole allocation). A text line is not dropped so: its words
+//     beyond the elements are text the tree lacks.
 //  3. Parts. A detection lying mostly inside an element (`inside_share` of
 //     its area) is a part of it: the box of a check box, the text of a
 //     button. An unnamed element holding exactly one named part takes that
 //     name (merged, as in 1). Parts that add nothing — no text, text not
 //     read as text (`min_name_confidence`), or text the element already
-//     shows in its name or value — are dropped; parts with
-//     other text (the lines of an unnamed text area) stay, as children of
-//     the element.
+//     shows in its name or value — are dropped, and so are vision parts
+//     of an interactive element that is not a row or cell (a combo box's
+//     arrow, a spin button's steppers: acting on them is acting on the
+//     element); parts with other text (the lines of an unnamed text area,
+//     a button painted in a list row) stay, as children of the element.
 //  4. Orphans. Every other detection becomes a node of its own (source
 //     vision or ocr, its confidence) under the smallest *container* of the
 //     scope holding its centre — any node with bounds that is not an

@@ -30,6 +30,12 @@ Detection Vision(Role role, Rect bounds, std::string name = "", float confidence
   return d;
 }
 
+Detection Ocr(Rect bounds, std::string text) {
+  Detection d = Vision(Role::kText, bounds, std::move(text));
+  d.source = Source::kOcr;
+  return d;
+}
+
 // window 0,0,600,400
 //   panel "form" 0,0,300,400: button "Login" 10,10,100,30; unnamed button
 //     10,50,100,30; password field 10,90,200,30; check box "Remember" 10,130,200,20
@@ -149,6 +155,49 @@ TEST(MergeTest, AMenuBarTakenForOneButtonIsADuplicate) {
   EXPECT_EQ(At(w, {0}).children.size(), 4u);
 }
 
+TEST(MergeTest, AVisionBoxHoldingAnInteractiveElementIsADuplicate) {
+  // gtk3-widget-factory's notebook tabs, the learned detector's boxes: a
+  // tab with the gap beside it, and two tabs' labels taken for one button.
+  Node w = Ax(Role::kWindow, "Factory", Rect{0, 0, 1200, 900},
+              {Ax(Role::kTabList, "", Rect{300, 757, 300, 30},
+                  {Ax(Role::kTab, "page 1", Rect{313, 757, 44, 30}),
+                   Ax(Role::kTab, "page 2", Rect{389, 757, 44, 30}),
+                   Ax(Role::kTab, "page 3", Rect{465, 757, 44, 30})})});
+  const std::vector<Detection> d = {Vision(Role::kTab, {364, 753, 90, 41}, "page 2"),
+                                    Vision(Role::kButton, {389, 754, 212, 41}, "page 2 page 3")};
+  const std::vector<PlannedDetection> plan = PlanMerge(w, d);
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan[0].placement, Placement::kDuplicate);
+  EXPECT_EQ(plan[0].element, (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(plan[1].placement, Placement::kDuplicate);
+  const MergeStats stats = MergeDetections(w, d);
+  EXPECT_EQ(stats.added, 0);
+  EXPECT_EQ(At(w, {0}).children.size(), 3u);
+}
+
+TEST(MergeTest, AWidgetSeenInsideAnInteractiveElementIsAPieceOfIt) {
+  // A combo box's arrow found as a button, its text read as "w".
+  Node w = Ax(Role::kWindow, "Factory", Rect{0, 0, 1200, 900},
+              {Ax(Role::kComboBox, "Size", Rect{669, 450, 144, 34})});
+  const MergeStats stats =
+      MergeDetections(w, std::vector{Vision(Role::kButton, {763, 455, 47, 33}, "w")});
+  EXPECT_EQ(stats.added, 0);
+  EXPECT_EQ(stats.duplicates, 1);
+  EXPECT_TRUE(At(w, {0}).children.empty());
+}
+
+TEST(MergeTest, AButtonPaintedInARowStaysAsItsChild) {
+  // An item view paints its rows' buttons: the tree lists the row only.
+  Node w = Ax(Role::kWindow, "Files", Rect{0, 0, 400, 300},
+              {Ax(Role::kList, "", Rect{0, 0, 400, 300},
+                  {Ax(Role::kListItem, "report.txt", Rect{0, 0, 400, 40})})});
+  const MergeStats stats =
+      MergeDetections(w, std::vector{Vision(Role::kButton, {320, 5, 70, 30}, "Delete")});
+  EXPECT_EQ(stats.added, 1);
+  ASSERT_EQ(At(w, {0, 0}).children.size(), 1u);
+  EXPECT_EQ(At(w, {0, 0, 0}).name, "Delete");
+}
+
 TEST(MergeTest, AVisionBoxMostlyBesideElementsStays) {
   Node w = TitleBar();
   // A painted button next to Close, a quarter of it on Close: new.
@@ -229,8 +278,8 @@ TEST(MergeTest, UnnamedElementTakesItsOnlyNamedPart) {
 
 TEST(MergeTest, TwoNamedPartsNameNothingAndStayAsChildren) {
   Node w = Window();
-  MergeStats stats = MergeDetections(w, std::vector{Vision(Role::kText, {55, 57, 40, 14}, "now"),
-                                                    Vision(Role::kText, {12, 57, 40, 14}, "Send")});
+  MergeStats stats =
+      MergeDetections(w, std::vector{Ocr({55, 57, 40, 14}, "now"), Ocr({12, 57, 40, 14}, "Send")});
   const Node& button = At(w, {0, 1});
   EXPECT_TRUE(button.name.empty());
   ASSERT_EQ(button.children.size(), 2u);
