@@ -3,11 +3,15 @@
 each captured from the X server with the box and role of every interactive
 widget taken from the widget's own allocation (exact; no AT-SPI needed).
 
-  gen_gtk3.py OUT_DIR COUNT SEED [--apps]     (needs DISPLAY: run under Xvfb)
+  gen_gtk3.py OUT_DIR COUNT SEED [--apps | --text]   (needs DISPLAY: run under Xvfb)
 
 --apps builds windows laid out like applications rather than forms: keypads
 of close-set keys, list rows with buttons in them, two panes, sidebars and
 toolbars of text buttons (files gtk3a_<seed>_<n>).
+
+--text builds windows where text outweighs widgets: headings, paragraphs,
+key-value tables, rows of short labels, captions above fields, status lines,
+around a few real widgets; text is never a widget (files gtk3t_<seed>_<n>).
 
 Writes OUT_DIR/gtk3_<seed>_<n>.ppm and .json ({"boxes": [[x, y, w, h, role]]})."""
 import json
@@ -384,8 +388,113 @@ class AppWindow(Window):
         return box
 
 
+class TextWindow(Window):
+    """A window where text outweighs widgets (an about box, a properties
+    page, a help pane, a report): the model must learn that text alone,
+    however short and wherever it sits, is no widget."""
+
+    def __init__(self, rng: random.Random):  # builds its own layout, not the base's form
+        self.rng = rng
+        self.labelled = []
+        self.win = Gtk.Window(title=phrase(rng))
+        self.full = rng.random() < 0.5
+        outer = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=0)
+        self.win.add(outer)
+        if rng.random() < 0.25:
+            outer.pack_start(self.menubar(), False, False, 0)
+        body = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=rng.choice([2, 4, 8, 12, 18]))
+        body.set_border_width(rng.choice([4, 8, 12, 18, 24]))
+        outer.pack_start(body, True, True, 0)
+        if rng.random() < 0.6:
+            body.pack_start(self.text(phrase(rng, 1, 4), heading=True), False, False, 0)
+        blocks = ["paragraph", "pairs", "label_row", "captioned", "check", "frame", "widgets"]
+        for _ in range(rng.randint(2, 6)):
+            kind = rng.choices(blocks, [3, 3, 3, 2, 1, 1.5, 1.5])[0]
+            body.pack_start(getattr(self, kind)(), False, False, 0)
+        if rng.random() < 0.4:
+            body.pack_end(self.button_row(), False, False, 0)
+        if rng.random() < 0.4:
+            outer.pack_end(self.text(phrase(rng, 2, 6), small=True), False, False, rng.choice([2, 4]))
+        self.win.set_default_size(rng.randint(240, 900), rng.randint(160, 600))
+
+    def text(self, words, heading=False, small=False):
+        rng = self.rng
+        lab = Gtk.Label()
+        size = rng.choice(["large", "x-large", "xx-large"]) if heading else "small" if small else \
+            rng.choice(["medium", "medium", "small", "large"])
+        weight = "bold" if heading or rng.random() < 0.15 else "normal"
+        style = "italic" if rng.random() < 0.1 else "normal"
+        lab.set_markup(f'<span size="{size}" weight="{weight}" style="{style}">'
+                       f"{GLib.markup_escape_text(words)}</span>")
+        lab.set_xalign(rng.choice([0.0, 0.0, 0.0, 0.5, 1.0]))
+        if rng.random() < 0.3:
+            lab.get_style_context().add_class("dim-label")
+        return lab
+
+    def sentence(self):
+        return phrase(self.rng, 3, 12).capitalize() + self.rng.choice([".", ".", ":", ";", "!"])
+
+    def paragraph(self):
+        lab = self.text(" ".join(self.sentence() for _ in range(self.rng.randint(1, 6))))
+        lab.set_line_wrap(True)
+        lab.set_max_width_chars(self.rng.randint(30, 90))
+        return lab
+
+    def pairs(self):
+        """Key-value lines: "Key:" and a value, both text."""
+        rng = self.rng
+        grid = Gtk.Grid()
+        grid.set_column_spacing(rng.choice([6, 12, 24]))
+        grid.set_row_spacing(rng.choice([0, 2, 4, 8]))
+        for r in range(rng.randint(2, 6)):
+            key = self.text(phrase(rng, 1, 2) + rng.choice([":", ":", ""]))
+            grid.attach(key, 0, r, 1, 1)
+            value = str(rng.randint(0, 10 ** rng.randint(1, 6))) if rng.random() < 0.3 else phrase(rng, 1, 4)
+            grid.attach(self.text(value), 1, r, 1, 1)
+        return grid
+
+    def label_row(self):
+        """Short words in a row, spaced like a toolbar or a table header."""
+        rng = self.rng
+        box = Gtk.Box(spacing=rng.choice([8, 12, 18, 24, 36]))
+        box.set_homogeneous(rng.random() < 0.4)
+        for _ in range(rng.randint(2, 6)):
+            box.pack_start(self.text(phrase(rng, 1, 2)), box.get_homogeneous(), box.get_homogeneous(), 0)
+        return box
+
+    def captioned(self):
+        """A caption above (or beside) a field: the field is a widget, the caption text."""
+        rng = self.rng
+        box = Gtk.Box(orientation=rng.choice([Gtk.Orientation.VERTICAL, Gtk.Orientation.HORIZONTAL]),
+                      spacing=rng.choice([2, 4, 8]))
+        box.pack_start(self.text(phrase(rng, 1, 3)), False, False, 0)
+        box.pack_start(self.field(), self.full, self.full, 0)
+        return box
+
+    def check(self):
+        c = Gtk.CheckButton(label=phrase(self.rng))
+        c.set_active(self.rng.random() < 0.4)
+        return self.keep(c, "check_box")
+
+    def frame(self):
+        f = Gtk.Frame(label=phrase(self.rng, 1, 3))
+        inner = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=4)
+        inner.set_border_width(self.rng.choice([4, 8, 12]))
+        for _ in range(self.rng.randint(1, 3)):
+            inner.pack_start(self.rng.choice([self.paragraph, self.pairs])(), False, False, 0)
+        f.add(inner)
+        return f
+
+    def widgets(self):
+        return self.row()
+
+    def button_row(self):
+        return AppWindow.button_row(self)
+
+
 def main():
     apps = "--apps" in sys.argv[4:]
+    text = "--text" in sys.argv[4:]
     out_dir, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     os.makedirs(out_dir, exist_ok=True)
     rng = random.Random(seed)
@@ -395,7 +504,7 @@ def main():
         settings.set_property("gtk-theme-name", theme)
         settings.set_property("gtk-application-prefer-dark-theme", dark)
         settings.set_property("gtk-font-name", f"{rng.choice(FONTS)} {rng.choice([8, 9, 10, 10, 11, 12, 14])}")
-        w = AppWindow(rng) if apps else Window(rng)
+        w = AppWindow(rng) if apps else TextWindow(rng) if text else Window(rng)
         w.win.move(0, 0)
         w.win.show_all()
         settle(0.15)
@@ -403,7 +512,7 @@ def main():
         width, height = gdk.get_width(), gdk.get_height()
         pix = Gdk.pixbuf_get_from_window(gdk, 0, 0, width, height)
         boxes = [b for b in w.boxes() if b[2] > 2 and b[3] > 2 and b[0] < width and b[1] < height]
-        base = os.path.join(out_dir, f"gtk3{'a' if apps else ''}_{seed}_{n:05d}")
+        base = os.path.join(out_dir, f"gtk3{'a' if apps else 't' if text else ''}_{seed}_{n:05d}")
         write_ppm(base + ".ppm", pix)
         with open(base + ".json", "w") as f:
             json.dump({"toolkit": "gtk3", "theme": theme + (":dark" if dark else ""), "boxes": boxes}, f)

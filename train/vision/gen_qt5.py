@@ -3,12 +3,17 @@
 toolbars, tabs and lists rendered with QWidget.grab(), boxes and roles from
 each widget's own geometry.
 
-  gen_qt5.py OUT_DIR COUNT SEED [--apps]   (QT_QPA_PLATFORM=offscreen works: no X needed)
+  gen_qt5.py OUT_DIR COUNT SEED [--apps | --text]   (QT_QPA_PLATFORM=offscreen works: no X needed)
 
 --apps builds windows laid out like applications rather than forms (keypads,
 list rows with widgets in them, two panes, sidebars, text toolbars) and draws
 them in every style Qt has here, Debian's qt5-style-plugins included
-(Cleanlooks, Plastique, Motif, CDE); files qt5a_<seed>_<n>."""
+(Cleanlooks, Plastique, Motif, CDE); files qt5a_<seed>_<n>.
+
+--text builds windows where text outweighs widgets (headings, paragraphs,
+key-value tables, rows of short labels, captions above fields, status bars,
+around a few real widgets), in every style too; text is never a widget;
+files qt5t_<seed>_<n>."""
 import json
 import os
 import random
@@ -308,6 +313,105 @@ def build_app(rng):
     return win, keep
 
 
+def text_label(rng, words, heading=False, small=False):
+    lab = QtWidgets.QLabel(words)
+    f = lab.font()
+    size = f.pointSize()
+    f.setPointSize(size + rng.choice([3, 5, 8]) if heading else max(size - 2, 6) if small
+                   else size + rng.choice([0, 0, -1, 2]))
+    f.setBold(heading or rng.random() < 0.15)
+    f.setItalic(rng.random() < 0.1)
+    lab.setFont(f)
+    lab.setAlignment(rng.choice([QtCore.Qt.AlignLeft, QtCore.Qt.AlignLeft, QtCore.Qt.AlignHCenter,
+                                 QtCore.Qt.AlignRight]) | QtCore.Qt.AlignVCenter)
+    if rng.random() < 0.25:
+        lab.setEnabled(False)  # greyed, as dim text is
+    return lab
+
+
+def text_block(rng, keep, full):
+    """One block of a text window: mostly text, now and then a widget."""
+    kind = rng.choices(["paragraph", "pairs", "label_row", "captioned", "group", "widgets"],
+                       [3, 3, 3, 2, 1.5, 1.5])[0]
+    if kind == "paragraph":
+        lab = text_label(rng, " ".join(phrase(rng, 3, 12).capitalize() + rng.choice([".", ":", "!"])
+                                       for _ in range(rng.randint(1, 6))))
+        lab.setWordWrap(True)
+        return lab
+    if kind == "pairs":
+        w = QtWidgets.QWidget()
+        grid = QtWidgets.QGridLayout(w)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(rng.choice([6, 12, 24]))
+        grid.setVerticalSpacing(rng.choice([0, 2, 4, 8]))
+        for r in range(rng.randint(2, 6)):
+            grid.addWidget(text_label(rng, phrase(rng, 1, 2) + rng.choice([":", ":", ""])), r, 0)
+            value = str(rng.randint(0, 10 ** rng.randint(1, 6))) if rng.random() < 0.3 else phrase(rng, 1, 4)
+            grid.addWidget(text_label(rng, value), r, 1)
+        return w
+    if kind == "label_row":
+        w = QtWidgets.QWidget()
+        row = QtWidgets.QHBoxLayout(w)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(rng.choice([8, 12, 18, 24, 36]))
+        for _ in range(rng.randint(2, 6)):
+            row.addWidget(text_label(rng, phrase(rng, 1, 2)))
+        if rng.random() < 0.5:
+            row.addStretch(1)
+        return w
+    if kind == "group":
+        g = QtWidgets.QGroupBox(phrase(rng, 1, 3))
+        inner = QtWidgets.QVBoxLayout(g)
+        for _ in range(rng.randint(1, 3)):
+            inner.addWidget(text_block(rng, keep, full) if rng.random() < 0.3 else
+                            text_label(rng, phrase(rng, 4, 20)))
+        return g
+    w = QtWidgets.QWidget()
+    lay = QtWidgets.QVBoxLayout(w) if kind == "widgets" or rng.random() < 0.5 else QtWidgets.QHBoxLayout(w)
+    lay.setContentsMargins(0, 0, 0, 0)
+    if kind == "captioned":
+        lay.addWidget(text_label(rng, phrase(rng, 1, 3)))
+        e = QtWidgets.QLineEdit(phrase(rng, 0, 3))
+        keep.append(("text_field", e))
+        lay.addWidget(e)
+    else:
+        fill_form(rng, lay, full, keep, 1)
+    return w
+
+
+def build_text(rng):
+    """A window where text outweighs widgets (an about box, a properties
+    page, a report): text alone, however short, is no widget."""
+    keep = []
+    win = QtWidgets.QMainWindow()
+    full = rng.random() < 0.5
+    if rng.random() < 0.25:
+        add_menubar(rng, win, keep)
+    central = QtWidgets.QWidget()
+    lay = QtWidgets.QVBoxLayout(central)
+    m = rng.choice([4, 8, 12, 18, 24])
+    lay.setContentsMargins(m, m, m, m)
+    lay.setSpacing(rng.choice([2, 4, 8, 12, 18]))
+    if rng.random() < 0.6:
+        lay.addWidget(text_label(rng, phrase(rng, 1, 4), heading=True))
+    for _ in range(rng.randint(2, 6)):
+        lay.addWidget(text_block(rng, keep, full))
+    lay.addStretch(1)
+    if rng.random() < 0.4:
+        bb = QtWidgets.QHBoxLayout()
+        bb.addStretch(1)
+        for _ in range(rng.randint(1, 3)):
+            b = QtWidgets.QPushButton(phrase(rng, 1, 2))
+            keep.append(("button", b))
+            bb.addWidget(b)
+        lay.addLayout(bb)
+    if rng.random() < 0.4:
+        win.statusBar().addWidget(text_label(rng, phrase(rng, 2, 6), small=True))
+    win.setCentralWidget(central)
+    win.resize(rng.randint(240, 900), rng.randint(160, 600))
+    return win, keep
+
+
 def boxes(win, keep):
     out = []
 
@@ -344,24 +448,25 @@ def boxes(win, keep):
 
 def main():
     apps = "--apps" in sys.argv[4:]
+    text = "--text" in sys.argv[4:]
     out_dir, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     os.makedirs(out_dir, exist_ok=True)
     rng = random.Random(seed)
     app = QtWidgets.QApplication(["gen"])
     default_palette = app.palette()
     for n in range(count):
-        style = rng.choice(APP_STYLES if apps else STYLES)
+        style = rng.choice(APP_STYLES if apps or text else STYLES)
         if app.setStyle(style) is None:
             sys.exit(f"gen_qt5.py: no Qt style {style!r} here (install qt5-style-plugins)")
         dark = style == "Fusion" and rng.random() < 0.3
         app.setPalette(dark_palette() if dark else app.style().standardPalette())
         app.setFont(QtGui.QFont(rng.choice(FONTS), rng.choice([8, 9, 10, 11, 12, 14])))
-        win, keep = build_app(rng) if apps else build(rng)
+        win, keep = build_app(rng) if apps else build_text(rng) if text else build(rng)
         win.show()
         for _ in range(3):
             app.processEvents()
         img = win.grab().toImage().convertToFormat(QtGui.QImage.Format_RGB888)
-        base = os.path.join(out_dir, f"qt5{'a' if apps else ''}_{seed}_{n:05d}")
+        base = os.path.join(out_dir, f"qt5{'a' if apps else 't' if text else ''}_{seed}_{n:05d}")
         img.save(base + ".ppm")
         b = [x for x in boxes(win, keep) if x[2] > 2 and x[3] > 2]
         with open(base + ".json", "w") as f:
