@@ -186,13 +186,6 @@ std::string RectText(const Rect& r) {
          std::to_string(r.h);
 }
 
-// Whether `a` and `b` are one widget seen twice: one lies half or more on
-// the other.
-bool OneWidget(const Rect& a, const Rect& b) {
-  const int64_t common = Intersect(a, b).Area();
-  return common > 0 && common * 2 >= std::min(a.Area(), b.Area());
-}
-
 // The vision nodes that `detections`, merged into the window of `snapshot`
 // at `window` as observe merges them, add over an accessible interactive
 // element; -1 when the snapshot has no such window.
@@ -219,7 +212,7 @@ int DuplicatesOfAccessible(Snapshot snapshot, const Rect& window,
   ForEachNode(target->children, [&](const Node& n, int) {
     if (n.source != Source::kVision || !n.bounds) return;
     for (const Rect& a : accessible) {
-      if (!OneWidget(*n.bounds, a)) continue;
+      if (!SharesHalfOfTheSmaller(*n.bounds, a)) continue;  // one widget seen twice
       ++duplicates;
       if (verbose) {
         std::printf("  %s: duplicate %s \"%s\" %s of the accessible element at %s\n", app.c_str(),

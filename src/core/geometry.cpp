@@ -50,6 +50,11 @@ double IoU(const Rect& a, const Rect& b) {
   return static_cast<double>(inter) / static_cast<double>(uni);
 }
 
+bool SharesHalfOfTheSmaller(const Rect& a, const Rect& b) {
+  const int64_t shared = Intersect(a, b).Area();
+  return shared > 0 && 2 * shared >= std::min(a.Area(), b.Area());
+}
+
 Rect ClampToFrame(const Rect& r, int width, int height) {
   return Intersect(r, Rect{0, 0, width, height});
 }

@@ -43,6 +43,10 @@ Rect Intersect(const Rect& a, const Rect& b);
 Rect Union(const Rect& a, const Rect& b);
 // Intersection over union in [0, 1]; 0 when either is empty.
 double IoU(const Rect& a, const Rect& b);
+// Whether `a` and `b` overlap by at least half of the smaller one's area:
+// one lies mostly on the other (a box around a widget and the widget, a
+// widget and a part of it). False when either is empty.
+bool SharesHalfOfTheSmaller(const Rect& a, const Rect& b);
 // Clamps r to the frame (0, 0, width, height).
 Rect ClampToFrame(const Rect& r, int width, int height);
 // The parts of `a` that none of `holes` covers, as disjoint rectangles

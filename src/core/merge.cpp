@@ -31,12 +31,6 @@ bool ItemRole(Role role) {
   return role == Role::kListItem || role == Role::kTableCell || role == Role::kTreeItem;
 }
 
-// Whether `a` and `b` share at least half of the smaller one.
-bool HalfOnTheOther(const Rect& a, const Rect& b) {
-  const int64_t shared = Intersect(a, b).Area();
-  return shared > 0 && 2 * shared >= std::min(a.Area(), b.Area());
-}
-
 void Collect(const Node& n, std::vector<size_t>& path, bool inside_element, ScopeIndex& index) {
   bool element = false;
   if (HasBounds(n)) {
@@ -107,6 +101,23 @@ double ShareOnElements(const Rect& box, const ScopeIndex& index, int* most) {
   return std::min(1.0, static_cast<double>(covered) / static_cast<double>(area));
 }
 
+// The interactive element sharing the most of `box` among those sharing at
+// least half of the smaller of the two; -1 for none.
+int InteractiveSharingHalf(const Rect& box, const ScopeIndex& index) {
+  int held = -1;
+  int64_t held_area = 0;
+  for (size_t e = 0; e < index.elements.size(); ++e) {
+    const Located& element = index.elements[e];
+    if (!element.interactive || !SharesHalfOfTheSmaller(box, element.bounds)) continue;
+    const int64_t shared = Intersect(box, element.bounds).Area();
+    if (shared > held_area) {
+      held = static_cast<int>(e);
+      held_area = shared;
+    }
+  }
+  return held;
+}
+
 Plan MakePlan(const ScopeIndex& index, std::span<const Detection> detections,
               const MergeOptions& options) {
   Plan plan;
@@ -166,26 +177,13 @@ Plan MakePlan(const ScopeIndex& index, std::span<const Detection> detections,
     // askew or together), or holding half of an interactive one (that
     // widget seen with its surroundings: a tab with its gap, a check box
     // with its whole allocation).
-    int most = -1;
-    if (detections[d].source == Source::kVision &&
-        ShareOnElements(box, index, &most) >= options.covered_share && most >= 0) {
-      plan.entries[d] = {Placement::kDuplicate, index.elements[static_cast<size_t>(most)].path};
-      continue;
-    }
     if (detections[d].source == Source::kVision) {
-      int held = -1;
-      int64_t held_area = 0;
-      for (size_t e = 0; e < index.elements.size(); ++e) {
-        const Located& element = index.elements[e];
-        if (!element.interactive || !HalfOnTheOther(box, element.bounds)) continue;
-        const int64_t shared = Intersect(box, element.bounds).Area();
-        if (shared > held_area) {
-          held = static_cast<int>(e);
-          held_area = shared;
-        }
+      int seen = -1;
+      if (ShareOnElements(box, index, &seen) < options.covered_share || seen < 0) {
+        seen = InteractiveSharingHalf(box, index);
       }
-      if (held >= 0) {
-        plan.entries[d] = {Placement::kDuplicate, index.elements[static_cast<size_t>(held)].path};
+      if (seen >= 0) {
+        plan.entries[d] = {Placement::kDuplicate, index.elements[static_cast<size_t>(seen)].path};
         continue;
       }
     }

@@ -11,9 +11,7 @@ namespace {
 // Two boxes are the same element, or one a part of the other, when they
 // overlap at IoU >= 0.3 or half the smaller one lies in the other.
 bool Overlapping(const Rect& a, const Rect& b) {
-  const int64_t shared = Intersect(a, b).Area();
-  if (shared == 0) return false;
-  return IoU(a, b) >= 0.3 || 2 * shared >= std::min(a.Area(), b.Area());
+  return IoU(a, b) >= 0.3 || SharesHalfOfTheSmaller(a, b);
 }
 
 // "combined": every element the classical detector finds, and those the

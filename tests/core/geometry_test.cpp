@@ -48,6 +48,16 @@ TEST(GeometryTest, IoUWithEmptyIsZero) {
   EXPECT_EQ(IoU({0, 0, 10, 10}, {0, 0, -5, 10}), 0.0);
 }
 
+TEST(GeometryTest, SharesHalfOfTheSmaller) {
+  // A 10x10 box half on a 100x100 one: half of the smaller is shared.
+  EXPECT_TRUE(SharesHalfOfTheSmaller({0, 0, 100, 100}, {95, 0, 10, 10}));
+  EXPECT_TRUE(SharesHalfOfTheSmaller({95, 0, 10, 10}, {0, 0, 100, 100}));
+  EXPECT_FALSE(SharesHalfOfTheSmaller({0, 0, 100, 100}, {96, 0, 10, 10}));
+  EXPECT_TRUE(SharesHalfOfTheSmaller({0, 0, 100, 100}, {10, 10, 5, 5})) << "inside";
+  EXPECT_FALSE(SharesHalfOfTheSmaller({0, 0, 10, 10}, {10, 0, 10, 10})) << "touching";
+  EXPECT_FALSE(SharesHalfOfTheSmaller({0, 0, 10, 10}, {0, 0, 0, 0})) << "empty";
+}
+
 TEST(GeometryTest, ClampToFrame) {
   EXPECT_EQ(ClampToFrame({-10, -10, 50, 50}, 100, 100), (Rect{0, 0, 40, 40}));
   EXPECT_EQ(ClampToFrame({90, 95, 50, 50}, 100, 100), (Rect{90, 95, 10, 5}));
