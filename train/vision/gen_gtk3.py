@@ -45,14 +45,7 @@ def settle(seconds=0.05):
 
 class Window:
     def __init__(self, rng: random.Random):
-        self.rng = rng
-        self.labelled = []  # (widget, role)
-        self.win = Gtk.Window(title=phrase(rng))
-        self.full = rng.random() < 0.5
-        outer = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=0)
-        self.win.add(outer)
-        if rng.random() < 0.35:
-            outer.pack_start(self.menubar(), False, False, 0)
+        outer = self.start(rng, menubar_odds=0.35)
         if rng.random() < 0.4:
             outer.pack_start(self.toolbar(), False, False, 0)
         body = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=rng.choice([2, 4, 6, 8, 12, 18]))
@@ -70,6 +63,20 @@ class Window:
         for _ in range(rng.randint(2, 7)):
             body.pack_start(self.row(), False, False, 0)
         self.win.set_default_size(rng.randint(260, 900), rng.randint(120, 500))
+
+    def start(self, rng, menubar_odds, full=None):
+        """The window every layout starts from: a random title, fields full
+        width or not (drawn unless `full` says), an outer column and, at
+        `menubar_odds`, a menu bar in it. Returns the column."""
+        self.rng = rng
+        self.labelled = []  # (widget, role)
+        self.win = Gtk.Window(title=phrase(rng))
+        self.full = rng.random() < 0.5 if full is None else full
+        outer = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=0)
+        self.win.add(outer)
+        if rng.random() < menubar_odds:
+            outer.pack_start(self.menubar(), False, False, 0)
+        return outer
 
     def keep(self, widget, role):
         self.labelled.append((widget, role))
@@ -221,14 +228,7 @@ class AppWindow(Window):
     toolbar (icons or text)."""
 
     def __init__(self, rng: random.Random):  # builds its own layout, not the base's form
-        self.rng = rng
-        self.labelled = []
-        self.win = Gtk.Window(title=phrase(rng))
-        self.full = True
-        outer = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=0)
-        self.win.add(outer)
-        if rng.random() < 0.4:
-            outer.pack_start(self.menubar(), False, False, 0)
+        outer = self.start(rng, menubar_odds=0.4, full=True)
         if rng.random() < 0.4:
             outer.pack_start(self.text_toolbar() if rng.random() < 0.5 else self.toolbar(), False, False, 0)
         kind = rng.choices(["keypad", "rows", "panes", "sidebar"], [3, 2, 2, 1])[0]
@@ -394,14 +394,7 @@ class TextWindow(Window):
     however short and wherever it sits, is no widget."""
 
     def __init__(self, rng: random.Random):  # builds its own layout, not the base's form
-        self.rng = rng
-        self.labelled = []
-        self.win = Gtk.Window(title=phrase(rng))
-        self.full = rng.random() < 0.5
-        outer = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=0)
-        self.win.add(outer)
-        if rng.random() < 0.25:
-            outer.pack_start(self.menubar(), False, False, 0)
+        outer = self.start(rng, menubar_odds=0.25)
         body = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=rng.choice([2, 4, 8, 12, 18]))
         body.set_border_width(rng.choice([4, 8, 12, 18, 24]))
         outer.pack_start(body, True, True, 0)
