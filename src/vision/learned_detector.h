@@ -15,6 +15,10 @@
 // boxes averaged (weighted by foreground probability), its class the one
 // with the most probability summed over the group, its confidence the mean
 // foreground probability. The network reads no text: labels come from OCR.
+// Last, a button, check box or radio button it is not sure of (below 0.65)
+// whose pixels show a row of glyphs and nothing a control paints
+// (painted.h) is dropped: a caption beside a field, a status line, a flat
+// text-only button — their text stays in the tree as OCR lines.
 //
 // Masks: masked pixels are painted with the mean colour of the ring just
 // outside the mask before inference, so what was inside cannot be seen.
