@@ -126,8 +126,10 @@ Status AddPixelSources(Perception& perception, Workspace::Lease& lease,
   if (sources.vision) {
     std::unique_ptr<vision::Detector> own;
     if (detector == nullptr) {
-      auto created = vision::CreateDetector();
+      std::string warning;
+      auto created = vision::CreateDetector({}, &warning);
       if (!created.ok()) return created.error();
+      if (!warning.empty()) perception.observation.warnings.push_back(std::move(warning));
       own = std::move(created).value();
       detector = own.get();
     }

@@ -54,7 +54,9 @@ Status AddPixelsOfX11Windows(Perception& perception, Workspace::Lease& lease,
   }
   std::unique_ptr<vision::Detector> own_detector;
   if (detector == nullptr) {
-    auto created = vision::CreateDetector();
+    std::string warning;
+    auto created = vision::CreateDetector({}, &warning);
+    if (!warning.empty()) obs.warnings.push_back(std::move(warning));
     if (!created.ok()) {
       obs.warnings.push_back("windows without an accessibility tree were not read from pixels: " +
                              created.error().message);

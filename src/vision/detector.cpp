@@ -73,21 +73,28 @@ std::string_view DetectorKinds() { return "classical, learned, combined, auto"; 
 
 Result<std::unique_ptr<Detector>> CreateDetector(const DetectorOptions& options,
                                                  std::string* warning) {
-  const std::string_view kind = options.kind.empty() ? kDefaultDetector : options.kind;
-  if (kind == "combined") {
-    auto loaded = LoadLearned(options);
-    if (!loaded.ok()) return loaded.error();
-    return std::unique_ptr<Detector>(std::make_unique<CombinedDetector>(
-        MakeClassical(options), std::unique_ptr<Detector>(std::move(loaded).value())));
-  }
-  if (kind == "learned" || kind == "auto") {
-    auto loaded = LoadLearned(options);
-    if (loaded.ok()) return std::unique_ptr<Detector>(std::move(loaded).value());
-    if (kind == "learned") return loaded.error();
+  // A kind named is a kind required; the default falls back as "auto" does.
+  const bool named = !options.kind.empty();
+  const std::string_view kind = named ? std::string_view(options.kind) : kDefaultDetector;
+  const auto fall_back = [&](const Error& error) {
     if (warning != nullptr) {
       *warning =
-          "the learned detector is unavailable, using the classical one: " + loaded.error().message;
+          "the learned detector is unavailable, using the classical one alone: " + error.message;
     }
+  };
+  if (kind == "combined") {
+    auto loaded = LoadLearned(options);
+    if (loaded.ok()) {
+      return std::unique_ptr<Detector>(std::make_unique<CombinedDetector>(
+          MakeClassical(options), std::unique_ptr<Detector>(std::move(loaded).value())));
+    }
+    if (named) return loaded.error();
+    fall_back(loaded.error());
+  } else if (kind == "learned" || kind == "auto") {
+    auto loaded = LoadLearned(options);
+    if (loaded.ok()) return std::unique_ptr<Detector>(std::move(loaded).value());
+    if (kind == "learned" && named) return loaded.error();
+    fall_back(loaded.error());
   } else if (kind != "classical") {
     return MakeError(ErrorCode::kInvalidArgument,
                      "unknown detector \"" + options.kind +

@@ -231,10 +231,14 @@ TEST(ClassicalDetectorTest, EmptyAndInvalidImages) {
   EXPECT_EQ(bad.error().code, ErrorCode::kInvalidArgument);
 }
 
-TEST(DetectorFactoryTest, ClassicalByDefaultAndUnknownKindsRefused) {
-  auto d = CreateDetector();
+// The default runs both detectors when the shipped model loads (a missing
+// model falls back: learned_detector_test.cpp).
+TEST(DetectorFactoryTest, CombinedByDefaultAndUnknownKindsRefused) {
+  std::string warning;
+  auto d = CreateDetector({}, &warning);
   ASSERT_TRUE(d.ok());
-  EXPECT_EQ((*d)->name(), "classical");
+  EXPECT_EQ((*d)->name(), "combined");
+  EXPECT_EQ(warning, "");
   DetectorOptions options;
   options.kind = "omniparser";
   auto unknown = CreateDetector(options);
@@ -374,7 +378,6 @@ TEST(LabelsTest, RegionsCoverLabelsBesideAndMerge) {
   EXPECT_TRUE(regions[1].Contains(Rect{450, 400, 150, 30})) << "room for the label at the left";
   for (const Rect& r : regions) EXPECT_TRUE((Rect{0, 0, 1000, 800}).Contains(r));
 }
-
 
 // Issue 20: vision reads the desktop through its ScreenCapture and
 // WindowSystem alone, so a fake desktop serves it as X11 does: the controls

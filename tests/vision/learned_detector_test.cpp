@@ -174,6 +174,15 @@ TEST_F(BadModelTest, MissingModelIsNotFoundAndAutoFallsBack) {
   EXPECT_EQ((*fallback)->name(), "classical");
   EXPECT_NE(warning.find("classical"), std::string::npos);
   EXPECT_NE(warning.find(path), std::string::npos);
+
+  // The default (no kind named) is "combined", and falls back as "auto" does.
+  options.kind.clear();
+  warning.clear();
+  auto by_default = CreateDetector(options, &warning);
+  ASSERT_TRUE(by_default.ok()) << by_default.error().message;
+  EXPECT_EQ((*by_default)->name(), "classical");
+  EXPECT_NE(warning.find("classical"), std::string::npos);
+  EXPECT_NE(warning.find(path), std::string::npos);
 }
 
 TEST_F(BadModelTest, CorruptModelIsInvalidAndAutoFallsBack) {

@@ -13,7 +13,8 @@ CLI::Option* AddDetectorOption(CLI::App* cmd, std::string& kind) {
                    "precisely), combined (classical, plus what the learned one finds elsewhere: "
                    "between the two), auto (learned, else classical with a warning); figures in "
                    "train/vision/README.md. Default: " +
-                       std::string(vision::kDefaultDetector))
+                       std::string(vision::kDefaultDetector) +
+                       " (the classical one alone, with a warning, when the model cannot be read)")
       ->check(CLI::IsMember({"classical", "learned", "combined", "auto"}));
 }
 

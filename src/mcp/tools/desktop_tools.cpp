@@ -521,8 +521,9 @@ json ObserveInputSchema() {
          {{"type", "string"},
           {"enum", {"classical", "learned", "combined", "auto"}},
           {"description",
-           "for vision; classical: most precise; learned: finds most, less precise; combined: "
-           "classical plus what learned finds elsewhere; auto: learned, else classical"}}},
+           "for vision; classical: most precise; learned: finds most, less precise; combined "
+           "(the default): classical plus what learned finds elsewhere; auto: learned, else "
+           "classical"}}},
         {"max_nodes",
          {{"type", "integer"},
           {"minimum", 0},
