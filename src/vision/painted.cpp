@@ -14,7 +14,8 @@ constexpr int kInk = 24;              // a channel this far from the ground is i
 constexpr int kRing = 3;              // the ground is read in a ring up to this far outside
 constexpr double kPlainGround = 0.5;  // this share of the ring at the ground colour: plain
 constexpr int kMinSide = 8;           // smaller boxes: kUnknown
-constexpr double kFilled = 0.4;       // ink over this share of the box: a fill
+constexpr double kFilled = 0.4;       // its own ink over this share of the box: a fill
+constexpr double kCovered = 0.6;      // any ink over this share of the box: a fill
 constexpr double kTextAspect = 1.5;   // a row of glyphs is at least this much wider than tall
 constexpr size_t kMinGlyphs = 3;      // and has at least this many blobs (two-letter words stay)
 constexpr int kApart = 3;             // a mark is this far from the glyphs at least
@@ -23,6 +24,8 @@ constexpr double kMarkHole = 0.15;    // a hollow mark: its hole is this share o
 constexpr double kMarkSolid = 0.6;    // a solid mark: its ink is this share of its box
 constexpr double kSpanned = 0.9;      // a frame line spans this share of what it frames
 constexpr double kAround = 1.3;       // a blob around another is this much larger each way
+constexpr double kSquare = 0.75;      // an open box's width / height is within this and its inverse
+constexpr double kDrawnSide = 0.8;    // a side of an open box is this share ink
 
 struct Blob {
   cv::Rect box;
@@ -124,9 +127,38 @@ bool LineNear(const cv::Mat& ink, const cv::Rect& box, int y, int slack) {
   return false;
 }
 
+// The share of `count` pixels from (x, y) stepping (dx, dy), best of the
+// line and the one next to it inward (ix, iy), that belong to `label`.
+double SideShare(const cv::Mat& labels, int label, int x, int y, int dx, int dy, int count, int ix,
+                 int iy) {
+  int best = 0;
+  for (int inward = 0; inward < 2; ++inward) {
+    int on = 0;
+    for (int i = 0; i < count; ++i) {
+      on += labels.at<int>(y + dy * i + iy * inward, x + dx * i + ix * inward) == label;
+    }
+    best = std::max(best, on);
+  }
+  return static_cast<double>(best) / count;
+}
+
+// Whether two sides of blob `b`'s box that meet are drawn: an open box, a
+// bevelled indicator whose light half is the colour of the ground (Motif,
+// CDE, Windows 95).
+bool TwoSidesMeet(const Blob& b, const cv::Mat& labels, int label) {
+  const cv::Rect& r = b.box;
+  const int right = r.x + r.width - 1, bottom = r.y + r.height - 1;
+  const double top = SideShare(labels, label, r.x, r.y, 1, 0, r.width, 0, 1);
+  const double low = SideShare(labels, label, r.x, bottom, 1, 0, r.width, 0, -1);
+  const double left = SideShare(labels, label, r.x, r.y, 0, 1, r.height, 1, 0);
+  const double rise = SideShare(labels, label, right, r.y, 0, 1, r.height, -1, 0);
+  const auto drawn = [](double a, double b) { return a >= kDrawnSide && b >= kDrawnSide; };
+  return drawn(top, left) || drawn(top, rise) || drawn(low, left) || drawn(low, rise);
+}
+
 // Whether blob `b` is a mark a control paints beside its text (an indicator,
 // an icon): square-ish, set apart from the ink beside it on its row, and
-// taller than the tallest glyph or hollow or solid.
+// taller than the tallest glyph, or hollow, or solid, or an open box.
 bool IsMark(const Blob& b, const cv::Mat& labels, int label, const std::vector<Blob>& blobs,
             int glyph_height) {
   const double aspect = static_cast<double>(b.box.width) / b.box.height;
@@ -139,6 +171,7 @@ bool IsMark(const Blob& b, const cv::Mat& labels, int label, const std::vector<B
   }
   if (b.box.height >= kTallMark * glyph_height) return true;
   if (b.area >= kMarkSolid * b.box.area()) return true;
+  if (aspect >= kSquare && aspect <= 1 / kSquare && TwoSidesMeet(b, labels, label)) return true;
   // Hollow: ground inside the mark that is not connected to its outside.
   cv::Mat shape(b.box.height + 2, b.box.width + 2, CV_8U, cv::Scalar(0));
   for (int y = 0; y < b.box.height; ++y) {
@@ -205,8 +238,8 @@ Painted WhatIsPainted(const Image& image, const Rect& box_in) {
     b.foreign = b.box.x == 0 || b.box.y == 0 || b.box.x + b.box.width == region.width ||
                 b.box.y + b.box.height == region.height;
   }
-  // The glyphs: the blobs in the box that do not reach the region's edge
-  // (what does is a neighbour's, or a frame the box cuts).
+  // The glyphs: the blobs centred in the box that do not reach the
+  // region's edge (what does is a neighbour's, or a frame the box cuts).
   std::vector<bool> glyph(static_cast<size_t>(count), false);
   std::vector<int> which;
   cv::Rect text;
@@ -214,14 +247,19 @@ Painted WhatIsPainted(const Image& image, const Rect& box_in) {
   int own_ink = 0;
   for (int l = 1; l < count; ++l) {
     const Blob& b = blobs[static_cast<size_t>(l)];
-    if (b.foreign || b.area < 2 || (b.box & inside).area() == 0) continue;
+    const cv::Point centre(b.box.x + b.box.width / 2, b.box.y + b.box.height / 2);
+    if (b.foreign || b.area < 2 || !inside.contains(centre)) continue;
     glyph[static_cast<size_t>(l)] = true;
     which.push_back(l);
     text = text.area() == 0 ? b.box : (text | b.box);
     heights.push_back(b.box.height);
     own_ink += b.area;
   }
-  if (own_ink >= kFilled * box.area()) return Painted::kControl;
+  // A fill: the box's own ink, or any ink over most of it (a field or a
+  // filled button the box cuts).
+  if (own_ink >= kFilled * box.area() || cv::countNonZero(ink(inside)) >= kCovered * box.area()) {
+    return Painted::kControl;
+  }
   // A blob around another (a frame around the text, a check box's square
   // around its tick) is a control's.
   for (int outer : which) {
@@ -235,11 +273,15 @@ Painted WhatIsPainted(const Image& image, const Rect& box_in) {
       }
     }
   }
-  // Not a row of glyphs: a shape or two (an icon, a glyph), or a column.
-  if (which.size() < kMinGlyphs || text.width < kTextAspect * text.height) {
+  // Not a row of glyphs: a shape or two (an icon, a glyph), strokes of
+  // different sizes (a symbolic icon's parts), or a column. Glyphs are at
+  // least half as tall as the tallest (dots and dashes are not glyphs).
+  const int glyph_height = *std::max_element(heights.begin(), heights.end());
+  const auto glyph_sized =
+      std::count_if(heights.begin(), heights.end(), [&](int h) { return 2 * h >= glyph_height; });
+  if (static_cast<size_t>(glyph_sized) < kMinGlyphs || text.width < kTextAspect * text.height) {
     return Painted::kControl;
   }
-  const int glyph_height = *std::max_element(heights.begin(), heights.end());
 
   // A frame: the glyphs' ground closed off by ink, or lines above and below them.
   if (Enclosed(ink, text)) return Painted::kControl;

@@ -94,6 +94,15 @@ TEST(PaintedTest, EachCueAControlPaintsMakesItAControl) {
     EXPECT_EQ(WhatIsPainted(radio, kCaptionBox), Painted::kControl) << "a solid mark";
   }
   {
+    // Motif's check box: its light bevel is the ground's colour, so only
+    // the dark bottom and right sides show.
+    Image bevel = Ground(kLight);
+    FillRect(bevel, Rect{70, 55, 14, 2}, Rgb{150, 150, 150});
+    FillRect(bevel, Rect{82, 43, 2, 14}, Rgb{150, 150, 150});
+    DrawText(bevel, 100, 40, "Harbour", kInk, 2);
+    EXPECT_EQ(WhatIsPainted(bevel, kCaptionBox), Painted::kControl) << "an open box";
+  }
+  {
     Image link = Ground(kLight);
     DrawText(link, 100, 40, "Harbour", Rgb{30, 60, 200}, 2);
     FillRect(link, Rect{100, 60, 82, 2}, Rgb{30, 60, 200});
