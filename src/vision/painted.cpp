@@ -185,18 +185,6 @@ bool IsMark(const Blob& b, const cv::Mat& labels, int label, const std::vector<B
 
 }  // namespace
 
-std::string_view PaintedName(Painted p) {
-  switch (p) {
-    case Painted::kUnknown:
-      return "unknown";
-    case Painted::kControl:
-      return "control";
-    case Painted::kText:
-      return "text";
-  }
-  return "unknown";
-}
-
 Painted WhatIsPainted(const Image& image, const Rect& box_in) {
   if (!image.Valid()) return Painted::kUnknown;
   const cv::Mat rgb(image.height, image.width, CV_8UC3, const_cast<uint8_t*>(image.rgb.data()));
@@ -273,9 +261,10 @@ Painted WhatIsPainted(const Image& image, const Rect& box_in) {
       }
     }
   }
-  // Not a row of glyphs: a shape or two (an icon, a glyph), strokes of
-  // different sizes (a symbolic icon's parts), or a column. Glyphs are at
+  // Not a row of glyphs: nothing, a shape or two (an icon, a glyph), strokes
+  // of different sizes (a symbolic icon's parts), or a column. Glyphs are at
   // least half as tall as the tallest (dots and dashes are not glyphs).
+  if (heights.empty()) return Painted::kControl;
   const int glyph_height = *std::max_element(heights.begin(), heights.end());
   const auto glyph_sized =
       std::count_if(heights.begin(), heights.end(), [&](int h) { return 2 * h >= glyph_height; });

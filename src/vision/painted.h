@@ -26,8 +26,6 @@
 // Thread safety: a pure function. Cost: O(box area).
 #pragma once
 
-#include <string_view>
-
 #include "core/geometry.h"
 #include "image/image.h"
 
@@ -38,8 +36,6 @@ enum class Painted {
   kControl,  // a frame, a fill, an indicator, an underline or an icon
   kText,     // a row of glyphs on the ground and nothing else
 };
-
-std::string_view PaintedName(Painted p);
 
 // What `box` (image pixels; clipped to the image) shows.
 Painted WhatIsPainted(const Image& image, const Rect& box);

@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <vector>
+
 #include "../ocr/ocr_test_support.h"
 #include "image/draw.h"
 
@@ -68,60 +71,67 @@ TEST(PaintedTest, ARowOfGlyphsAloneIsTextOnLightAndDarkGrounds) {
   EXPECT_EQ(WhatIsPainted(dark, kCaptionBox), Painted::kText);
 }
 
+// "Harbour" drawn over what `cue` painted on a light ground, read in kCaptionBox.
+Painted CaptionWith(const std::function<void(Image&)>& cue, Rgb ink = kInk) {
+  Image image = Ground(kLight);
+  cue(image);
+  DrawText(image, 100, 40, "Harbour", ink, 2);
+  return WhatIsPainted(image, kCaptionBox);
+}
+
 TEST(PaintedTest, EachCueAControlPaintsMakesItAControl) {
-  {
-    Image framed = Ground(kLight);
-    DrawRectOutline(framed, Rect{90, 30, 104, 38}, Rgb{160, 160, 165}, 1);
-    DrawText(framed, 100, 40, "Harbour", kInk, 2);
-    EXPECT_EQ(WhatIsPainted(framed, kCaptionBox), Painted::kControl) << "a frame";
+  constexpr Rgb kEdge{150, 150, 150};
+  constexpr Rgb kLink{30, 60, 200};
+  struct Cue {
+    const char* what;
+    std::function<void(Image&)> paint;
+    Rgb ink = kInk;
+  };
+  const std::vector<Cue> cues = {
+      {"a frame",
+       [&](Image& i) {
+         DrawRectOutline(i, Rect{90, 30, 104, 38}, kEdge, 1);
+       }},
+      {"a fill",
+       [](Image& i) {
+         FillRect(i, Rect{90, 30, 104, 38}, Rgb{180, 200, 240});
+       }},
+      {"a hollow square",
+       [&](Image& i) {
+         DrawRectOutline(i, Rect{70, 41, 16, 16}, kEdge, 1);
+       }},
+      {"a solid mark",
+       [](Image& i) {
+         FillRect(i, Rect{74, 42, 15, 15}, Rgb{50, 110, 220});
+       }},
+      // Motif's check box: its light bevel is the ground's colour, so only
+      // the dark bottom and right sides show.
+      {"an open box",
+       [&](Image& i) {
+         FillRect(i, Rect{70, 55, 14, 2}, kEdge);
+         FillRect(i, Rect{82, 43, 2, 14}, kEdge);
+       }},
+      {"an underline",
+       [&](Image& i) {
+         FillRect(i, Rect{100, 60, 82, 2}, kLink);
+       },
+       kLink},
+  };
+  for (const Cue& cue : cues) {
+    EXPECT_EQ(CaptionWith(cue.paint, cue.ink), Painted::kControl) << cue.what;
   }
-  {
-    Image filled = Ground(kLight);
-    FillRect(filled, Rect{90, 30, 104, 38}, Rgb{180, 200, 240});
-    DrawText(filled, 100, 40, "Harbour", kInk, 2);
-    EXPECT_EQ(WhatIsPainted(filled, kCaptionBox), Painted::kControl) << "a fill";
-  }
-  {
-    Image check = Ground(kLight);
-    DrawRectOutline(check, Rect{70, 41, 16, 16}, Rgb{120, 120, 120}, 1);
-    DrawText(check, 100, 40, "Harbour", kInk, 2);
-    EXPECT_EQ(WhatIsPainted(check, kCaptionBox), Painted::kControl) << "a hollow square";
-  }
-  {
-    Image radio = Ground(kLight);
-    FillRect(radio, Rect{74, 42, 15, 15}, Rgb{50, 110, 220});
-    DrawText(radio, 100, 40, "Harbour", kInk, 2);
-    EXPECT_EQ(WhatIsPainted(radio, kCaptionBox), Painted::kControl) << "a solid mark";
-  }
-  {
-    // Motif's check box: its light bevel is the ground's colour, so only
-    // the dark bottom and right sides show.
-    Image bevel = Ground(kLight);
-    FillRect(bevel, Rect{70, 55, 14, 2}, Rgb{150, 150, 150});
-    FillRect(bevel, Rect{82, 43, 2, 14}, Rgb{150, 150, 150});
-    DrawText(bevel, 100, 40, "Harbour", kInk, 2);
-    EXPECT_EQ(WhatIsPainted(bevel, kCaptionBox), Painted::kControl) << "an open box";
-  }
-  {
-    Image link = Ground(kLight);
-    DrawText(link, 100, 40, "Harbour", Rgb{30, 60, 200}, 2);
-    FillRect(link, Rect{100, 60, 82, 2}, Rgb{30, 60, 200});
-    EXPECT_EQ(WhatIsPainted(link, kCaptionBox), Painted::kControl) << "an underline";
-  }
-  {
-    Image icon = Ground(kLight);
-    FillRect(icon, Rect{120, 36, 26, 26}, Rgb{200, 90, 20});
-    EXPECT_EQ(WhatIsPainted(icon, kCaptionBox), Painted::kControl) << "one shape";
-  }
+  Image icon = Ground(kLight);
+  FillRect(icon, Rect{120, 36, 26, 26}, Rgb{200, 90, 20});
+  EXPECT_EQ(WhatIsPainted(icon, kCaptionBox), Painted::kControl) << "one shape";
+  // Nothing at all in the box is no text either (the detector saw something
+  // the ground's colour hides: kept).
+  EXPECT_EQ(WhatIsPainted(Ground(kLight), kCaptionBox), Painted::kControl) << "nothing";
 }
 
 TEST(PaintedTest, AGlyphSetApartDoesNotMakeAMark) {
   // A digit beside the text (a slider's value, a shortcut) is not an
   // indicator: not hollow, not solid, no taller than the glyphs.
-  Image image = Ground(kLight);
-  DrawText(image, 100, 40, "Harbour", kInk, 2);
-  DrawText(image, 200, 40, "7", kInk, 2);
-  EXPECT_EQ(WhatIsPainted(image, kCaptionBox), Painted::kText);
+  EXPECT_EQ(CaptionWith([](Image& i) { DrawText(i, 200, 40, "7", kInk, 2); }), Painted::kText);
 }
 
 TEST(PaintedTest, NoPlainGroundOrNoRoomIsUnknown) {
