@@ -90,6 +90,20 @@ cv::Vec3b RingColour(const cv::Mat& rgb, const cv::Rect& r) {
                    static_cast<uchar>(sum[2] / n));
 }
 
+// `image` with each mask (screen pixels) painted with the mean colour of
+// the ring just outside it.
+Image Masked(const Image& image, Point origin, std::span<const Rect> masks) {
+  Image out = image;
+  cv::Mat rgb(out.height, out.width, CV_8UC3, out.rgb.data());
+  for (const Rect& m : masks) {
+    const cv::Rect r =
+        cv::Rect(m.x - origin.x, m.y - origin.y, m.w, m.h) & cv::Rect(0, 0, out.width, out.height);
+    if (r.area() <= 0) continue;
+    rgb(r).setTo(RingColour(rgb, r));
+  }
+  return out;
+}
+
 bool IsBareText(const Image& image, const Element& e, Point origin) {
   const bool control_with_text =
       e.role == Role::kButton || e.role == Role::kCheckBox || e.role == Role::kRadioButton;
@@ -170,21 +184,21 @@ Result<std::vector<Element>> LearnedDetector::Detect(const Image& image, Point o
                                                       std::to_string(image.width) + "x" +
                                                       std::to_string(image.height));
   }
+  // What the network and the bare-text check see: `image`, or a copy with
+  // the masked pixels painted over.
+  Image masked;
+  const Image& visible = masks.empty() ? image : masked;
   std::vector<Element> out;
   try {
+    if (!masks.empty()) masked = Masked(image, origin, masks);
     // Padded to multiples of kAlign by repeating the edge pixels.
     const int width = (image.width + kAlign - 1) / kAlign * kAlign;
     const int height = (image.height + kAlign - 1) / kAlign * kAlign;
-    const cv::Mat view(image.height, image.width, CV_8UC3, const_cast<uint8_t*>(image.rgb.data()));
+    const cv::Mat view(image.height, image.width, CV_8UC3,
+                       const_cast<uint8_t*>(visible.rgb.data()));
     cv::Mat rgb;
     cv::copyMakeBorder(view, rgb, 0, height - image.height, 0, width - image.width,
                        cv::BORDER_REPLICATE);
-    for (const Rect& m : masks) {
-      const cv::Rect r = cv::Rect(m.x - origin.x, m.y - origin.y, m.w, m.h) &
-                         cv::Rect(0, 0, image.width, image.height);
-      if (r.area() <= 0) continue;
-      rgb(r).setTo(RingColour(rgb, r));
-    }
     const cv::Mat out_map = impl_->Forward(rgb);
     const int classes = static_cast<int>(kClasses.size());
     const int rows = out_map.size[2], cols = out_map.size[3];
@@ -286,7 +300,7 @@ Result<std::vector<Element>> LearnedDetector::Detect(const Image& image, Point o
     if (!seen) kept.push_back(std::move(e));
   }
   std::erase_if(kept, [&](const Element& e) {
-    return e.confidence < kBareTextBelow && IsBareText(image, e, origin);
+    return e.confidence < kBareTextBelow && IsBareText(visible, e, origin);
   });
   out = std::move(kept);
   SortInReadingOrder(out);

@@ -21,7 +21,8 @@
 // text-only button — their text stays in the tree as OCR lines.
 //
 // Masks: masked pixels are painted with the mean colour of the ring just
-// outside the mask before inference, so what was inside cannot be seen.
+// outside the mask before inference and before the bare-text check, so what
+// was inside cannot be seen by either.
 //
 // Thread safety: Detect is const; the network is not reentrant, so calls are
 // serialised inside (one mutex). Ownership: the detector owns the network.
