@@ -160,7 +160,7 @@ bool TwoSidesMeet(const Blob& b, const cv::Mat& labels, int label) {
 // an icon): square-ish, set apart from the ink beside it on its row, and
 // taller than the tallest glyph, or hollow, or solid, or an open box.
 bool IsMark(const Blob& b, const cv::Mat& labels, int label, const std::vector<Blob>& blobs,
-            int glyph_height) {
+            int tallest) {
   const double aspect = static_cast<double>(b.box.width) / b.box.height;
   if (b.box.height < kMinSide || aspect < 0.6 || aspect > 1.6) return false;
   for (const Blob& o : blobs) {
@@ -169,7 +169,7 @@ bool IsMark(const Blob& b, const cv::Mat& labels, int label, const std::vector<B
     const int gap = std::max(o.box.x - (b.box.x + b.box.width), b.box.x - (o.box.x + o.box.width));
     if (same_row && gap < kApart) return false;
   }
-  if (b.box.height >= kTallMark * glyph_height) return true;
+  if (b.box.height >= kTallMark * tallest) return true;
   if (b.area >= kMarkSolid * b.box.area()) return true;
   if (aspect >= kSquare && aspect <= 1 / kSquare && TwoSidesMeet(b, labels, label)) return true;
   // Hollow: ground inside the mark that is not connected to its outside.
@@ -265,9 +265,9 @@ Painted WhatIsPainted(const Image& image, const Rect& box_in) {
   // of different sizes (a symbolic icon's parts), or a column. Glyphs are at
   // least half as tall as the tallest (dots and dashes are not glyphs).
   if (heights.empty()) return Painted::kControl;
-  const int glyph_height = *std::max_element(heights.begin(), heights.end());
+  const int tallest = *std::max_element(heights.begin(), heights.end());
   const auto glyph_sized =
-      std::count_if(heights.begin(), heights.end(), [&](int h) { return 2 * h >= glyph_height; });
+      std::count_if(heights.begin(), heights.end(), [&](int h) { return 2 * h >= tallest; });
   if (static_cast<size_t>(glyph_sized) < kMinGlyphs || text.width < kTextAspect * text.height) {
     return Painted::kControl;
   }
@@ -289,7 +289,7 @@ Painted WhatIsPainted(const Image& image, const Rect& box_in) {
     const Blob& b = blobs[static_cast<size_t>(l)];
     const int centre_y = b.box.y + b.box.height / 2;
     const bool on_the_row = centre_y >= inside.y && centre_y < inside.y + inside.height;
-    if (!b.foreign && on_the_row && IsMark(b, labels, l, blobs, glyph_height)) {
+    if (!b.foreign && on_the_row && IsMark(b, labels, l, blobs, tallest)) {
       return Painted::kControl;
     }
   }
