@@ -1,0 +1,1 @@
+"""The tasks, one module per app; each module defines TASKS (suite.Task)."""

@@ -1,0 +1,36 @@
+"""GNOME Calculator (GTK 3) and KCalc (Qt 5): sums clicked on their keypads;
+the display is read back by a separate pyatspi client."""
+from checkers import atspi_text
+from suite import Task
+
+TASKS = [
+    Task(
+        name="gnome-calculator-multiply",
+        goal="Work out 7 × 6 with the calculator's buttons.",
+        command=["gnome-calculator"],
+        needs=["gnome-calculator"],
+        quick=True,
+        steps=[
+            "click the button labelled 7",
+            "click the button labelled ×",
+            "click the button labelled 6",
+            "click the button labelled =",
+        ],
+        check=atspi_text("gnome-calculator", "42", exact=True),
+    ),
+    Task(
+        name="kcalc-add",
+        goal="Work out 12 + 30 with KCalc's buttons.",
+        command=["kcalc"],
+        needs=["kcalc"],
+        steps=[
+            "click the button labelled 1",
+            "click the button labelled 2",
+            "click the button labelled +",
+            "click the button labelled 3",
+            "click the button labelled 0",
+            "click the button labelled =",
+        ],
+        check=atspi_text("kcalc", "42", exact=True),
+    ),
+]

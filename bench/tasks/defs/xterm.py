@@ -1,0 +1,34 @@
+"""xterm (no accessibility: its window and OCR). The shell's work is read
+back from the files it wrote."""
+from checkers import all_of, file_absent, file_bytes
+from suite import Task
+
+TASKS = [
+    Task(
+        name="xterm-echo",
+        goal="In the terminal, write 'hello tasks' into a file called hello.txt.",
+        command=["xterm", "-geometry", "100x30+60+60", "-e", "/bin/sh", "-c",
+                 "cd '{dir}' && exec /bin/sh"],
+        needs=["xterm"],
+        quick=True,
+        steps=[
+            "type echo hello tasks > hello.txt\\n",
+            "type exit\\n",
+        ],
+        check=file_bytes("hello.txt", "hello tasks\n"),
+    ),
+    Task(
+        name="xterm-sort",
+        goal="In the terminal, sort names.txt into sorted.txt and remove names.txt.",
+        setup=lambda ctx: ctx.write("names.txt", "pear\napple\nfig\n"),
+        command=["xterm", "-geometry", "100x30+60+60", "-e", "/bin/sh", "-c",
+                 "cd '{dir}' && exec /bin/sh"],
+        needs=["xterm"],
+        steps=[
+            "type sort names.txt > sorted.txt && rm names.txt\\n",
+            "type exit\\n",
+        ],
+        check=all_of(file_bytes("sorted.txt", "apple\nfig\npear\n"),
+                     file_absent("names.txt")),
+    ),
+]
