@@ -39,6 +39,11 @@ UISCOPE_TEST_PACKAGES=(
   # TigerVNC's Xvnc with a password file made by vncpasswd -f.
   x11vnc tigervnc-standalone-server tigervnc-tools
 )
+# The real-task suite (scripts/tasks only; scripts/test does not install
+# these): apps its tasks drive beyond the test packages above.
+UISCOPE_TASK_PACKAGES=(
+  zenity mousepad
+)
 # Training the learned detector (scripts/train-vision only; scripts/test does
 # not install these): the window generators' toolkits, ImageMagick's import for
 # Tk captures, xwd for GTK 4 captures, and PyTorch (CPU) to train and export
