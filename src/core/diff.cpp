@@ -197,7 +197,7 @@ json DiffToJson(const TreeDiff& diff, int max_added_nodes) {
   for (const RemovedNode& r : diff.removed) {
     removed.push_back({{"id", r.id},
                        {"role", RoleName(r.role)},
-                       {"name", SanitiseForDisplay(r.name, kMaxJsonChars)},
+                       {"name", SanitiseUtf8(r.name, kMaxJsonChars)},
                        {"parent_id", r.parent_id},
                        {"subtree_size", r.subtree_size}});
   }
@@ -206,12 +206,12 @@ json DiffToJson(const TreeDiff& diff, int max_added_nodes) {
     json fields = json::array();
     for (const FieldChange& f : c.fields) {
       fields.push_back({{"field", f.field},
-                        {"before", SanitiseForDisplay(f.before, kMaxJsonChars)},
-                        {"after", SanitiseForDisplay(f.after, kMaxJsonChars)}});
+                        {"before", SanitiseUtf8(f.before, kMaxJsonChars)},
+                        {"after", SanitiseUtf8(f.after, kMaxJsonChars)}});
     }
     changed.push_back({{"id", c.id},
                        {"role", RoleName(c.role)},
-                       {"name", SanitiseForDisplay(c.name, kMaxJsonChars)},
+                       {"name", SanitiseUtf8(c.name, kMaxJsonChars)},
                        {"fields", std::move(fields)},
                        {"states_added", c.states_added},
                        {"states_removed", c.states_removed}});

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/escape.h"
+
 namespace uiscope {
 namespace {
 
@@ -22,75 +24,15 @@ using nlohmann::json;
 // document does not eat a model's budget.
 constexpr size_t kMaxCompactChars = 80;
 constexpr std::string_view kEllipsis = "…";
-constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";  // U+FFFD
 constexpr std::string_view kCursorPrefix = "n:";
 
 // Accessibility text is untrusted and nlohmann::json refuses invalid UTF-8 by
 // throwing, so every serialisation replaces bad bytes instead.
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-// Length of the well-formed UTF-8 sequence starting at s[i] (RFC 3629: no
-// overlongs, no surrogates, nothing above U+10FFFF), or 0 if it is malformed.
-size_t Utf8SequenceLength(std::string_view s, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char lead = byte(i);
-  if (lead < 0x80) return 1;
-  size_t len = 0;
-  unsigned char lo = 0x80;
-  unsigned char hi = 0xBF;  // allowed range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    len = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    len = 3;
-    if (lead == 0xE0) lo = 0xA0;
-    if (lead == 0xED) hi = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    len = 4;
-    if (lead == 0xF0) lo = 0x90;
-    if (lead == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size()) return 0;
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (size_t k = 2; k < len; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-  }
-  return len;
-}
-
-// Copies `s` with each malformed byte replaced by U+FFFD, cut to `max_chars`
-// code points (the last one then being "…"), so a cut never splits a character.
-std::string SanitiseAndTruncate(std::string_view s, size_t max_chars) {
-  std::string out;
-  out.reserve(s.size());
-  size_t chars = 0;
-  size_t cut = std::string::npos;  // where the (max_chars)th character starts
-  for (size_t i = 0; i < s.size();) {
-    if (chars + 1 == max_chars) cut = out.size();
-    if (chars == max_chars) {
-      out.resize(cut);
-      out += kEllipsis;
-      return out;
-    }
-    const size_t len = Utf8SequenceLength(s, i);
-    if (len == 0) {
-      out += kReplacementChar;
-      ++i;
-    } else {
-      out.append(s.substr(i, len));
-      i += len;
-    }
-    ++chars;
-  }
-  return out;
-}
-
 // Strings going into JSON objects: the objects are handed to other modules,
 // which may dump them without an error handler, so they must hold valid UTF-8.
-std::string Utf8(std::string_view s) {
-  return SanitiseAndTruncate(s, std::numeric_limits<size_t>::max());
-}
+std::string Utf8(std::string_view s) { return SanitiseUtf8(s); }
 
 json Utf8Array(const std::vector<std::string>& strings) {
   json array = json::array();
@@ -98,42 +40,10 @@ json Utf8Array(const std::vector<std::string>& strings) {
   return array;
 }
 
-// Escapes what would break a one-line, double-quoted field.
-void AppendEscaped(std::string& out, std::string_view s) {
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-          static constexpr char kHex[] = "0123456789abcdef";
-          out += "\\u00";
-          out += kHex[(c >> 4) & 0xf];
-          out += kHex[c & 0xf];
-        } else {
-          out += c;
-        }
-    }
-  }
-}
-
+// A name, description or value as a quoted compact field, escaped by the
+// one printer for app text (core/escape.h).
 void AppendQuoted(std::string& out, std::string_view s) {
-  out += '"';
-  AppendEscaped(out, SanitiseAndTruncate(s, kMaxCompactChars));
-  out += '"';
+  AppendQuotedForDisplay(out, s, kMaxCompactChars);
 }
 
 // Only sources that read the toolkit's state know whether a widget is enabled;
@@ -203,7 +113,7 @@ void FlattenElidingLayout(const std::vector<Node>& nodes, int depth, int parent,
 
 Result<size_t> ParseCursor(std::string_view cursor, size_t total) {
   if (cursor.empty()) return size_t{0};
-  const std::string shown = SanitiseAndTruncate(cursor, 40);
+  const std::string shown = EscapeForDisplay(cursor, 40);
   if (!cursor.starts_with(kCursorPrefix)) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "malformed cursor \"" + shown +
@@ -303,7 +213,9 @@ std::string CompactLine(const Node& n, int depth, bool page_line = false) {
   }
   if (!n.id.empty() && (!page_line || PageLineNeedsId(n))) line += " id=" + n.id;
   if (n.role == Role::kApplication && n.pid > 0) line += " pid=" + std::to_string(n.pid);
-  if (n.role == Role::kApplication && !n.toolkit.empty()) line += " toolkit=" + n.toolkit;
+  if (n.role == Role::kApplication && !n.toolkit.empty()) {
+    line += " toolkit=" + EscapeForDisplay(n.toolkit, kMaxCompactChars);
+  }
   if (const std::string_view value = VisibleValue(n); !value.empty()) {
     // Vision reads a knob's angle or a bar's fill: an estimate, not a reading.
     line += n.source == Source::kVision ? " value≈" : " value=";
@@ -712,7 +624,7 @@ Result<Format> ParseFormat(std::string_view name) {
   if (name == "semantic") return Format::kSemantic;
   if (name == "targets") return Format::kTargets;
   return MakeError(ErrorCode::kInvalidArgument,
-                   "unknown format \"" + SanitiseAndTruncate(name, 40) +
+                   "unknown format \"" + EscapeForDisplay(name, 40) +
                        "\": valid formats are compact, json, semantic, targets");
 }
 
@@ -825,7 +737,7 @@ Result<std::vector<Node>> NodesFromJson(const json& nodes) {
 }
 
 std::string SanitiseForDisplay(std::string_view s, size_t max_chars) {
-  return SanitiseAndTruncate(s, max_chars);
+  return EscapeForDisplay(s, max_chars);
 }
 
 std::string FormatNodeLine(const Node& node) {

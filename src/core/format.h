@@ -29,6 +29,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/escape.h"
 #include "core/node.h"
 #include "core/result.h"
 
@@ -99,8 +100,8 @@ nlohmann::json RectToJson(const Rect& r);
 // Backend references are not kept. InvalidArgument for a malformed node.
 Result<std::vector<Node>> NodesFromJson(const nlohmann::json& nodes);
 
-// `s` with malformed UTF-8 replaced by U+FFFD and cut to `max_chars` code
-// points (the last one then "…"): untrusted text made safe to print.
+// EscapeForDisplay (core/escape.h): untrusted text made safe to print in a
+// line a person or an agent reads. For a JSON field, use SanitiseUtf8.
 std::string SanitiseForDisplay(std::string_view s, size_t max_chars);
 
 // One node as a compact line without indentation or newline:

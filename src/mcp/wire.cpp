@@ -21,7 +21,7 @@ json PointJson(Point p) { return {{"x", p.x}, {"y", p.y}}; }
 
 json WindowJson(const WindowInfo& w) {
   return {{"id", WindowIdText(w.id)},
-          {"title", SanitiseForDisplay(w.title, 500)},
+          {"title", SanitiseUtf8(w.title, 500)},
           {"app_class", w.app_class},
           {"app_instance", w.app_instance},
           {"pid", w.pid},
@@ -122,7 +122,7 @@ json AppEntryToJson(const AppEntry& a) {
   for (const WindowInfo& w : a.windows) windows.push_back(WindowJson(w));
   return {{"name", a.name},         {"pid", a.pid},
           {"toolkit", a.toolkit},   {"accessible", a.accessible},
-          {"launched", a.launched}, {"command", SanitiseForDisplay(a.command, 500)},
+          {"launched", a.launched}, {"command", SanitiseUtf8(a.command, 500)},
           {"windows", windows}};
 }
 
@@ -374,7 +374,7 @@ json WaitForResultToJson(const WaitForResult& r) {
   for (const Node& n : r.matches) matches.push_back(NodeToJson(n, false));
   json text_matches = json::array();
   for (const TextMatch& m : r.text_matches) {
-    text_matches.push_back({{"text", SanitiseForDisplay(m.text, 1000)},
+    text_matches.push_back({{"text", SanitiseUtf8(m.text, 1000)},
                             {"bounds", RectToJson(m.bounds)},
                             {"confidence", m.confidence}});
   }

@@ -304,6 +304,17 @@ TEST(FormatTest, CompactControlCharactersAreEscaped) {
             "[label \"a\\tb\\rc\\u001b\" id=lbl_1]\n");
 }
 
+TEST(FormatTest, CompactBidiC1AndInvisibleCharactersAreEscaped) {
+  Snapshot s;
+  Node app = WithId(MakeNode(Role::kApplication, "evil\u200Bapp"), "app_1");
+  app.toolkit = "GTK\x1b]0;x\x07";
+  app.children = {WithId(MakeNode(Role::kButton, "Save \u202Egnp.exe\xC2\x9B" "2J"), "btn_1")};
+  s.roots = {app};
+  EXPECT_EQ(MustFormat(s, Options(Format::kCompact)).text,
+            "[application \"evil\\u200bapp\" id=app_1 toolkit=GTK\\u001b]0;x\\u0007]\n"
+            "  [button \"Save \\u202egnp.exe\\u009b2J\" id=btn_1]\n");
+}
+
 TEST(FormatTest, CompactCutsLongStringsAtCharacterBoundary) {
   Snapshot s;
   const std::string eighty(80, 'x');
