@@ -56,7 +56,10 @@ std::string AppList(const std::vector<AppEntry>& apps) {
   std::string out;
   for (const AppEntry& a : apps) {
     if (!out.empty()) out += ", ";
-    out += (a.name.empty() ? "(no name)" : a.name) + " (pid " + std::to_string(a.pid) + ")";
+    // App names are the apps' own text: escaped, so a name cannot add a line
+    // to the message an agent or a person reads.
+    out += (a.name.empty() ? "(no name)" : EscapeForDisplay(a.name, 60)) + " (pid " +
+           std::to_string(a.pid) + ")";
   }
   return out.empty() ? "none" : out;
 }
@@ -106,7 +109,8 @@ Result<AppEntry> ResolveApp(Workspace::Lease& lease, const std::vector<AppEntry>
   }
   if (found.empty()) {
     return MakeError(ErrorCode::kNotFound,
-                     "no app \"" + text + "\" on " + lease.display + ". Apps: " + AppList(apps));
+                     "no app " + QuoteForDisplay(text, 80) + " on " + lease.display +
+                         ". Apps: " + AppList(apps));
   }
   *candidates = static_cast<int>(found.size());
   return *found.front();
@@ -118,7 +122,8 @@ Error Ambiguous(const std::string& text, const std::vector<AppEntry>& apps) {
     if (AppMatches(text, a)) which += (which.empty() ? "" : ", ") + std::to_string(a.pid);
   }
   return MakeError(ErrorCode::kInvalidArgument,
-                   "\"" + text + "\" names several apps (pids " + which + "): name one by its pid");
+                   QuoteForDisplay(text, 80) + " names several apps (pids " + which +
+                       "): name one by its pid");
 }
 
 // The uiscope session of the lease's desktop; nullopt for a desktop uiscope
@@ -422,9 +427,10 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
       const std::string tail = FileTail(result.log_file, 10);
       return finish(MakeError(
           ErrorCode::kUnavailable,
-          r.argv[0] + " (pid " + std::to_string(result.pid) + ") exited" +
+          EscapeForDisplay(r.argv[0], 80) + " (pid " + std::to_string(result.pid) + ") exited" +
               (code.ok() ? " with status " + std::to_string(*code) : std::string()) +
-              " before its window appeared" + (tail.empty() ? "" : "; its log:\n" + tail)));
+              " before its window appeared" +
+              (tail.empty() ? "" : "; its log:\n  " + EscapeLinesForDisplay(tail, "  "))));
     }
     if (!result.window) {
       if (auto windows = lease.hands->windows->ListWindows(); windows.ok()) {
@@ -539,7 +545,8 @@ Result<FocusResult> FocusApp(Workspace::Lease& lease, const std::string& app,
   if (window == nullptr) {
     Error e = MakeError(
         ErrorCode::kUnsupported,
-        "app " + entry->name + " (pid " + std::to_string(entry->pid) + ") has no window to focus");
+        "app " + EscapeForDisplay(entry->name, 60) + " (pid " + std::to_string(entry->pid) +
+            ") has no window to focus");
     outcome.error = e.message;
     action.Record();
     return e;
@@ -611,7 +618,8 @@ Result<CloseResult> CloseByWindow(Workspace::Lease& lease, const CloseRequest& r
   result.waited_ms = MsSince(start);
   outcome.via = result.stage.empty() ? "window" : result.stage;
   if (result.stage.empty()) {
-    std::string why = "the windows of " + entry.name + " stayed after the close request (" +
+    std::string why = "the windows of " + EscapeForDisplay(entry.name, 60) +
+                      " stayed after the close request (" +
                       (close_refused.empty() ? "sent" : "not sent: " + close_refused) +
                       ") and the kill (" +
                       (kill_refused.empty() ? "sent" : "not sent: " + kill_refused) + ")";
@@ -666,10 +674,12 @@ Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& r) {
   } else if (pid <= 1 || pid == getpid()) {
     refusal = MakeError(
         ErrorCode::kInvalidArgument,
-        "app " + entry->name + " has no process uiscope may end (pid " + std::to_string(pid) + ")");
+        "app " + EscapeForDisplay(entry->name, 60) + " has no process uiscope may end (pid " +
+            std::to_string(pid) + ")");
   } else if (std::string why; !RunsOnDesktop(lease, session, pid, &why)) {
     refusal = MakeError(ErrorCode::kDenied, "uiscope will not signal pid " + std::to_string(pid) +
-                                                " for app " + entry->name + ": " + why);
+                                                " for app " + EscapeForDisplay(entry->name, 60) +
+                                                ": " + why);
   }
   if (!refusal.message.empty()) {
     outcome.error = refusal.message;

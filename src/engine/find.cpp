@@ -155,14 +155,18 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
     if (query.name.empty()) {
       result.suggestion = "No " + what + " found.";
     } else {
-      result.suggestion = "No " + what + " matching '" + query.name + "' found.";
+      // The query and the names on screen go into a line an agent or a
+      // person reads: the one escaping printer keeps them to it.
+      result.suggestion =
+          "No " + what + " matching '" + EscapeForDisplay(query.name, 80) + "' found.";
     }
     if (!result.similar.empty()) {
       result.suggestion += " Similar:";
       for (size_t i = 0; i < result.similar.size(); ++i) {
         const Suggestion& s = result.similar[i];
         result.suggestion +=
-            (i == 0 ? " '" : ", '") + s.name + "' (" + std::string(RoleName(s.role)) + ")";
+            (i == 0 ? " '" : ", '") + EscapeForDisplay(s.name, 80) + "' (" +
+            std::string(RoleName(s.role)) + ")";
       }
     }
   }

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "core/escape.h"
 #include "core/format.h"
 #include "engine/apps.h"
 #include "hands_commands.h"
@@ -20,8 +21,8 @@ Result<Workspace::Lease> Acquire(Workspace& workspace) {
 
 int Refused(const GateDecision& d, const std::string& what, const std::string& rerun) {
   std::cerr << "uiscope: " << what << " not performed: " << GateVerdictName(d.verdict)
-            << (d.rule.empty() ? "" : " by rule " + d.rule)
-            << (d.reason.empty() ? "" : ": " + d.reason) << "\n";
+            << (d.rule.empty() ? "" : " by rule " + EscapeForDisplay(d.rule))
+            << (d.reason.empty() ? "" : ": " + EscapeForDisplay(d.reason)) << "\n";
   if (d.verdict == GateVerdict::kNeedsConfirmation) std::cerr << HeldHint(d, rerun);
   return kExitFailed;
 }
@@ -126,18 +127,22 @@ int RunAppLaunchCommand(const GlobalFlags& g, const AppFlags& f) {
   if (g.json) {
     std::cout << Dump(LaunchResultToJson(*result)) << "\n";
   } else if (result->performed) {
-    std::printf("launched %s: pid %d", r.argv[0].c_str(), result->pid);
+    std::printf("launched %s: pid %d", EscapeForDisplay(r.argv[0], 80).c_str(), result->pid);
     if (result->window) {
       const WindowInfo& w = *result->window;
       std::printf(", window %s \"%s\" at %d,%d,%d,%d", WindowIdText(w.id).c_str(),
-                  SanitiseForDisplay(w.title, 80).c_str(), w.bounds.x, w.bounds.y, w.bounds.w,
+                  EscapeForDisplay(w.title, 80).c_str(), w.bounds.x, w.bounds.y, w.bounds.w,
                   w.bounds.h);
     }
     if (result->accessible) {
-      std::printf(", accessible as \"%s\" (%s)", result->app_name.c_str(), result->toolkit.c_str());
+      std::printf(", accessible as \"%s\" (%s)", EscapeForDisplay(result->app_name, 80).c_str(),
+                  EscapeForDisplay(result->toolkit, 40).c_str());
     }
-    std::printf(" after %.0f ms\nlog: %s\n", result->waited_ms, result->log_file.c_str());
-    for (const auto& w : result->warnings) std::cerr << "uiscope: warning: " << w << "\n";
+    std::printf(" after %.0f ms\nlog: %s\n", result->waited_ms,
+                EscapeForDisplay(result->log_file).c_str());
+    for (const auto& w : result->warnings) {
+      std::cerr << "uiscope: warning: " << EscapeForDisplay(w) << "\n";
+    }
   }
   return result->performed ? kExitOk : Refused(result->decision, "launch", "uiscope app launch");
 }
@@ -158,11 +163,13 @@ int RunAppListCommand(const GlobalFlags& g, const AppFlags&) {
   }
   if (apps->empty()) std::cerr << "uiscope: no apps on " << lease->display << "\n";
   for (const AppEntry& a : *apps) {
+    const std::string toolkit = !a.accessible        ? "-"
+                                : a.toolkit.empty() ? "accessible"
+                                                    : EscapeForDisplay(a.toolkit, 10);
     std::printf("%-7d %-24s %-10s %zu window%s%s  %s\n", a.pid,
-                SanitiseForDisplay(a.name, 24).c_str(),
-                a.accessible ? (a.toolkit.empty() ? "accessible" : a.toolkit.c_str()) : "-",
+                EscapeForDisplay(a.name, 24).c_str(), toolkit.c_str(),
                 a.windows.size(), a.windows.size() == 1 ? "" : "s", a.launched ? " launched" : "",
-                SanitiseForDisplay(a.command, 60).c_str());
+                EscapeForDisplay(a.command, 60).c_str());
   }
   return kExitOk;
 }
@@ -180,9 +187,10 @@ int RunAppFocusCommand(const GlobalFlags& g, const AppFlags& f) {
   if (g.json) {
     std::cout << Dump(FocusResultToJson(*result)) << "\n";
   } else if (result->performed) {
-    std::printf("focused %s (pid %d): window %s \"%s\"\n", result->app.name.c_str(),
+    std::printf("focused %s (pid %d): window %s \"%s\"\n",
+                EscapeForDisplay(result->app.name, 80).c_str(),
                 result->app.pid, WindowIdText(result->window.id).c_str(),
-                SanitiseForDisplay(result->window.title, 80).c_str());
+                EscapeForDisplay(result->window.title, 80).c_str());
   }
   return result->performed ? kExitOk : Refused(result->decision, "focus", "uiscope app focus");
 }
@@ -208,7 +216,8 @@ int RunAppCloseCommand(const GlobalFlags& g, const AppFlags& f) {
   if (g.json) {
     std::cout << Dump(CloseResultToJson(*result)) << "\n";
   } else if (result->performed) {
-    std::printf("%s %s (pid %d) in %.0f ms\n", result->stage.c_str(), result->app.name.c_str(),
+    std::printf("%s %s (pid %d) in %.0f ms\n", result->stage.c_str(),
+                EscapeForDisplay(result->app.name, 80).c_str(),
                 result->app.pid, result->waited_ms);
   }
   return result->performed ? kExitOk : Refused(result->decision, "close", "uiscope app close");

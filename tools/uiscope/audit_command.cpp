@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "core/clock.h"
+#include "core/escape.h"
 #include "memory/audit_log.h"
 #include "memory/state_db.h"
 #include "safety/policy_config.h"
@@ -38,29 +39,35 @@ bool WriterAlive(const safety::AuditEntry& e) {
 
 std::string Line(const safety::AuditEntry& e) {
   std::string line = LocalTime(e.time_ms) + "  ";
-  std::string decision = e.decision;
+  // Targets, app names, arguments, reasons and errors quote what apps and
+  // agents wrote: each goes through the one escaping printer, so none can
+  // rewrite another line of the terminal.
+  std::string decision = EscapeForDisplay(e.decision);
   decision.resize(std::max<size_t>(decision.size(), 21), ' ');
-  std::string tool = e.tool;
+  std::string tool = EscapeForDisplay(e.tool);
   tool.resize(std::max<size_t>(tool.size(), 13), ' ');
   line += decision + " " + tool;
   if (!e.target_desc.empty()) {
-    line += " " + e.target_desc;
+    line += " " + EscapeForDisplay(e.target_desc);
   } else if (!e.target.empty()) {
-    line += " " + e.target;
+    line += " " + EscapeForDisplay(e.target);
   }
-  if (!e.app.empty()) line += " in " + e.app;
-  if (!e.session.empty()) line += " [" + e.session + "]";
+  if (!e.app.empty()) line += " in " + EscapeForDisplay(e.app);
+  if (!e.session.empty()) line += " [" + EscapeForDisplay(e.session) + "]";
   const std::string args =
       e.arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (args != "{}") line += " " + (args.size() > 120 ? args.substr(0, 117) + "..." : args);
-  if (!e.via.empty()) line += " via=" + e.via;
+  if (args != "{}") line += " " + EscapeForDisplay(args, 120);
+  if (!e.via.empty()) line += " via=" + EscapeForDisplay(e.via);
   if (e.confirmed) line += " confirmed";
-  if (!e.token.empty()) line += " token=" + e.token;
+  if (!e.token.empty()) line += " token=" + EscapeForDisplay(e.token);
   if (!e.screen_before.empty() || !e.screen_after.empty()) {
-    line += " screen=" + Short(e.screen_before) + "->" + Short(e.screen_after);
+    line += " screen=" + EscapeForDisplay(Short(e.screen_before)) + "->" +
+            EscapeForDisplay(Short(e.screen_after));
   }
-  if (!e.rule.empty()) line += "\n    " + e.rule + ": " + e.reason;
-  if (!e.error.empty()) line += "\n    error: " + e.error;
+  if (!e.rule.empty()) {
+    line += "\n    " + EscapeForDisplay(e.rule) + ": " + EscapeForDisplay(e.reason);
+  }
+  if (!e.error.empty()) line += "\n    error: " + EscapeForDisplay(e.error);
   if (e.decision == safety::decision::kInFlight) {
     line += WriterAlive(e) ? "\n    in flight: process " + std::to_string(e.pid) +
                                  " is performing it now"
@@ -111,7 +118,7 @@ int RunAuditCommand(const GlobalFlags& g, const AuditFlags& f) {
   std::error_code error;
   // Reading never creates the database: no log yet is an empty log.
   if (std::filesystem::exists(path, error)) {
-    auto db = memory::OpenStateDatabase(path);
+    auto db = memory::OpenStateDatabase(path, {.read_only = true});
     if (!db.ok()) return Fail(g, db.error());
     memory::AuditLog log(*db);
     auto found = log.Query(query);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/escape.h"
 #include "core/result.h"
 
 namespace uiscope::cli {
@@ -25,13 +26,17 @@ struct GlobalFlags {
 
 // Prints the error (to stderr; with --json also as {"error": {...}} on
 // stdout) and returns the exit code: 2 for InvalidArgument, else 1.
+// Messages quote app text (names, a launched app's log): on the terminal
+// they go through the one escaping printer, lines after the first indented,
+// so none can pass for a line of uiscope's own, move the cursor, retitle or
+// clear the terminal.
 inline int Fail(const GlobalFlags& g, const Error& error) {
   if (g.json) {
     nlohmann::json j = {
         {"error", {{"code", ErrorCodeName(error.code)}, {"message", error.message}}}};
-    std::cout << j.dump() << "\n";
+    std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
-  std::cerr << "uiscope: " << error.message << "\n";
+  std::cerr << "uiscope: " << EscapeLinesForDisplay(error.message, "    ") << "\n";
   return error.code == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailed;
 }
 

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "core/escape.h"
 #include "engine/find.h"
 #include "engine/perceive.h"
 #include "detector_flags.h"
@@ -78,7 +79,9 @@ int RunFindCommand(const GlobalFlags& g, const FindFlags& f) {
   }
   auto found = FindNodes(obs.snapshot.roots, query, obs.snapshot.frame);
   if (!found.ok()) return Fail(g, found.error());
-  for (const auto& w : obs.warnings) std::cerr << "uiscope: warning: " << w << "\n";
+  for (const auto& w : obs.warnings) {
+    std::cerr << "uiscope: warning: " << EscapeForDisplay(w) << "\n";
+  }
   if (g.json) {
     nlohmann::json j = FindResultToJson(*found);
     j["display"] = lease->display;
@@ -92,7 +95,8 @@ int RunFindCommand(const GlobalFlags& g, const FindFlags& f) {
     }
   }
   if (found->total == 0) {
-    std::cerr << "uiscope: " << found->suggestion << " (" << found->searched
+    // Escaping is idempotent: the names FindNodes escaped stay as they are.
+    std::cerr << "uiscope: " << EscapeForDisplay(found->suggestion) << " (" << found->searched
               << " elements searched)\n";
     return kExitFailed;
   }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "core/escape.h"
 #include "engine/find.h"
 #include "engine/learner.h"
 #include "engine/workspace.h"
@@ -101,9 +102,11 @@ int RunTeach(const GlobalFlags& g, const TeachFlags& f) {
     return kExitOk;
   }
   const LearnedTarget& t = taught->target;
-  std::cout << "taught " << RoleName(t.role) << " \"" << t.label << "\" id=" << t.id << " in "
-            << taught->signature.app << " \"" << taught->signature.title_pattern << "\" at "
-            << bounds.x << "," << bounds.y << " " << bounds.w << "x" << bounds.h
+  // Labels, app names and titles come from the app: the one escaping
+  // printer keeps each on its own line (core/escape.h).
+  std::cout << "taught " << RoleName(t.role) << " " << QuoteForDisplay(t.label)
+            << " id=" << EscapeForDisplay(t.id) << " in " << EscapeForDisplay(taught->signature.app)
+            << " " << QuoteForDisplay(taught->signature.title_pattern) << " at " << bounds.x << "," << bounds.y << " " << bounds.w << "x" << bounds.h
             << (t.visual_hash ? " (with its fingerprint)" : " (no pixels: no fingerprint)") << "\n";
   return kExitOk;
 }
@@ -130,8 +133,9 @@ int RunList(const GlobalFlags& g) {
     return kExitOk;
   }
   for (const memory::AppSummary& a : *apps) {
-    std::cout << a.signature.app << "  \"" << a.signature.title_pattern << "\"  "
-              << a.signature.toolkit << "  " << a.targets << " targets (" << a.taught
+    std::cout << EscapeForDisplay(a.signature.app) << "  "
+              << QuoteForDisplay(a.signature.title_pattern) << "  "
+              << EscapeForDisplay(a.signature.toolkit) << "  " << a.targets << " targets (" << a.taught
               << " taught)  ~" << (a.bytes + 1023) / 1024 << " KiB  last seen "
               << When(a.last_seen_ms) << "\n";
   }
@@ -150,17 +154,18 @@ int RunShow(const GlobalFlags& g, const MemoryFlags& f, bool export_json) {
     return kExitOk;
   }
   for (const auto& sig : (*exported)["signatures"]) {
-    std::cout << (*exported)["app"].get<std::string>() << "  \""
-              << sig["title_pattern"].get<std::string>() << "\"  "
-              << sig["toolkit"].get<std::string>() << "\n";
+    std::cout << EscapeForDisplay((*exported)["app"].get<std::string>()) << "  "
+              << QuoteForDisplay(sig["title_pattern"].get<std::string>()) << "  "
+              << EscapeForDisplay(sig["toolkit"].get<std::string>()) << "\n";
     for (const auto& t : sig["targets"]) {
       const auto& b = t["bounds"];
       char conf[16];
       std::snprintf(conf, sizeof conf, "%.2f", t["confidence"].get<double>());
-      std::cout << "  [" << t["role"].get<std::string>() << " \"" << t["label"].get<std::string>()
-                << "\" id=" << t["id"].get<std::string>() << " at=" << b["x"].get<int>() << ","
+      std::cout << "  [" << EscapeForDisplay(t["role"].get<std::string>()) << " "
+                << QuoteForDisplay(t["label"].get<std::string>())
+                << " id=" << EscapeForDisplay(t["id"].get<std::string>()) << " at=" << b["x"].get<int>() << ","
                 << b["y"].get<int>() << " " << b["w"].get<int>() << "x" << b["h"].get<int>()
-                << " source=" << t["source"].get<std::string>() << " conf=" << conf
+                << " source=" << EscapeForDisplay(t["source"].get<std::string>()) << " conf=" << conf
                 << " hits=" << t["hits"].get<int>() << " misses=" << t["misses"].get<int>()
                 << (t["stale"].get<bool>() ? " stale" : "")
                 << (t["reliable"].get<bool>() ? " reliable" : "") << "]\n";
@@ -192,7 +197,8 @@ int RunForget(const GlobalFlags& g, const MemoryFlags& f) {
     std::cout << nlohmann::json{{"forgotten", *forgotten}, {"app", f.all ? "*" : f.app}}.dump()
               << "\n";
   } else {
-    std::cout << "forgot " << *forgotten << " targets of " << (f.all ? "every app" : f.app) << "\n";
+    std::cout << "forgot " << *forgotten << " targets of "
+              << (f.all ? "every app" : EscapeForDisplay(f.app)) << "\n";
   }
   return kExitOk;
 }

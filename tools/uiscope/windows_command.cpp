@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "core/escape.h"
 #include "core/format.h"
 #include "engine/apps.h"
 #include "hands_commands.h"
@@ -44,10 +45,10 @@ int RunWindowsCommand(const GlobalFlags& g) {
   if (windows->empty()) std::cerr << "uiscope: no windows on " << lease->display << "\n";
   for (const WindowEntry& e : *windows) {
     const WindowInfo& w = e.window;
-    std::printf("%-10s %-20s pid=%-7d %d,%d,%d,%d%s%s  \"%s\"\n", WindowIdText(w.id).c_str(),
-                SanitiseForDisplay(e.app, 20).c_str(), w.pid, w.bounds.x, w.bounds.y, w.bounds.w,
+    std::printf("%-10s %-20s pid=%-7d %d,%d,%d,%d%s%s  %s\n", WindowIdText(w.id).c_str(),
+                EscapeForDisplay(e.app, 20).c_str(), w.pid, w.bounds.x, w.bounds.y, w.bounds.w,
                 w.bounds.h, w.focused ? " focused" : "", w.visible ? "" : " hidden",
-                SanitiseForDisplay(w.title, 80).c_str());
+                QuoteForDisplay(w.title, 80).c_str());
   }
   return kExitOk;
 }

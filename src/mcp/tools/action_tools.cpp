@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 
+#include "core/escape.h"
 #include "core/format.h"
 #include "core/keys.h"
 #include "core/shortcuts.h"
@@ -328,7 +329,7 @@ std::string Describe(const ActionRequest& r, const std::optional<NamedTarget>& n
 Confirmer::Attempt RunOnce(ActionTools& tools, const json& args, ToolContext& ctx,
                            const ActionRequest& request, const std::optional<NamedTarget>& named) {
   using Attempt = Confirmer::Attempt;
-  ctx.Progress(1, 3, named ? "finding \"" + named->name + "\"" : "resolving the target");
+  ctx.Progress(1, 3, named ? "finding " + QuoteForDisplay(named->name, 80) : "resolving the target");
   auto lease = tools.workspace.Acquire(args.value("session", ""), Workspace::Need::kHands);
   if (!lease.ok()) return Attempt::Done(ToolResult::FromError(lease.error()));
   std::vector<std::string> notes;

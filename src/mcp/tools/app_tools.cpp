@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "core/escape.h"
 #include "core/format.h"
 #include "engine/act.h"
 #include "engine/apps.h"
@@ -95,8 +96,8 @@ ToolResult Finish(json structured, std::string text, const std::vector<std::stri
 
 std::string RefusalText(const GateDecision& d, const std::string& what) {
   std::string text = what + ": not performed, " + std::string(GateVerdictName(d.verdict));
-  if (!d.rule.empty()) text += " by rule " + d.rule;
-  if (!d.reason.empty()) text += ": " + d.reason;
+  if (!d.rule.empty()) text += " by rule " + EscapeForDisplay(d.rule);
+  if (!d.reason.empty()) text += ": " + EscapeForDisplay(d.reason);
   if (!d.token.empty()) text += "\nconfirmation token: " + d.token;
   return text + "\n";
 }
@@ -112,12 +113,13 @@ ToolResult Windows(const AppToolsPtr& tools, const json& args, ToolContext& ctx)
   for (const WindowEntry& e : *windows) {
     list.push_back(WindowEntryToJson(e));
     const WindowInfo& w = e.window;
-    char line[400];
-    std::snprintf(line, sizeof(line), "%s %s pid=%d bounds=%d,%d,%d,%d%s%s \"%s\"\n",
-                  WindowIdText(w.id).c_str(), SanitiseForDisplay(e.app, 40).c_str(), w.pid,
-                  w.bounds.x, w.bounds.y, w.bounds.w, w.bounds.h, w.focused ? " focused" : "",
-                  w.visible ? "" : " hidden", SanitiseForDisplay(w.title, 100).c_str());
-    text += line;
+    // Built whole, not in a fixed buffer: an escaped title is longer than
+    // its characters, and a cut line would lose its newline.
+    text += WindowIdText(w.id) + " " + EscapeForDisplay(e.app, 40) + " pid=" +
+            std::to_string(w.pid) + " bounds=" + std::to_string(w.bounds.x) + "," +
+            std::to_string(w.bounds.y) + "," + std::to_string(w.bounds.w) + "," +
+            std::to_string(w.bounds.h) + (w.focused ? " focused" : "") +
+            (w.visible ? "" : " hidden") + " " + QuoteForDisplay(w.title, 100) + "\n";
   }
   if (text.empty()) text = "no windows on " + lease->display + "\n";
   const bool wm = lease->hands->windows->has_window_manager();
@@ -135,8 +137,8 @@ ToolResult AppList(const AppToolsPtr& tools, const json& args, ToolContext& ctx)
   std::string text;
   for (const AppEntry& a : *apps) {
     list.push_back(AppEntryToJson(a));
-    text += SanitiseForDisplay(a.name, 40) + " pid=" + std::to_string(a.pid) +
-            (a.accessible ? " " + a.toolkit : std::string(" not-accessible")) +
+    text += EscapeForDisplay(a.name, 40) + " pid=" + std::to_string(a.pid) +
+            (a.accessible ? " " + EscapeForDisplay(a.toolkit, 20) : std::string(" not-accessible")) +
             " windows=" + std::to_string(a.windows.size()) + (a.launched ? " launched" : "") + "\n";
   }
   if (text.empty()) text = "no apps on " + lease->display + "\n";
@@ -159,7 +161,7 @@ ToolResult AppLaunch(const AppToolsPtr& tools, const json& args, ToolContext& ct
   r.confirmation_token = args.value("confirmation_token", "");
   r.arguments = args;
   std::string what = "launch";
-  for (const auto& a : r.argv) what += " " + SanitiseForDisplay(a, 60);
+  for (const auto& a : r.argv) what += " " + EscapeForDisplay(a, 60);
   return tools->confirmer->Run(
       ctx, what, [tools, args, r](const std::string& token, ToolContext& now) {
         LaunchRequest request = r;
@@ -180,20 +182,22 @@ ToolResult AppLaunch(const AppToolsPtr& tools, const json& args, ToolContext& ct
                                 RefusalText(result->decision, "app_launch"), notes, true),
                          result->decision);
         }
-        std::string text = "launched " + request.argv[0] + ": pid " + std::to_string(result->pid);
+        std::string text =
+            "launched " + EscapeForDisplay(request.argv[0], 80) + ": pid " + std::to_string(result->pid);
         if (result->window) {
           const WindowInfo& w = *result->window;
-          text += ", window " + WindowIdText(w.id) + " \"" + SanitiseForDisplay(w.title, 80) +
-                  "\" at " + std::to_string(w.bounds.x) + "," + std::to_string(w.bounds.y) + "," +
+          text += ", window " + WindowIdText(w.id) + " " + QuoteForDisplay(w.title, 80) +
+                  " at " + std::to_string(w.bounds.x) + "," + std::to_string(w.bounds.y) + "," +
                   std::to_string(w.bounds.w) + "," + std::to_string(w.bounds.h);
         }
         if (result->accessible) {
-          text += ", accessible as \"" + result->app_name + "\" (" + result->toolkit + ")";
+          text += ", accessible as " + QuoteForDisplay(result->app_name, 80) + " (" +
+                  EscapeForDisplay(result->toolkit, 40) + ")";
         }
         char ms[48];
         std::snprintf(ms, sizeof(ms), " after %.0f ms\n", result->waited_ms);
         text += ms;
-        for (const auto& w : result->warnings) text += "warning: " + w + "\n";
+        for (const auto& w : result->warnings) text += "warning: " + EscapeForDisplay(w) + "\n";
         return Confirmer::Attempt::Done(Finish(LaunchResultToJson(*result), text, notes));
       });
 }
@@ -202,7 +206,7 @@ ToolResult AppFocus(const AppToolsPtr& tools, const json& args, ToolContext& ctx
   const std::string app = args["app"].get<std::string>();
   const std::string given_token = args.value("confirmation_token", "");
   return tools->confirmer->Run(
-      ctx, "focus " + SanitiseForDisplay(app, 60),
+      ctx, "focus " + EscapeForDisplay(app, 60),
       [tools, args, app, given_token](const std::string& token, ToolContext& now) {
         std::vector<std::string> notes;
         auto lease = Acquire(*tools, args, now, &notes);
@@ -216,9 +220,10 @@ ToolResult AppFocus(const AppToolsPtr& tools, const json& args, ToolContext& ctx
         }
         return Confirmer::Attempt::Done(
             Finish(FocusResultToJson(*result),
-                   "focused " + result->app.name + " (pid " + std::to_string(result->app.pid) +
-                       "): window " + WindowIdText(result->window.id) + " \"" +
-                       SanitiseForDisplay(result->window.title, 80) + "\"\n",
+                   "focused " + EscapeForDisplay(result->app.name, 80) + " (pid " +
+                       std::to_string(result->app.pid) + "): window " +
+                       WindowIdText(result->window.id) + " " +
+                       QuoteForDisplay(result->window.title, 80) + "\n",
                    notes));
       });
 }
@@ -231,7 +236,7 @@ ToolResult AppClose(const AppToolsPtr& tools, const json& args, ToolContext& ctx
   r.confirmation_token = args.value("confirmation_token", "");
   r.arguments = args;
   return tools->confirmer->Run(
-      ctx, "close " + SanitiseForDisplay(r.app, 60),
+      ctx, "close " + EscapeForDisplay(r.app, 60),
       [tools, args, r](const std::string& token, ToolContext& now) {
         CloseRequest request = r;
         if (!token.empty()) request.confirmation_token = token;

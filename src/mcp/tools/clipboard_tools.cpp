@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "core/base64.h"
+#include "core/escape.h"
 #include "engine/act.h"
 #include "engine/clipboard.h"
 #include "mcp/tools/schemas.h"
@@ -107,8 +108,8 @@ ToolResult Set(const ClipboardToolsPtr& tools, const json& args, ToolContext& ct
           const GateDecision& d = result->decision;
           std::string text = "clipboard_set: not performed, " +
                              std::string(GateVerdictName(d.verdict)) +
-                             (d.rule.empty() ? "" : " by rule " + d.rule) +
-                             (d.reason.empty() ? "" : ": " + d.reason) + "\n";
+                             (d.rule.empty() ? "" : " by rule " + EscapeForDisplay(d.rule)) +
+                             (d.reason.empty() ? "" : ": " + EscapeForDisplay(d.reason)) + "\n";
           if (!d.token.empty()) text += "confirmation token: " + d.token + "\n";
           out.content.push_back(Content::Text(std::move(text)));
           out.is_error = true;

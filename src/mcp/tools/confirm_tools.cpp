@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/escape.h"
 #include "engine/gated_action.h"
 #include "mcp/tools/schemas.h"
 
@@ -40,17 +41,18 @@ constexpr GrantChoice kGrantChoices[] = {
 json ApproveSchema(const std::string& what, const Confirmation* held) {
   json properties = {{"approve",
                       {{"type", "boolean"},
-                       {"title", "Allow uiscope to " + what},
+                       {"title", "Allow uiscope to " + EscapeForDisplay(what)},
                        {"description", "true performs the action once; false refuses it"},
                        {"default", false}}}};
   if (held != nullptr && safety::IsGrantableRule(held->rule)) {
     json answers = json::array();
     for (const GrantChoice& c : kGrantChoices) answers.push_back(c.answer);
-    const std::string app = held->app.empty() ? "this desktop" : held->app;
+    const std::string app = held->app.empty() ? "this desktop" : EscapeForDisplay(held->app, 60);
     properties["also_allow"] = {
         {"type", "string"},
         {"title", "Without asking again, also allow " + app + "'s actions for"},
-        {"description", "held by rule " + held->rule + "; an ambiguous target is always asked"},
+        {"description",
+         "held by rule " + EscapeForDisplay(held->rule) + "; an ambiguous target is always asked"},
         {"enum", answers},
         {"default", kGrantChoices[0].answer}};
   }
@@ -73,7 +75,7 @@ std::string ApproveCommand(const std::string& token, const Confirmation* held) {
   std::string cmd = "`uiscope confirm " + token + " --approve`";
   if (held != nullptr && safety::IsGrantableRule(held->rule)) {
     cmd += " (with `--grant 30m` or `--grant 20` it also lets " +
-           (held->app.empty() ? std::string("this desktop") : held->app) +
+           (held->app.empty() ? std::string("this desktop") : EscapeForDisplay(held->app, 60)) +
            " go ahead without asking for 30 minutes or 20 actions)";
   }
   return cmd;
@@ -105,8 +107,8 @@ Confirmer::Attempt Confirmer::GatedAttempt(
 
 ToolResult Confirmer::Refused(const PlannedAction& action, const GateDecision& d) {
   const bool dropped = d.verdict == GateVerdict::kDrop;
-  ToolResult r = ToolResult::Error(std::string(dropped ? "dropped" : "denied") + " (" + d.rule +
-                                   "): " + d.reason);
+  ToolResult r = ToolResult::Error(std::string(dropped ? "dropped" : "denied") + " (" +
+                                   EscapeForDisplay(d.rule) + "): " + EscapeForDisplay(d.reason));
   r.structured = {{"status", dropped ? "dropped" : "denied"},
                   {"tool", action.tool},
                   {"rule", d.rule},
@@ -137,7 +139,11 @@ ToolResult Confirmer::Hold(const GateDecision& decision, const std::string& what
     held_[decision.token] = Held{std::move(attempt), what, expires};
   }
   const std::string& t = decision.token;
-  std::string text = "confirmation_required: " + what + " was NOT done. " + decision.reason +
+  // What is held and why name the app's elements and the agent's text: the
+  // one escaping printer keeps them from adding lines (a forged "Token:" or
+  // "run uiscope confirm") to what the agent reads.
+  std::string text = "confirmation_required: " + EscapeForDisplay(what) + " was NOT done. " +
+                     EscapeForDisplay(decision.reason) +
                      ".\nToken: " + t + " (expires in " + ExpiresIn(expires, now) +
                      "). A person must decide: ask the user to run " +
                      ApproveCommand(t, c.ok() ? &*c : nullptr) + " or `uiscope confirm " + t +
@@ -200,7 +206,8 @@ ToolResult Confirmer::Run(ToolContext& ctx, const std::string& what, const Attem
   if (ctx.CanElicit()) {
     ElicitRequest ask;
     auto pending = policy_->GetConfirmation(token);
-    ask.message = "uiscope is about to " + what + ".\n" + held.reason + ".\nAllow it?";
+    ask.message = "uiscope is about to " + EscapeForDisplay(what) + ".\n" +
+                  EscapeForDisplay(held.reason) + ".\nAllow it?";
     ask.requested_schema = ApproveSchema(what, pending.ok() ? &*pending : nullptr);
     ask.timeout = policy_->config().elicitation_timeout;
     ask.answered_elsewhere = [this, &token] {

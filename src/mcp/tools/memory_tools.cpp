@@ -1,5 +1,6 @@
 #include "mcp/tools/memory_tools.h"
 
+#include "core/escape.h"
 #include "mcp/tools/schemas.h"
 
 namespace uiscope::mcp {
@@ -51,9 +52,10 @@ ToolResult Teach(const MemoryToolsPtr& tools, const json& args, ToolContext& ctx
                     {"window", taught->window_id},
                     {"fingerprint", taught->target.visual_hash.has_value()},
                     {"target", memory::LearnedTargetToJson(taught->target)}};
-  out.content.push_back(Content::Text("Learned \"" + taught->target.label + "\" as " +
-                                      taught->target.id + " in " + taught->signature.app + " (\"" +
-                                      taught->signature.title_pattern + "\") at " +
+  out.content.push_back(Content::Text("Learned " + QuoteForDisplay(taught->target.label, 80) +
+                                      " as " + taught->target.id + " in " +
+                                      EscapeForDisplay(taught->signature.app, 60) + " (" +
+                                      QuoteForDisplay(taught->signature.title_pattern, 80) + ") at " +
                                       std::to_string(x) + "," + std::to_string(y) +
                                       ". observe and find show it from now on, across restarts."));
   return out;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "core/escape.h"
 #include "engine/screenshot.h"
 #include "mcp/tools/schemas.h"
 #include "mcp/wire.h"
@@ -65,7 +66,7 @@ std::string Summary(const ScreenshotResult& r) {
     text += std::to_string(r.marks.size()) + " marks (image pixels):\n";
     for (const ScreenshotMark& m : r.marks) {
       text += "[" + m.id + " " + std::string(RoleName(m.role));
-      if (!m.name.empty()) text += " \"" + m.name + "\"";
+      if (!m.name.empty()) text += " " + QuoteForDisplay(m.name, 80);
       text += " at " + std::to_string(m.bounds.x) + "," + std::to_string(m.bounds.y) + "," +
               std::to_string(m.bounds.w) + "," + std::to_string(m.bounds.h) + "]\n";
     }

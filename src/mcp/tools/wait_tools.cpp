@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <mutex>
 
+#include "core/escape.h"
 #include "core/format.h"
 #include "engine/find.h"
 #include "engine/wait_for.h"
@@ -174,7 +175,9 @@ ToolResult WaitForTool(WaitTools& tools, const json& args, ToolContext& ctx) {
   if (!result->satisfied && !result->not_answering.empty()) {
     // The likely cause of the wait's failure: say which app and what to do.
     std::string apps;
-    for (const std::string& app : result->not_answering) apps += (apps.empty() ? "" : ", ") + app;
+    for (const std::string& app : result->not_answering) {
+      apps += (apps.empty() ? "" : ", ") + EscapeForDisplay(app, 60);
+    }
     text += "not answering: " + apps +
             " (busy or hung, so what it shows could not be read). Wait and retry, or close it "
             "(app_close)\n";

@@ -12,6 +12,7 @@
 
 #include "core/app_name.h"
 #include "core/ascii.h"
+#include "core/escape.h"
 #include "platform/atspi/atspi_constants.h"
 #include "platform/x11/x11_display.h"
 #include "platform/x11/x11_windows.h"
@@ -402,8 +403,10 @@ constexpr auto kFirstReplyProbe = std::chrono::milliseconds(250);
 
 // "gedit (pid 42)"; the bus name when the app has not told its name.
 std::string AppLabel(const AppInfo& app, const std::string& bus = "") {
+  // An app's name is its own text and goes into errors and warnings an agent
+  // or a person reads: escaped, so it cannot add lines to them.
   std::string name = !app.name.empty() ? app.name : !bus.empty() ? bus : "(no name)";
-  return name + " (pid " + std::to_string(app.pid) + ")";
+  return EscapeForDisplay(name, 60) + " (pid " + std::to_string(app.pid) + ")";
 }
 
 // A pipelined walk of one application's tree.
@@ -2221,10 +2224,11 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     for (const auto& h : *handles) {
       if (skipped(h)) continue;
       if (!present.empty()) present += ", ";
-      present += (h.info.name.empty() ? "(no name)" : h.info.name) + " (pid " +
+      present += (h.info.name.empty() ? "(no name)" : EscapeForDisplay(h.info.name, 60)) +
+                 " (pid " +
                  std::to_string(h.info.pid) + ")";
     }
-    std::string what = !wanted.empty() ? "application \"" + request.app_name + "\""
+    std::string what = !wanted.empty() ? "application " + QuoteForDisplay(request.app_name, 80)
                                        : "process " + std::to_string(request.pid);
     return MakeError(ErrorCode::kNotFound, "no accessible " + what + ". Applications present: " +
                                                (present.empty() ? "none" : present));
