@@ -12,11 +12,33 @@
 
 namespace uiscope {
 
+// The directory a program is installed in under a library or /opt root
+// ("libreoffice" for /usr/lib/libreoffice/program/soffice.bin,
+// "firefox-esr" for /usr/lib/firefox-esr/firefox-esr): what people call the
+// app when its executable is a helper with a name of its own. "" when the
+// program is not below such a root (/usr/bin/gedit).
+inline std::string_view InstallDirName(std::string_view path) {
+  for (std::string_view root : {"/usr/lib/", "/usr/lib64/", "/usr/local/lib/", "/opt/"}) {
+    if (!path.starts_with(root)) continue;
+    std::string_view rest = path.substr(root.size());
+    size_t slash = rest.find('/');
+    // A multiarch directory (/usr/lib/x86_64-linux-gnu/...) is no app's.
+    if (slash != std::string_view::npos && rest.substr(0, slash).find("-linux-") !=
+                                               std::string_view::npos) {
+      rest = rest.substr(slash + 1);
+      slash = rest.find('/');
+    }
+    if (slash == std::string_view::npos || slash == 0) return {};
+    return rest.substr(0, slash);
+  }
+  return {};
+}
+
 // True when `wanted` names the app called `name` (its accessible name or
 // WM_CLASS) run from `executable` (a path or a bare name; may be empty):
 // case-insensitively the whole name, the last dot-separated part of a
-// reverse-DNS name ("foo" for "org.example.Foo"), or the executable's file
-// name.
+// reverse-DNS name ("foo" for "org.example.Foo"), the executable's file
+// name, or the directory it is installed in (InstallDirName).
 inline bool AppNameMatches(std::string_view wanted, std::string_view name,
                            std::string_view executable = {}) {
   if (wanted.empty()) return false;
@@ -24,6 +46,10 @@ inline bool AppNameMatches(std::string_view wanted, std::string_view name,
   if (const size_t dot = name.rfind('.'); dot != std::string_view::npos &&
                                           wanted.find('.') == std::string_view::npos &&
                                           EqualsIgnoringCase(wanted, name.substr(dot + 1))) {
+    return true;
+  }
+  if (const std::string_view dir = InstallDirName(executable);
+      !dir.empty() && EqualsIgnoringCase(wanted, dir)) {
     return true;
   }
   if (const size_t slash = executable.rfind('/'); slash != std::string_view::npos) {

@@ -212,6 +212,10 @@ std::string CompactLine(const Node& n, int depth, bool page_line = false) {
     AppendQuoted(line, n.description);
   }
   if (!n.id.empty() && (!page_line || PageLineNeedsId(n))) line += " id=" + n.id;
+  if (n.name_from != NameFrom::kOwn && !n.name.empty()) {
+    line += " name_from=";
+    line += NameFromName(n.name_from);
+  }
   if (n.role == Role::kApplication && n.pid > 0) line += " pid=" + std::to_string(n.pid);
   if (n.role == Role::kApplication && !n.toolkit.empty()) {
     line += " toolkit=" + EscapeForDisplay(n.toolkit, kMaxCompactChars);
@@ -650,6 +654,7 @@ json NodeToJson(const Node& node, bool with_children) {
   if (const std::string_view value = VisibleValue(node); !value.empty()) {
     j["value"] = Utf8(value);
   }
+  if (node.name_from != NameFrom::kOwn) j["name_from"] = std::string(NameFromName(node.name_from));
   if (!node.description.empty()) j["description"] = Utf8(node.description);
   if (node.bounds) {
     const Rect& b = *node.bounds;
@@ -683,6 +688,7 @@ Status NodeFromJson(const json& j, Node* out, int depth) {
     out->id = j.value("id", "");
     out->role = RoleFromName(j.value("role", "unknown"));
     out->name = j.value("name", "");
+    if (j.value("name_from", "") == NameFromName(NameFrom::kLabel)) out->name_from = NameFrom::kLabel;
     out->value = j.value("value", "");
     out->description = j.value("description", "");
     if (j.contains("bounds")) {

@@ -161,6 +161,10 @@ std::string_view StateName(State state) {
   return "unknown";
 }
 
+std::string_view NameFromName(NameFrom from) {
+  return from == NameFrom::kLabel ? "label" : "own";
+}
+
 std::string_view SourceName(Source source) {
   switch (source) {
     case Source::kAx:

@@ -133,6 +133,16 @@ class StateSet {
 std::vector<std::string_view> StateNames(StateSet states);
 std::string_view StateName(State state);
 
+// Where a node's name came from.
+enum class NameFrom : uint8_t {
+  kOwn,    // the element's own (accessible name, OCR text, ...)
+  // A label's text: the element had no name, and the label tied to it
+  // (AT-SPI LABELLED_BY) or beside it (core/label_names.h) names it. Printed
+  // as name_from=label: an inferred name, not one the app gave.
+  kLabel,
+};
+std::string_view NameFromName(NameFrom from);  // "own", "label"
+
 // kX11: a window the X server lists for an app whose tree cannot be read
 // (no accessibility, or not answering): title, pid and bounds only.
 enum class Source : uint8_t { kAx, kOcr, kVision, kMerged, kLearned, kX11 };
@@ -154,6 +164,7 @@ struct Node {
   Role role = Role::kUnknown;
   std::string toolkit_role;  // the backend's own role name, for debugging
   std::string name;
+  NameFrom name_from = NameFrom::kOwn;
   std::string value;  // never filled for password fields
   std::string description;
   std::optional<Rect> bounds;  // screen pixels of the captured display
