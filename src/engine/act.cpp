@@ -46,6 +46,9 @@ constexpr auto kUnreadableSettle = std::chrono::milliseconds(100);
 // The longest expected text a wrong field is typed over again (select all,
 // type it whole): the value read back may be cut past that.
 constexpr size_t kMaxRetypeBytes = 1000;
+// How often a click target its tree marks disabled is read again while the
+// click waits for it to become enabled (AwaitEnabled).
+constexpr auto kEnabledPoll = std::chrono::milliseconds(30);
 // A combo box opened by a click gets this long to show the option chosen.
 constexpr auto kChooseOpenTimeout = std::chrono::milliseconds(2000);
 // How far above and below a combo box its open list is looked for by OCR
@@ -89,6 +92,31 @@ std::string JoinActions(const std::vector<std::string>& actions) {
 std::string PointText(Point p) { return std::to_string(p.x) + "," + std::to_string(p.y); }
 
 bool IsTextRole(Role r) { return r == Role::kTextField || r == Role::kTextArea; }
+bool IsMultiLine(const Node& n) { return n.role == Role::kTextArea || n.Has(State::kMultiLine); }
+
+// Only the toolkit's own state says an element is disabled: accessible (or
+// merged) nodes of roles people act on that lack "enabled". OCR, vision and
+// learned nodes lack it because nobody could tell (as core/format.cpp
+// prints "disabled").
+bool KnownDisabled(const Node& n) {
+  return (n.source == Source::kAx || n.source == Source::kMerged) && IsInteractiveRole(n.role) &&
+         !n.Has(State::kEnabled);
+}
+
+// How many characters of `asked` arrived, in order, in `shown`: each asked
+// character found at the next place it can be is one delivered ("Mär" shown
+// as "Mr": 2 of 3).
+size_t DeliveredChars(std::u32string_view asked, std::u32string_view shown) {
+  size_t delivered = 0;
+  size_t at = 0;
+  for (char32_t c : asked) {
+    const size_t found = shown.find(c, at);
+    if (found == std::u32string_view::npos) continue;
+    ++delivered;
+    at = found + 1;
+  }
+  return delivered;
+}
 
 // An option's text as shown is the one asked for: exactly, else ignoring
 // ASCII case and the spaces around it (menu items padded with spaces).
@@ -298,6 +326,7 @@ class Executor {
   Result<const Node*> Recall(const std::string& id);
   Status Resolve();
   Status ChoosePath();
+  Status AwaitEnabled();
   Result<ElementCapabilities> Capabilities();
   PlannedAction Planned() const;
   Status Prepare(Verifier& verifier);
@@ -310,6 +339,9 @@ class Executor {
   void Expect();
   TypeOptions Pacing(const std::string& text);
   Status CheckText(Verifier& verifier);
+  Status ReplaceByInput(Verifier& verifier);
+  Status JudgeText(const Verifier& verifier);
+  std::string WhyTextUnread() const;
   ActionOutcome Outcome(const std::string& error) const;
 
   Workspace::Lease& lease_;
@@ -320,6 +352,9 @@ class Executor {
   std::vector<WindowInfo> windows_;
   GateDecision decision_;
   bool text_unreadable_ = false;  // typing saw the field show none of the text
+  // The input backend could not tell that the app handled the keys before
+  // it restored the keymap (TypeOptions::unsure): why, "" when it could.
+  std::string typing_unsure_;
 };
 
 Status Executor::Validate() {
@@ -775,6 +810,15 @@ Status Executor::ChoosePath() {
           return OkStatus();
         }
         if ((set_value || r.replace) && caps->editable_text) {
+          // SetTextContents puts a newline into a one-line field as it is
+          // (GtkEntry keeps it and shows a glyph), where typing it would be
+          // Return: neither is what the text means.
+          if (r.text.find('\n') != std::string::npos && !IsMultiLine(*target)) {
+            return MakeError(ErrorCode::kInvalidArgument,
+                             Describe(*target) +
+                                 " holds one line, and the text has a newline: give the text "
+                                 "without it, then press Return (press_keys) if that is meant");
+          }
           plan_.path = Path::kSetText;
           return OkStatus();
         }
@@ -917,8 +961,12 @@ void Executor::Expect() {
   const ActionRequest& r = request_;
   if (r.kind != ActionKind::kTypeText && r.kind != ActionKind::kSetValue) return;
   if (r.text.size() > 1000) return;
-  if (std::any_of(r.text.begin(), r.text.end(),
-                  [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
+  // A newline is a line break in a multi-line field; anywhere else, and
+  // for Tab, the key may move the focus or submit.
+  const bool multi_line = IsMultiLine(*plan_.target);
+  if (std::any_of(r.text.begin(), r.text.end(), [&](char c) {
+        return static_cast<unsigned char>(c) < 0x20 && !(multi_line && c == '\n');
+      })) {
     return;
   }
   const bool replace = r.replace || r.kind == ActionKind::kSetValue;
@@ -943,6 +991,14 @@ void Executor::Expect() {
 // is told what it shows, and retypes from where it goes wrong.
 TypeOptions Executor::Pacing(const std::string& text) {
   TypeOptions options;
+  options.unsure = [this](std::string_view why) {
+    if (!typing_unsure_.empty()) return;
+    typing_unsure_ = std::string(why);
+    result_.notes.push_back(
+        "could not tell that the app handled the keys before the keyboard "
+        "map was restored: " +
+        typing_unsure_);
+  };
   if (!plan_.expect_value || plan_.pid <= 0) return options;
   auto chars = DecodeUtf8(text);
   if (!chars.ok()) return options;
@@ -1014,35 +1070,47 @@ TypeOptions Executor::Pacing(const std::string& text) {
   return options;
 }
 
-// After the verification of a text put into a field (expect_value): a
-// SetTextContents that changed nothing is an error (the app accepted the
-// call and ignored it). Typed text the field reads back wrong — it shows
-// other text than before, so it can be read — is typed over once: select
-// all, the whole expected text, verified again. A field that reads as it
-// did before is never typed into again (the verdict says "unverified").
-Status Executor::CheckText(Verifier& verifier) {
-  if (!plan_.expect_value || !result_.verification) return OkStatus();
-  const Verification& v = *result_.verification;
-  const std::string& id = plan_.target->id;
-  const Node* before = FindById(verifier.before().roots, id);
-  std::optional<std::string> after;  // the value read after, when it changed
+// The value of the target in the verification's last tree, when it changed.
+std::optional<std::string> ValueAfter(const Verification& v, const std::string& id) {
+  std::optional<std::string> after;
   for (const NodeChange& c : v.tree.changed) {
     if (c.id != id) continue;
     for (const FieldChange& f : c.fields) {
       if (f.field == "value") after = f.after;
     }
   }
+  return after;
+}
+
+// After the verification of a text put into a field (expect_value): a
+// SetTextContents that changed nothing (the app accepted the call and
+// ignored it) is tried again with input where input may be used
+// (ReplaceByInput). Typed text the field reads back wrong — it shows other
+// text than before, so it can be read — is typed over once: select all,
+// the whole expected text, verified again. A field that reads as it did
+// before is never typed into again. JudgeText then says what arrived.
+Status Executor::CheckText(Verifier& verifier) {
+  if (!plan_.expect_value || !result_.verification) return OkStatus();
+  const std::string& id = plan_.target->id;
+  const Node* before = FindById(verifier.before().roots, id);
+  std::optional<std::string> after = ValueAfter(*result_.verification, id);
   if (plan_.path == Path::kSetText) {
     // An element with EditableText has Text: reading as before, its text
     // did not change, whatever else did.
     if (after || (before && before->value == *plan_.expect_value)) return OkStatus();
-    return MakeError(ErrorCode::kUnsupported,
-                     "EditableText.SetTextContents on " + Describe(*plan_.target) +
-                         " changed nothing within " +
-                         std::to_string(request_.verify.settle.count()) + " ms (it still reads \"" +
-                         SanitiseForDisplay(before ? before->value : "", 60) +
-                         "\"): the application accepted the call and ignored it; type into it "
-                         "with input (via xtest)");
+    if (request_.via != Via::kAccessibility && lease_.hands->input) {
+      if (auto st = ReplaceByInput(verifier); !st.ok()) return st;
+      after = ValueAfter(*result_.verification, id);
+      // Falls through to the input path's check below.
+    } else {
+      return MakeError(
+          ErrorCode::kUnsupported,
+          "EditableText.SetTextContents on " + Describe(*plan_.target) +
+              " changed nothing within " + std::to_string(request_.verify.settle.count()) +
+              " ms (it still reads \"" + SanitiseForDisplay(before ? before->value : "", 60) +
+              "\"): the application accepted the call and ignored it; type into it "
+              "with input (via xtest)");
+    }
   }
   if (plan_.path != Path::kXTest || !after || *after == *plan_.expect_value ||
       plan_.expect_value->size() > kMaxRetypeBytes) {
@@ -1067,6 +1135,142 @@ Status Executor::CheckText(Verifier& verifier) {
   }
   result_.verification = verifier.Wait(request_.cancelled);
   return OkStatus();
+}
+
+// The fallback of a SetTextContents the app ignored: the text replaced
+// with input (focus, select all, type), as via xtest would, and verified
+// again against the same before state.
+Status Executor::ReplaceByInput(Verifier& verifier) {
+  result_.notes.push_back("EditableText.SetTextContents changed nothing within " +
+                          std::to_string(request_.verify.settle.count()) +
+                          " ms: replaced the text with input instead");
+  const std::optional<Rect> window_bounds =
+      plan_.xwindow ? std::optional<Rect>(AppArea(*plan_.xwindow))
+                    : (plan_.window ? plan_.window->bounds : std::nullopt);
+  plan_.points.clear();
+  if (auto p = ClickPoint(*plan_.target, window_bounds, lease_.frame)) plan_.points = {*p};
+  plan_.path = Path::kXTest;
+  plan_.focus_first = true;
+  const std::string method = result_.method;
+  if (auto st = Prepare(verifier); !st.ok()) return st;
+  if (auto st = Perform(); !st.ok()) return st;
+  result_.method = method + " (changed nothing), then " + result_.method;
+  result_.verification = verifier.Wait(request_.cancelled);
+  return OkStatus();
+}
+
+// Why the text typed into the target cannot be read back there (no
+// expect_value; see Expect).
+std::string Executor::WhyTextUnread() const {
+  const ActionRequest& r = request_;
+  if (!plan_.target) return "no element was named (it went to whatever has the focus)";
+  if (plan_.sensitive) return "it is a password field, whose text is never read";
+  if (plan_.target->source != Source::kAx && plan_.target->source != Source::kMerged) {
+    return "it was found in " + std::string(SourceName(plan_.target->source)) +
+           ", and no accessibility tree reads its text";
+  }
+  if (!IsTextRole(plan_.target->role)) return Describe(*plan_.target) + " is not a text field";
+  if (std::any_of(r.text.begin(), r.text.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
+    return "the text holds keys (Tab, Return, BackSpace) that may move the focus, submit or "
+           "erase";
+  }
+  if (r.text.size() > 1000) return "the text is longer than the tree reads back";
+  return "typing went to a caret uiscope does not know";
+}
+
+// What arrived, read back on the target. "observed" only when the target
+// reads the text asked for where it was typed (appended, or, replacing, the
+// whole text); a target that reads something else is a failure saying how
+// many characters arrived; one whose text nothing reads is "unverified",
+// with why. The verifier's evidence (any change of the tree or of the
+// target's pixels) does not stand for the text.
+Status Executor::JudgeText(const Verifier& verifier) {
+  const ActionRequest& r = request_;
+  if (!result_.verification || !result_.performed || plan_.choose_by_input) return OkStatus();
+  const bool text_path = plan_.path == Path::kXTest || plan_.path == Path::kSetText;
+  if (!text_path || (r.kind != ActionKind::kTypeText && r.kind != ActionKind::kSetValue)) {
+    return OkStatus();
+  }
+  Verification& v = *result_.verification;
+  const bool replace = r.replace || r.kind == ActionKind::kSetValue;
+  const auto asked = DecodeUtf8(r.text);
+  const size_t count = asked.ok() ? asked->size() : 0;
+  const std::string of = std::to_string(count);
+  if (!plan_.expect_value) {
+    if (v.effect == "observed") {
+      v.effect = "unverified";
+      v.reason = "typed " + of +
+                 " characters; what arrived cannot be read back: " + WhyTextUnread() + " (" +
+                 v.reason + ")";
+    }
+    return OkStatus();
+  }
+  const std::string& id = plan_.target->id;
+  const std::optional<std::string> after = ValueAfter(v, id);
+  const Node* before = FindById(verifier.before().roots, id);
+  const std::string now = after ? *after : (before ? before->value : std::string());
+  if (now == *plan_.expect_value) {
+    v.effect = "observed";
+    v.reason = "the field reads the text asked for (" + of + " of " + of +
+               " characters delivered)" + (after ? "" : ", as it did before") + "; " + v.reason;
+    return OkStatus();
+  }
+  if (!after) {
+    if (replace) {
+      return MakeError(ErrorCode::kUnsupported, "replacing the text of " + Describe(*plan_.target) +
+                                                    " changed nothing: it still reads \"" +
+                                                    SanitiseForDisplay(now, 60) + "\" (0 of " + of +
+                                                    " characters delivered)");
+    }
+    return OkStatus();  // the verifier's verdict: unverified or none
+  }
+  size_t delivered = 0;
+  if (now.starts_with(plan_.typed_base) && asked.ok()) {
+    if (auto shown = DecodeUtf8(std::string_view(now).substr(plan_.typed_base.size()));
+        shown.ok()) {
+      delivered = DeliveredChars(*asked, *shown);
+    }
+  }
+  return MakeError(ErrorCode::kUnsupported,
+                   "typed " + of + " characters into " + Describe(*plan_.target) +
+                       ", but it reads \"" + SanitiseForDisplay(now, 80) + "\", not \"" +
+                       SanitiseForDisplay(*plan_.expect_value, 80) + "\" (" +
+                       std::to_string(delivered) + " of " + of + " characters delivered" +
+                       (typing_unsure_.empty() ? "" : "; " + typing_unsure_) + ")");
+}
+
+// A click on an element its own tree marks disabled does nothing: a Save
+// button clicked a moment after a file name was typed, while still
+// disabled, saved nothing. The click waits until the element is enabled,
+// within the request's timeout, and says so; else it is refused, with
+// nothing sent. The observation it was enabled in becomes the before state,
+// so its enabling is not taken for the click's effect.
+Status Executor::AwaitEnabled() {
+  if (request_.kind != ActionKind::kClick || !plan_.target || !KnownDisabled(*plan_.target)) {
+    return OkStatus();
+  }
+  const auto start = Clock::now();
+  const auto deadline = start + request_.timeout;
+  while (plan_.pid > 0 && Clock::now() < deadline) {
+    std::this_thread::sleep_for(kEnabledPoll);
+    auto obs = lease_.observer->RefreshApp(plan_.pid, request_.timeout);
+    if (!obs.ok()) break;
+    const Node* n = FindById(obs->snapshot.roots, plan_.target->id);
+    if (n == nullptr) break;
+    if (KnownDisabled(*n)) continue;
+    plan_.target = Shallow(*n);
+    plan_.snapshot = std::move(obs->snapshot);
+    result_.target = plan_.target;
+    result_.notes.push_back(Describe(*plan_.target) + " was disabled; clicked once it was " +
+                            "enabled, " + std::to_string(static_cast<int>(MsSince(start))) +
+                            " ms later");
+    return OkStatus();
+  }
+  return MakeError(ErrorCode::kUnsupported,
+                   Describe(*plan_.target) + " is disabled (its application marks it so) and " +
+                       "did not become enabled within " + std::to_string(request_.timeout.count()) +
+                       " ms: nothing was clicked. Do what enables it first, or click again later");
 }
 
 // Gives keyboard input a home: the element takes the focus (through
@@ -1416,6 +1620,7 @@ Result<ActionResult> Executor::Run() {
   }
   if (auto st = ChoosePath(); !st.ok()) return st.error();
   result_.target = plan_.target;
+  if (auto st = AwaitEnabled(); !st.ok()) return st.error();
 
   VerifyScope scope;
   scope.pid = plan_.pid;
@@ -1433,6 +1638,7 @@ Result<ActionResult> Executor::Run() {
   }
   if (!plan_.effect_anywhere) scope.evidence = plan_.evidence;
   scope.moving = request_.kind == ActionKind::kScroll || request_.kind == ActionKind::kDrag;
+  if (plan_.target) scope.target_id = plan_.target->id;
   scope.button_press = plan_.on_button && plan_.path == Path::kAction;
   scope.pointer_on_button =
       plan_.on_button && plan_.path == Path::kXTest && request_.kind == ActionKind::kClick;
@@ -1470,7 +1676,9 @@ Result<ActionResult> Executor::Run() {
     return st.error();
   }
   result_.verification = verifier.Wait(request_.cancelled);
-  if (auto checked = CheckText(verifier); !checked.ok()) {
+  Status checked = CheckText(verifier);
+  if (checked.ok()) checked = JudgeText(verifier);
+  if (!checked.ok()) {
     action.Record(Outcome(checked.error().message));
     return checked.error();
   }

@@ -39,6 +39,57 @@ bool Usable(const Node& n, ActionKind kind) {
   return true;
 }
 
+// Text goes into a field; a label the text names stands for its field.
+bool TakesText(ActionKind kind) {
+  return kind == ActionKind::kTypeText || kind == ActionKind::kSetValue;
+}
+
+bool IsLabelRole(Role r) { return r == Role::kLabel || r == Role::kText; }
+
+// How far from its label a field may sit: to the right in the same row, or
+// below it.
+constexpr int kBesideReach = 400;
+constexpr int kBelowReach = 80;
+// Labels and fields touch or overlap by a few pixels in some layouts.
+constexpr int kTouch = 4;
+
+// The field `label` labels, for an action of `kind`: nodes carry no label
+// relations, so by place — the nearest usable element of the same window
+// whose box spans the label's middle row and starts at or past its right
+// edge, else the nearest whose columns overlap the label's and which starts
+// at or below its bottom. Null when there is none.
+const Node* FieldOfLabel(const std::vector<Node>& roots, const Node& label, ActionKind kind) {
+  if (!label.bounds || label.bounds->Empty()) return nullptr;
+  const Rect& l = *label.bounds;
+  const int middle = l.y + l.h / 2;
+  const Node* beside = nullptr;
+  int beside_gap = 0;
+  const Node* below = nullptr;
+  int below_gap = 0;
+  ForEachNode(roots, [&](const Node& n, int) {
+    if (&n == &label || n.pid != label.pid || n.window != label.window || !n.bounds ||
+        n.bounds->Empty() || IsLabelRole(n.role) || !Usable(n, kind) ||
+        (label.Has(State::kShowing) && !n.Has(State::kShowing))) {
+      return;
+    }
+    const Rect& f = *n.bounds;
+    const int right_gap = f.x - (l.x + l.w);
+    if (f.y <= middle && middle < f.y + f.h && right_gap >= -kTouch && right_gap <= kBesideReach &&
+        (beside == nullptr || right_gap < beside_gap)) {
+      beside = &n;
+      beside_gap = right_gap;
+    }
+    const int down_gap = f.y - (l.y + l.h);
+    const bool columns_overlap = f.x < l.x + l.w && l.x < f.x + f.w;
+    if (columns_overlap && down_gap >= -kTouch && down_gap <= kBelowReach &&
+        (below == nullptr || down_gap < below_gap)) {
+      below = &n;
+      below_gap = down_gap;
+    }
+  });
+  return beside != nullptr ? beside : below;
+}
+
 Node Shallow(const Node& n) {
   Node c = n;
   c.children.clear();
@@ -83,21 +134,59 @@ Result<NamedTargetResolution> ChooseNamedTarget(const std::vector<Node>& roots,
   NamedTargetResolution out;
   out.matches = static_cast<int>(matches.size());
 
-  std::vector<const FindMatch*> usable;
+  // An element the action can use, with the score of the label that named
+  // it (its own, or its label's).
+  struct Candidate {
+    const Node* node;
+    double score;
+  };
+  std::vector<Candidate> usable;
+  auto add = [&](const Node* node, double score) {
+    for (Candidate& c : usable) {
+      if (c.node == node) {
+        c.score = std::max(c.score, score);
+        return;
+      }
+    }
+    usable.push_back({node, score});
+  };
+  std::vector<const FindMatch*> labels;  // labels matched for text, which no field was found for
   for (const FindMatch* m : matches) {
-    if (Usable(*m->node, kind)) usable.push_back(m);
+    if (Usable(*m->node, kind)) {
+      add(m->node, m->score);
+    } else if (TakesText(kind) && IsLabelRole(m->node->role)) {
+      // Text never goes into the label itself: "City" clicked the label,
+      // and the text landed in the field that had the focus.
+      if (const Node* field = FieldOfLabel(roots, *m->node, kind)) {
+        add(field, m->score);
+      } else {
+        labels.push_back(m);
+      }
+    }
   }
-  if (!usable.empty()) matches = std::move(usable);
-  const bool any_full = std::any_of(matches.begin(), matches.end(),
-                                    [](const FindMatch* m) { return m->score >= kFullMatch; });
+  if (usable.empty() && TakesText(kind)) {
+    const Node& first = labels.empty() ? *matches.front()->node : *labels.front()->node;
+    return MakeError(ErrorCode::kNotFound,
+                     "\"" + SanitiseForDisplay(target.name, 80) + "\" names " +
+                         std::string(RoleName(first.role)) + " " + first.id +
+                         (labels.empty() ? ", which takes no text,"
+                                         : ", and no field sits to its right or below it,") +
+                         " and nothing named so takes text: act on the field by its ID (observe "
+                         "or find shows it)");
+  }
+  if (usable.empty()) {
+    for (const FindMatch* m : matches) usable.push_back({m->node, m->score});
+  }
+  const bool any_full = std::any_of(usable.begin(), usable.end(),
+                                    [](const Candidate& c) { return c.score >= kFullMatch; });
   if (any_full) {
-    std::erase_if(matches, [](const FindMatch* m) { return m->score < kFullMatch; });
+    std::erase_if(usable, [](const Candidate& c) { return c.score < kFullMatch; });
   }
-  out.id = matches.front()->node->id;
-  out.candidate_count = static_cast<int>(matches.size());
-  for (const FindMatch* m : matches) {
+  out.id = usable.front().node->id;
+  out.candidate_count = static_cast<int>(usable.size());
+  for (const Candidate& c : usable) {
     if (out.candidates.size() == kMaxListedCandidates) break;
-    out.candidates.push_back(Shallow(*m->node));
+    out.candidates.push_back(Shallow(*c.node));
   }
   return out;
 }

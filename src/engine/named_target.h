@@ -9,7 +9,12 @@
 //   2. narrowed to those the action can use when there are any: editable
 //      text for type_text, a value or text for set_value, something
 //      interactive (a role people act on, or accessibility actions) for
-//      click and press_keys — so "Email" names the field, not its label;
+//      click and press_keys — so "Email" names the field, not its label.
+//      For type_text and set_value a label matched stands for the field it
+//      labels: nodes carry no label relation, so the field beside it (the
+//      nearest usable element of its window to its right in its row), else
+//      below it (columns overlapping). Text never goes to a label: when
+//      nothing named takes text, NotFound;
 //   3. then to the full matches (the same text once case, accents,
 //      punctuation and spaces are ignored) when there is one: "Save" names
 //      the "Save" button, not "Save as…". Without a full match every

@@ -139,6 +139,17 @@ bool FocusOnly(const TreeDiff& d) {
   return true;
 }
 
+// Whether the tree's only change is `target` gaining "enabled" (and
+// nothing else about it).
+bool OwnEnablingOnly(const TreeDiff& d, const std::string& target) {
+  if (target.empty() || !d.added.empty() || !d.removed.empty() || d.changed.size() != 1) {
+    return false;
+  }
+  const NodeChange& c = d.changed[0];
+  return c.id == target && c.fields.empty() && c.states_removed.empty() &&
+         c.states_added == std::vector<std::string>{"enabled"};
+}
+
 std::string Counts(const TreeDiff& d) {
   return std::to_string(d.added.size()) + " added, " + std::to_string(d.removed.size()) +
          " removed, " + std::to_string(d.changed.size()) + " changed";
@@ -375,6 +386,9 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
   // compared changed).
   std::optional<Clock::time_point> last_pixel_change;
   bool tree_changed = false;
+  // The tree's only change is the target enabling itself (VerifyScope::
+  // target_id): neither it nor the target's repaint is evidence.
+  bool own_enabling = false;
   bool pixel_evidence = false;
   bool tree_warned = false;
   bool windows_warned = false;
@@ -413,7 +427,8 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
     }
     after_roots = std::move(obs->snapshot.roots);
     v.tree = DiffTrees(before_.roots, after_roots);
-    tree_changed = !v.tree.empty();
+    own_enabling = OwnEnablingOnly(v.tree, scope_.target_id);
+    tree_changed = !v.tree.empty() && !own_enabling;
     return true;
   };
   // The windows now against those before: opened and closed ones into `v`,
@@ -533,7 +548,7 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
     bool repaint_seen = false;
     if (v.pixels.captured && poll) {
       const std::vector<Rect> evidence_areas{scope_.evidence ? *scope_.evidence : *scope_.region};
-      pixel_evidence = v.pixels.bounds.has_value() &&
+      pixel_evidence = !own_enabling && v.pixels.bounds.has_value() &&
                        ChangedWithin(poll->before, poll->after, poll->region, evidence_areas,
                                      /*ignore_caret=*/true);
       if (tree_changed) {
@@ -681,6 +696,11 @@ Verification Verifier::Wait(const std::function<bool()>& cancelled) {
   } else if (pixel_evidence) {
     v.effect = "observed";
     v.reason = "pixels changed at the target; the accessibility tree shows no change";
+  } else if (own_enabling) {
+    v.effect = "none";
+    v.reason = "only the target itself changed: it became enabled within " +
+               std::to_string(options_.settle.count()) +
+               " ms, which is its own state, not the action's effect";
   } else {
     v.effect = "none";
     v.reason = "nothing changed in the tree" +

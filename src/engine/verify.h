@@ -108,6 +108,11 @@ struct VerifyScope {
   // Chromium scrolls smoothly, and its tree showed a dragged slider's
   // value at the press before the one at the release.
   bool moving = false;
+  // The element acted on ("" = none). Its own enabling (the tree's only
+  // change: it gained "enabled") is not the action's effect, nor is its
+  // repaint: a Save button clicked while still disabled became enabled
+  // during the settle, and that was reported as the click's effect.
+  std::string target_id;
 };
 
 // A top-level window the action opened or closed.

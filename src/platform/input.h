@@ -55,6 +55,11 @@ struct TypeOptions {
   // app did not catch up in time and its text is not the one typed into),
   // return {typed, typed}. Empty = wait a fixed settle time.
   std::function<TypedShown(size_t typed)> wait_handled;
+  // Told, in words, when the backend could not tell that the application
+  // had handled the keys before it restored the keymap (it then waited a
+  // fixed time, and characters it typed through spare key codes may be
+  // lost). May be empty.
+  std::function<void(std::string_view why)> unsure;
 };
 
 class Input {

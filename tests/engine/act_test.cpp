@@ -752,13 +752,44 @@ TEST_F(ActTest, TextReadBackWrongIsTypedOverOnceWithSelectAll) {
   r.target.id = Id(Role::kTextField, "Email");
   r.text = "100";
   auto result = Act(r);
-  ASSERT_TRUE(result.ok()) << result.error().message;
   EXPECT_EQ(input_->events(),
             (std::vector<std::string>{"chord End", "type 100", "chord ctrl+a", "type 100"}));
   EXPECT_EQ(email->value, "10") << "the fake drops a key each time";
+  // Still wrong after typing it over: a failure saying what arrived, never
+  // "observed".
+  ASSERT_FALSE(result.ok()) << FormatActionResult(*result);
+  EXPECT_NE(result.error().message.find("reads \"10\""), std::string::npos)
+      << result.error().message;
+  EXPECT_NE(result.error().message.find("2 of 3 characters delivered"), std::string::npos)
+      << result.error().message;
+  EXPECT_FALSE(gate_->entries().back().outcome.error.empty()) << "the audit log has the failure";
+
+  drops = 1;
+  email->value = "";
+  input_->clear();
+  input_->on_event = [&](const std::string& e) {
+    if (e == "chord ctrl+a") all_selected = true;
+    if (!e.starts_with("type ")) return;
+    email->value = all_selected ? e.substr(5) : email->value + e.substr(5);
+    all_selected = false;
+    if (drops-- > 0) email->value.pop_back();  // only the first typing loses a key
+  };
+  result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_EQ(email->value, "100");
   EXPECT_EQ(result->verification->effect, "observed");
+  EXPECT_NE(result->verification->reason.find("3 of 3 characters delivered"), std::string::npos)
+      << result->verification->reason;
   ASSERT_FALSE(result->notes.empty());
   EXPECT_NE(result->notes.back().find("typed the whole text again (once)"), std::string::npos);
+  input_->on_event = [&](const std::string& e) {
+    if (e == "chord ctrl+a") all_selected = true;
+    if (!e.starts_with("type ")) return;
+    std::string typed = e.substr(5);
+    for (int i = 0; i < drops && !typed.empty(); ++i) typed.pop_back();
+    email->value = all_selected ? typed : email->value + typed;
+    all_selected = false;
+  };
 
   drops = 0;
   email->value = "ab";
@@ -929,6 +960,166 @@ TEST_F(ActTest, AFailedActionIsRecordedWithItsError) {
   EXPECT_TRUE(entries[0].recorded);
   EXPECT_FALSE(entries[0].outcome.performed);
   EXPECT_EQ(entries[0].outcome.error, "the button is gone");
+}
+
+// Typed text that arrives damaged (a busy app translated 'ä' with the
+// keymap already restored: "Mär" became "Mr") is a failure that says how
+// many characters arrived — it was "typed 3 characters, effect: observed".
+TEST_F(ActTest, TypedTextReadBackDamagedIsAFailureSayingWhatArrived) {
+  Node* email = ax_->Find(Role::kTextField, "Email");
+  input_->on_event = [&](const std::string& e) {
+    if (e == "chord ctrl+a") email->value.clear();
+    if (!e.starts_with("type ")) return;
+    std::string typed = e.substr(5);
+    if (auto at = typed.find("ä"); at != std::string::npos) typed.erase(at, 2);
+    email->value += typed;
+  };
+  ActionRequest r;
+  r.kind = ActionKind::kTypeText;
+  r.target.id = Id(Role::kTextField, "Email");
+  r.text = "Mär";
+  auto result = Act(r);
+  ASSERT_FALSE(result.ok()) << FormatActionResult(*result);
+  EXPECT_EQ(email->value, "Mr");
+  EXPECT_NE(result.error().message.find("typed 3 characters"), std::string::npos)
+      << result.error().message;
+  EXPECT_NE(result.error().message.find("2 of 3 characters delivered"), std::string::npos)
+      << result.error().message;
+}
+
+// Keys whose effect no tree reads back where they were typed (a Tab that
+// moves on, a Return that may submit, a field found in pixels, the focused
+// element unnamed): the text is "unverified", with why, never "observed" on
+// the strength of some other change.
+TEST_F(ActTest, TypedTextNothingReadsBackIsUnverifiedWithWhy) {
+  Node* email = ax_->Find(Role::kTextField, "Email");
+  input_->on_event = [&](const std::string& e) {
+    if (e.starts_with("type ")) email->value += "Jan";
+  };
+  ActionRequest r;
+  r.kind = ActionKind::kTypeText;
+  r.target.id = Id(Role::kTextField, "Email");
+  r.text = "Jan\t120\nFeb\t95.5\n";
+  auto result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_EQ(result->verification->effect, "unverified") << FormatActionResult(*result);
+  EXPECT_NE(result->verification->reason.find("typed 16 characters"), std::string::npos)
+      << result->verification->reason;
+  EXPECT_NE(result->verification->reason.find("Tab, Return"), std::string::npos)
+      << result->verification->reason;
+
+  r.target.id.clear();  // whatever has the focus
+  r.text = "Grüße";
+  result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_EQ(result->verification->effect, "unverified") << FormatActionResult(*result);
+  EXPECT_NE(result->verification->reason.find("no element was named"), std::string::npos)
+      << result->verification->reason;
+}
+
+// A replace the app ignores through EditableText is tried again with input
+// (focus, select all, type); still changing nothing, it is a failure — it
+// was "effect: none" with exit 0 through input.
+TEST_F(ActTest, AReplaceThatChangesNothingFailsAfterTheInputFallback) {
+  ax_->react = false;
+  ActionRequest r;
+  r.kind = ActionKind::kTypeText;
+  r.target.id = Id(Role::kTextField, "Email");
+  r.text = "ada@example.org";
+  r.replace = true;
+  auto result = Act(r);
+  ASSERT_FALSE(result.ok()) << FormatActionResult(*result);
+  EXPECT_NE(result.error().message.find("changed nothing"), std::string::npos)
+      << result.error().message;
+  EXPECT_EQ(input_->events(), (std::vector<std::string>{"chord ctrl+a", "type ada@example.org"}))
+      << "the input fallback was tried";
+
+  input_->clear();
+  r.via = Via::kXTest;
+  result = Act(r);
+  ASSERT_FALSE(result.ok()) << FormatActionResult(*result);
+  EXPECT_NE(result.error().message.find("0 of 15 characters delivered"), std::string::npos)
+      << result.error().message;
+
+  // The fallback that works: the text arrives through input.
+  Node* email = ax_->Find(Role::kTextField, "Email");
+  input_->on_event = [&](const std::string& e) {
+    if (e.starts_with("type ")) email->value = e.substr(5);
+  };
+  r.via = Via::kAuto;
+  result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_EQ(result->via, "xtest");
+  EXPECT_EQ(result->verification->effect, "observed") << FormatActionResult(*result);
+  EXPECT_NE(result->method.find("SetTextContents (changed nothing), then"), std::string::npos)
+      << result->method;
+}
+
+// A newline never goes into a one-line field as a character (SetTextContents
+// would put it there as it is): an error up front, nothing sent.
+TEST_F(ActTest, ANewlineIsNeverPutIntoAOneLineField) {
+  ActionRequest r;
+  r.kind = ActionKind::kSetValue;
+  r.target.id = Id(Role::kTextField, "Email");
+  r.text = "ada@example.org\nsecond line";
+  auto result = Act(r);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(result.error().message.find("holds one line"), std::string::npos)
+      << result.error().message;
+  EXPECT_TRUE(input_->events().empty());
+  for (const std::string& call : ax_->calls()) EXPECT_FALSE(call.starts_with("set_text")) << call;
+}
+
+// A click on a button its tree marks disabled is not sent while it is: it
+// waits until the button is enabled (and says so), or is refused.
+TEST_F(ActTest, AClickOnADisabledButtonWaitsUntilItIsEnabledOrIsRefused) {
+  ax_->Find(Role::kButton, "Login")->states.Set(State::kEnabled, false);
+  ActionRequest click = Click(Id(Role::kButton, "Login"));
+  click.timeout = std::chrono::milliseconds(300);
+  auto refused = Act(click);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("is disabled"), std::string::npos)
+      << refused.error().message;
+  for (const std::string& call : ax_->calls()) EXPECT_FALSE(call.starts_with("do_action")) << call;
+  EXPECT_TRUE(input_->events().empty());
+
+  int trees = 0;
+  ax_->before_tree = [&](test::FakeAccessibility& ax) {
+    if (++trees == 3) ax.Find(Role::kButton, "Login")->states.Set(State::kEnabled, true);
+  };
+  click.timeout = std::chrono::milliseconds(2000);
+  auto waited = Act(click);
+  ASSERT_TRUE(waited.ok()) << waited.error().message;
+  EXPECT_TRUE(waited->performed);
+  bool said = false;
+  for (const std::string& n : waited->notes)
+    said = said || n.find("was disabled") != std::string::npos;
+  EXPECT_TRUE(said) << FormatActionResult(*waited);
+  // Its enabling happened before the click: not the click's effect.
+  for (const NodeChange& c : waited->verification->tree.changed) {
+    EXPECT_TRUE(c.states_added != std::vector<std::string>{"enabled"})
+        << FormatActionResult(*waited);
+  }
+}
+
+// The target turning enabled on its own during the settle is its own state,
+// not the action's effect (a Save button clicked while disabled was reported
+// "observed: states +enabled").
+TEST_F(ActTest, TheTargetEnablingItselfIsNotTheEffect) {
+  Node* label = ax_->Find(Role::kLabel, "Not logged in");
+  label->states.Set(State::kEnabled, false);
+  input_->on_event = [&](const std::string& e) {
+    if (e.starts_with("click")) {
+      label->states.Set(State::kEnabled, true);
+      capture_->Fill(Rect{110, 230, 200, 20}, 255, 0, 0);  // its repaint
+    }
+  };
+  auto r = Act(Click(Id(Role::kLabel, "Not logged in")));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->verification->effect, "none") << FormatActionResult(*r);
+  EXPECT_NE(r->verification->reason.find("became enabled"), std::string::npos)
+      << r->verification->reason;
 }
 
 TEST(ActTargetTest, ParsesIdsAndPoints) {

@@ -93,5 +93,67 @@ TEST(NamedTarget, EmptyAndUnknownNamesAreClearErrors) {
   EXPECT_NE(unknown.error().message.find("Frobnicate"), std::string::npos);
 }
 
+// A form whose fields carry no name and no relation to their labels, as
+// GTK draws a label and an entry side by side: only their places tie them.
+std::vector<Node> UnnamedFields() {
+  auto node = [](Role role, std::string name, Rect bounds) {
+    Node n;
+    n.role = role;
+    n.name = std::move(name);
+    n.bounds = bounds;
+    n.app = "form";
+    n.pid = 77;
+    n.states.Set(State::kEnabled);
+    n.states.Set(State::kShowing);
+    if (role == Role::kTextField) n.states.Set(State::kEditable);
+    return n;
+  };
+  Node window = node(Role::kWindow, "Form", {0, 0, 400, 300});
+  Node first = node(Role::kTextField, "", {110, 18, 200, 24});
+  first.states.Set(State::kFocused);
+  window.children = {node(Role::kLabel, "First name", {20, 20, 80, 20}),
+                     first,
+                     node(Role::kLabel, "City", {20, 60, 40, 20}),
+                     node(Role::kTextField, "", {110, 58, 200, 24}),
+                     node(Role::kLabel, "Notes", {20, 100, 50, 20}),
+                     node(Role::kTextField, "", {20, 124, 290, 24}),
+                     node(Role::kLabel, "Alone", {20, 250, 50, 20}),
+                     node(Role::kButton, "OK", {320, 250, 60, 24})};
+  Node app = node(Role::kApplication, "form", {0, 0, 400, 300});
+  app.children = {window};
+  std::vector<Node> roots{app};
+  AssignIds(roots);
+  return roots;
+}
+
+// "type --name City" clicked the label and typed into the focused First
+// name field: for text, a label stands for the field beside it (to its
+// right in its row, else below it), never for itself.
+TEST(NamedTarget, ALabelNamesTheFieldBesideOrBelowItForText) {
+  auto roots = UnnamedFields();
+  const Node& window = roots[0].children[0];
+  auto city = ChooseNamedTarget(roots, Label("City"), ActionKind::kTypeText);
+  ASSERT_TRUE(city.ok()) << city.error().message;
+  EXPECT_EQ(city->id, window.children[3].id) << "the field right of \"City\"";
+  EXPECT_EQ(city->candidate_count, 1);
+  auto notes = ChooseNamedTarget(roots, Label("Notes"), ActionKind::kSetValue);
+  ASSERT_TRUE(notes.ok()) << notes.error().message;
+  EXPECT_EQ(notes->id, window.children[5].id) << "the field below \"Notes\"";
+  auto first = ChooseNamedTarget(roots, Label("first name"), ActionKind::kTypeText);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->id, window.children[1].id);
+
+  // A label with no field beside or below it names nothing to type into.
+  auto alone = ChooseNamedTarget(roots, Label("Alone"), ActionKind::kTypeText);
+  ASSERT_FALSE(alone.ok());
+  EXPECT_EQ(alone.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(alone.error().message.find("no field sits to its right or below it"), std::string::npos)
+      << alone.error().message;
+  // A click still names what it names.
+  auto click = ChooseNamedTarget(roots, Label("City"), ActionKind::kClick);
+  ASSERT_TRUE(click.ok());
+  EXPECT_EQ(click->id, window.children[2].id);
+}
+
 }  // namespace
 }  // namespace uiscope

@@ -114,9 +114,14 @@ class SpareBinder {
   // `wait_handled` (may be empty: then `settle`) is asked, with the number
   // of characters typed so far (see `typed`), before codes are rebound and
   // before they are restored.
+  // `handled` is asked first each time: true once the app is seen to have
+  // handled the keys sent (XTestInput::AppHandled); false means it could
+  // not be told, and the fixed `settle` is waited unless `wait_handled`
+  // watches the app.
   SpareBinder(Display* d, int per_code, std::vector<unsigned int> spares,
               std::chrono::milliseconds settle, std::chrono::milliseconds rebind_settle,
-              std::function<TypedShown(size_t)> wait_handled, int* bindings)
+              std::function<TypedShown(size_t)> wait_handled, std::function<bool()> handled,
+              int* bindings)
       : d_(d),
         per_code_(per_code),
         spares_(spares),
@@ -124,6 +129,7 @@ class SpareBinder {
         settle_(settle),
         rebind_settle_(rebind_settle),
         wait_handled_(std::move(wait_handled)),
+        handled_(std::move(handled)),
         bindings_(bindings) {}
   ~SpareBinder() { Restore(); }
 
@@ -199,8 +205,9 @@ class SpareBinder {
   TypedShown WaitHandled() {
     XSync(d_, False);
     used_since_settle_ = false;
+    const bool handled = handled_ && handled_();
     if (wait_handled_) return wait_handled_(typed);
-    std::this_thread::sleep_for(settle_);
+    if (!handled) std::this_thread::sleep_for(settle_);
     return {typed, typed};
   }
 
@@ -239,6 +246,7 @@ class SpareBinder {
   std::chrono::milliseconds settle_;
   std::chrono::milliseconds rebind_settle_;
   std::function<TypedShown(size_t)> wait_handled_;
+  std::function<bool()> handled_;
   int* bindings_;
   std::unordered_map<Keysym, unsigned int> bound_;
   std::vector<unsigned int> touched_;  // codes bound at some point: restored at the end
@@ -412,8 +420,10 @@ Status XTestInput::PressChord(const KeyChord& chord) {
     }
     modifier_codes.push_back(stroke->code);
   }
-  SpareBinder binder(d, keymap->per_code, keymap->SpareCodes(options_.max_spare_codes),
-                     options_.remap_settle, options_.rebind_settle, nullptr, &spare_bindings_);
+  HandledCheck check;
+  SpareBinder binder(
+      d, keymap->per_code, keymap->SpareCodes(options_.max_spare_codes), options_.remap_settle,
+      options_.rebind_settle, nullptr, [&] { return AppHandled(check); }, &spare_bindings_);
   std::optional<Stroke> key;
   if (chord.key) {
     key = keymap->Find(*chord.key);
@@ -449,6 +459,108 @@ Status XTestInput::PressChord(const KeyChord& chord) {
   return status.ok() ? synced : status;
 }
 
+namespace {
+
+// Whether `w` lists _NET_WM_PING among its WM_PROTOCOLS.
+bool AnswersPing(Display* d, Window w, Atom ping) {
+  Atom* protocols = nullptr;
+  int count = 0;
+  if (!XGetWMProtocols(d, w, &protocols, &count)) return false;
+  XPtr<Atom> owned(protocols);
+  return std::find(protocols, protocols + count, ping) != protocols + count;
+}
+
+// The window with the keyboard focus, or its nearest ancestor, that answers
+// _NET_WM_PING (the focus may sit on a child of the top-level: a focus
+// proxy); None when there is none.
+Window PingableFocus(Display* d, Atom ping) {
+  Window focus = None;
+  int revert = 0;
+  XGetInputFocus(d, &focus, &revert);
+  const Window root = DefaultRootWindow(d);
+  for (int depth = 0; focus != None && focus != PointerRoot && focus != root && depth < 32;
+       ++depth) {
+    if (AnswersPing(d, focus, ping)) return focus;
+    Window parent = None, r = None;
+    Window* children = nullptr;
+    unsigned int n = 0;
+    if (!XQueryTree(d, focus, &r, &parent, &children, &n)) return None;
+    XPtr<Window> owned(children);
+    focus = parent;
+  }
+  return None;
+}
+
+}  // namespace
+
+bool XTestInput::AppHandled(HandledCheck& check) {
+  if (check.gave_up) return false;
+  auto give_up = [&](const std::string& why) {
+    check.gave_up = true;
+    if (check.unsure) check.unsure(why);
+    return false;
+  };
+  Display* d = display_->raw();
+  const Atom protocols = XInternAtom(d, "WM_PROTOCOLS", False);
+  const Atom ping = XInternAtom(d, "_NET_WM_PING", False);
+  const Window target = PingableFocus(d, ping);
+  if (target == None) {
+    return give_up("the window with the keyboard focus does not answer _NET_WM_PING (waited " +
+                   std::to_string(options_.remap_settle.count()) + " ms instead)");
+  }
+  // The answer is the same message sent to the root window for the
+  // substructure masks (EWMH): listened for on the root while it comes.
+  const Window root = DefaultRootWindow(d);
+  XWindowAttributes attrs;
+  const long mask = XGetWindowAttributes(d, root, &attrs) ? attrs.your_event_mask : NoEventMask;
+  XSelectInput(d, root, mask | SubstructureNotifyMask);
+  const long stamp = ++pings_;
+  XEvent e{};
+  e.xclient.type = ClientMessage;
+  e.xclient.window = target;
+  e.xclient.message_type = protocols;
+  e.xclient.format = 32;
+  e.xclient.data.l[0] = static_cast<long>(ping);
+  e.xclient.data.l[1] = stamp;
+  e.xclient.data.l[2] = static_cast<long>(target);
+  XSendEvent(d, target, False, NoEventMask, &e);
+  XSync(d, False);
+  struct Want {
+    Atom protocols, ping;
+    long stamp;
+  } want{protocols, ping, stamp};
+  auto is_answer = [](Display*, XEvent* ev, XPointer arg) -> Bool {
+    const Want* w = reinterpret_cast<const Want*>(arg);
+    return ev->type == ClientMessage && ev->xclient.message_type == w->protocols &&
+           ev->xclient.format == 32 && static_cast<Atom>(ev->xclient.data.l[0]) == w->ping &&
+           ev->xclient.data.l[1] == w->stamp;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + options_.handled_timeout;
+  bool answered = false;
+  while (!answered) {
+    XEvent got;
+    if (XCheckIfEvent(d, &got, is_answer, reinterpret_cast<XPointer>(&want))) {
+      answered = true;
+      break;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    XSync(d, False);
+  }
+  XSelectInput(d, root, mask);
+  // Drop the root's substructure events that came meanwhile: nothing else
+  // reads this connection's events.
+  XSync(d, True);
+  if (!answered) {
+    return give_up("the application did not answer a _NET_WM_PING within " +
+                   std::to_string(options_.handled_timeout.count()) +
+                   " ms (busy or hung): the keymap was restored without knowing that it had "
+                   "read its keys");
+  }
+  return true;
+}
+
 Status XTestInput::TypeText(std::string_view utf8, const TypeOptions& options) {
   auto syms = KeysymsForText(utf8);
   if (!syms.ok()) return syms.error();
@@ -462,9 +574,12 @@ Status XTestInput::TypeKeysyms(const std::vector<Keysym>& syms, const TypeOption
   if (!keymap) return MakeError(ErrorCode::kUnavailable, "cannot read the keyboard map");
   auto shift = keymap->Find(keysym::kShiftL);
   auto backspace = keymap->Find(keysym::kBackSpace);
-  SpareBinder binder(d, keymap->per_code, keymap->SpareCodes(options_.max_spare_codes),
-                     options_.remap_settle, options_.rebind_settle, options.wait_handled,
-                     &spare_bindings_);
+  HandledCheck check;
+  check.unsure = options.unsure;
+  SpareBinder binder(
+      d, keymap->per_code, keymap->SpareCodes(options_.max_spare_codes), options_.remap_settle,
+      options_.rebind_settle, options.wait_handled, [&] { return AppHandled(check); },
+      &spare_bindings_);
   std::vector<Keysym> missing;
   for (Keysym sym : syms) {
     if (!keymap->Find(sym)) missing.push_back(sym);

@@ -15,8 +15,17 @@
 // events that used it turns them into other characters or none (seen: an
 // 'ä' typed as '屋' by a busy GTK entry 60 ms after it was sent). So before
 // a spare code is rebound, and before the keymap is restored, the backend
-// asks TypeOptions::wait_handled (the engine watches the element's text
-// until the app shows what was sent) or, without one, waits `remap_settle`.
+// first asks the app itself: a _NET_WM_PING (EWMH) sent to the window with
+// the keyboard focus reaches the app after the key events, in order, and
+// GDK, Qt and Chromium answer it from their event loop, after translating
+// the keys before it; so the answer means the keys were read with the
+// keymap as sent. Then it asks TypeOptions::wait_handled (the engine
+// watches the element's text until the app shows what was sent). A window
+// that does not answer pings (none has the focus, Tk), or an app that does
+// not answer within `handled_timeout` (busy or hung), leaves the backend
+// unsure: it says so (TypeOptions::unsure) and waits `remap_settle`. Seen
+// before the ping: a GTK window whose main loop slept 300 ms on a key lost
+// every 'ä' after it, restored 100 ms after it was sent.
 // Texts within the spare-code budget pay that once, at the end. Beyond it,
 // codes are rebound in batches (the next distinct characters the text
 // needs), each after one such wait and followed by a pause
@@ -39,6 +48,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,7 +61,10 @@ namespace uiscope::x11 {
 struct XTestOptions {
   // Wait before rebinding a used spare key code and before restoring the
   // keymap when the caller gives no TypeOptions::wait_handled (see above).
-  std::chrono::milliseconds remap_settle{100};
+  std::chrono::milliseconds remap_settle{250};
+  // How long the app gets to answer a _NET_WM_PING sent after the keys
+  // (see above) before the backend stops waiting for it for that call.
+  std::chrono::milliseconds handled_timeout{3000};
   // Pause after rebinding spare codes, before the keys that use them.
   std::chrono::milliseconds rebind_settle{40};
   // Pause between the motion steps of a drag, so toolkits see each one.
@@ -100,6 +113,16 @@ class XTestInput final : public Input {
   Status Button(unsigned int x_button, bool press);
   Status Key(unsigned int code, bool press);
   Status TypeKeysyms(const std::vector<Keysym>& syms, const TypeOptions& options);
+
+  // One call's asking whether the app handled its keys (AppHandled).
+  struct HandledCheck {
+    std::function<void(std::string_view)> unsure;  // TypeOptions::unsure
+    bool gave_up = false;                          // it could not be told once: not asked again
+  };
+  // Pings the window with the keyboard focus and waits for its answer
+  // (see above): true once the app answered, after every key sent before.
+  bool AppHandled(HandledCheck& check);
+  long pings_ = 0;  // the last ping's stamp
 
   // What Key() needs to keep a press out of its code's release millisecond.
   static constexpr std::chrono::milliseconds kSameKeyGap{2};
