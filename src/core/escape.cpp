@@ -127,6 +127,17 @@ bool EscapedForDisplay(char32_t cp) {
   return false;
 }
 
+size_t FindUnescaped(std::string_view text, bool allow_newline) {
+  for (size_t i = 0; i < text.size();) {
+    const size_t len = Utf8SequenceLength(text, i);
+    if (len == 0) return i;
+    const char32_t cp = DecodeUtf8(text, i, len);
+    if (EscapedForDisplay(cp) && !(allow_newline && cp == '\n')) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
 std::string SanitiseUtf8(std::string_view s, size_t max_chars) {
   std::string out;
   out.reserve(s.size());

@@ -64,6 +64,12 @@ std::string EscapeLinesForDisplay(std::string_view s, std::string_view indent);
 // and carriage return included). For tests and fuzzers that check its output.
 bool EscapedForDisplay(char32_t cp);
 
+// Where `text` holds what EscapeForDisplay never leaves: a malformed UTF-8
+// byte or a character it escapes ('\n' allowed when `allow_newline`, for
+// text of several printed lines). npos when there is none. For tests and
+// fuzzers that check a printer's output.
+size_t FindUnescaped(std::string_view text, bool allow_newline);
+
 // Length of the well-formed UTF-8 sequence starting at s[i] (RFC 3629: no
 // overlongs, no surrogates, nothing above U+10FFFF), or 0 if it is malformed.
 size_t Utf8SequenceLength(std::string_view s, size_t i);

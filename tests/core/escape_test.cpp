@@ -79,6 +79,24 @@ TEST(SanitiseUtf8Test, KeepsControlsForJsonAndFixesEncoding) {
   EXPECT_EQ(SanitiseUtf8("abcdef", 4), "abc…");
 }
 
+TEST(EscapeLinesForDisplayTest, EscapesEachLineAndIndentsTheRest) {
+  EXPECT_EQ(EscapeLinesForDisplay("one", "  "), "one");
+  EXPECT_EQ(EscapeLinesForDisplay("log:\nfoo\x1b[2J\nbar\r", "  "), "log:\n  foo\\u001b[2J\n  bar\\r");
+  EXPECT_EQ(EscapeLinesForDisplay("a\n", "> "), "a\n> ");
+}
+
+TEST(FindUnescapedTest, FindsWhatThePrinterNeverLeaves) {
+  EXPECT_EQ(FindUnescaped("plain «text» 保存", false), std::string_view::npos);
+  EXPECT_EQ(FindUnescaped("ab\x1b", false), 2u);
+  EXPECT_EQ(FindUnescaped("a\nb", false), 1u);
+  EXPECT_EQ(FindUnescaped("a\nb", true), std::string_view::npos);
+  EXPECT_EQ(FindUnescaped("x\u202E", true), 1u);
+  EXPECT_EQ(FindUnescaped("x\xff", true), 1u);
+  const std::string hostile = "a\r\n\x1b]52;c;x\x07\xC2\x9B\u2066\uFEFF\U000E0041\xC0\x8A";
+  EXPECT_EQ(FindUnescaped(EscapeForDisplay(hostile), false), std::string_view::npos);
+  EXPECT_EQ(FindUnescaped(QuoteForDisplay(hostile), false), std::string_view::npos);
+}
+
 TEST(EscapedForDisplayTest, ListsWhatIsEscaped) {
   EXPECT_TRUE(EscapedForDisplay(0x1b));
   EXPECT_TRUE(EscapedForDisplay(0x9b));

@@ -11,6 +11,7 @@
 #include "core/escape.h"
 #include "memory/audit_log.h"
 #include "memory/state_db.h"
+#include "printers.h"
 #include "safety/policy_config.h"
 
 namespace uiscope::cli {
@@ -27,7 +28,6 @@ std::string LocalTime(int64_t ms) {
   return out;
 }
 
-std::string Short(const std::string& hash) { return hash.size() > 8 ? hash.substr(0, 8) : hash; }
 
 // An in-flight entry whose writer is gone was cut off between the decision
 // and the outcome (killed, crashed): the action may or may not have
@@ -37,45 +37,6 @@ bool WriterAlive(const safety::AuditEntry& e) {
   return e.pid > 0 && (kill(e.pid, 0) == 0 || errno == EPERM);
 }
 
-std::string Line(const safety::AuditEntry& e) {
-  std::string line = LocalTime(e.time_ms) + "  ";
-  // Targets, app names, arguments, reasons and errors quote what apps and
-  // agents wrote: each goes through the one escaping printer, so none can
-  // rewrite another line of the terminal.
-  std::string decision = EscapeForDisplay(e.decision);
-  decision.resize(std::max<size_t>(decision.size(), 21), ' ');
-  std::string tool = EscapeForDisplay(e.tool);
-  tool.resize(std::max<size_t>(tool.size(), 13), ' ');
-  line += decision + " " + tool;
-  if (!e.target_desc.empty()) {
-    line += " " + EscapeForDisplay(e.target_desc);
-  } else if (!e.target.empty()) {
-    line += " " + EscapeForDisplay(e.target);
-  }
-  if (!e.app.empty()) line += " in " + EscapeForDisplay(e.app);
-  if (!e.session.empty()) line += " [" + EscapeForDisplay(e.session) + "]";
-  const std::string args =
-      e.arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (args != "{}") line += " " + EscapeForDisplay(args, 120);
-  if (!e.via.empty()) line += " via=" + EscapeForDisplay(e.via);
-  if (e.confirmed) line += " confirmed";
-  if (!e.token.empty()) line += " token=" + EscapeForDisplay(e.token);
-  if (!e.screen_before.empty() || !e.screen_after.empty()) {
-    line += " screen=" + EscapeForDisplay(Short(e.screen_before)) + "->" +
-            EscapeForDisplay(Short(e.screen_after));
-  }
-  if (!e.rule.empty()) {
-    line += "\n    " + EscapeForDisplay(e.rule) + ": " + EscapeForDisplay(e.reason);
-  }
-  if (!e.error.empty()) line += "\n    error: " + EscapeForDisplay(e.error);
-  if (e.decision == safety::decision::kInFlight) {
-    line += WriterAlive(e) ? "\n    in flight: process " + std::to_string(e.pid) +
-                                 " is performing it now"
-                           : "\n    no outcome: process " + std::to_string(e.pid) +
-                                 " ended before recording one; the action may have happened";
-  }
-  return line;
-}
 
 }  // namespace
 
@@ -137,7 +98,9 @@ int RunAuditCommand(const GlobalFlags& g, const AuditFlags& f) {
               << "\n";
     return kExitOk;
   }
-  for (const auto& e : entries) std::cout << Line(e) << "\n";
+  for (const auto& e : entries) {
+    std::cout << AuditLine(e, LocalTime(e.time_ms), WriterAlive(e)) << "\n";
+  }
   if (entries.empty())
     std::cerr << "uiscope: no audit entries" << (f.since.empty() ? "" : " since " + f.since)
               << " in " << path << "\n";

@@ -11,51 +11,11 @@
 #include "core/escape.h"
 #include "memory/safety_store.h"
 #include "memory/state_db.h"
+#include "printers.h"
 
 namespace uiscope::cli {
 namespace {
 
-// What the person approves is described by the app (its target's name, its
-// own name) and the agent (arguments, reason): every such field goes through
-// the one escaping printer, so no entry can rewrite another's line or the
-// terminal's title, clipboard or screen.
-std::string Describe(const safety::Confirmation& c, int64_t now_ms) {
-  std::string line = EscapeForDisplay(c.token) + "  " +
-                     std::string(safety::ConfirmationStatusName(c.status)) + "  " +
-                     EscapeForDisplay(c.tool);
-  if (!c.target.empty()) line += " " + EscapeForDisplay(c.target);
-  if (!c.app.empty()) line += " in " + EscapeForDisplay(c.app);
-  if (!c.session.empty()) line += " [" + EscapeForDisplay(c.session) + "]";
-  const std::string args =
-      c.arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (args != "{}") line += " " + EscapeForDisplay(args);
-  if (c.status == safety::ConfirmationStatus::kPending) {
-    line += "  (expires in " +
-            std::to_string(std::max<int64_t>(0, (c.expires_ms - now_ms) / 1000)) + " s)";
-  } else if (!c.decided_by.empty()) {
-    line += "  (by " + EscapeForDisplay(c.decided_by) + ")";
-  }
-  line += "\n    " + EscapeForDisplay(c.rule) + ": " + EscapeForDisplay(c.reason);
-  return line;
-}
-
-std::string DescribeGrant(const safety::Grant& g, int64_t now_ms) {
-  std::string line = "grant " + std::to_string(g.id) + "  " +
-                     (g.app.empty() ? std::string("(actions of unknown apps)")
-                                    : EscapeForDisplay(g.app));
-  if (!g.display.empty()) line += " on " + EscapeForDisplay(g.display);
-  if (!g.session.empty()) line += " [" + EscapeForDisplay(g.session) + "]";
-  line += "  rule " + EscapeForDisplay(g.rule) +
-          (g.tool.empty() ? "" : " for " + EscapeForDisplay(g.tool));
-  if (g.max_actions > 0) {
-    line += "  " + std::to_string(g.max_actions - g.used) + " of " +
-            std::to_string(g.max_actions) + " actions left";
-  }
-  line += "  ends in " + std::to_string(std::max<int64_t>(0, (g.expires_ms - now_ms) / 1000)) +
-          " s  (by " + EscapeForDisplay(g.decided_by) + ", with " + EscapeForDisplay(g.token) +
-          ")";
-  return line;
-}
 
 std::string WhoDecides() {
   std::string user = "uid " + std::to_string(getuid());
@@ -158,7 +118,7 @@ int RunConfirmCommand(const GlobalFlags& g, const ConfirmFlags& f) {
       std::cerr << "uiscope: no " << (f.all ? "" : "pending ") << "confirmations in " << path
                 << "\n";
     }
-    for (const auto& c : list) std::cout << Describe(c, now) << "\n";
+    for (const auto& c : list) std::cout << DescribeConfirmation(c, now) << "\n";
     for (const auto& gr : grants) std::cout << DescribeGrant(gr, now) << "\n";
     return kExitOk;
   }
