@@ -38,6 +38,8 @@ UISCOPE_TEST_PACKAGES=(
   # tests/platform's VNC tests and bench_vnc: x11vnc on a headless display,
   # TigerVNC's Xvnc with a password file made by vncpasswd -f.
   x11vnc tigervnc-standalone-server tigervnc-tools
+  # tests/tools' hostile-text test: what a terminal emulator shows of the CLI.
+  tmux
 )
 # The real-task suite (scripts/tasks only; scripts/test does not install
 # these): apps its tasks drive beyond the test packages above.
