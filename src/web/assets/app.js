@@ -37,6 +37,34 @@ async function postJson(url, body) {
 }
 const when = (ms) => (ms ? new Date(ms).toLocaleString() : '');
 
+// --- Display text ------------------------------------------------------------------
+// Names, titles, values, arguments and reasons are what an app or an agent
+// wrote. A bidi override makes "Save \u202Egnp.exe" read "Save exe.png" on an
+// approval card, and a zero-width space hides inside a name; textContent
+// keeps markup out but shows both as the app meant. The rules of the CLI's
+// and the agent's text (core/escape.h): C0 and C1 controls, bidi controls
+// and invisible characters are written as visible escapes ("\u202e").
+function escapedForDisplay(cp) {
+  if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) return true;  // C0, DEL, C1
+  if ([0x00ad, 0x034f, 0x061c, 0x115f, 0x1160, 0x180e, 0x3164, 0xfeff, 0xffa0].includes(cp)) return true;
+  return (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) ||
+    (cp >= 0xfff9 && cp <= 0xfffb) || (cp >= 0xe0000 && cp <= 0xe007f);
+}
+function shown(text) {
+  let out = '';
+  for (const ch of String(text ?? '')) {
+    const cp = ch.codePointAt(0);
+    if (cp === 0x0a) out += '\\n';
+    else if (cp === 0x0d) out += '\\r';
+    else if (cp === 0x09) out += '\\t';
+    else if (cp >= 0xd800 && cp <= 0xdfff) out += '\ufffd';  // a lone surrogate
+    else if (escapedForDisplay(cp)) out += cp > 0xffff ? `\\U${cp.toString(16).padStart(8, '0')}` : `\\u${cp.toString(16).padStart(4, '0')}`;
+    else out += ch;
+  }
+  return out;
+}
+// --- end of display text
+
 // --- Views ----------------------------------------------------------------------
 
 const views = ['confirm', 'wall', 'session', 'audit', 'memory'];
@@ -59,7 +87,7 @@ window.addEventListener('hashchange', route);
 const GRANTS = [['', 'only this action'], ['10', 'the next 10 actions'], ['5m', 'the next 5 minutes'], ['30m', 'the next 30 minutes']];
 
 function confirmationCard(c) {
-  const title = `${c.tool} ${c.target || ''}`.trim();
+  const title = shown(`${c.tool} ${c.target || ''}`.trim());
   const id = `c-${c.token}`;
   const status = el('p', { class: 'error', role: 'alert' });
   const decide = async (decision, grant) => {
@@ -78,25 +106,25 @@ function confirmationCard(c) {
   };
   const dl = el('dl', {},
     el('dt', {}, 'What'), el('dd', {}, title),
-    el('dt', {}, 'Where'), el('dd', {}, [c.app, c.session && `session ${c.session}`, c.display].filter(Boolean).join(', ') || 'unknown'),
-    el('dt', {}, 'Why held'), el('dd', {}, `rule ${c.rule}: ${c.reason}`),
+    el('dt', {}, 'Where'), el('dd', {}, shown([c.app, c.session && `session ${c.session}`, c.display].filter(Boolean).join(', ')) || 'unknown'),
+    el('dt', {}, 'Why held'), el('dd', {}, shown(`rule ${c.rule}: ${c.reason}`)),
     el('dt', {}, 'Expires'), el('dd', {}, when(c.expires_ms)));
   if (Object.keys(c.arguments || {}).length) {
-    dl.append(el('dt', {}, 'Arguments'), el('dd', { class: 'args' }, JSON.stringify(c.arguments)));
+    dl.append(el('dt', {}, 'Arguments'), el('dd', { class: 'args' }, shown(JSON.stringify(c.arguments))));
   }
   let candidates = null;
   if ((c.candidates || []).length) {
     candidates = el('ol', { 'aria-label': 'Candidates' });
     for (const k of c.candidates) {
       const b = k.bounds ? ` at ${k.bounds.x},${k.bounds.y} ${k.bounds.w}×${k.bounds.h}` : '';
-      candidates.append(el('li', {}, `${k.role || ''} "${k.name || ''}" ${k.id || ''}${b}`));
+      candidates.append(el('li', {}, shown(`${k.role || ''} "${k.name || ''}" ${k.id || ''}`) + b));
     }
   }
   const actions = el('div', { class: 'actions' },
     el('button', { type: 'button', class: 'approve', dataset: { action: 'approve', token: c.token }, 'aria-describedby': `${id}-h`, onclick: () => decide('approve') }, 'Approve'),
     el('button', { type: 'button', class: 'deny', dataset: { action: 'deny', token: c.token }, 'aria-describedby': `${id}-h`, onclick: () => decide('deny') }, 'Deny'));
   if (c.grantable) {
-    const select = el('select', { 'aria-label': `Also allow ${c.app || 'this desktop'} without asking for`, dataset: { token: c.token } });
+    const select = el('select', { 'aria-label': `Also allow ${shown(c.app) || 'this desktop'} without asking for`, dataset: { token: c.token } });
     for (const [v, label] of GRANTS.slice(1)) select.append(el('option', { value: v }, label));
     actions.append(el('label', {}, 'and also allow for ', select),
       el('button', { type: 'button', dataset: { action: 'grant', token: c.token }, 'aria-describedby': `${id}-h`, onclick: () => decide('approve', select.value) }, 'Approve with grant'));
@@ -155,7 +183,7 @@ async function loadSessions() {
   for (const t of [...wall.children]) if (!ids.has(t.dataset.session)) t.remove();
   for (const s of data.sessions) {
     let tile = wall.querySelector(`[data-session="${CSS.escape(s.id)}"]`);
-    const apps = s.apps ? s.apps.map((a) => a.name).filter(Boolean).join(', ') || 'no accessible apps' : s.apps_error || '';
+    const apps = shown(s.apps ? s.apps.map((a) => a.name).filter(Boolean).join(', ') || 'no accessible apps' : s.apps_error || '');
     const caption = `${s.id} ${s.display} · ${s.width}×${s.height} · ${s.backend} · ${s.alive ? 'running' : s.problem} · ${apps}`;
     if (!tile) {
       tile = el('a', { class: 'tile', href: `#session/${encodeURIComponent(s.id)}`, dataset: { session: s.id } },
@@ -220,8 +248,8 @@ async function loadSessionActions(id) {
   try {
     const data = await getJson(`/api/audit?session=${encodeURIComponent(id)}&limit=20`);
     body.replaceChildren(...data.entries.slice().reverse().map((e) => el('tr', {},
-      el('td', {}, when(e.time_ms)), el('td', {}, e.tool), el('td', {}, e.target_desc || e.target || ''),
-      el('td', {}, e.decision), el('td', { class: 'args' }, e.error || JSON.stringify(e.verification || {})))));
+      el('td', {}, when(e.time_ms)), el('td', {}, shown(e.tool)), el('td', {}, shown(e.target_desc || e.target || '')),
+      el('td', {}, e.decision), el('td', { class: 'args' }, shown(e.error || JSON.stringify(e.verification || {}))))));
   } catch (e) {
     body.replaceChildren(el('tr', {}, el('td', { colspan: '5', class: 'error' }, e.message)));
   }
@@ -237,7 +265,7 @@ function renderTree() {
   const query = $('#find').value.trim().toLowerCase();
   const walk = (nodes, depth) => {
     for (const n of nodes) {
-      const label = `${n.role} "${n.name || ''}" ${n.id}`;
+      const label = shown(`${n.role} "${n.name || ''}" ${n.id}`);
       const item = el('li', { dataset: { id: n.id }, style: { 'padding-left': `${depth}em` }, tabindex: '-1' }, label);
       if (query && label.toLowerCase().includes(query)) item.classList.add('match');
       list.append(item);
@@ -305,9 +333,9 @@ async function loadAudit() {
     return;
   }
   $('#audit tbody').replaceChildren(...data.entries.slice().reverse().map((e) => el('tr', { dataset: { decision: e.decision, tool: e.tool } },
-    el('td', {}, when(e.time_ms)), el('td', {}, e.tool), el('td', {}, e.target_desc || e.target || ''), el('td', {}, e.app || ''),
-    el('td', { class: 'decision' }, e.decision), el('td', {}, e.rule || ''), el('td', {}, e.error || e.reason || ''),
-    el('td', { class: 'args' }, JSON.stringify(e.arguments || {})))));
+    el('td', {}, when(e.time_ms)), el('td', {}, shown(e.tool)), el('td', {}, shown(e.target_desc || e.target || '')), el('td', {}, shown(e.app || '')),
+    el('td', { class: 'decision' }, e.decision), el('td', {}, shown(e.rule || '')), el('td', {}, shown(e.error || e.reason || '')),
+    el('td', { class: 'args' }, shown(JSON.stringify(e.arguments || {}))))));
 }
 $('#audit-form').addEventListener('submit', (e) => {
   e.preventDefault();
@@ -338,9 +366,9 @@ async function loadMemory() {
   }
   const name = (a) => a.app;
   $('#memory-list').replaceChildren(...[...byApp.values()].map((a) => el('li', { dataset: { app: name(a) } },
-    `${name(a)}: ${a.targets} targets (${a.taught} taught) in ${a.signatures} window kind(s), last seen ${when(a.last_seen_ms)} `,
-    el('button', { type: 'button', onclick: () => showApp(name(a)) }, `Show ${name(a)}`), ' ',
-    el('button', { type: 'button', class: 'deny', dataset: { action: 'forget' }, onclick: () => forget(name(a)) }, `Forget ${name(a)}`))));
+    `${shown(name(a))}: ${a.targets} targets (${a.taught} taught) in ${a.signatures} window kind(s), last seen ${when(a.last_seen_ms)} `,
+    el('button', { type: 'button', onclick: () => showApp(name(a)) }, `Show ${shown(name(a))}`), ' ',
+    el('button', { type: 'button', class: 'deny', dataset: { action: 'forget' }, onclick: () => forget(name(a)) }, `Forget ${shown(name(a))}`))));
   if (!data.apps.length) $('#memory-list').append(el('li', { class: 'hint' }, 'Nothing learned.'));
 }
 async function showApp(app) {
@@ -348,9 +376,9 @@ async function showApp(app) {
     const data = await getJson(`/api/memory?app=${encodeURIComponent(app)}`);
     const rows = [];
     for (const s of data.signatures || []) {
-      for (const t of s.targets || []) rows.push(el('li', {}, `${t.role || ''} "${t.label || t.name || ''}" ${t.id || ''}`));
+      for (const t of s.targets || []) rows.push(el('li', {}, shown(`${t.role || ''} "${t.label || t.name || ''}" ${t.id || ''}`)));
     }
-    $('#memory-detail').replaceChildren(el('h3', {}, app), el('ul', {}, ...rows));
+    $('#memory-detail').replaceChildren(el('h3', {}, shown(app)), el('ul', {}, ...rows));
   } catch (e) {
     $('#memory-error').textContent = e.message;
   }
