@@ -37,10 +37,11 @@ bool HasContent(const Node& n) {
 
 // `tops`: X's top-levels; a top-level window of the tree that none of them
 // shows is skipped with all it holds (`in_window`: below a window already
-// checked).
+// checked; `window`: the bounds of the window holding `n`).
 void CollectTargets(const Node& n, std::vector<size_t>& path, const std::vector<WindowInfo>& tops,
-                    bool in_window, std::vector<OcrTarget>& out) {
+                    bool in_window, const Rect& window, std::vector<OcrTarget>& out) {
   if (IsWindowRole(n.role) && !in_window && n.bounds && !ShownByX(*n.bounds, tops)) return;
+  const Rect& holder = IsWindowRole(n.role) && !in_window && n.bounds ? *n.bounds : window;
   in_window = in_window || IsWindowRole(n.role);
   const bool empty_window = IsWindowRole(n.role) && !HasContent(n);
   const bool blind_widget =
@@ -53,11 +54,18 @@ void CollectTargets(const Node& n, std::vector<size_t>& path, const std::vector<
       n.source == Source::kAx;
   if ((empty_window || blind_widget || blind_text) && BigEnough(n.bounds)) {
     out.push_back(TargetOf(n, path));
+    out.back().window = holder;
+    return;
+  }
+  if (in_window && IsBlindArea(n)) {
+    out.push_back(TargetOf(n, path));
+    out.back().window = holder;
+    out.back().blind_area = true;
     return;
   }
   for (size_t i = 0; i < n.children.size(); ++i) {
     path.push_back(i);
-    CollectTargets(n.children[i], path, tops, in_window, out);
+    CollectTargets(n.children[i], path, tops, in_window, holder, out);
     path.pop_back();
   }
 }
@@ -127,6 +135,47 @@ std::vector<Detection> LineDetections(const Node& holder, const std::vector<ocr:
 
 }  // namespace
 
+bool IsBlindArea(const Node& n) {
+  if (n.source != Source::kAx || !n.bounds) return false;
+  if (n.bounds->w < kMinBlindAreaWidth || n.bounds->h < kMinBlindAreaHeight) return false;
+  if (!n.value.empty() || n.Has(State::kPassword)) return false;
+  // Roles that hold content a person reads: a generic or scrolled container,
+  // a document or page, a table, list or tree (a grid drawn without cell
+  // objects, an icon view, a list control whose rows are not objects), a
+  // tab's panel, an unknown widget (a calendar, an editor buffer).
+  switch (n.role) {
+    case Role::kPanel:
+    case Role::kGroup:
+    case Role::kScrollPane:
+    case Role::kDocument:
+    case Role::kTable:
+    case Role::kList:
+    case Role::kTree:
+    case Role::kTabPanel:
+    case Role::kImage:
+    case Role::kUnknown:
+      break;
+    default:
+      return false;
+  }
+  return !HasContent(n);
+}
+
+std::vector<OcrTarget> FindBlindMainAreas(const Snapshot& snapshot,
+                                          const std::vector<WindowInfo>& top_levels,
+                                          const ObserveRequest& scope) {
+  std::vector<OcrTarget> out = FindOcrTargets(snapshot, top_levels, scope);
+  std::erase_if(out, [&](const OcrTarget& t) {
+    // Windows missing from the tree are the X11 pass's; a canvas or terminal
+    // widget, an empty window or a silent label are read when asked for.
+    if (!t.blind_area || t.window.Empty()) return true;
+    const Rect in_window = Intersect(t.bounds, t.window);
+    return static_cast<double>(in_window.w) * in_window.h <
+           kMainAreaShare * static_cast<double>(t.window.w) * t.window.h;
+  });
+  return out;
+}
+
 std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
                                       const std::vector<WindowInfo>& top_levels,
                                       const ObserveRequest& scope) {
@@ -135,7 +184,7 @@ std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
   std::vector<Rect> windows;
   for (size_t i = 0; i < snapshot.roots.size(); ++i) {
     path.assign(1, i);
-    CollectTargets(snapshot.roots[i], path, top_levels, false, out);
+    CollectTargets(snapshot.roots[i], path, top_levels, false, Rect{}, out);
   }
   ForEachNode(snapshot.roots, [&](const Node& n, int) {
     if (IsWindowRole(n.role) && n.bounds) windows.push_back(*n.bounds);
@@ -171,6 +220,17 @@ bool ShownByX(const Rect& window, const std::vector<WindowInfo>& top_levels) {
   return top_levels.empty() ||
          std::any_of(top_levels.begin(), top_levels.end(),
                      [&](const WindowInfo& tl) { return WindowIoU(tl, window) >= kSameWindowIoU; });
+}
+
+const Node* NodeAtPath(const std::vector<Node>& roots, const std::vector<size_t>& path) {
+  const std::vector<Node>* level = &roots;
+  const Node* node = nullptr;
+  for (size_t i : path) {
+    if (i >= level->size()) return nullptr;
+    node = &(*level)[i];
+    level = &node->children;
+  }
+  return node;
 }
 
 Node* NodeAtPath(std::vector<Node>& roots, const std::vector<size_t>& path) {

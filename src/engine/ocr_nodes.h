@@ -1,9 +1,12 @@
-// OCR text in the tree: `observe --sources ax,ocr` (DESIGN §3, §5.5).
+// OCR text in the tree: `observe --sources ax,ocr`, and the app's main area
+// when the tree leaves it blind (FindBlindMainAreas).
 //
 // Where accessibility is blind — a window whose tree holds no content, a
-// canvas or terminal widget with nothing inside, a label, text or status bar
-// leaf that exposes no text (gedit's "Ln 2, Col 9"), an application with no
-// accessibility at all (xterm) — the window is read by OCR and its lines
+// canvas or terminal widget with nothing inside, a large container with no
+// readable descendant (a grid drawn without cell objects, a PDF page, an
+// icon view: IsBlindArea), a label, text or status bar leaf that exposes no
+// text (gedit's "Ln 2, Col 9"), an application with no accessibility at all
+// (xterm) — the area is read by OCR and its lines
 // become `text` nodes with source=ocr and the OCR confidence, under the node
 // that holds them. A window missing from the tree altogether gets an
 // application and a window node (from the X server: title, pid, bounds;
@@ -47,7 +50,32 @@ struct OcrTarget {
   std::string title;
   int pid = 0;
   std::string app;
+  // The bounds of the top-level window of the tree holding the target;
+  // empty for a window missing from the tree.
+  Rect window;
+  // A container the tree leaves empty (IsBlindArea), not a window, canvas,
+  // terminal or text leaf.
+  bool blind_area = false;
 };
+
+// A blind area is at least this large (screen pixels): smaller empty boxes
+// are spacing, icon strips and separators, not content a person reads.
+inline constexpr int kMinBlindAreaWidth = 120;
+inline constexpr int kMinBlindAreaHeight = 60;
+
+// A blind area read without being asked (FindBlindMainAreas) covers at least
+// this share of its window: the app's main area (a sheet's grid, a viewer's
+// page, an editor's buffer), so an app whose tree shows its content pays
+// nothing for OCR.
+inline constexpr double kMainAreaShare = 0.4;
+
+// Whether `n` is a large showing container of the accessibility tree with no
+// readable descendant: a panel, scroll pane, document, table, list, tree,
+// tab panel, image or unknown widget at least kMinBlindAreaWidth x
+// kMinBlindAreaHeight, without a value, whose subtree holds no name or
+// value. What a person sees there — a grid drawn without cell objects, a
+// PDF page, an icon view, an editor buffer — only the pixels can tell.
+bool IsBlindArea(const Node& n);
 
 // Whether one of `top_levels` (X client windows) shows the tree's window at
 // `window` (IoU >= kSameWindowIoU with its AppArea: the client area, or the
@@ -58,12 +86,19 @@ struct OcrTarget {
 bool ShownByX(const Rect& window, const std::vector<WindowInfo>& top_levels);
 
 // The targets of `snapshot`: windows without accessible content, empty
-// canvas and terminal nodes (not in a top-level window X does not show:
+// canvas and terminal nodes, blind areas (IsBlindArea) (not in a top-level window X does not show:
 // ShownByX), and the `top_levels` (X client windows) that match no window
 // of the tree, restricted to `scope`'s app / pid.
 std::vector<OcrTarget> FindOcrTargets(const Snapshot& snapshot,
                                       const std::vector<WindowInfo>& top_levels,
                                       const ObserveRequest& scope);
+
+// The targets of FindOcrTargets worth reading when the caller named no
+// sources: blind areas (IsBlindArea) covering at least kMainAreaShare of
+// their window. Empty for an app whose tree shows its content.
+std::vector<OcrTarget> FindBlindMainAreas(const Snapshot& snapshot,
+                                          const std::vector<WindowInfo>& top_levels,
+                                          const ObserveRequest& scope);
 
 // The parts of `target` that windows stacked above it (`stacking`, bottom
 // to top, as WindowSystem::ListWindows) cover: what is seen there belongs to
@@ -121,6 +156,7 @@ struct OcrTargetText {
 // The node at index path `path` from `roots`; null when the path leads
 // nowhere.
 Node* NodeAtPath(std::vector<Node>& roots, const std::vector<size_t>& path);
+const Node* NodeAtPath(const std::vector<Node>& roots, const std::vector<size_t>& path);
 
 // The target that reads node `n` (a window, canvas or terminal) found at
 // `path`: its bounds, pid, app and name as the title.

@@ -5,11 +5,75 @@
 #include <optional>
 
 #include "engine/ocr_nodes.h"
+#include "engine/privacy.h"
 #include "engine/pixel_ids.h"
 #include "engine/vision_nodes.h"
 #include "engine/x11_windows_pixels.h"
+#include "session/headless_desktop.h"
 
 namespace uiscope {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// OCR of the app's main area where the tree leaves it blind
+// (FindBlindMainAreas), when the caller named no sources: what a person sees
+// there joins the tree under its container, its IDs are recorded as any OCR
+// node's (an action on one perceives again with ax and ocr), and a warning
+// says it was read. Nothing is captured when there is no such area.
+Status AddOcrOfBlindMainAreas(Perception& perception, Workspace::Lease& lease,
+                              const ObserveRequest& request, TextReader* reader,
+                              const ocr::OcrOptions& ocr_options) {
+  if (lease.capture == nullptr) return OkStatus();
+  Snapshot& snapshot = perception.observation.snapshot;
+  const HiddenWindows hidden =
+      lease.observer != nullptr ? HiddenWindows::Of(*lease.observer) : HiddenWindows();
+  auto tops = TopLevelWindows(lease);
+  if (!tops.ok()) return OkStatus();  // the X11 pass says what the listing lacks
+  std::vector<OcrTarget> targets =
+      FindBlindMainAreas(snapshot, hidden.Visible(std::move(tops).value()), request);
+  if (targets.empty()) return OkStatus();
+  const auto start = Clock::now();
+  std::unique_ptr<TextReader> own_reader;
+  if (reader == nullptr) {
+    own_reader = std::make_unique<TextReader>();
+    if (lease.learner != nullptr) own_reader->KeepCacheIn(OcrCacheFile());
+    reader = own_reader.get();
+  }
+  std::string where;
+  for (const OcrTarget& t : targets) {
+    const Node* n = NodeAtPath(snapshot.roots, t.path);
+    const std::string role = n != nullptr ? std::string(RoleName(n->role)) : "area";
+    where += (where.empty() ? "" : ", ") + role + " " + std::to_string(t.bounds.w) + "x" +
+             std::to_string(t.bounds.h) + " at " + std::to_string(t.bounds.x) + "," +
+             std::to_string(t.bounds.y);
+  }
+  auto added = AddOcrSource(snapshot, lease, *reader, std::move(targets), ocr_options);
+  if (!added.ok()) {
+    if (DesktopGone(lease)) return added.error();
+    perception.observation.warnings.push_back(
+        "the tree shows nothing in " + where + " and OCR could not read it: " +
+        added.error().message);
+    return OkStatus();
+  }
+  perception.ocr_targets += added->targets;
+  perception.ocr_regions_read += added->regions_read;
+  perception.ocr_regions_reused += added->regions_reused;
+  for (auto& w : added->warnings) perception.observation.warnings.push_back(std::move(w));
+  auto windows = TopLevelWindows(lease);
+  PixelIds(PixelIdsFile(SessionStateDir(), lease.display))
+      .Remember(snapshot.roots, PixelIdOrigin{true, false, request.app, request.pid, true},
+                ScreenRegions(lease), windows.ok() ? *windows : std::vector<WindowInfo>{});
+  const int ms = static_cast<int>(
+      std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  perception.observation.warnings.push_back(
+      "the tree shows nothing in " + where + ": read by OCR (" +
+      std::to_string(added->stats.ocr_nodes) + " source=ocr nodes, " + std::to_string(ms) +
+      " ms); --sources ax leaves it out");
+  return OkStatus();
+}
+
+}  // namespace
 
 Result<Sources> ParseSources(const std::vector<std::string>& names) {
   if (std::all_of(names.begin(), names.end(), [](const std::string& n) { return n.empty(); })) {
@@ -62,6 +126,12 @@ Result<Perception> Perceive(Workspace::Lease& lease, const ObserveRequest& reque
     if (auto st = AddPixelsOfX11Windows(perception, lease, request, reader, ocr_options, detector);
         !st.ok()) {
       return st.error();
+    }
+    if (sources.ax) {
+      if (auto st = AddOcrOfBlindMainAreas(perception, lease, request, reader, ocr_options);
+          !st.ok()) {
+        return st.error();
+      }
     }
   }
   Snapshot& snapshot = perception.observation.snapshot;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "engine/ocr_nodes.h"
+#include "engine/perceive.h"
 #include "engine/read_text.h"
 #include "ocr_test_support.h"
 #include "platform/x11/x11_display.h"
@@ -463,6 +464,74 @@ TEST(ObserveOcrDesktopTest, TextOfACoveringWindowIsNotReadIntoTheWindowBelow) {
     }
   }
   std::remove(flag.c_str());
+}
+
+// A main area the tree leaves blind (a GTK 3 window whose grid is drawn
+// without cell objects, tests/fixtures/blind/grid_without_cells.py) is read
+// by OCR without being asked: its words join the tree under the empty
+// container, with a warning that says so; --sources ax leaves them out.
+TEST(ObserveOcrDesktopTest, ABlindMainAreaIsReadByDefaultUnderItsContainer) {
+  OcrDesktop d;
+  ASSERT_TRUE(d.desktop().ok()) << d.desktop().error();
+  SpawnOptions options;
+  options.argv = {"/usr/bin/python3", std::string(UISCOPE_BLIND_FIXTURES) + "/grid_without_cells.py",
+                  "60", "40"};
+  options.capture_stdout = true;
+  auto app = d.desktop().Launch(options);
+  ASSERT_NE(app, nullptr);
+  auto line = app->ReadLine(milliseconds(20000));
+  ASSERT_TRUE(line.ok()) << line.error().ToString();
+  ObserveRequest scope;
+  scope.pid = app->pid();
+
+  auto texts_under_blind = [](const Snapshot& s) {
+    std::string text;
+    ForEachNode(s.roots, [&](const Node& n, int) {
+      if (n.source != Source::kAx || IsWindowRole(n.role)) return;
+      for (const Node& c : n.children) {
+        if (c.source == Source::kOcr) text += c.name + "\n";
+      }
+    });
+    return text;
+  };
+  Snapshot snapshot;
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        auto lease = d.workspace().Acquire();
+        if (!lease.ok()) return false;
+        auto perceived = Perceive(*lease, scope, Sources{}, &Reader());
+        if (!perceived.ok()) return false;
+        snapshot = std::move(perceived->observation.snapshot);
+        warnings = perceived->observation.warnings;
+        return texts_under_blind(snapshot).find("PAPAYA") != std::string::npos;
+      },
+      milliseconds(15000)))
+      << "OCR text under containers: " << texts_under_blind(snapshot);
+  const std::string text = texts_under_blind(snapshot);
+  for (const char* word : {"MANGO", "QUINCE", "Price"}) {
+    EXPECT_NE(text.find(word), std::string::npos) << word << " in:\n" << text;
+  }
+  EXPECT_GT(snapshot.stats.ocr_nodes, 3);
+  bool said = false;
+  for (const std::string& w : warnings) said = said || w.find("read by OCR") != std::string::npos;
+  EXPECT_TRUE(said) << "the output says the pixels were read";
+  // The heading the tree has is not read again.
+  int headings = 0;
+  ForEachNode(snapshot.roots, [&](const Node& n, int) {
+    if (n.name == "Stock sheet") ++headings;
+  });
+  EXPECT_EQ(headings, 1);
+
+  // --sources ax: the tree alone.
+  auto ax_only = ParseSources({"ax"});
+  ASSERT_TRUE(ax_only.ok());
+  auto lease = d.workspace().Acquire();
+  ASSERT_TRUE(lease.ok());
+  auto plain = Perceive(*lease, scope, *ax_only, &Reader());
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->observation.snapshot.stats.ocr_nodes, 0);
+  EXPECT_TRUE(texts_under_blind(plain->observation.snapshot).empty());
 }
 
 }  // namespace

@@ -371,5 +371,70 @@ TEST(OcrNodesTest, AWindowMissingFromTheTreeIsReadOnAFakeScreen) {
   }
 }
 
+// A large container that the tree leaves empty — a grid drawn without cell
+// objects, a document page, an icon view — is read by OCR under it; a small
+// one, one with a readable descendant, or a toolbar of unnamed buttons is not.
+TEST(OcrNodesTest, BlindAreasAreLargeContainersWithoutReadableDescendants) {
+  Node grid = MakeNode(Role::kTable, "", Rect{10, 60, 600, 400});
+  EXPECT_TRUE(IsBlindArea(grid));
+  Node unnamed_rows = MakeNode(Role::kList, "", Rect{10, 60, 600, 400},
+                               {MakeNode(Role::kListItem, "", Rect{10, 60, 600, 20})});
+  EXPECT_TRUE(IsBlindArea(unnamed_rows)) << "rows without names show nothing readable";
+  Node named_rows = MakeNode(Role::kList, "", Rect{10, 60, 600, 400},
+                             {MakeNode(Role::kListItem, "report.txt", Rect{10, 60, 600, 20})});
+  EXPECT_FALSE(IsBlindArea(named_rows));
+  Node page = MakeNode(Role::kDocument, "page 1", Rect{10, 60, 600, 800});
+  EXPECT_TRUE(IsBlindArea(page)) << "a name says what it is, not what it shows";
+  page.value = "PAPAYA";
+  EXPECT_FALSE(IsBlindArea(page)) << "its text is in the tree";
+  EXPECT_FALSE(IsBlindArea(MakeNode(Role::kPanel, "", Rect{10, 60, 119, 400})));
+  EXPECT_FALSE(IsBlindArea(MakeNode(Role::kPanel, "", Rect{10, 60, 600, 59})));
+  EXPECT_FALSE(IsBlindArea(MakeNode(Role::kButton, "", Rect{10, 60, 600, 400})));
+  EXPECT_FALSE(IsBlindArea(MakeNode(Role::kToolBar, "", Rect{10, 60, 600, 400})));
+  Node vision = grid;
+  vision.source = Source::kVision;
+  EXPECT_FALSE(IsBlindArea(vision)) << "only the tree's own containers";
+}
+
+// Blind areas are OCR targets under their container; the one that covers the
+// app's main area is read without being asked, the small one only with
+// --sources ax,ocr.
+TEST(OcrNodesTest, BlindAreasAreTargetsAndTheMainOneIsReadByDefault) {
+  Snapshot s;
+  Node sheet = MakeNode(
+      Role::kWindow, "Sheet", Rect{0, 0, 800, 600},
+      {MakeNode(Role::kMenuBar, "", Rect{0, 0, 800, 25},
+                {MakeNode(Role::kMenu, "File", Rect{0, 0, 40, 25})}),
+       MakeNode(Role::kPanel, "", Rect{0, 25, 800, 40},
+                {MakeNode(Role::kButton, "", Rect{0, 25, 40, 40})}),  // icons: too low
+       MakeNode(Role::kScrollPane, "", Rect{0, 65, 800, 500},
+                {MakeNode(Role::kTable, "", Rect{0, 65, 780, 500})}),  // the grid
+       MakeNode(Role::kPanel, "", Rect{600, 565, 200, 35},
+                {MakeNode(Role::kLabel, "Sum=0", Rect{600, 565, 200, 35})})});
+  Node side = MakeNode(Role::kWindow, "Side", Rect{900, 0, 400, 600},
+                       {MakeNode(Role::kLabel, "Pages", Rect{900, 0, 400, 20}),
+                        MakeNode(Role::kList, "", Rect{900, 20, 150, 100})});
+  s.roots.push_back(MakeNode(Role::kApplication, "demo", Rect{}, {sheet, side}));
+  s.roots[0].bounds.reset();
+  AssignIds(s.roots);
+
+  std::vector<OcrTarget> targets = FindOcrTargets(s, {}, ObserveRequest{});
+  ASSERT_EQ(targets.size(), 2u);
+  EXPECT_EQ(targets[0].path, (std::vector<size_t>{0, 0, 2})) << "the outermost blind container";
+  EXPECT_TRUE(targets[0].blind_area);
+  EXPECT_EQ(targets[0].window, (Rect{0, 0, 800, 600}));
+  EXPECT_EQ(targets[1].path, (std::vector<size_t>{0, 1, 1}));
+  EXPECT_EQ(targets[1].window, (Rect{900, 0, 400, 600}));
+
+  std::vector<OcrTarget> main = FindBlindMainAreas(s, {}, ObserveRequest{});
+  ASSERT_EQ(main.size(), 1u) << "the side list covers 6% of its window";
+  EXPECT_EQ(main[0].path, (std::vector<size_t>{0, 0, 2}));
+
+  // An app whose tree shows its content pays nothing.
+  s.roots[0].children[0].children[2].children[0].children.push_back(
+      MakeNode(Role::kTableCell, "A1", Rect{0, 65, 80, 20}));
+  EXPECT_TRUE(FindBlindMainAreas(s, {}, ObserveRequest{}).empty());
+}
+
 }  // namespace
 }  // namespace uiscope
