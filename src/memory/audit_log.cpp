@@ -78,15 +78,17 @@ Result<int64_t> ParseSince(std::string_view text, int64_t now_ms) {
   return static_cast<int64_t>(t) * 1000;
 }
 
-Result<int64_t> AuditLog::Append(const safety::AuditEntry& e) {
-  std::lock_guard lock(db_->mutex());
-  auto stmt = db_->Prepare(
-      "INSERT INTO audit (time_ms, pid, session, display, tool, target, target_desc, app, "
-      "arguments, decision, rule, reason, token, confirmed, via, verification, error, "
-      "screen_before, screen_after, finished_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-      "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)");
-  if (!stmt.ok()) return stmt.error();
-  stmt->Bind(1, e.time_ms)
+namespace {
+
+constexpr const char* kAuditColumns =
+    "time_ms, pid, session, display, tool, target, target_desc, app, arguments, decision, rule, "
+    "reason, token, confirmed, via, verification, error, screen_before, screen_after, "
+    "finished_ms";
+constexpr const char* kAuditValues =
+    "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20";
+
+void BindEntry(Statement& stmt, const safety::AuditEntry& e) {
+  stmt.Bind(1, e.time_ms)
       .Bind(2, int64_t{e.pid})
       .Bind(3, e.session)
       .Bind(4, e.display)
@@ -106,13 +108,68 @@ Result<int64_t> AuditLog::Append(const safety::AuditEntry& e) {
       .Bind(18, e.screen_before)
       .Bind(19, e.screen_after)
       .Bind(20, e.decision == safety::decision::kInFlight ? int64_t{0}
-                : e.finished_ms != 0                       ? e.finished_ms
-                                                           : e.time_ms);
+                : e.finished_ms != 0                      ? e.finished_ms
+                                                          : e.time_ms);
+}
+
+// What the rate limit counts: actions performed, or in flight, without a
+// confirmation.
+constexpr const char* kUnconfirmedActions = "decision IN ('done', 'in_flight') AND confirmed = 0";
+
+}  // namespace
+
+Result<int64_t> AuditLog::Append(const safety::AuditEntry& e) {
+  std::lock_guard lock(db_->mutex());
+  auto stmt = db_->Prepare(std::string("INSERT INTO audit (") + kAuditColumns + ") VALUES (" +
+                           kAuditValues + ")");
+  if (!stmt.ok()) return stmt.error();
+  BindEntry(*stmt, e);
   if (auto st = stmt->Run(); !st.ok()) {
     return MakeError(st.error().code,
                      "cannot append to the audit log " + db_->path() + ": " + st.error().message);
   }
   return db_->LastInsertId();
+}
+
+Result<safety::AuditSink::RateSlot> AuditLog::AppendWithinRate(const safety::AuditEntry& e,
+                                                               int64_t after_ms, int max_actions) {
+  std::lock_guard lock(db_->mutex());
+  // One statement, so one write transaction: SQLite takes the write lock
+  // before the count is read, and every process on this file counts the
+  // rows the others committed.
+  auto stmt =
+      db_->Prepare(std::string("INSERT INTO audit (") + kAuditColumns + ") SELECT " + kAuditValues +
+                   " WHERE (SELECT COUNT(*) FROM audit WHERE time_ms > ?21 AND " +
+                   kUnconfirmedActions + ") < ?22 RETURNING id");
+  if (!stmt.ok()) return stmt.error();
+  BindEntry(*stmt, e);
+  stmt->Bind(21, after_ms).Bind(22, int64_t{max_actions});
+  auto row = stmt->Step();
+  if (!row.ok()) {
+    return MakeError(row.error().code,
+                     "cannot append to the audit log " + db_->path() + ": " + row.error().message);
+  }
+  RateSlot slot;
+  if (*row) {
+    slot.id = stmt->Int(0);
+    if (auto st = stmt->Run(); !st.ok()) {
+      return MakeError(st.error().code,
+                       "cannot append to the audit log " + db_->path() + ": " + st.error().message);
+    }
+    return slot;
+  }
+  // Refused: what was counted, for the caller's message (when a slot frees).
+  auto times = db_->Prepare(std::string("SELECT time_ms FROM audit WHERE time_ms > ?1 AND ") +
+                            kUnconfirmedActions + " ORDER BY time_ms");
+  if (!times.ok()) return times.error();
+  times->Bind(1, after_ms);
+  for (;;) {
+    auto next = times->Step();
+    if (!next.ok()) return next.error();
+    if (!*next) break;
+    slot.times.push_back(times->Int(0));
+  }
+  return slot;
 }
 
 Status AuditLog::Complete(int64_t id, const safety::AuditEntry& e) {
@@ -131,8 +188,8 @@ Status AuditLog::Complete(int64_t id, const safety::AuditEntry& e) {
       .Bind(8, e.reason)
       .Bind(9, std::string(safety::decision::kInFlight));
   if (auto st = stmt->Run(); !st.ok()) {
-    return MakeError(st.error().code, "cannot complete audit entry " + std::to_string(id) +
-                                          " in " + db_->path() + ": " + st.error().message);
+    return MakeError(st.error().code, "cannot complete audit entry " + std::to_string(id) + " in " +
+                                          db_->path() + ": " + st.error().message);
   }
   if (db_->Changes() == 0) {
     return MakeError(ErrorCode::kNotFound,
@@ -143,10 +200,8 @@ Status AuditLog::Complete(int64_t id, const safety::AuditEntry& e) {
 
 Result<std::vector<int64_t>> AuditLog::UnconfirmedActionTimes(int64_t since_ms) {
   std::lock_guard lock(db_->mutex());
-  auto stmt = db_->Prepare(
-      "SELECT time_ms FROM audit WHERE time_ms >= ?1 AND decision IN ('done', 'in_flight') "
-      "AND confirmed = 0 "
-      "ORDER BY time_ms");
+  auto stmt = db_->Prepare(std::string("SELECT time_ms FROM audit WHERE time_ms >= ?1 AND ") +
+                           kUnconfirmedActions + " ORDER BY time_ms");
   if (!stmt.ok()) return stmt.error();
   stmt->Bind(1, since_ms);
   std::vector<int64_t> times;

@@ -44,6 +44,8 @@ class AuditLog final : public safety::AuditSink {
   Result<int64_t> Append(const safety::AuditEntry& entry) override;
   Status Complete(int64_t id, const safety::AuditEntry& outcome) override;
   Result<std::vector<int64_t>> UnconfirmedActionTimes(int64_t since_ms) override;
+  Result<RateSlot> AppendWithinRate(const safety::AuditEntry& entry, int64_t after_ms,
+                                    int max_actions) override;
 
   // Entries matching `query`, oldest first.
   Result<std::vector<safety::AuditEntry>> Query(const AuditQuery& query);

@@ -27,4 +27,19 @@ nlohmann::json AuditEntryToJson(const AuditEntry& e) {
   return j;
 }
 
+Result<AuditSink::RateSlot> AuditSink::AppendWithinRate(const AuditEntry& entry, int64_t after_ms,
+                                                        int max_actions) {
+  auto times = UnconfirmedActionTimes(after_ms + 1);
+  if (!times.ok()) return times.error();
+  RateSlot slot;
+  if (static_cast<int>(times->size()) >= max_actions) {
+    slot.times = std::move(times).value();
+    return slot;
+  }
+  auto id = Append(entry);
+  if (!id.ok()) return id.error();
+  slot.id = *id;
+  return slot;
+}
+
 }  // namespace uiscope::safety

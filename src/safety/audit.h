@@ -77,6 +77,21 @@ class AuditSink {
   // confirmation since `since_ms`, by any process: seeds the rate limiter
   // of a new process.
   virtual Result<std::vector<int64_t>> UnconfirmedActionTimes(int64_t since_ms) = 0;
+
+  // The rate limit's slot, taken with the action's write-ahead entry:
+  // appends `entry` (in flight, unconfirmed) only when fewer than
+  // `max_actions` unconfirmed actions were performed or are in flight after
+  // `after_ms`, by any process. The check and the append are one step, so
+  // processes acting at once cannot overshoot the limit between them.
+  struct RateSlot {
+    int64_t id = 0;              // the appended entry; 0 when the limit is reached
+    std::vector<int64_t> times;  // when refused: the counted actions' times, ascending
+  };
+  // The default checks then appends: atomic only for a sink that one
+  // process alone writes (a fake). memory::AuditLog does both in one
+  // statement.
+  virtual Result<RateSlot> AppendWithinRate(const AuditEntry& entry, int64_t after_ms,
+                                            int max_actions);
 };
 
 }  // namespace uiscope::safety

@@ -120,22 +120,8 @@ PolicyGate::PolicyGate(PolicyConfig config, std::shared_ptr<AuditSink> audit,
       confirmations_(confirmations ? std::move(confirmations)
                                    : std::make_shared<MemoryConfirmationStore>()),
       clock_(clock ? std::move(clock) : Clock([] { return std::chrono::system_clock::now(); })),
-      audit_error_(std::move(audit_error)),
-      limiter_(config_.rate_limit.max_actions, config_.rate_limit.window) {
+      audit_error_(std::move(audit_error)) {
   if (!audit_ && audit_error_.empty()) audit_error_ = "no audit log was opened";
-  if (audit_ && config_.rate_limit.max_actions > 0) {
-    // Actions other processes (or an earlier run) performed in the current
-    // window count against this one's budget.
-    const int64_t now = NowMs();
-    auto times = audit_->UnconfirmedActionTimes(
-        now - std::chrono::duration_cast<milliseconds>(config_.rate_limit.window).count());
-    if (times.ok()) {
-      for (int64_t t : *times) limiter_.Add(FromMs(t));
-    } else {
-      spdlog::warn("rate limit: cannot read recent actions from the audit log: {}",
-                   times.error().message);
-    }
-  }
 }
 
 int64_t PolicyGate::NowMs() const { return ToMs(clock_()); }
@@ -340,7 +326,9 @@ AuditEntry PolicyGate::EntryFor(const PlannedAction& action, const GateDecision&
 GateDecision PolicyGate::Check(const PlannedAction& action) {
   std::lock_guard lock(mutex_);
   GateDecision d = ApplyRules(action);
-  if (d.verdict != GateVerdict::kAllow || !audit_) return d;
+  // An action within the rate limit already has its entry: the slot and the
+  // entry were taken together (ApplyRules).
+  if (d.verdict != GateVerdict::kAllow || !audit_ || d.audit_id != 0) return d;
   // Write-ahead: the entry is committed before the caller sends anything,
   // so a crash mid-action leaves it in flight instead of leaving no trace.
   AuditEntry e = EntryFor(action, d);
@@ -385,22 +373,51 @@ GateDecision PolicyGate::ApplyRules(const PlannedAction& action) {
     if (auto granted = UnderGrant(action, d->rule, now_ms)) return *granted;
     return Hold(action, *d, fingerprint, now_ms);
   }
-  if (!limiter_.Allows(now)) {
-    if (auto granted = UnderGrant(action, "rate", now_ms)) return *granted;
-    const auto wait =
-        std::chrono::duration_cast<std::chrono::seconds>(limiter_.NextAllowed(now) - now) +
-        std::chrono::seconds(1);
-    GateDecision d = Verdict(GateVerdict::kNeedsConfirmation, "rate",
-                             std::to_string(limiter_.Count(now)) +
-                                 " actions were performed without confirmation in " + "the last " +
-                                 SecondsText(config_.rate_limit.window) +
-                                 " (rate_limit: " + std::to_string(config_.rate_limit.max_actions) +
-                                 " per " + SecondsText(config_.rate_limit.window) +
-                                 "). A person must confirm this one, or wait " + SecondsText(wait));
-    return Hold(action, std::move(d), fingerprint, now_ms);
+  if (config_.rate_limit.max_actions <= 0 || !audit_) return GateDecision{};
+  return TakeRateSlot(action, fingerprint, now);
+}
+
+GateDecision PolicyGate::TakeRateSlot(const PlannedAction& action, const std::string& fingerprint,
+                                      std::chrono::system_clock::time_point now) {
+  // The limit is counted in the shared audit log, not in this process: the
+  // write-ahead entry is appended only while the window has room, in one
+  // step, so every process on the state database (an MCP server, CLI verbs
+  // run at once) shares the same budget.
+  const int64_t now_ms = ToMs(now);
+  const auto window = config_.rate_limit.window;
+  AuditEntry e = EntryFor(action, GateDecision{});
+  e.time_ms = now_ms;
+  e.decision = std::string(decision::kInFlight);
+  auto slot =
+      audit_->AppendWithinRate(e, now_ms - std::chrono::duration_cast<milliseconds>(window).count(),
+                               config_.rate_limit.max_actions);
+  if (!slot.ok()) {
+    audit_error_ = slot.error().message;
+    spdlog::error("audit log: cannot record {} before performing it: {}", e.tool,
+                  slot.error().message);
+    return Verdict(GateVerdict::kDeny, "audit",
+                   "the audit log cannot be written (" + audit_error_ +
+                       "); uiscope performs no action it cannot record. Fix the database "
+                       "(\"database\" in the configuration) or its permissions");
   }
-  limiter_.Add(now);
-  return GateDecision{};
+  if (slot->id != 0) {
+    GateDecision allow;
+    allow.audit_id = slot->id;
+    return allow;
+  }
+  if (auto granted = UnderGrant(action, "rate", now_ms)) return *granted;
+  RateLimiter counted(config_.rate_limit.max_actions, window);
+  for (int64_t t : slot->times) counted.Add(FromMs(t));
+  const auto wait =
+      std::chrono::duration_cast<std::chrono::seconds>(counted.NextAllowed(now) - now) +
+      std::chrono::seconds(1);
+  GateDecision d = Verdict(
+      GateVerdict::kNeedsConfirmation, "rate",
+      std::to_string(counted.Count(now)) + " actions were performed without confirmation in " +
+          "the last " + SecondsText(window) +
+          " (rate_limit: " + std::to_string(config_.rate_limit.max_actions) + " per " +
+          SecondsText(window) + "). A person must confirm this one, or wait " + SecondsText(wait));
+  return Hold(action, std::move(d), fingerprint, now_ms);
 }
 
 void PolicyGate::Record(const PlannedAction& action, const GateDecision& decision,

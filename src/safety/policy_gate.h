@@ -15,7 +15,9 @@
 //      the same held action gets the same token back), unless a person's
 //      live grant covers the app and the rule (confirm_tools and rate
 //      only; confirmations.h) -> kAllow, confirmed;
-//   8. otherwise kAllow, counted by the rate limiter.
+//   8. otherwise kAllow, counted by the rate limit, which is kept in the
+//      shared audit log (AuditSink::AppendWithinRate): every process on the
+//      state database spends the same budget.
 // Rules 2-5 hold even with an approval: a person's "yes" does not make an
 // off-screen click safe. An approval is bound to the action it was issued
 // for (tool, desktop, target, arguments, text), so it cannot be spent on
@@ -94,6 +96,10 @@ class PolicyGate final : public ActionGate {
   // spent); nullopt otherwise.
   std::optional<GateDecision> UnderGrant(const PlannedAction& action, const std::string& rule,
                                          int64_t now_ms);
+  // Step 8: the write-ahead entry of `action` within the rate limit (an
+  // allow with its audit_id), or the action held by rule "rate".
+  GateDecision TakeRateSlot(const PlannedAction& action, const std::string& fingerprint,
+                            std::chrono::system_clock::time_point now);
   GateDecision Hold(const PlannedAction& action, GateDecision decision,
                     const std::string& fingerprint, int64_t now_ms);
   void ForgetOld(int64_t now_ms);
@@ -105,7 +111,6 @@ class PolicyGate final : public ActionGate {
 
   mutable std::mutex mutex_;  // guards everything below
   std::string audit_error_;   // not empty: actions are refused
-  RateLimiter limiter_;
   struct Issued {
     std::string fingerprint;  // in memory only: it may contain typed text
     int64_t created_ms = 0;
