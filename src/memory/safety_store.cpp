@@ -19,6 +19,13 @@ SafetyStores OpenSafetyStores(const safety::PolicyConfig& config) {
     return stores;
   }
   stores.db = std::move(db).value();
+  if (!stores.db->lost().empty()) {
+    stores.lost = "the audit log " + stores.path +
+                  " was empty (0 bytes): its entries were lost (the file was truncated or "
+                  "replaced). The empty file was kept as " +
+                  stores.db->lost() + "; a new audit log starts now";
+    spdlog::error("{}", stores.lost);
+  }
   stores.audit = std::make_shared<AuditLog>(stores.db);
   stores.confirmations = std::make_shared<SqliteConfirmationStore>(stores.db);
   if (config.audit_retention_days > 0) {

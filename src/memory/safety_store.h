@@ -19,6 +19,9 @@ struct SafetyStores {
   std::shared_ptr<AuditLog> audit;                           // null with db
   std::shared_ptr<safety::ConfirmationStore> confirmations;  // in memory when db is null
   std::string error;                                         // why db is null
+  // Not empty when the database was found empty (its audit log lost) and a
+  // new one started: what was said about it (logged as an error).
+  std::string lost;
 };
 
 // Opens DatabasePath(config) and applies the audit retention. Never fails:

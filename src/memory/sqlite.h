@@ -63,6 +63,11 @@ struct DatabaseOptions {
   // desktop, not by the log (see memory_test's measurement).
   bool synchronous_full = true;
   std::chrono::milliseconds busy_timeout{5000};  // waiting for another writer
+  // Reading only (`uiscope audit`): the file must exist, and nothing is
+  // created or changed, so a database on a read-only file system (a backup,
+  // a mounted image) can be read. There it is opened immutable: SQLite then
+  // needs neither the -wal nor the -shm file it could not create.
+  bool read_only = false;
 };
 
 class Database {
@@ -70,6 +75,13 @@ class Database {
   // Opens (creating it and its directory, owner-only permissions) the
   // database at `path`, in WAL mode. Unavailable with the reason when the
   // file cannot be opened or is not a database.
+  //
+  // A new database is made under another name and linked into place whole,
+  // so the file at `path` is never empty while uiscope creates it. An empty
+  // (0-byte) file there was a database whose contents were lost (truncated,
+  // or replaced): it is moved aside, with its -wal file, and a new one made;
+  // lost() says where it went, for the caller to tell the person. Read-only,
+  // an empty file is an error saying so.
   static Result<std::shared_ptr<Database>> Open(const std::string& path,
                                                 const DatabaseOptions& options = {});
 
@@ -84,6 +96,8 @@ class Database {
 
   // SQLite's message for the last error, with the database path.
   Error LastError(std::string_view what) const;
+  // Where an empty file found at path() was moved ("" when none was).
+  const std::string& lost() const { return lost_; }
 
  private:
   struct Closer {
@@ -92,6 +106,7 @@ class Database {
   Database(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
 
   std::string path_;
+  std::string lost_;
   std::unique_ptr<sqlite3, Closer> db_;
   std::mutex mutex_;
 };

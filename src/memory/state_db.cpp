@@ -115,6 +115,15 @@ Result<std::shared_ptr<Database>> OpenStateDatabase(const std::string& path,
   auto version = UserVersion(d);
   if (!version.ok()) return version.error();
   if (*version == kStateSchemaVersion) return db;
+  if (options.read_only && *version < kStateSchemaVersion) {
+    // Reading changes nothing, the schema included.
+    return MakeError(ErrorCode::kUnavailable,
+                     "database " + path +
+                         (*version == 0 ? std::string(" holds no uiscope state")
+                                        : " was written by an older uiscope (schema version " +
+                                              std::to_string(*version) +
+                                              "); open it once with write access to upgrade it"));
+  }
   if (*version > kStateSchemaVersion) {
     return MakeError(ErrorCode::kUnavailable,
                      "database " + path + " was written by a newer uiscope (schema version " +

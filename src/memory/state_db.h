@@ -20,6 +20,9 @@ namespace uiscope::memory {
 inline constexpr int kStateSchemaVersion = 4;
 
 // Opens the database at `path` (created if missing) with its tables.
+// With options.read_only, opens an existing one of this schema version for
+// reading, changing nothing. A database found empty and started anew says
+// so in lost() (sqlite.h).
 Result<std::shared_ptr<Database>> OpenStateDatabase(const std::string& path,
                                                     const DatabaseOptions& options = {});
 
