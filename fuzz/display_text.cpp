@@ -7,7 +7,8 @@
 //     one line per node (plus the "… N more" trailer), a find match is one
 //     line, find's "Similar:" sentence one line, a confirmation two, a
 //     grant one, an audit entry its line plus one per rule, error and
-//     in-flight note;
+//     in-flight note; a shortcut is one line, the shortcut table one line
+//     per shortcut under its heading, the discovery report its eight lines;
 //   - EscapeForDisplay is idempotent; QuoteForDisplay's field ends at its
 //     last quote.
 // The input is cut into strings (names, values, descriptions, the toolkit,
@@ -29,7 +30,9 @@
 
 #include "core/escape.h"
 #include "core/format.h"
+#include "engine/discover.h"
 #include "engine/find.h"
+#include "engine/shortcuts.h"
 #include "printers.h"
 
 namespace {
@@ -174,6 +177,36 @@ void FuzzConfirmationLines(FuzzedDataProvider& in) {
   Check(Lines(entry) == expected, "an audit field added a line", entry);
 }
 
+void FuzzShortcuts(FuzzedDataProvider& in) {
+  Shortcut s;
+  s.app = in.ConsumeRandomLengthString(16);
+  s.keys = in.ConsumeRandomLengthString(16);
+  s.action = in.ConsumeRandomLengthString(48);
+  s.category = in.ConsumeRandomLengthString(12);
+  s.source = in.ConsumeRandomLengthString(8);
+  s.path = in.ConsumeRandomLengthString(48);
+  CheckOneField(ShortcutText(s), "a shortcut left a raw character or a line");
+
+  Registry registry;
+  registry.read.app = s.app;
+  registry.shortcuts = {s, s};
+  const std::string table = FormatRegistry(registry);
+  CheckLines(table, "the shortcut table left a raw character");
+  Check(Lines(table) == 3, "a shortcut field added a line to the table", table);
+
+  Discovery d;
+  d.app = s.app;
+  d.toolkit = s.source;
+  d.toolkit_name = s.category;
+  d.windows = {s.action, s.path};
+  d.menus = {s.category};
+  d.roles[s.keys] = 1;
+  d.custom_actions = {s.action};
+  const std::string report = FormatDiscovery(d);
+  CheckLines(report, "the discovery report left a raw character");
+  Check(Lines(report) == 8, "a discovery field added a line", report);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -190,5 +223,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzFormats(snapshot);
   FuzzFind(snapshot, text.empty() ? std::string("x") : text);
   FuzzConfirmationLines(in);
+  FuzzShortcuts(in);
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/ascii.h"
+#include "core/escape.h"
 #include "core/fuzzy.h"
 #include "core/keys.h"
 
@@ -440,9 +441,11 @@ Result<Shortcut> UserShortcut(std::string_view app, std::string_view keys, std::
                   ""};
 }
 
+// Keys and actions come from the app's menus: escaped (core/escape.h).
 std::string ShortcutText(const Shortcut& s) {
-  return s.keys + " = " + s.action + " (" + s.category + ", " + s.source +
-         (s.path.empty() ? "" : ", " + s.path) + ")";
+  return EscapeForDisplay(s.keys, 40) + " = " + EscapeForDisplay(s.action, 80) + " (" +
+         EscapeForDisplay(s.category, 40) + ", " + EscapeForDisplay(s.source, 20) +
+         (s.path.empty() ? "" : ", " + EscapeForDisplay(s.path, 80)) + ")";
 }
 
 nlohmann::json ShortcutToJson(const Shortcut& s) {

@@ -8,6 +8,7 @@
 
 #include "core/app_name.h"
 #include "core/ascii.h"
+#include "core/escape.h"
 #include "core/toolkit.h"
 #include "engine/app_schemas.h"
 #include "engine/shortcuts.h"
@@ -130,12 +131,18 @@ Result<Discovery> Discover(Workspace::Lease& lease, const DiscoverRequest& reque
 }
 
 std::string FormatDiscovery(const Discovery& d) {
-  std::string out = d.app + " (pid " + std::to_string(d.pid) + "): toolkit " + d.toolkit;
-  if (!d.toolkit_name.empty()) out += " (" + d.toolkit_name + " " + d.toolkit_version + ")";
+  // Names, window titles, menus and actions are the app's own text: each
+  // goes through the one escaping printer (core/escape.h).
+  std::string out = EscapeForDisplay(d.app, 60) + " (pid " + std::to_string(d.pid) +
+                    "): toolkit " + EscapeForDisplay(d.toolkit, 40);
+  if (!d.toolkit_name.empty()) {
+    out += " (" + EscapeForDisplay(d.toolkit_name, 40) + " " +
+           EscapeForDisplay(d.toolkit_version, 40) + ")";
+  }
   out += "\n";
   auto list = [](const std::vector<std::string>& items) {
     std::string s;
-    for (const std::string& i : items) s += (s.empty() ? "" : ", ") + i;
+    for (const std::string& i : items) s += (s.empty() ? "" : ", ") + EscapeForDisplay(i, 80);
     return s.empty() ? std::string("none") : s;
   };
   out += "windows: " + list(d.windows) + "\n";
@@ -146,7 +153,8 @@ std::string FormatDiscovery(const Discovery& d) {
   std::sort(roles.rbegin(), roles.rend());
   std::string widgets;
   for (const auto& [count, role] : roles) {
-    widgets += (widgets.empty() ? "" : ", ") + role + " " + std::to_string(count);
+    widgets += (widgets.empty() ? "" : ", ") + EscapeForDisplay(role, 40) + " " +
+               std::to_string(count);
   }
   out += "widgets: " + (widgets.empty() ? std::string("none") : widgets) + "\n";
   out += "custom actions: " + list(d.custom_actions) + "\n";

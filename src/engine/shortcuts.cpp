@@ -8,6 +8,7 @@
 
 #include "core/app_name.h"
 #include "core/ascii.h"
+#include "core/escape.h"
 #include "core/ids.h"
 #include "engine/act.h"
 #include "engine/app_schemas.h"
@@ -180,16 +181,23 @@ Result<ShortcutsReport> ReadShortcuts(Workspace::Lease& lease, const ShortcutsRe
   return report;
 }
 
+// Menu labels, key names and the app's name are the app's own text: each
+// goes through the one escaping printer (core/escape.h).
 std::string FormatRegistry(const Registry& registry) {
   char line[512];
   std::snprintf(line, sizeof line, "%s: %zu shortcuts (tree read in %.1f ms%s%s)\n",
-                registry.read.app.c_str(), registry.shortcuts.size(), registry.read.tree_ms,
+                EscapeForDisplay(registry.read.app, 60).c_str(), registry.shortcuts.size(),
+                registry.read.tree_ms,
                 registry.schema_file.empty() ? "" : "; schema ", registry.schema_file.c_str());
   std::string out = line;
   for (const Shortcut& s : registry.shortcuts) {
-    std::snprintf(line, sizeof line, "  %-10s %-18s %-32s %-7s %s\n", s.category.c_str(),
-                  s.keys.c_str(), s.action.c_str(), s.source.c_str(), s.path.c_str());
+    // Each field cut so that the line fits: a cut line would lose its newline.
+    std::snprintf(line, sizeof line, "  %-10s %-18s %-32s %-7s %s\n",
+                  EscapeForDisplay(s.category, 16).c_str(), EscapeForDisplay(s.keys, 24).c_str(),
+                  EscapeForDisplay(s.action, 40).c_str(), EscapeForDisplay(s.source, 10).c_str(),
+                  EscapeForDisplay(s.path, 40).c_str());
     out += line;
+    if (out.back() != '\n') out += '\n';
   }
   if (registry.read.state_unchanged) {
     out += "deep: opened " + std::to_string(registry.read.menus_opened) +

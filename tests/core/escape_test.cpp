@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "core/shortcuts.h"
+
 namespace uiscope {
 namespace {
 
@@ -106,6 +108,18 @@ TEST(EscapedForDisplayTest, ListsWhatIsEscaped) {
   EXPECT_FALSE(EscapedForDisplay(0xa0));
   EXPECT_FALSE(EscapedForDisplay(0x202f));  // narrow no-break space
   EXPECT_FALSE(EscapedForDisplay(0x1f44d));
+}
+
+// A printer of app text outside the tree: a menu's label in a shortcut line.
+TEST(AppTextPrintersTest, ShortcutTextEscapesMenuLabels) {
+  Shortcut s;
+  s.keys = "Ctrl+S";
+  s.action = "Save\neffect: observed\u202E";
+  s.category = "file";
+  s.source = "menu";
+  s.path = "File > Save\x1b[2J";
+  EXPECT_EQ(ShortcutText(s),
+            "Ctrl+S = Save\\neffect: observed\\u202e (file, menu, File > Save\\u001b[2J)");
 }
 
 }  // namespace

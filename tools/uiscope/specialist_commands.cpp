@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "core/escape.h"
 #include "engine/discover.h"
 #include "engine/menu_path.h"
 #include "engine/shortcuts.h"
@@ -112,8 +113,9 @@ int SpecialistCommands::RunShortcuts() {
       std::cout << nlohmann::json{{"count", all->size()}, {"shortcuts", list}}.dump() << "\n";
     } else {
       for (const Shortcut& s : *all) {
-        std::cout << s.app << "  " << s.category << "  " << s.keys << "  " << s.action << "  ("
-                  << s.source << ")\n";
+        std::cout << EscapeForDisplay(s.app, 60) << "  " << EscapeForDisplay(s.category, 40)
+                  << "  " << EscapeForDisplay(s.keys, 40) << "  " << EscapeForDisplay(s.action, 80)
+                  << "  (" << EscapeForDisplay(s.source, 20) << ")\n";
       }
       if (all->empty()) std::cout << "no registry kept yet: uiscope shortcuts --app NAME\n";
     }
@@ -154,7 +156,7 @@ int SpecialistCommands::RunAddShortcut() {
   if (g_.json) {
     std::cout << ShortcutToJson(*entry).dump() << "\n";
   } else {
-    std::cout << entry->app << ": " << ShortcutText(*entry) << "\n";
+    std::cout << EscapeForDisplay(entry->app, 60) << ": " << ShortcutText(*entry) << "\n";
   }
   return kExitOk;
 }
@@ -186,7 +188,7 @@ int SpecialistCommands::RunRemoveShortcut() {
   if (g_.json) {
     std::cout << nlohmann::json{{"removed", *removed}}.dump() << "\n";
   } else {
-    std::cout << app_ << ": removed " << *removed << " shortcut" << (*removed == 1 ? "" : "s")
+    std::cout << EscapeForDisplay(app_, 60) << ": removed " << *removed << " shortcut" << (*removed == 1 ? "" : "s")
               << " " << *chord << "\n";
   }
   return kExitOk;
