@@ -108,7 +108,7 @@ class HostileTextCliTest : public ::testing::Test {
   }
 
   test::CliRun Run(const std::vector<std::string>& args) {
-    return test::RunIsolatedCli(UISCOPE_CLI, args, config_, (dir_ / "stderr.txt").string());
+    return test::RunIsolatedCli(UISCOPE_CLI, args, config_, "hostile-text-stderr.txt");
   }
 
   fs::path dir_;
