@@ -959,17 +959,35 @@ std::vector<int> ListSessionProcesses(const DesktopInfo& info) {
   }
 
   // 0: undecided, 1: in the session, 2: not (another session's environment).
+  // The session's runtime dir in an environment is no proof on its own: a
+  // shell that `eval`ed `session start` passes it to every command a person
+  // runs there, and those are not the session's to end.
   std::map<int, int> verdict;
+  std::vector<const ProcessEntry*> tagged;  // the session's runtime dir in their environment
   for (const ProcessEntry& entry : processes) {
     if (!entry.live()) continue;
     const std::optional<std::string> runtime_dir = RuntimeDirOf(entry.pid);
-    if (runtime_dir.has_value()) {
-      verdict[entry.pid] = *runtime_dir == info.runtime_dir ? 1 : 2;
+    if (runtime_dir.has_value() && *runtime_dir != info.runtime_dir) {
+      verdict[entry.pid] = 2;
       continue;
     }
+    if (runtime_dir.has_value()) tagged.push_back(&entry);
+    auto recorded = leaders.find(entry.pid);
     auto leader = leaders.find(entry.session);
-    const bool member = leader != leaders.end() && entry.start_time >= leader->second;
+    const bool member =
+        (recorded != leaders.end() && entry.start_time == recorded->second) ||
+        (leader != leaders.end() && entry.start_time >= leader->second);
     verdict[entry.pid] = member ? 1 : 0;
+  }
+  // A daemon that left the session's tree (forked twice and called setsid,
+  // as Chromium's crash handler does) is reparented to init or the user's
+  // service manager; with the runtime dir in its environment it came from
+  // the session. A person's job keeps its shell as parent.
+  for (const ProcessEntry* entry : tagged) {
+    if (verdict[entry->pid] == 0 &&
+        (entry->parent <= 1 || PidProgramName(entry->parent) == "systemd")) {
+      verdict[entry->pid] = 1;
+    }
   }
   // Descendants of members (with no environment of their own to say).
   for (const ProcessEntry& entry : processes) {

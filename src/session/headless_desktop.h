@@ -25,22 +25,26 @@
 //   is reported with alive=false and a `problem` naming the part until
 //   StopSession() cleans it up; its id is never handed to a new session
 //   meanwhile.
-// - The processes of a session (ListSessionProcesses()) are those started in
-//   it, recognised three ways, because none suffices alone:
-//   1. the session's private XDG_RUNTIME_DIR in /proc/PID/environ (the AT-SPI
-//      bus launcher, the accessibility bus, anything started with
-//      SessionEnvironment());
-//   2. membership of a process session (setsid) whose leader was recorded
-//      when it was started into the session (the helpers, and apps started
-//      with SpawnInSession(): `app launch`). Chromium rewrites its process
-//      title over its environment, so /proc/PID/environ of its browser and
-//      its children reads empty, but they all keep the session id of the
-//      process uiscope launched;
-//   3. descent from a process of the session (a child that called setsid()
-//      itself, e.g. a terminal's shell).
-//   A process whose environment names another runtime dir is never one of
-//   them, and a recorded leader's pid counts only while it names the same
-//   process (its start time), so a recycled pid is never signalled.
+// - The processes of a session (ListSessionProcesses()) are those the session
+//   itself started and their descendants, recognised three ways, because
+//   none suffices alone:
+//   1. a recorded process (the helpers, and apps started with
+//      SpawnInSession(): `app launch`) or a member of a process session
+//      (setsid) one of them leads. Chromium rewrites its process title over
+//      its environment, so /proc/PID/environ of its browser and its children
+//      reads empty, but they all keep the session id of the process uiscope
+//      launched;
+//   2. descent from a process of the session (a child that called setsid()
+//      itself, e.g. a terminal's shell; the AT-SPI bus launcher that
+//      dbus-daemon activates);
+//   3. the session's XDG_RUNTIME_DIR in /proc/PID/environ of an orphan (its
+//      parent init or the user's systemd): a daemon that left the session's
+//      tree (Chromium's crash handler).
+//   That variable alone proves nothing: a shell that `eval`ed `session
+//   start` hands it to whatever a person runs there, and `session stop`
+//   must not end that. A process whose environment names another runtime
+//   dir is never one of them, and a recorded pid counts only while it names
+//   the same process (its start time), so a recycled pid is never signalled.
 // - Stopping a session ends all of them (SIGTERM and SIGCONT, then SIGKILL
 //   after a grace period, so stopped processes end too), X clients first and
 //   Xvfb last; then the runtime dir and the registry entry go.

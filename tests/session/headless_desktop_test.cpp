@@ -366,6 +366,46 @@ TEST_F(HeadlessDesktopTest, OnlyRecordedProcessesOfThisSessionAreMembers) {
   EXPECT_FALSE(std::binary_search(listed.begin(), listed.end(), (*stranger)->pid()));
 }
 
+// A shell that `eval`ed `session start` passes the session's environment to
+// what a person runs there (a background job, a pipeline, an editor); only
+// what the session itself started ends with it.
+TEST_F(HeadlessDesktopTest, StopLeavesProcessesThatOnlyInheritedTheSessionsEnvironment) {
+  auto desktop = StartDesktop();
+  ASSERT_NE(desktop, nullptr);
+  const DesktopInfo info = desktop->info();
+  SpawnOptions shell_job;
+  shell_job.argv = {"sh", "-c", "sleep 30 | cat"};
+  shell_job.new_session = false;  // in the test's own session, as a shell's job is
+  ApplySessionEnvironment(info, &shell_job);
+  auto job = Process::Spawn(shell_job);
+  ASSERT_TRUE(job.ok()) << job.error().ToString();
+  std::vector<int> job_pids;
+  ASSERT_TRUE(WaitUntil([&] {
+    job_pids.clear();
+    for (const ProcessEntry& p : ListProcesses()) {
+      if (p.live() && (p.pid == (*job)->pid() || p.parent == (*job)->pid())) {
+        job_pids.push_back(p.pid);
+      }
+    }
+    return job_pids.size() == 3u;  // sh, sleep, cat
+  }));
+  SpawnOptions app;
+  app.argv = {"sleep", "30"};
+  auto inside = SpawnInSession(info, app);
+  ASSERT_TRUE(inside.ok());
+  std::vector<int> listed = ListSessionProcesses(info);
+  for (int pid : job_pids) {
+    EXPECT_FALSE(std::binary_search(listed.begin(), listed.end(), pid)) << pid;
+  }
+  EXPECT_TRUE(std::binary_search(listed.begin(), listed.end(), (*inside)->pid()));
+
+  ASSERT_TRUE(StopSession(info.id).ok());
+  EXPECT_TRUE(AllDead({(*inside)->pid()}));
+  for (int pid : job_pids) EXPECT_TRUE(PidAlive(pid)) << pid << " ended with the session";
+  for (int pid : job_pids) kill(pid, SIGTERM);
+  EXPECT_TRUE((*job)->Wait(milliseconds(5000)).ok());
+}
+
 TEST_F(HeadlessDesktopTest, FindSessionOfUnknownIdListsExistingIds) {
   auto desktop = StartDesktop();
   ASSERT_NE(desktop, nullptr);
