@@ -22,8 +22,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,8 +72,9 @@ Node MakeNode(FuzzedDataProvider& in, int& next_id, int depth) {
   n.states.Set(State::kEnabled);
   if (in.ConsumeBool()) n.states.Set(State::kFocused);
   if (in.ConsumeBool()) n.states.Set(State::kActive);
-  if (in.ConsumeBool()) n.bounds = Rect{in.ConsumeIntegral<int16_t>(), in.ConsumeIntegral<int16_t>(),
-                                        in.ConsumeIntegral<uint8_t>(), in.ConsumeIntegral<uint8_t>()};
+  if (in.ConsumeBool())
+    n.bounds = Rect{in.ConsumeIntegral<int16_t>(), in.ConsumeIntegral<int16_t>(),
+                    in.ConsumeIntegral<uint8_t>(), in.ConsumeIntegral<uint8_t>()};
   if (in.ConsumeBool()) n.source = Source::kOcr;
   const int children = depth < 3 ? in.ConsumeIntegralInRange<int>(0, 3) : 0;
   for (int i = 0; i < children && in.remaining_bytes() > 0; ++i) {

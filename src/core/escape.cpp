@@ -119,10 +119,10 @@ bool EscapedForDisplay(char32_t cp) {
     default:
       break;
   }
-  if (cp >= 0x200b && cp <= 0x200f) return true;  // zero-width space, joiners, LRM, RLM
-  if (cp >= 0x2028 && cp <= 0x202e) return true;  // line/para separators, LRE..RLO
-  if (cp >= 0x2060 && cp <= 0x206f) return true;  // word joiner, invisible ops, LRI..PDI
-  if (cp >= 0xfff9 && cp <= 0xfffb) return true;  // interlinear annotation
+  if (cp >= 0x200b && cp <= 0x200f) return true;    // zero-width space, joiners, LRM, RLM
+  if (cp >= 0x2028 && cp <= 0x202e) return true;    // line/para separators, LRE..RLO
+  if (cp >= 0x2060 && cp <= 0x206f) return true;    // word joiner, invisible ops, LRI..PDI
+  if (cp >= 0xfff9 && cp <= 0xfffb) return true;    // interlinear annotation
   if (cp >= 0xe0000 && cp <= 0xe007f) return true;  // tags: invisible ASCII
   return false;
 }

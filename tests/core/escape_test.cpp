@@ -24,8 +24,12 @@ TEST(EscapeForDisplayTest, C0ControlsAndDelBecomeEscapes) {
 
 TEST(EscapeForDisplayTest, C1ControlsBecomeEscapes) {
   // U+009B is CSI and U+009D OSC for terminals that take 8-bit controls.
-  EXPECT_EQ(EscapeForDisplay("\xC2\x9B" "2J"), "\\u009b2J");
-  EXPECT_EQ(EscapeForDisplay("\xC2\x9D" "0;t\xC2\x9C"), "\\u009d0;t\\u009c");
+  EXPECT_EQ(EscapeForDisplay("\xC2\x9B"
+                             "2J"),
+            "\\u009b2J");
+  EXPECT_EQ(EscapeForDisplay("\xC2\x9D"
+                             "0;t\xC2\x9C"),
+            "\\u009d0;t\\u009c");
   EXPECT_EQ(EscapeForDisplay("\xC2\x85"), "\\u0085");
   EXPECT_EQ(EscapeForDisplay("\xC2\xA0"), "\xC2\xA0");  // no-break space is visible text
 }
@@ -46,7 +50,10 @@ TEST(EscapeForDisplayTest, InvisibleCharactersBecomeEscapes) {
 }
 
 TEST(EscapeForDisplayTest, MalformedUtf8BecomesReplacementCharacters) {
-  EXPECT_EQ(EscapeForDisplay("a\xff" "b"), "a\uFFFD" "b");
+  EXPECT_EQ(EscapeForDisplay("a\xff"
+                             "b"),
+            "a\uFFFD"
+            "b");
   EXPECT_EQ(EscapeForDisplay("\xC0\x8A"), "\uFFFD\uFFFD");  // an overlong newline stays no newline
   EXPECT_EQ(EscapeForDisplay("\xE2\x80"), "\uFFFD\uFFFD");  // a cut sequence
   EXPECT_EQ(EscapeForDisplay("\xED\xA0\x80"), "\uFFFD\uFFFD\uFFFD");  // a surrogate
@@ -83,7 +90,8 @@ TEST(SanitiseUtf8Test, KeepsControlsForJsonAndFixesEncoding) {
 
 TEST(EscapeLinesForDisplayTest, EscapesEachLineAndIndentsTheRest) {
   EXPECT_EQ(EscapeLinesForDisplay("one", "  "), "one");
-  EXPECT_EQ(EscapeLinesForDisplay("log:\nfoo\x1b[2J\nbar\r", "  "), "log:\n  foo\\u001b[2J\n  bar\\r");
+  EXPECT_EQ(EscapeLinesForDisplay("log:\nfoo\x1b[2J\nbar\r", "  "),
+            "log:\n  foo\\u001b[2J\n  bar\\r");
   EXPECT_EQ(EscapeLinesForDisplay("a\n", "> "), "a\n> ");
 }
 

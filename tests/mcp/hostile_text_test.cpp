@@ -71,26 +71,27 @@ class HostileTextTest : public ::testing::Test {
     ASSERT_TRUE(stores_.db) << stores_.error;
     gate_ = memory::MakePolicyGate(config_, stores_);
 
-    const json app = {
-        {"name", kApp},
-        {"pid", 4242},
-        {"children",
-         {{{"role", "window"},
-           {"name", "Files" + kForged},
-           {"bounds", {100, 80, 400, 300}},
-           {"states", {"active"}},
-           {"children",
-            {{{"role", "button"},
-              {"name", kButton},
-              {"bounds", {180, 190, 80, 30}},
-              {"actions", {"click"}}},
-             // The same name twice: a click by that name is ambiguous, and
-             // the policy holds it for a person (rule R4).
-             {{"role", "button"},
-              {"name", kButton},
-              {"bounds", {280, 190, 80, 30}},
-              {"actions", {"click"}}},
-             {{"role", "label"}, {"name", "Status" + kForged}, {"bounds", {110, 230, 200, 20}}}}}}}}};
+    const json app = {{"name", kApp},
+                      {"pid", 4242},
+                      {"children",
+                       {{{"role", "window"},
+                         {"name", "Files" + kForged},
+                         {"bounds", {100, 80, 400, 300}},
+                         {"states", {"active"}},
+                         {"children",
+                          {{{"role", "button"},
+                            {"name", kButton},
+                            {"bounds", {180, 190, 80, 30}},
+                            {"actions", {"click"}}},
+                           // The same name twice: a click by that name is ambiguous, and
+                           // the policy holds it for a person (rule R4).
+                           {{"role", "button"},
+                            {"name", kButton},
+                            {"bounds", {280, 190, 80, 30}},
+                            {"actions", {"click"}}},
+                           {{"role", "label"},
+                            {"name", "Status" + kForged},
+                            {"bounds", {110, 230, 200, 20}}}}}}}}};
     Node root = test::NodeFromFixtureJson(app, kApp, 4242);
     root.role = Role::kApplication;
     auto fake = std::make_unique<test::FakeAccessibility>(std::vector<Node>{root});

@@ -37,20 +37,19 @@ std::string DescribeConfirmation(const safety::Confirmation& c, int64_t now_ms) 
 }
 
 std::string DescribeGrant(const safety::Grant& g, int64_t now_ms) {
-  std::string line = "grant " + std::to_string(g.id) + "  " +
-                     (g.app.empty() ? std::string("(actions of unknown apps)")
-                                    : EscapeForDisplay(g.app));
+  std::string line =
+      "grant " + std::to_string(g.id) + "  " +
+      (g.app.empty() ? std::string("(actions of unknown apps)") : EscapeForDisplay(g.app));
   if (!g.display.empty()) line += " on " + EscapeForDisplay(g.display);
   if (!g.session.empty()) line += " [" + EscapeForDisplay(g.session) + "]";
   line += "  rule " + EscapeForDisplay(g.rule) +
           (g.tool.empty() ? "" : " for " + EscapeForDisplay(g.tool));
   if (g.max_actions > 0) {
-    line += "  " + std::to_string(g.max_actions - g.used) + " of " +
-            std::to_string(g.max_actions) + " actions left";
+    line += "  " + std::to_string(g.max_actions - g.used) + " of " + std::to_string(g.max_actions) +
+            " actions left";
   }
   line += "  ends in " + std::to_string(std::max<int64_t>(0, (g.expires_ms - now_ms) / 1000)) +
-          " s  (by " + EscapeForDisplay(g.decided_by) + ", with " + EscapeForDisplay(g.token) +
-          ")";
+          " s  (by " + EscapeForDisplay(g.decided_by) + ", with " + EscapeForDisplay(g.token) + ")";
   return line;
 }
 
@@ -87,10 +86,10 @@ std::string AuditLine(const safety::AuditEntry& e, const std::string& local_time
   }
   if (!e.error.empty()) line += "\n    error: " + EscapeForDisplay(e.error);
   if (e.decision == safety::decision::kInFlight) {
-    line += writer_alive ? "\n    in flight: process " + std::to_string(e.pid) +
-                                 " is performing it now"
-                           : "\n    no outcome: process " + std::to_string(e.pid) +
-                                 " ended before recording one; the action may have happened";
+    line += writer_alive
+                ? "\n    in flight: process " + std::to_string(e.pid) + " is performing it now"
+                : "\n    no outcome: process " + std::to_string(e.pid) +
+                      " ended before recording one; the action may have happened";
   }
   return line;
 }
