@@ -1,6 +1,8 @@
 #include "engine/apps.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +22,7 @@
 #include "platform/cdp/cdp_connection.h"
 #include "session/a11y_env.h"
 #include "session/headless_desktop.h"
+#include "session/launch_marks.h"
 
 namespace uiscope {
 namespace {
@@ -140,37 +143,107 @@ std::optional<DesktopInfo> LeaseSession(const Workspace::Lease& lease) {
 // find it and its children even when they rewrite their environment
 // (Chromium). Elsewhere: its DISPLAY and the accessibility switches; the
 // D-Bus session is the caller's when it is the same display.
+//
+// Either way it carries uiscope's launch marks (session/launch_marks.h), so
+// that nothing it starts can pass for a person deciding on a held action.
 Result<std::unique_ptr<Process>> SpawnApp(const Workspace::Lease& lease,
                                           const std::optional<DesktopInfo>& session,
                                           SpawnOptions spawn) {
-  if (session.has_value()) return SpawnInSession(*session, std::move(spawn));
-  DesktopInfo partial;
-  partial.display_name = lease.display;
-  for (auto& name : SessionUnsetEnvironment()) spawn.unset_env.push_back(std::move(name));
-  for (auto& [name, value] : SessionEnvironment(partial)) {
-    if (!value.empty()) spawn.env.emplace_back(name, value);
+  Result<std::unique_ptr<Process>> process = MakeError(ErrorCode::kInternal, "not spawned");
+  if (session.has_value()) {
+    process = SpawnInSession(*session, std::move(spawn));
+  } else {
+    DesktopInfo partial;
+    partial.display_name = lease.display;
+    for (auto& name : SessionUnsetEnvironment()) spawn.unset_env.push_back(std::move(name));
+    for (auto& [name, value] : SessionEnvironment(partial)) {
+      if (!value.empty()) spawn.env.emplace_back(name, value);
+    }
+    spawn.env.emplace_back(kLaunchedEnv, "app_launch");
+    process = Process::Spawn(spawn);
   }
-  return Process::Spawn(spawn);
+  if (!process.ok()) return process;
+  if (Status recorded = RecordLaunched((*process)->pid()); !recorded.ok()) {
+    // Unrecorded, it could approve held actions as if it were a person.
+    Status ignored = (*process)->Terminate();
+    (void)ignored;
+    return recorded.error();
+  }
+  return process;
 }
 
+// Where an app's log goes: the session's runtime dir, else the state
+// directory's app-logs (beside the session registry). Never a directory
+// others can write to: there a planted link would make uiscope append the
+// app's output to a file of the planter's choosing.
 std::string LogDir(const std::optional<DesktopInfo>& session) {
   if (session.has_value()) return session->runtime_dir;
-  std::error_code ec;
-  std::string dir = std::filesystem::temp_directory_path(ec).string();
-  return dir.empty() ? "/tmp" : dir;
+  if (const char* state = std::getenv("UISCOPE_STATE_DIR"); state != nullptr && *state != '\0') {
+    return std::string(state) + "/app-logs";
+  }
+  return (std::filesystem::path(SessionStateDir()).parent_path() / "app-logs").string();
 }
 
-std::string LogName(const std::string& dir, const std::string& program) {
+// Logs older than this are removed when a new one is made, so that the
+// state directory does not fill up with every app ever launched.
+constexpr auto kLogRetention = std::chrono::hours(24 * 7);
+
+// `dir` made (0700 when new), then checked: a real directory, not a link,
+// this user's and closed to everyone else.
+Status PrivateDir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
+    return MakeError(ErrorCode::kUnavailable,
+                     "the log directory " + dir +
+                         " is not a directory of this user; remove it or set UISCOPE_STATE_DIR");
+  }
+  if ((st.st_mode & 077) != 0 && ::chmod(dir.c_str(), 0700) != 0) {
+    return MakeError(ErrorCode::kUnavailable, "cannot make the log directory " + dir + " private");
+  }
+  return OkStatus();
+}
+
+void RemoveOldLogs(const std::string& dir) {
+  std::error_code ec;
+  const auto now = std::filesystem::file_time_type::clock::now();
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with("uiscope-app-") || !name.ends_with(".log")) continue;
+    std::error_code time_ec;
+    const auto written = entry.last_write_time(time_ec);
+    if (!time_ec && now - written > kLogRetention) std::filesystem::remove(entry.path(), time_ec);
+  }
+}
+
+// Creates the app's log file: in LogDir(), exclusively (O_EXCL, O_NOFOLLOW:
+// an existing name or a link there is never reused), readable by this user
+// only. Returns its path, which Process::Spawn() then appends to.
+Result<std::string> CreateLogFile(const std::optional<DesktopInfo>& session,
+                                  const std::string& program) {
+  const std::string dir = LogDir(session);
+  if (Status st = PrivateDir(dir); !st.ok()) return st.error();
+  if (!session.has_value()) RemoveOldLogs(dir);
   std::string base = program.substr(program.rfind('/') + 1);
   for (char& c : base) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
   }
-  char stamp[32];
-  std::snprintf(stamp, sizeof(stamp), "%lld",
-                static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                           std::chrono::system_clock::now().time_since_epoch())
-                                           .count()));
-  return dir + "/uiscope-app-" + base + "-" + stamp + ".log";
+  const long long stamp = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string path = dir + "/uiscope-app-" + base + "-" + std::to_string(stamp);
+    if (attempt > 0) path += "-" + std::to_string(attempt);
+    path += ".log";
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      ::close(fd);
+      return path;
+    }
+    if (errno != EEXIST) break;
+  }
+  return MakeError(ErrorCode::kUnavailable, "cannot create a log file for " + base + " in " + dir);
 }
 
 ActionOutcome NotPerformed(const std::string& error) {
@@ -369,7 +442,13 @@ Result<LaunchResult> LaunchApp(Workspace::Lease& lease, const LaunchRequest& r) 
     }
   }
   const std::optional<DesktopInfo> session = LeaseSession(lease);
-  spawn.log_file = LogName(LogDir(session), r.argv[0]);
+  auto log_file = CreateLogFile(session, r.argv[0]);
+  if (!log_file.ok()) {
+    outcome.error = log_file.error().message;
+    action.Record();
+    return log_file.error();
+  }
+  spawn.log_file = *log_file;
   result.log_file = spawn.log_file;
   auto process = SpawnApp(lease, session, std::move(spawn));
   if (!process.ok()) {

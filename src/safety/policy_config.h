@@ -16,7 +16,12 @@
 //     // R3: app_launch runs only these programs. An entry with a "/" must
 //     // equal the program path as given; otherwise it must equal the
 //     // program's base name ("gedit" allows "gedit" and "/usr/bin/gedit").
-//     // Absent (the default): any program. []: no program at all.
+//     // Absent (the default): any application. []: no program at all.
+//     // Whether set or not, a command line that runs commands of its own
+//     // goes only where this list names each such program: uiscope itself
+//     // (an agent would approve its own held actions with it), a shell in
+//     // any form ("sh", "env ... bash"), an interpreter given inline code
+//     // ("python3 -c", "perl -e", awk). See CommandRunnersIn (rules.h).
 //     "launch_allow": ["gedit", "xterm"],
 //
 //     // Applications that are neither observed (their accessibility trees
@@ -92,7 +97,8 @@ struct MemoryConfig {
 };
 
 struct PolicyConfig {
-  std::optional<std::vector<std::string>> launch_allow;  // nullopt = any program
+  // nullopt = any application (never a command runner it does not name)
+  std::optional<std::vector<std::string>> launch_allow;
   std::vector<std::string> deny_apps;
   std::vector<std::string> confirm_tools;
   RateLimitConfig rate_limit;

@@ -1,6 +1,9 @@
 #include "safety/rules.h"
 
+#include <algorithm>
 #include <cctype>
+#include <initializer_list>
+#include <iterator>
 
 namespace uiscope::safety {
 namespace {
@@ -140,25 +143,138 @@ std::optional<GateDecision> CheckDenyList(const PlannedAction& action,
   return std::nullopt;
 }
 
+namespace {
+
+// Programs that run whatever command they are given: a shell, in any form.
+bool IsShell(std::string_view base) {
+  static constexpr std::string_view kShells[] = {
+      "sh",  "bash", "dash", "zsh",  "ksh",     "mksh", "pdksh", "ash", "yash",
+      "csh", "tcsh", "fish", "rbash", "busybox", "nu",  "pwsh",  "elvish"};
+  return std::find(std::begin(kShells), std::end(kShells), base) != std::end(kShells);
+}
+
+// Interpreters, with the switches that make them run code given inline on
+// the command line (versioned names too: python3.11, perl5.36). awk's
+// program is always inline.
+struct Interpreter {
+  std::string_view prefix;
+  std::initializer_list<std::string_view> inline_flags;
+};
+const Interpreter* InterpreterOf(std::string_view base) {
+  static const Interpreter kInterpreters[] = {
+      {"python", {"-c"}},         {"pypy", {"-c"}},
+      {"perl", {"-e", "-E"}},     {"ruby", {"-e"}},
+      {"node", {"-e", "--eval", "-p", "--print"}},
+      {"nodejs", {"-e", "--eval", "-p", "--print"}},
+      {"php", {"-r"}},            {"lua", {"-e"}},
+      {"tclsh", {}},              {"wish", {}},
+      {"Rscript", {"-e"}},        {"julia", {"-e", "--eval"}},
+      {"guile", {"-c"}},          {"osascript", {"-e"}},
+      {"awk", {}},                {"gawk", {}},
+      {"mawk", {}},               {"nawk", {}},
+  };
+  for (const Interpreter& i : kInterpreters) {
+    if (!base.starts_with(i.prefix)) continue;
+    const std::string_view rest = base.substr(i.prefix.size());
+    // "python3", "python3.11", "perl5.36"; not "pythonista" or "nodeapp".
+    if (std::all_of(rest.begin(), rest.end(),
+                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; })) {
+      return &i;
+    }
+  }
+  return nullptr;
+}
+
+// The words of a command line, quotes taken off; good enough to find the
+// programs it names, which is all it is used for.
+std::vector<std::string> CommandWords(std::string_view command) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : command) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!word.empty()) words.push_back(std::move(word));
+      word.clear();
+    } else if (c != '\'' && c != '"' && c != '\\') {
+      word += c;
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  return words;
+}
+
+bool Listed(const std::vector<std::string>& launch_allow, const std::string& program) {
+  const std::string base = BaseName(program);
+  for (const std::string& allowed : launch_allow) {
+    const bool by_path = allowed.find('/') != std::string::npos;
+    if (by_path ? program == allowed : base == allowed) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+namespace {
+
+// Whether words[i] runs commands of its own (see CommandRunnersIn).
+bool RunsCommandsAt(const std::vector<std::string>& words, size_t i) {
+  const std::string base = BaseName(words[i]);
+  if (base == "uiscope" || IsShell(base)) return true;
+  const Interpreter* interpreter = InterpreterOf(base);
+  if (interpreter == nullptr) return false;
+  if (interpreter->inline_flags.size() == 0) return true;
+  for (size_t j = i + 1; j < words.size(); ++j) {
+    for (std::string_view flag : interpreter->inline_flags) {
+      // "-c", and "-c'code'" / "-ecode" run together.
+      if (words[j] == flag || (flag.size() == 2 && words[j].starts_with(flag))) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> CommandRunnersIn(std::string_view command) {
+  const std::vector<std::string> words = CommandWords(command);
+  std::vector<std::string> runners;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (RunsCommandsAt(words, i)) runners.push_back(words[i]);
+  }
+  return runners;
+}
+
 std::optional<GateDecision> CheckLaunchAllowList(
     const PlannedAction& action, const std::optional<std::vector<std::string>>& launch_allow) {
-  if (action.tool != "app_launch" || !launch_allow) return std::nullopt;
+  if (action.tool != "app_launch") return std::nullopt;
   const std::string program = ProgramOf(action.command);
   if (program.empty()) {
     return Decide(GateVerdict::kDeny, "R3", "app_launch has no command to run");
   }
-  const std::string base = BaseName(program);
-  for (const std::string& allowed : *launch_allow) {
-    const bool by_path = allowed.find('/') != std::string::npos;
-    if (by_path ? program == allowed : base == allowed) return std::nullopt;
+  if (launch_allow && !Listed(*launch_allow, program)) {
+    std::string listed;
+    for (const std::string& a : *launch_allow) listed += (listed.empty() ? "" : ", ") + a;
+    return Decide(
+        GateVerdict::kDeny, "R3",
+        "\"" + program + "\" is not on the launch allow-list (launch_allow: " +
+            (listed.empty() ? std::string("empty, so no program may be launched") : listed) +
+            "). Launch one of those, or ask the user to add it to the configuration");
   }
-  std::string listed;
-  for (const std::string& a : *launch_allow) listed += (listed.empty() ? "" : ", ") + a;
-  return Decide(
-      GateVerdict::kDeny, "R3",
-      "\"" + program + "\" is not on the launch allow-list (launch_allow: " +
-          (listed.empty() ? std::string("empty, so no program may be launched") : listed) +
-          "). Launch one of those, or ask the user to add it to the configuration");
+  // A program that runs commands (uiscope itself, a shell, inline code)
+  // goes only where launch_allow names it: through one an agent could run
+  // `uiscope confirm --approve` on its own held actions, or anything else.
+  std::string runner;
+  for (const std::string& found : CommandRunnersIn(action.command)) {
+    if (!launch_allow || !Listed(*launch_allow, found)) {
+      runner = found;
+      break;
+    }
+  }
+  if (runner.empty()) return std::nullopt;
+  return Decide(GateVerdict::kDeny, "R3",
+                "app_launch starts applications, not \"" + runner +
+                    "\": uiscope itself, shells and interpreters running inline code run any "
+                    "command, a person's approval of held actions included. Launch the "
+                    "application directly, or ask the user to add \"" + BaseName(runner) +
+                    "\" to launch_allow in the configuration");
 }
 
 std::optional<GateDecision> CheckKnownTarget(const PlannedAction& action) {

@@ -51,10 +51,20 @@ std::string DescribeNode(const Node& node);
 std::optional<GateDecision> CheckDenyList(const PlannedAction& action,
                                           const std::vector<std::string>& deny_apps);
 
-// R3: app_launch of a program that is not on `launch_allow` (when set).
-// Verdict kDeny, rule "R3".
+// R3: app_launch of a program that is not on `launch_allow` (when set), or
+// of a command line that runs commands of its own (CommandRunnersIn) that
+// launch_allow does not name, whether it is set or not: app_launch starts
+// applications. Verdict kDeny, rule "R3".
 std::optional<GateDecision> CheckLaunchAllowList(
     const PlannedAction& action, const std::optional<std::vector<std::string>>& launch_allow);
+
+// The words of `command` (quotes taken off) that run commands of their own,
+// as written: uiscope itself, a shell (sh, bash, dash, zsh, ..., in any form:
+// `env ... sh` too), an interpreter given inline code (python3 -c, perl -e,
+// node -e, ...; awk always). Matched by base name anywhere in the command
+// line, so wrappers (env, setsid, a terminal's -e) and absolute paths do
+// not hide them.
+std::vector<std::string> CommandRunnersIn(std::string_view command);
 
 // R6: the action names an element ID that a fresh observation does not have
 // (`target` empty), or one that is gone (defunct). Verdict kDeny, rule "R6";

@@ -26,6 +26,7 @@
 
 #include "platform/vnc/vnc_address.h"
 #include "session/a11y_env.h"
+#include "session/launch_marks.h"
 #include "session/reaper.h"
 #include "session/x11_probe.h"
 
@@ -412,6 +413,8 @@ SpawnOptions HelperOptions(const std::string& runtime_dir, std::vector<std::stri
   for (auto& [name, value] : SessionEnvironment(partial)) {
     if (!value.empty()) options.env.emplace_back(name, value);
   }
+  // What the session bus activates and the window manager starts inherits it.
+  options.env.emplace_back(kLaunchedEnv, "session");
   return options;
 }
 
@@ -679,6 +682,9 @@ void ApplySessionEnvironment(const DesktopInfo& info, SpawnOptions* options) {
   for (auto& entry : SessionEnvironment(info)) {
     options->env.push_back(std::move(entry));
   }
+  // Not in SessionEnvironment(): a person's shell that `eval`s it is not
+  // something uiscope started (launch_marks.h).
+  options->env.emplace_back(kLaunchedEnv, info.id.empty() ? "session" : info.id);
 }
 
 Result<std::unique_ptr<HeadlessDesktop>> HeadlessDesktop::Start(const DesktopOptions& options) {

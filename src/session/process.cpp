@@ -325,7 +325,10 @@ Result<std::unique_ptr<Process>> Process::Spawn(const SpawnOptions& options) {
     stdin_child = std::move(null_fd.value());
   }
   const std::string log_path = options.log_file.empty() ? "/dev/null" : options.log_file;
-  UniqueFd log_fd(open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  // O_NOFOLLOW and 0600: a log holds what the app prints (documents' text,
+  // tokens), and a link planted at its name must not redirect it.
+  UniqueFd log_fd(
+      open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!log_fd.valid()) {
     return MakeError(ErrorCode::kUnavailable,
                      "cannot open log file " + log_path + ": " + ErrnoText(errno));

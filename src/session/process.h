@@ -53,7 +53,8 @@ struct SpawnOptions {
   bool capture_stdout = false;
   // stdin becomes a pipe written with WriteLine(); else it is /dev/null.
   bool pipe_stdin = false;
-  // stdout (unless captured) and stderr are appended here; empty: /dev/null.
+  // stdout (unless captured) and stderr are appended here (created 0600; a
+  // symbolic link at the path is refused, not followed); empty: /dev/null.
   std::string log_file;
   // Working directory of the child; empty: inherit.
   std::string working_dir;

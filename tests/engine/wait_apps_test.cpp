@@ -1,6 +1,14 @@
 // wait_for and the apps of a desktop, on a fake desktop.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "core/app_name.h"
 #include "core/ids.h"
@@ -364,6 +372,65 @@ TEST_F(AppsTest, AnAppThatExitsBeforeItsWindowSaysWhy) {
   EXPECT_EQ(result.error().code, ErrorCode::kUnavailable);
   EXPECT_NE(result.error().message.find("status 3"), std::string::npos) << result.error().message;
   EXPECT_NE(result.error().message.find("cannot open display"), std::string::npos);
+}
+
+// A launched app's log never follows a link planted where uiscope writes
+// it: it lives in a directory of this user alone (0700), is created
+// exclusively and is readable by this user only (0600).
+TEST_F(AppsTest, LogsNeverFollowPlantedLinks) {
+  char state_template[] = "/tmp/uiscope-logs-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(state_template), nullptr);
+  const std::string state_dir = state_template;
+  const char* old_state = std::getenv("UISCOPE_STATE_DIR");
+  const std::string saved_state = old_state ? old_state : "";
+  ::setenv("UISCOPE_STATE_DIR", state_dir.c_str(), 1);
+  const std::string victim = state_dir + "/victim";
+  std::ofstream(victim) << "";
+  const std::string private_dir = state_dir + "/app-logs";
+  std::filesystem::create_directories(private_dir);
+  // Every name the launch could pick within the next seconds, in /tmp and in
+  // the log directory itself, is a link to the victim.
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  std::vector<std::string> planted;
+  for (int64_t ms = now_ms; ms < now_ms + 3000; ++ms) {
+    for (const std::string& dir : {std::string("/tmp"), private_dir}) {
+      const std::string name = dir + "/uiscope-app-sh-" + std::to_string(ms) + ".log";
+      if (::symlink(victim.c_str(), name.c_str()) == 0) planted.push_back(name);
+    }
+  }
+  auto lease = workspace_->Acquire("", Workspace::Need::kHands);
+  LaunchRequest r;
+  r.argv = {"sh", "-c", "echo the output of the app"};
+  r.wait = false;
+  auto started = LaunchApp(*lease, r);
+  ASSERT_TRUE(started.ok()) << started.error().message;
+  ASSERT_TRUE(started->performed);
+  auto& process = lease->hands->launched.at(started->pid);
+  EXPECT_TRUE(process->Wait(std::chrono::milliseconds(5000)).ok());
+  for (const std::string& name : planted) ::unlink(name.c_str());
+
+  std::ifstream victim_in(victim);
+  std::string victim_text((std::istreambuf_iterator<char>(victim_in)), {});
+  EXPECT_EQ(victim_text, "") << "the log followed a planted link";
+  EXPECT_EQ(std::filesystem::path(started->log_file).parent_path(), private_dir);
+  struct stat dir_st {}, log_st {};
+  ASSERT_EQ(::lstat(private_dir.c_str(), &dir_st), 0);
+  EXPECT_EQ(dir_st.st_mode & 0777, 0700u);
+  ASSERT_EQ(::lstat(started->log_file.c_str(), &log_st), 0) << started->log_file;
+  EXPECT_TRUE(S_ISREG(log_st.st_mode));
+  EXPECT_EQ(log_st.st_mode & 0777, 0600u);
+  std::ifstream log_in(started->log_file);
+  std::string log_text((std::istreambuf_iterator<char>(log_in)), {});
+  EXPECT_EQ(log_text, "the output of the app\n");
+
+  if (saved_state.empty()) {
+    ::unsetenv("UISCOPE_STATE_DIR");
+  } else {
+    ::setenv("UISCOPE_STATE_DIR", saved_state.c_str(), 1);
+  }
+  std::filesystem::remove_all(state_dir);
 }
 
 TEST(SplitCommandLineTest, QuotesAndEscapes) {

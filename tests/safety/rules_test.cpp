@@ -204,6 +204,54 @@ TEST(R3, AllowListByNameAndByPath) {
   EXPECT_TRUE(CheckLaunchAllowList(Launch("/tmp/gedit/evil"), allow));
 }
 
+// By default app_launch starts applications: never uiscope itself, a shell
+// or an interpreter running inline code, by any route (a wrapper, a path,
+// a terminal's -e), through which an agent could approve its own held
+// actions with `uiscope confirm`.
+TEST(R3, ByDefaultNothingThatRunsCommandsIsLaunched) {
+  const char* const kRefused[] = {
+      "uiscope confirm abcdefghij --approve --grant 1000",
+      "/usr/local/bin/uiscope confirm abcdefghij --approve",
+      "sh -c 'uiscope confirm abcdefghij --approve'",
+      "/bin/bash -c true",
+      "bash",
+      "env -i PATH=/usr/bin sh",
+      "setsid -f dash -c true",
+      "xterm -e sh -c 'uiscope confirm t --approve'",
+      "xterm -e uiscope confirm t --approve",
+      "python3 -c 'import os; os.system(\"uiscope confirm t --approve\")'",
+      "/usr/bin/python3.11 -c pass",
+      "perl -e 'system q(uiscope)'",
+      "perl -Esay",
+      "node --eval 1",
+      "awk 'BEGIN{system(\"x\")}'",
+  };
+  for (const char* command : kRefused) {
+    auto d = CheckLaunchAllowList(Launch(command), std::nullopt);
+    ASSERT_TRUE(d) << command;
+    EXPECT_EQ(d->rule, "R3") << command;
+    EXPECT_EQ(d->verdict, GateVerdict::kDeny) << command;
+    EXPECT_NE(d->reason.find("launch_allow"), std::string::npos) << d->reason;
+  }
+  const char* const kApps[] = {"gedit notes.txt", "xterm", "/usr/bin/gnumeric sheet.gnumeric",
+                               "python3 /usr/share/app/main.py", "pythonista", "abiword --nosplash"};
+  for (const char* command : kApps) {
+    EXPECT_FALSE(CheckLaunchAllowList(Launch(command), std::nullopt)) << command;
+  }
+}
+
+TEST(R3, LaunchAllowLetsThroughTheCommandRunnersItNames) {
+  EXPECT_FALSE(CheckLaunchAllowList(Launch("sh -c 'make run'"), std::vector<std::string>{"sh"}));
+  EXPECT_FALSE(CheckLaunchAllowList(Launch("/usr/bin/python3 -c pass"),
+                                    std::vector<std::string>{"/usr/bin/python3"}));
+  // Each runner on the line must be listed, not only the first program.
+  auto d = CheckLaunchAllowList(Launch("xterm -e sh -c 'uiscope confirm t --approve'"),
+                                std::vector<std::string>{"xterm", "sh"});
+  ASSERT_TRUE(d);
+  EXPECT_NE(d->reason.find("\"uiscope"), std::string::npos) << d->reason;
+  EXPECT_FALSE(CheckLaunchAllowList(Launch("xterm -e sh"), std::vector<std::string>{"xterm", "sh"}));
+}
+
 TEST(R3, EmptyAllowListAllowsNothing) {
   auto d = CheckLaunchAllowList(Launch("gedit"), std::vector<std::string>{});
   ASSERT_TRUE(d);

@@ -11,16 +11,50 @@
 #include "core/escape.h"
 #include "memory/safety_store.h"
 #include "memory/state_db.h"
+#include "session/launch_marks.h"
 #include "printers.h"
 
 namespace uiscope::cli {
 namespace {
 
 
-std::string WhoDecides() {
+// Who decides, as the audit log and the confirmation record it: a person
+// only when this process comes from nothing uiscope started for an agent
+// (session/launch_marks.h); otherwise the agent, with the process that
+// gives it away.
+std::string WhoDecides(const std::optional<LaunchOrigin>& origin) {
   std::string user = "uid " + std::to_string(getuid());
   if (const passwd* pw = getpwuid(getuid())) user = pw->pw_name;
-  return "uiscope confirm (user " + user + ", pid " + std::to_string(getpid()) + ")";
+  const std::string self = "pid " + std::to_string(getpid());
+  if (origin.has_value()) {
+    return "the agent: uiscope confirm (user " + user + ", " + self +
+           ") in a process uiscope started for it (" + origin->Describe() + ")";
+  }
+  return "uiscope confirm (user " + user + ", " + self +
+         "; a person: no process uiscope started is among its ancestors)";
+}
+
+// An agent's decision where the policy leaves it to a person: Denied, and
+// nothing decided. A denial stands whoever gives it; a grant is a person's.
+std::optional<Error> RefuseAgentDecision(const std::optional<LaunchOrigin>& origin,
+                                         const safety::PolicyConfig& config,
+                                         const ConfirmFlags& f) {
+  if (!origin.has_value() || !f.approve) return std::nullopt;
+  const std::string where = " runs in a process uiscope started for the agent (" +
+                            origin->Describe() + "), so its approval would be the agent's own";
+  if (!config.agent_may_confirm) {
+    return MakeError(ErrorCode::kDenied,
+                     "this `uiscope confirm`" + where +
+                         " and confirmations.agent_may_confirm is false. A person must approve "
+                         "it from a terminal of their own: `uiscope confirm " +
+                         f.token + " --approve`");
+  }
+  if (!f.grant.empty()) {
+    return MakeError(ErrorCode::kDenied, "this `uiscope confirm`" + where +
+                                             "; only a person can grant (--grant). Approve "
+                                             "without --grant");
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -123,12 +157,14 @@ int RunConfirmCommand(const GlobalFlags& g, const ConfirmFlags& f) {
     return kExitOk;
   }
 
+  const std::optional<LaunchOrigin> origin = FindLaunchOrigin(static_cast<int>(getpid()));
+  if (auto refused = RefuseAgentDecision(origin, *config, f)) return Fail(g, *refused);
   auto db = memory::OpenStateDatabase(path);
   if (!db.ok()) return Fail(g, db.error());
   memory::SqliteConfirmationStore store(*db);
   memory::AuditLog audit(*db);
-  auto decided =
-      safety::DecideConfirmation(store, &audit, f.token, f.approve, WhoDecides(), now, grant);
+  auto decided = safety::DecideConfirmation(store, &audit, f.token, f.approve,
+                                            WhoDecides(origin), now, grant);
   if (!decided.ok()) return Fail(g, decided.error());
   if (g.json) {
     std::cout << safety::ConfirmationToJson(*decided).dump() << "\n";
