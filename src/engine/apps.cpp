@@ -713,6 +713,145 @@ Result<CloseResult> CloseByWindow(Workspace::Lease& lease, const CloseRequest& r
 
 }  // namespace
 
+// How long an app that put up a dialog gets for its accessibility tree to
+// show the dialog's buttons.
+constexpr auto kQuestionSettle = std::chrono::milliseconds(2000);
+// How often the polite stage asks the window system for a new dialog.
+constexpr auto kQuestionPoll = std::chrono::milliseconds(100);
+
+namespace {
+
+bool IsDialogRole(Role role) { return role == Role::kDialog || role == Role::kAlert; }
+
+// The dialog node of the app of `pid` in `roots`: a dialog or alert that is
+// showing, else the top-level node titled `title` (the new window).
+const Node* DialogNode(const std::vector<Node>& roots, int pid, const std::string& title) {
+  const Node* by_role = nullptr;
+  const Node* by_title = nullptr;
+  for (const Node& app : roots) {
+    if (app.pid != pid) continue;
+    ForEachNode(app.children, [&](const Node& n, int) {
+      const bool showing = n.Has(State::kShowing) || n.Has(State::kVisible);
+      if (by_role == nullptr && IsDialogRole(n.role) && showing) by_role = &n;
+      if (by_title == nullptr && !title.empty() && n.name == title &&
+          (n.role == Role::kWindow || IsDialogRole(n.role))) {
+        by_title = &n;
+      }
+    });
+  }
+  return by_role != nullptr ? by_role : by_title;
+}
+
+void ReadDialog(const Node& dialog, AppQuestion* q) {
+  if (q->title.empty()) q->title = dialog.name;
+  ForEachNode(dialog.children, [&](const Node& n, int) {
+    if ((n.role == Role::kLabel || n.role == Role::kText || n.role == Role::kHeading) &&
+        !n.name.empty()) {
+      q->text += (q->text.empty() ? "" : "\n") + n.name;
+    } else if (n.role == Role::kButton && !n.id.empty()) {
+      q->buttons.push_back({n.id, n.name});
+    }
+  });
+}
+
+}  // namespace
+
+std::optional<AppQuestion> FindAppQuestion(Workspace::Lease& lease, int pid,
+                                           const std::vector<uint64_t>& before) {
+  std::optional<AppQuestion> question;
+  if (lease.hands != nullptr && lease.hands->windows != nullptr) {
+    if (auto windows = lease.hands->windows->ListWindows(); windows.ok()) {
+      for (const WindowInfo& w : *windows) {
+        const bool new_window = std::find(before.begin(), before.end(), w.id) == before.end();
+        if (new_window && w.visible && w.pid > 0 && DescendsFrom(w.pid, pid)) {
+          question = AppQuestion{w.id, w.title, "", {}};
+          break;
+        }
+      }
+    }
+  }
+  if (lease.observer == nullptr) return question;
+  // A toolkit registers a new window's widgets a moment after it maps it.
+  const auto deadline = Clock::now() + (question ? kQuestionSettle : std::chrono::milliseconds(0));
+  do {
+    auto observed = lease.observer->RefreshApp(pid, std::chrono::milliseconds(2000));
+    if (!observed.ok()) break;
+    const Node* dialog =
+        DialogNode(lease.observer->last_roots(), pid, question ? question->title : "");
+    if (dialog != nullptr) {
+      AppQuestion found = question.value_or(AppQuestion{});
+      ReadDialog(*dialog, &found);
+      if (!found.buttons.empty() || Clock::now() >= deadline) return found;
+    }
+    if (Clock::now() >= deadline) break;
+    std::this_thread::sleep_for(kQuestionPoll);
+  } while (true);
+  return question;
+}
+
+Result<std::vector<CloseResult>> AskAppsToClose(Workspace::Lease& lease,
+                                                std::chrono::milliseconds timeout) {
+  if (auto st = NeedHands(lease); !st.ok()) return st.error();
+  auto apps = ListDesktopApps(lease);
+  if (!apps.ok()) return apps.error();
+  std::vector<uint64_t> before;
+  if (auto windows = lease.hands->windows->ListWindows(); windows.ok()) {
+    for (const WindowInfo& w : *windows) before.push_back(w.id);
+  }
+  const auto start = Clock::now();
+  std::vector<CloseResult> results;
+  for (const AppEntry& a : *apps) {
+    if (a.pid <= 1 || a.pid == getpid() || a.windows.empty()) continue;
+    bool sent = false;
+    for (const WindowInfo& w : a.windows) sent = lease.hands->windows->Close(w.id).ok() || sent;
+    if (!sent) continue;
+    CloseResult r;
+    r.performed = true;
+    r.app = a;
+    results.push_back(std::move(r));
+  }
+  // Until each has exited or shows a new window (its question).
+  const auto deadline = start + timeout;
+  std::vector<bool> settled(results.size(), false);
+  while (Clock::now() < deadline) {
+    auto windows = lease.hands->windows->ListWindows();
+    bool all = true;
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (settled[i]) continue;
+      const int pid = results[i].app.pid;
+      const bool shows_new =
+          windows.ok() && std::any_of(windows->begin(), windows->end(), [&](const auto& w) {
+            return w.visible && w.pid > 0 && DescendsFrom(w.pid, pid) &&
+                   std::find(before.begin(), before.end(), w.id) == before.end();
+          });
+      settled[i] = shows_new || Exited(lease, pid);
+      all = all && settled[i];
+    }
+    if (all) break;
+    std::this_thread::sleep_for(kQuestionPoll);
+  }
+  for (CloseResult& r : results) {
+    if (Exited(lease, r.app.pid)) {
+      r.stage = "closed";
+    } else if ((r.question = FindAppQuestion(lease, r.app.pid, before))) {
+      r.stage = "asking";
+    }
+    r.waited_ms = MsSince(start);
+  }
+  return results;
+}
+
+std::vector<CloseResult> AskSessionAppsToClose(Workspace& workspace, const std::string& session_id,
+                                               std::chrono::milliseconds timeout) {
+  auto session = FindSession(session_id);
+  // A remote desktop is only detached by session stop: its apps run on.
+  if (!session.ok() || session->backend != "x11" || !session->alive) return {};
+  auto lease = workspace.Acquire(session_id, Workspace::Need::kHands);
+  if (!lease.ok()) return {};
+  auto asked = AskAppsToClose(*lease, timeout);
+  return asked.ok() ? std::move(asked).value() : std::vector<CloseResult>{};
+}
+
 Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& r) {
   auto apps = ListDesktopApps(lease);
   if (!apps.ok()) return apps.error();
@@ -771,12 +910,48 @@ Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& r) {
   // Read before it exits: the process session it leads, if any.
   const auto app_process = ReadProcess(pid);
   const int app_session = app_process ? app_process->session : 0;
-  // 1. What the window's close button does.
+  // 1. What the window's close button does. An app with unsaved work
+  // answers with a dialog ("Save changes?"): ending it then would lose the
+  // work, so it is left asking unless the caller forces it.
+  std::vector<uint64_t> before;
+  if (auto windows = lease.hands->windows->ListWindows(); windows.ok()) {
+    for (const WindowInfo& w : *windows) before.push_back(w.id);
+  }
   bool asked = false;
   for (const WindowInfo& w : entry->windows) {
     asked = lease.hands->windows->Close(w.id).ok() || asked;
   }
-  if (asked && WaitExit(lease, pid, r.polite_timeout)) {
+  bool exited = false;
+  if (asked) {
+    const auto deadline = Clock::now() + r.polite_timeout;
+    auto next_look = Clock::now();
+    while (!(exited = Exited(lease, pid)) && Clock::now() < deadline) {
+      if (Clock::now() >= next_look) {
+        if (auto windows = lease.hands->windows->ListWindows(); windows.ok()) {
+          const bool shows_new = std::any_of(windows->begin(), windows->end(), [&](const auto& w) {
+            return w.visible && w.pid > 0 && DescendsFrom(w.pid, pid) &&
+                   std::find(before.begin(), before.end(), w.id) == before.end();
+          });
+          if (shows_new) break;
+        }
+        next_look = Clock::now() + kQuestionPoll;
+      }
+      std::this_thread::sleep_for(kExitPoll);
+    }
+    // Asking in a window of its own, or in one it already had (an in-window
+    // dialog, which only the accessibility tree shows).
+    if (!exited && !(exited = Exited(lease, pid))) result.question = FindAppQuestion(lease, pid, before);
+  }
+  if (result.question && !r.force) {
+    result.stage = "asking";
+    result.waited_ms = MsSince(start);
+    outcome.via = "asked";
+    outcome.error = "the app asks \"" + SanitiseForDisplay(result.question->title, 120) +
+                    "\" and runs on; answer its dialog, or close it again with force";
+    action.Record();
+    return result;
+  }
+  if (exited) {
     result.stage = "closed";
   } else {
     // 2. SIGTERM: the app may still save and clean up. SIGCONT, so that a
@@ -809,6 +984,10 @@ Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& r) {
   }
   result.waited_ms = MsSince(start);
   outcome.via = result.stage.empty() ? "signal" : result.stage;
+  if (result.question && result.stage != "closed") {
+    outcome.via +=
+        " (forced past its question \"" + SanitiseForDisplay(result.question->title, 120) + "\")";
+  }
   if (result.stage.empty()) {
     Error e = MakeError(ErrorCode::kInternal,
                         "pid " + std::to_string(pid) + " survived SIGKILL (stuck in the kernel?)");

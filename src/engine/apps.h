@@ -112,8 +112,26 @@ struct CloseRequest {
   // (the window's close button), then SIGTERM, then SIGKILL.
   std::chrono::milliseconds polite_timeout{3000};
   std::chrono::milliseconds term_timeout{2000};
+  // End the app with signals even when it answered the polite close with a
+  // question ("Save changes?"): its unsaved work is lost. Put it in
+  // `arguments` too, so that the audit log records it.
+  bool force = false;
   std::string confirmation_token;
   nlohmann::json arguments = nlohmann::json::object();
+};
+
+// What an app asked when it was told to close: a dialog (a new window of
+// its process, or a dialog or alert in its accessibility tree), with the
+// buttons that answer it. App text, to be printed escaped.
+struct AppQuestion {
+  uint64_t window = 0;  // its X window; 0 when only its accessibility tree showed it
+  std::string title;
+  std::string text;  // what it says: its labels, in order, one per line
+  struct Button {
+    std::string id;  // an element ID for click (from a fresh observation)
+    std::string name;
+  };
+  std::vector<Button> buttons;  // empty when the app is not on the accessibility bus
 };
 
 struct CloseResult {
@@ -121,16 +139,44 @@ struct CloseResult {
   GateDecision decision;
   AppEntry app;
   // How it ended: "closed" (by the polite request), "terminated" (SIGTERM),
-  // "killed" (SIGKILL), or "" when it still runs (not performed).
+  // "killed" (SIGKILL); "asking" when it answered the polite close with a
+  // question and runs on (see `question`); "" when not performed.
   std::string stage;
-  std::optional<int> exit_code;  // when it was uiscope's child
+  std::optional<AppQuestion> question;  // stage "asking", or what `force` went past
+  std::optional<int> exit_code;         // when it was uiscope's child
   double waited_ms = 0;
 };
 
-// Closes the app politely, then SIGTERM, then SIGKILL, waiting for the
-// process to exit after each. NotFound (listing the apps) for an unknown
-// app; Internal when even SIGKILL did not end it.
+// Asks the app to close as its close button would. An app that answers
+// with a dialog (any window of its process that appears meanwhile, or a
+// dialog in its tree: "Save changes?") is left running with the dialog up:
+// stage "asking", the question and its buttons in the result, for the
+// agent or a person to answer; only `force` goes on. An app that neither
+// exits nor asks within polite_timeout gets SIGTERM, then SIGKILL, waiting
+// for the process to exit after each. NotFound (listing the apps) for an
+// unknown app; Internal when even SIGKILL did not end it.
 Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& request);
+
+// Before a desktop is stopped: asks every app with a window there to close,
+// as CloseApp's first stage does (no signals), and waits up to `timeout`
+// for each to exit or to ask a question. One result per app asked: stage
+// "closed", "asking" (with its question; it runs on) or "" (it did
+// neither; stopping the desktop ends it). Not gated: part of session_stop.
+Result<std::vector<CloseResult>> AskAppsToClose(Workspace::Lease& lease,
+                                                std::chrono::milliseconds timeout);
+
+// AskAppsToClose on the desktop of uiscope session `session_id`, for
+// `session stop` without --force. A session whose desktop cannot be reached
+// (dead, a VNC session) has no app to ask: an empty list.
+std::vector<CloseResult> AskSessionAppsToClose(Workspace& workspace, const std::string& session_id,
+                                               std::chrono::milliseconds timeout);
+
+// The question an app shows in a window of process `pid` (or a process it
+// started) that is not among `before` (window IDs), or in a dialog or alert
+// of its accessibility tree (observed afresh, so the button IDs are current);
+// nullopt when there is none.
+std::optional<AppQuestion> FindAppQuestion(Workspace::Lease& lease, int pid,
+                                           const std::vector<uint64_t>& before);
 
 // Splits a command line into argv like a POSIX shell without expansions:
 // whitespace separates words, '...' quotes literally, "..." quotes with

@@ -156,6 +156,17 @@ json CloseResultToJson(const CloseResult& r) {
             {"stage", r.stage},
             {"waited_ms", r.waited_ms}};
   j["exit_code"] = r.exit_code ? json(*r.exit_code) : json(nullptr);
+  if (r.question) {
+    json buttons = json::array();
+    for (const AppQuestion::Button& b : r.question->buttons) {
+      buttons.push_back({{"id", b.id}, {"name", SanitiseForDisplay(b.name, 200)}});
+    }
+    j["question"] = {{"window", r.question->window ? json(WindowIdText(r.question->window))
+                                                   : json(nullptr)},
+                     {"title", SanitiseForDisplay(r.question->title, 500)},
+                     {"text", SanitiseForDisplay(r.question->text, 2000)},
+                     {"buttons", buttons}};
+  }
   return j;
 }
 

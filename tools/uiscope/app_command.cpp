@@ -94,6 +94,10 @@ AppCommands AddAppCommand(CLI::App& app, GlobalFlags& g, AppFlags& f) {
       ->add_option("--timeout-ms", f.close_timeout_ms,
                    "wait this long after the polite close and after SIGTERM (default 3000)")
       ->check(CLI::Range(0, 600000));
+  c.close->add_flag("--force", f.force,
+                    "end the app with signals even when it asks a question (\"Save changes?\"): "
+                    "its unsaved work is lost. Without it such an app is left asking, the "
+                    "question and its buttons are printed and the exit status is 1");
   AddApproval(c.close, f);
   AddCommon(c.close, g);
   return c;
@@ -201,7 +205,9 @@ int RunAppCloseCommand(const GlobalFlags& g, const AppFlags& f) {
   r.polite_timeout = std::chrono::milliseconds(f.close_timeout_ms);
   r.term_timeout = std::chrono::milliseconds(f.close_timeout_ms);
   r.confirmation_token = f.confirmation_token;
+  r.force = f.force;
   r.arguments = {{"app", f.app}};
+  if (f.force) r.arguments["force"] = true;  // the audit log says so
   CliPolicy policy;
   auto where = ActingWorkspace(g, &policy);
   if (!where.ok()) return Fail(g, where.error());
@@ -215,10 +221,25 @@ int RunAppCloseCommand(const GlobalFlags& g, const AppFlags& f) {
   if (!result.ok()) return Fail(g, result.error());
   if (g.json) {
     std::cout << Dump(CloseResultToJson(*result)) << "\n";
+  } else if (result->stage == "asking") {
+    const AppQuestion& q = *result->question;
+    std::printf("asking: %s (pid %d) did not close; it asks \"%s\"\n",
+                SanitiseForDisplay(result->app.name, 80).c_str(), result->app.pid,
+                SanitiseForDisplay(q.title, 120).c_str());
+    if (!q.text.empty()) std::printf("  %s\n", SanitiseForDisplay(q.text, 500).c_str());
+    for (const AppQuestion::Button& b : q.buttons) {
+      std::printf("  button \"%s\" %s\n", SanitiseForDisplay(b.name, 80).c_str(), b.id.c_str());
+    }
   } else if (result->performed) {
     std::printf("%s %s (pid %d) in %.0f ms\n", result->stage.c_str(),
                 EscapeForDisplay(result->app.name, 80).c_str(),
                 result->app.pid, result->waited_ms);
+  }
+  if (result->stage == "asking") {
+    std::cerr << "uiscope: the app asks and still runs: answer its dialog (a button above), or "
+                 "end it with `uiscope app close "
+              << SanitiseForDisplay(f.app, 80) << " --force` (its unsaved work is lost)\n";
+    return kExitFailed;
   }
   return result->performed ? kExitOk : Refused(result->decision, "close", "uiscope app close");
 }

@@ -153,6 +153,7 @@ struct AppFlags {
   // default into the variable when the option is defined, so a shared one
   // gave `app launch` close's 3000 ms.
   int close_timeout_ms = 3000;
+  bool force = false;  // close: end it even when it asks to save
   bool no_wait = false;  // launch: return once started
   std::string confirmation_token;
   int wait_confirm_s = 0;

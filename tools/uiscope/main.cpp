@@ -21,6 +21,7 @@
 #include "core/format.h"
 #include "detector_flags.h"
 #include "demo.h"
+#include "engine/apps.h"
 #include "engine/desktop.h"
 #include "engine/observe.h"
 #include "engine/perceive.h"
@@ -29,6 +30,7 @@
 #include "hands_commands.h"
 #include "mcp/http_options.h"
 #include "mcp/serve.h"
+#include "mcp/wire.h"
 #include "memory_command.h"
 #include "observe_diff_command.h"
 #include "policy_flags.h"
@@ -231,7 +233,42 @@ int RunSessionList(const GlobalFlags& g) {
   return kExitOk;
 }
 
-int RunSessionStop(const GlobalFlags& g, const std::string& id) {
+// Without --force the session's apps are first asked to close; one that
+// asks to save keeps the session running (exit 1), its question printed.
+int RunSessionStop(const GlobalFlags& g, const std::string& id, bool force) {
+  if (!force) {
+    WorkspaceOptions options;
+    options.session = id;
+    options.start_headless = false;
+    Workspace workspace(options);
+    std::vector<CloseResult> asking;
+    for (CloseResult& r : AskSessionAppsToClose(workspace, id, std::chrono::milliseconds(3000))) {
+      if (r.stage == "asking") asking.push_back(std::move(r));
+    }
+    if (!asking.empty()) {
+      if (g.json) {
+        nlohmann::json apps = nlohmann::json::array();
+        for (const CloseResult& r : asking) apps.push_back(CloseResultToJson(r));
+        std::cout << nlohmann::json{{"stopped", nullptr}, {"asking", apps}}.dump() << "\n";
+      }
+      for (const CloseResult& r : asking) {
+        std::cerr << "uiscope: " << SanitiseForDisplay(r.app.name, 80) << " (pid " << r.app.pid
+                  << ") asks \"" << SanitiseForDisplay(r.question->title, 120) << "\"";
+        if (!r.question->text.empty()) {
+          std::cerr << ": " << SanitiseForDisplay(r.question->text, 500);
+        }
+        std::cerr << "\n";
+        for (const AppQuestion::Button& b : r.question->buttons) {
+          std::cerr << "  button \"" << SanitiseForDisplay(b.name, 80) << "\" " << b.id << "\n";
+        }
+      }
+      std::cerr << "uiscope: session " << id
+                << " not stopped: answer the question above, or stop it with `uiscope session "
+                   "stop "
+                << id << " --force` (unsaved work is lost)\n";
+      return kExitFailed;
+    }
+  }
   if (auto st = StopSession(id); !st.ok()) return Fail(g, st.error());
   if (g.json) {
     std::cout << nlohmann::json{{"stopped", id}}.dump() << "\n";
@@ -463,6 +500,10 @@ int main(int argc, char** argv) {
   auto* stop = session->add_subcommand(
       "stop", "stop a session and everything in it (a VNC session is detached, left running)");
   stop->add_option("ID", stop_id, "session ID as printed by `session list`")->required();
+  bool stop_force = false;
+  stop->add_flag("--force", stop_force,
+                 "end its apps even when one asks to save (unsaved work is lost); without it "
+                 "they are asked to close first, and one that asks keeps the session running");
   stop->add_flag("--json", g.json, "machine-readable output");
   std::string a11y_id;
   auto* a11y_on = session->add_subcommand(
@@ -595,7 +636,7 @@ int main(int argc, char** argv) {
   if (start->parsed()) return RunSessionStart(g, size, no_wm);
   if (attach->parsed()) return RunSessionAttach(g, attach_address, attach_password_file);
   if (list->parsed()) return RunSessionList(g);
-  if (stop->parsed()) return RunSessionStop(g, stop_id);
+  if (stop->parsed()) return RunSessionStop(g, stop_id, stop_force);
   if (a11y_on->parsed()) return RunSessionA11yOn(g, a11y_id);
   if (demo->parsed()) return RunDemoCommand(g, rows);
   if (mcp_cmd->parsed()) {

@@ -233,8 +233,9 @@ ToolResult AppClose(const AppToolsPtr& tools, const json& args, ToolContext& ctx
   r.app = args["app"].get<std::string>();
   r.polite_timeout = std::chrono::milliseconds(args.value("polite_timeout_ms", 3000));
   r.term_timeout = std::chrono::milliseconds(args.value("term_timeout_ms", 2000));
+  r.force = args.value("force", false);
   r.confirmation_token = args.value("confirmation_token", "");
-  r.arguments = args;
+  r.arguments = args;  // with force, so that the audit log records it
   return tools->confirmer->Run(
       ctx, "close " + EscapeForDisplay(r.app, 60),
       [tools, args, r](const std::string& token, ToolContext& now) {
@@ -252,6 +253,23 @@ ToolResult AppClose(const AppToolsPtr& tools, const json& args, ToolContext& ctx
                          result->decision);
         }
         now.Progress(2, 2, "done");
+        if (result->stage == "asking") {
+          // Not an end: the app waits for an answer, and its work is unsaved.
+          const AppQuestion& q = *result->question;
+          std::string text = "not closed: " + SanitiseForDisplay(result->app.name, 80) +
+                             " (pid " + std::to_string(result->app.pid) + ") asks \"" +
+                             SanitiseForDisplay(q.title, 120) + "\"";
+          if (!q.text.empty()) text += ": " + SanitiseForDisplay(q.text, 500);
+          text += "\n";
+          for (const AppQuestion::Button& b : q.buttons) {
+            text += "  button \"" + SanitiseForDisplay(b.name, 80) + "\" " + b.id + "\n";
+          }
+          text += "It still runs. Answer it (click one of its buttons; ask the user which when "
+                  "unsure), or call app_close again with force: true to end it and lose its "
+                  "unsaved work.\n";
+          return Confirmer::Attempt::Done(
+              Finish(CloseResultToJson(*result), std::move(text), notes, true));
+        }
         char line[300];
         std::snprintf(line, sizeof(line), "%s %s (pid %d) in %.0f ms\n", result->stage.c_str(),
                       result->app.name.c_str(), result->app.pid, result->waited_ms);
@@ -373,9 +391,23 @@ Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace,
         {"window", {{"anyOf", {WindowSchema(), {{"type", "null"}}}}}},
         {"stage",
          {{"type", "string"},
-          {"enum", {"closed", "terminated", "killed", ""}},
+          {"enum", {"closed", "terminated", "killed", "asking", ""}},
           {"description",
-           "app_close: closed by its close button, terminated (SIGTERM) or killed (SIGKILL)"}}},
+           "app_close: closed by its close button, terminated (SIGTERM) or killed (SIGKILL); "
+           "asking: it answered the close with a question (see question) and still runs"}}},
+        {"question",
+         {{"type", "object"},
+          {"description",
+           "app_close: the dialog the app put up when asked to close (\"Save changes?\")"},
+          {"properties",
+           {{"window", {{"type", {"string", "null"}}}},
+            {"title", {{"type", "string"}}},
+            {"text", {{"type", "string"}}},
+            {"buttons",
+             {{"type", "array"},
+              {"items",
+               {{"type", "object"},
+                {"properties", {{"id", String("element ID to click")}, {"name", String("label")}}}}}}}}}}},
         {"exit_code", {{"type", {"integer", "null"}}}},
         {"waited_ms", {{"type", "number"}}},
         {"notes", StringArray("things the server did on the way")}}}};
@@ -395,9 +427,9 @@ Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace,
   }
   return add(
       "app_close", "Close an app",
-      "Closes the app as its close button would; if still running after polite_timeout_ms, "
-      "SIGTERM, then SIGKILL after term_timeout_ms. Says which ended it. Unsaved work may be "
-      "lost.",
+      "Closes the app as its close button would, then SIGTERM after polite_timeout_ms and "
+      "SIGKILL after term_timeout_ms. An app asking to save runs on; its question and button "
+      "IDs are returned (force ends it).",
       {{"type", "object"},
        {"additionalProperties", false},
        {"required", {"app"}},
@@ -415,6 +447,7 @@ Status RegisterAppTools(ToolRegistry& registry, Workspace& workspace,
                        {"maximum", 600000},
                        {"default", 2000},
                        {"description", "wait this long after SIGTERM before SIGKILL"}}},
+                     {"force", {{"type", "boolean"}, {"description", "even if it asks to save"}}},
                      {"confirmation_token", token}})}},
       focus_close_output,
       ToolAnnotations{

@@ -1,9 +1,12 @@
 // `session_start`, `session_list`, `session_stop`: headless desktops.
 // Starting and stopping go through the safety policy like every action
 // (audited, rate-limited, confirmable with confirm_tools).
+#include "core/format.h"
+#include "engine/apps.h"
 #include "mcp/tools/confirm_tools.h"
 #include "mcp/tools/schemas.h"
 #include "mcp/tools/tools.h"
+#include "mcp/wire.h"
 
 namespace uiscope::mcp {
 namespace {
@@ -101,6 +104,33 @@ ToolResult Stop(SessionControl& sessions, Workspace& workspace, const json& args
       if (s.id == id) display = s.display_name;
     }
   }
+  if (!args.value("force", false)) {
+    // Its apps are asked to close first: one that asks to save keeps the
+    // session (and its work) until answered, or stopped with force.
+    json asking = json::array();
+    std::string text;
+    for (const CloseResult& r : AskSessionAppsToClose(workspace, id, std::chrono::seconds(3))) {
+      if (r.stage != "asking") continue;
+      asking.push_back(CloseResultToJson(r));
+      text += SanitiseForDisplay(r.app.name, 80) + " (pid " + std::to_string(r.app.pid) +
+              ") asks \"" + SanitiseForDisplay(r.question->title, 120) + "\"";
+      if (!r.question->text.empty()) text += ": " + SanitiseForDisplay(r.question->text, 500);
+      text += "\n";
+      for (const AppQuestion::Button& b : r.question->buttons) {
+        text += "  button \"" + SanitiseForDisplay(b.name, 80) + "\" " + b.id + "\n";
+      }
+    }
+    if (!asking.empty()) {
+      ToolResult result;
+      result.is_error = true;
+      result.structured = {{"stopped", nullptr}, {"asking", asking}};
+      result.content.push_back(Content::Text(
+          "session " + id + " not stopped:\n" + text +
+          "Answer (click a button; ask the user which when unsure), or call session_stop with "
+          "force: true to end them and lose their unsaved work."));
+      return result;
+    }
+  }
   if (auto st = sessions.Stop(id); !st.ok()) return ToolResult::FromError(st.error());
   if (!display.empty()) workspace.Invalidate(display);
   ToolResult result;
@@ -190,14 +220,22 @@ Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Wo
   stop.name = "session_stop";
   stop.title = "Stop a headless desktop";
   stop.description =
-      "Stops a session and every app running in it; unsaved work in those apps is lost.";
-  stop.input_schema = {{"type", "object"},
-                       {"additionalProperties", false},
-                       {"required", {"id"}},
-                       {"properties", {{"id", String("session ID from session_list")}}}};
-  stop.output_schema = {{"type", "object"},
-                        {"required", {"stopped"}},
-                        {"properties", {{"stopped", String("the ID of the stopped session")}}}};
+      "Stops a session and every app in it; an app asking to save stops it (its question is "
+      "returned) unless force.";
+  stop.input_schema = {
+      {"type", "object"},
+      {"additionalProperties", false},
+      {"required", {"id"}},
+      {"properties",
+       {{"id", String("session ID from session_list")},
+        {"force", {{"type", "boolean"}, {"description", "even if an app asks to save"}}}}}};
+  stop.output_schema = {
+      {"type", "object"},
+      {"required", {"stopped"}},
+      {"properties",
+       {{"stopped", {{"type", {"string", "null"}}, {"description", "the ID of the stopped session"}}},
+        {"asking",
+         {{"type", "array"}, {"description", "apps that asked to save (app_close's result each)"}}}}}};
   stop.annotations = ToolAnnotations{
       .read_only = false, .destructive = true, .idempotent = false, .open_world = false};
   stop.handler = [&sessions, &workspace, confirmer](const json& args, ToolContext& ctx) {
