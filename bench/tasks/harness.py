@@ -185,12 +185,20 @@ class Agent:
         self.client = client
         self.app = app  # the app's name as app_launch's text said it, for menu/press_keys
         self.pid = None
+        self.read_timeout_ms = 0  # set when a tool says to read with a longer timeout_ms
         self.log = log or (lambda s: None)
 
     # -- calls ----------------------------------------------------------------
 
     def call(self, tool, arguments, must_succeed=True):
+        if tool in ("find", "observe") and self.read_timeout_ms:
+            arguments = dict(arguments, timeout_ms=self.read_timeout_ms)
         is_error, text = self.client.call(tool, arguments)
+        if "Retry with a longer timeout_ms" in text and not self.read_timeout_ms:
+            # As a model does what the tool says: later reads wait longer.
+            self.read_timeout_ms = 10000
+            if tool in ("find", "observe"):
+                return self.call(tool, arguments, must_succeed)
         self.log("-> %s %s\n%s%s" % (tool, json.dumps(arguments, ensure_ascii=False),
                                      "ERROR " if is_error else "", text))
         if is_error and must_succeed:
@@ -227,7 +235,7 @@ class Agent:
         want = norm(label)
         for i, (role, name, _, _) in enumerate(rows):
             if norm(name) == want and role not in roles:
-                for role2, name2, eid2, _ in rows[i + 1:i + 4]:
+                for role2, name2, eid2, _ in rows[i + 1:i + 7]:
                     if role2 in roles:
                         return (role2, name2, eid2)
         return None
@@ -244,6 +252,9 @@ class Agent:
         # (with OCR where it is blind), then look again with OCR and vision.
         for sources in (["ax", "ocr"], ["ax", "ocr", "vision"]):
             _, tree = self.call("observe", {"sources": sources}, must_succeed=False)
+            in_tree = self._pick(tree, label, roles)
+            if in_tree and (not roles or in_tree[0] in roles):
+                return in_tree[2]
             if roles:
                 beside = self._beside(tree, label, roles)
                 if beside:
@@ -295,7 +306,8 @@ class Agent:
         time.sleep(int(ms) / 1000.0)
 
     def _wait_for(self, role, label):
-        self.call("wait_for", {"name": unquote(label), "timeout_ms": 10000})
+        roles = ROLE_WORDS.get(role, [role.replace(" ", "_")])
+        self.call("wait_for", {"name": unquote(label), "role": roles[0], "timeout_ms": 15000})
 
     def _wait_text(self, text):
         self.call("wait_for", {"text": unquote(text), "timeout_ms": 10000})
@@ -340,8 +352,15 @@ class Agent:
         return text
 
     def close(self):
+        """Closes the app once the task is done: when it asks about unsaved
+        work (the task's outcome is already written and checked), ends it as
+        app_close's own message says to."""
         target = str(self.pid) if self.pid else self.app
-        return self.call("app_close", {"app": target}, must_succeed=False)
+        is_error, text = self.call("app_close", {"app": target}, must_succeed=False)
+        if "force: true" in text:
+            is_error, text = self.call("app_close", {"app": target, "force": True},
+                                       must_succeed=False)
+        return is_error, text
 
 
 def first_lines(text, n=3):

@@ -16,6 +16,7 @@ checker failed. Exit status: 0 when every task that ran passed, 1 otherwise,
 
 import argparse
 import os
+import re
 import shlex
 import signal
 import statistics
@@ -95,7 +96,8 @@ class Outcome:
         self.teardown = ""       # what was left running, if anything
         self.calls = 0
         self.chars = 0
-        self.errors = 0
+        self.errors = 0         # tool errors during the task's steps
+        self.doubts = 0         # calls that succeeded with effect unverified or none
         self.wall = 0.0
 
 
@@ -126,23 +128,26 @@ def run_task(task, uiscope, base_env, args):
         agent = harness.Agent(client, app=task.app, log=log)
         log("goal: " + task.goal)
         steps = task.step_texts(ctx)
+        index, text = 0, "app_launch"
         try:
             agent.launch(task.argv(ctx), task.launch_timeout_ms)
-            for i, step in enumerate(steps, 1):
-                log("step %d: %s" % (i, step))
-                agent.step(step)
+            for index, text in enumerate(steps, 1):
+                log("step %d: %s" % (index, text))
+                agent.step(text)
         except harness.StepFailed as e:
-            index = len([l for l in log_lines if l.startswith("step ")])
-            text = steps[index - 1] if index else "launch"
             out.failed_step = (index, text, str(e))
         except harness.McpError as e:
-            out.failed_step = (0, "(the server)", str(e))
+            out.failed_step = (index, text, "the server: %s" % e)
         try:
             ok, message = task.check(ctx)
         except Exception as e:  # a checker that breaks is a failed check
             ok, message = False, "checker raised %s" % traceback.format_exception_only(e)[-1]
         out.passed = ok
         out.check_message = message
+        # What the calls of the task itself said (teardown's calls apart).
+        out.errors = client.errors
+        out.doubts = sum(1 for _, _, is_error, text in client.transcript
+                         if not is_error and re.search(r"^effect: (unverified|none)", text, re.M))
         # Teardown: the app closed as an agent closes it, then nothing left.
         if client and agent.pid:
             try:
@@ -160,7 +165,7 @@ def run_task(task, uiscope, base_env, args):
         out.check_message = "harness: %s" % traceback.format_exception_only(e)[-1].strip()
     finally:
         if client:
-            out.calls, out.chars, out.errors = client.calls, client.chars, client.errors
+            out.calls, out.chars = client.calls, client.chars
             client.close()
         if session_id:
             subprocess.run([uiscope, "session", "stop", session_id], env=env,
@@ -202,6 +207,8 @@ def report(out):
         i, text, message = out.failed_step
         lines.append("     step %d %r failed: %s" % (i, text, message))
     lines.append("     checker: " + out.check_message)
+    if out.doubts:
+        lines.append("     %d call(s) reported effect unverified or none" % out.doubts)
     if out.false_success:
         lines.append("     FALSE SUCCESS: every call reported success, the checker failed")
     if out.teardown:

@@ -44,7 +44,7 @@ class Task:
                  quick=False, launch_timeout_ms=30000, app_name=None):
         self.name = name
         self.goal = goal
-        self.command = command      # argv, with {dir} and {bin} replaced; or a callable(ctx)
+        self.command = command      # argv, with {dir}, {bin}, {tasks} replaced; or a callable(ctx)
         self.steps = steps          # strings, with {dir} replaced
         self.check = check          # checker(ctx) -> (ok, message)
         self.app = app              # the app as the menu tool names it, when app_launch
@@ -73,7 +73,8 @@ class Task:
     def argv(self, ctx):
         if callable(self.command):
             return self.command(ctx)
-        return [a.replace("{dir}", ctx.dir).replace("{bin}", ctx.bin) for a in self.command]
+        return [a.replace("{dir}", ctx.dir).replace("{bin}", ctx.bin).replace("{tasks}", HERE)
+                for a in self.command]
 
     def step_texts(self, ctx):
         return [s.replace("{dir}", ctx.dir) for s in self.steps]

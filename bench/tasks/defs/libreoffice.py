@@ -44,7 +44,7 @@ TASKS = [
         needs=["soffice"],
         launch_timeout_ms=90000,
         steps=[
-            "replace the text of the Name Box field with B4\\n",
+            "click the cell labelled B4",
             "type =SUM(B2:B3)\\n",
             "keys ctrl+s",
             "wait 2000 ms",

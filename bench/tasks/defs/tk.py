@@ -37,17 +37,13 @@ def setup(ctx):
     ctx.write("form.py", FORM)
 
 
-def command(ctx):
-    return ["/bin/sh", "-c",
-            "cd '%s' && /usr/bin/python3 form.py > out.txt; echo $? > rc.txt" % ctx.dir]
-
-
 TASKS = [
     Task(
         name="tk-order",
         goal="Place an order for Grace Hopper, quantity 3, gift wrapped.",
         setup=setup,
-        command=command,
+        command=["{tasks}/capture_output.py", "{dir}/out.txt", "{dir}/rc.txt",
+                 "/usr/bin/python3", "{dir}/form.py"],
         needs=["py:tkinter"],
         quick=True,
         steps=[

@@ -6,12 +6,12 @@ from suite import Task
 TASKS = [
     Task(
         name="xterm-echo",
-        goal="In the terminal, write 'hello tasks' into a file called hello.txt.",
-        command=["xterm", "-geometry", "100x30+60+60", "-e", "/bin/sh", "-c",
-                 "cd '{dir}' && exec /bin/sh"],
+        goal="In the terminal, write 'hello tasks' into hello.txt in the task's folder.",
+        command=["xterm", "-geometry", "100x30+60+60"],
         needs=["xterm"],
         quick=True,
         steps=[
+            "type cd {dir}\\n",
             "type echo hello tasks > hello.txt\\n",
             "type exit\\n",
         ],
@@ -19,12 +19,12 @@ TASKS = [
     ),
     Task(
         name="xterm-sort",
-        goal="In the terminal, sort names.txt into sorted.txt and remove names.txt.",
+        goal="In the terminal, in the task's folder, sort names.txt into sorted.txt and remove names.txt.",
         setup=lambda ctx: ctx.write("names.txt", "pear\napple\nfig\n"),
-        command=["xterm", "-geometry", "100x30+60+60", "-e", "/bin/sh", "-c",
-                 "cd '{dir}' && exec /bin/sh"],
+        command=["xterm", "-geometry", "100x30+60+60"],
         needs=["xterm"],
         steps=[
+            "type cd {dir}\\n",
             "type sort names.txt > sorted.txt && rm names.txt\\n",
             "type exit\\n",
         ],

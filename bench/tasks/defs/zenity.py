@@ -5,9 +5,7 @@ from suite import Task
 
 
 def zenity(*args):
-    quoted = " ".join("'%s'" % a for a in args)
-    return lambda ctx: ["/bin/sh", "-c",
-                        "cd '%s' && zenity %s > out.txt; echo $? > rc.txt" % (ctx.dir, quoted)]
+    return ["{tasks}/capture_output.py", "{dir}/out.txt", "{dir}/rc.txt", "zenity"] + list(args)
 
 
 TASKS = [
