@@ -23,6 +23,7 @@
 #include "memory/audit_log.h"
 #include "memory/confirmation_store.h"
 #include "memory/state_db.h"
+#include "memory/target_store.h"
 #include "support/cli_run.h"
 #include "support/desktop_fixture.h"
 
@@ -177,6 +178,38 @@ TEST_F(HostileTextCliTest, ConfirmDecisionAndAuditEscapeTheTarget) {
   EXPECT_NE(audit.out.find("\\u202e\\u200b\\u0085"), std::string::npos) << audit.out;
   EXPECT_NE(audit.out.find("    error: no element\\r\\u001b[2Kdone"), std::string::npos)
       << audit.out;
+}
+
+// What memory learned names the app, its window and its targets as the app
+// did: `memory list` and `memory show` print one line per app, signature and
+// target.
+TEST_F(HostileTextCliTest, MemoryListAndShowKeepEachTargetToItsLine) {
+  {
+    auto store = memory::OpenTargetStore(memory::MemoryDatabasePath(db_path_), true);
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    LearnedTarget t;
+    t.id = "lrn_0123456789";
+    t.role = Role::kButton;
+    t.label = kHostileTarget;
+    t.bounds = Rect{10, 10, 80, 30};
+    t.click = Point{50, 25};
+    const AppSignature signature{kHostileApp, "Files\r\x1b[2K\u202E", "gtk\n3"};
+    ASSERT_TRUE((*store)->Save(signature, {t}, {}, NowMs()).ok());
+  }
+  test::CliRun list = Run({"memory", "list"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(FindUnescaped(list.out, true), std::string::npos) << list.out;
+  ASSERT_EQ(Lines(list.out).size(), 1u) << list.out;
+  EXPECT_EQ(list.out.rfind("evil\\u001b]0;pwned\\u0007", 0), 0u) << list.out;
+  EXPECT_NE(list.out.find("\"Files\\r\\u001b[2K\\u202e\"  gtk\\n3  1 targets"), std::string::npos)
+      << list.out;
+
+  test::CliRun show = Run({"memory", "show", kHostileApp});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_EQ(FindUnescaped(show.out, true), std::string::npos) << show.out;
+  const std::vector<std::string> lines = Lines(show.out);
+  ASSERT_EQ(lines.size(), 2u) << show.out;
+  EXPECT_EQ(lines[1].rfind("  [button \"button \\\"x\\r\\u001b[2A", 0), 0u) << lines[1];
 }
 
 // What a person sees: the list printed into a real terminal emulator.
