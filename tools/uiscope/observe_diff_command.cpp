@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "core/escape.h"
 #include "engine/observe_diff.h"
 #include "engine/perceive.h"
 #include "engine/workspace.h"
@@ -56,7 +57,7 @@ int RunObserveDiffCommand(const GlobalFlags& g, const ObserveDiffFlags& f) {
               << " (the next diff compares with an older baseline)\n";
   }
   for (const auto& w : perceived->observation.warnings) {
-    std::cerr << "uiscope: warning: " << w << "\n";
+    std::cerr << "uiscope: warning: " << EscapeForDisplay(w) << "\n";
   }
   if (g.json) {
     nlohmann::json j = DiffObservationToJson(current, *d);

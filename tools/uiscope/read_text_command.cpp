@@ -4,6 +4,7 @@
 #include <mutex>
 #include <optional>
 
+#include "core/escape.h"
 #include "engine/desktop.h"
 #include "engine/read_text.h"
 #include "engine/screenshot.h"
@@ -86,7 +87,9 @@ int RunReadTextCommand(const GlobalFlags& g, const ReadTextFlags& f) {
     }
     return Fail(g, read.error());
   }
-  for (const auto& w : read->warnings) std::cerr << "uiscope: warning: " << w << "\n";
+  for (const auto& w : read->warnings) {
+    std::cerr << "uiscope: warning: " << EscapeForDisplay(w) << "\n";
+  }
   if (!ax_error.empty()) std::cerr << "uiscope: accessibility: " << ax_error << "\n";
   if (g.json) {
     std::cout << ReadTextToJson(*read).dump() << "\n";

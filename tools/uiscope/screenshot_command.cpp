@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "core/escape.h"
 #include "detector_flags.h"
 #include "engine/desktop.h"
 #include "engine/perceive.h"
@@ -149,7 +150,9 @@ int RunScreenshotCommand(const GlobalFlags& g, const ScreenshotFlags& f) {
   const std::string path =
       f.output.empty() ? "screenshot." + std::string(FileExtension(shot->encoding)) : f.output;
   if (auto st = WriteAll(path, shot->bytes); !st.ok()) return Fail(g, st.error());
-  for (const auto& w : shot->warnings) std::cerr << "uiscope: warning: " << w << "\n";
+  for (const auto& w : shot->warnings) {
+    std::cerr << "uiscope: warning: " << EscapeForDisplay(w) << "\n";
+  }
   if (g.json) {
     nlohmann::json j = ScreenshotToJson(*shot);
     j["file"] = path;

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "core/escape.h"
 #include "core/format.h"
 #include "engine/find.h"
 #include "engine/wait_for.h"
@@ -83,7 +84,9 @@ int RunWaitForCommand(const GlobalFlags& g, const WaitForFlags& f) {
   Workspace workspace(*where);
   auto result = WaitFor(workspace, r);
   if (!result.ok()) return Fail(g, result.error());
-  for (const auto& w : result->warnings) std::cerr << "uiscope: warning: " << w << "\n";
+  for (const auto& w : result->warnings) {
+    std::cerr << "uiscope: warning: " << EscapeForDisplay(w) << "\n";
+  }
   if (g.json) {
     std::cout << WaitForResultToJson(*result).dump(-1, ' ', false,
                                                    nlohmann::json::error_handler_t::replace)
