@@ -1,6 +1,10 @@
 #include "platform/process_name.h"
 
+#include <filesystem>
 #include <fstream>
+#include <sstream>
+
+#include "core/app_name.h"
 
 namespace uiscope {
 
@@ -23,6 +27,43 @@ std::string ProcessCommandLine(int pid) {
     if (c == '\0') c = ' ';
   }
   return line;
+}
+
+std::string ProcessExecutable(int pid) {
+  if (pid <= 0) return "";
+  std::error_code ec;
+  const std::filesystem::path exe =
+      std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);
+  return ec ? "" : exe.string();
+}
+
+int ParentProcess(int pid) {
+  if (pid <= 0) return 0;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  // "PID (comm) STATE PPID ...": comm may hold spaces and parentheses, so the
+  // fields are counted from the last ')'.
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(stat.substr(close + 1));
+  std::string state;
+  int ppid = 0;
+  rest >> state >> ppid;
+  return rest ? ppid : 0;
+}
+
+bool ProcessAnswersTo(std::string_view wanted, int pid) {
+  if (pid <= 0) return false;
+  const std::string command = ProcessCommandLine(pid);
+  const std::string_view launch = std::string_view(command).substr(0, command.find(' '));
+  return AppNameMatches(wanted, ProcessName(pid), launch) ||
+         AppNameMatches(wanted, "", ProcessExecutable(pid));
+}
+
+bool ParentAnswersTo(std::string_view wanted, int pid) {
+  const int parent = ParentProcess(pid);
+  return parent > 1 && ProcessAnswersTo(wanted, parent);
 }
 
 }  // namespace uiscope

@@ -38,6 +38,10 @@ struct WindowInfo {
   Rect frame;
   bool visible = true;       // mapped and viewable (false: minimised or hidden)
   bool focused = false;      // the active window (EWMH) / has the input focus
+  // A dialog by what the X server holds: _NET_WM_WINDOW_TYPE_DIALOG, or
+  // WM_TRANSIENT_FOR without a window type (EWMH says such a window is a
+  // dialog). False when the backend cannot tell.
+  bool dialog = false;
 
   // What the window covers on screen: its frame when known, else its bounds.
   Rect Covers() const { return frame.Empty() ? bounds : frame; }

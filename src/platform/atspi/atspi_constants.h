@@ -209,4 +209,7 @@ inline bool HasState(uint32_t lo, uint32_t hi, StateBit bit) {
 
 enum class CoordType : uint32_t { kScreen = 0, kWindow = 1, kParent = 2 };
 
+// AtspiRelationType: the object is labelled by the relation's targets.
+inline constexpr uint32_t kRelationLabelledBy = 2;
+
 }  // namespace uiscope::atspi

@@ -8,12 +8,16 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <unordered_set>
 
 #include "core/app_name.h"
 #include "core/ascii.h"
 #include "core/escape.h"
+#include "core/label_names.h"
+#include "core/top_levels.h"
 #include "platform/atspi/atspi_constants.h"
+#include "platform/process_name.h"
 #include "platform/x11/x11_display.h"
 #include "platform/x11/x11_windows.h"
 
@@ -383,6 +387,8 @@ struct RawNode {
   Rect clip;  // the area where this node's children can be seen
   std::vector<std::string> actions;
   std::string key_binding;  // the first non-empty one of GetActions
+  // An unnamed field's LABELLED_BY target's name (RequestLabelledBy).
+  std::string label_name;
   std::vector<int> children;
   int ordinal = 0;           // position among the parent's children
   bool in_document = false;  // below a "document web" (Chromium's page content)
@@ -799,6 +805,7 @@ class Walker {
     } else if (n.child_count > 0) {
       capped_ = cut_depth_ = true;
     }
+    if (n.depth > 0 && n.name.empty() && IsLabelNamedRole(n.normalised)) RequestLabelledBy(idx);
     bool wants_actions = request_.fetch_actions && n.depth > 0 &&
                          (IsInteractiveRole(n.normalised) || n.normalised == Role::kLink);
     bool wants_value =
@@ -825,6 +832,56 @@ class Walker {
           };
           if (wants_actions && has(kActionIface)) RequestActions(idx);
           if (wants_value) RequestValue(idx, has(kValueIface), has(kTextIface));
+        });
+  }
+
+  // A field without a name may be named by a label through a relation
+  // alone: GTK 3's file chooser entry has no name and a LABELLED_BY
+  // relation to its "Name:" label (gtkfilechooserwidget.c), as has any GTK 3
+  // entry whose label was tied to it with atk_object_add_relationship.
+  // The relation set, then the first target's name: two requests, only for
+  // unnamed fields. (LABEL_FOR, the other direction, would cost a request
+  // per label; GTK and Qt set both when they set one.)
+  void RequestLabelledBy(int idx) {
+    const ObjectRef ref = nodes_[idx].ref;
+    pipeline_.Add(
+        NewMethodCall(ref.bus, ref.path, kAccessibleIface, "GetRelationSet"),
+        [this, idx](DBusMessage* r) {
+          DBusMessageIter it, relations;
+          if (!IsReturn(r) || !dbus_message_iter_init(r, &it) ||
+              dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_ARRAY) {
+            return;
+          }
+          dbus_message_iter_recurse(&it, &relations);
+          ObjectRef target;
+          for (; dbus_message_iter_get_arg_type(&relations) == DBUS_TYPE_STRUCT && target.IsNull();
+               dbus_message_iter_next(&relations)) {
+            DBusMessageIter relation, targets;
+            dbus_message_iter_recurse(&relations, &relation);
+            uint32_t type = 0;
+            if (!ReadUint32(&relation, &type) || type != kRelationLabelledBy ||
+                dbus_message_iter_get_arg_type(&relation) != DBUS_TYPE_ARRAY) {
+              continue;
+            }
+            dbus_message_iter_recurse(&relation, &targets);
+            if (dbus_message_iter_get_arg_type(&targets) != DBUS_TYPE_STRUCT ||
+                !ReadObjectRef(&targets, &target)) {
+              target = ObjectRef{};
+            }
+          }
+          if (target.IsNull() || target == nodes_[idx].ref) return;
+          if (target.bus.empty()) target.bus = nodes_[idx].ref.bus;
+          pipeline_.Add(PropertyGet(target, kAccessibleIface, "Name"), [this, idx](DBusMessage* r) {
+            DBusMessageIter it;
+            std::string name;
+            if (!IsReturn(r) || !dbus_message_iter_init(r, &it) || !ReadVariantString(&it, &name)) {
+              return;
+            }
+            NormaliseSpace(&name);
+            cut_text_ += CutUtf8(&name, kMaxTextChars);
+            bytes_ += name.size();
+            nodes_[idx].label_name = std::move(name);
+          });
         });
   }
 
@@ -1529,6 +1586,10 @@ class Walker {
     // A cell read through its table is named by its address when the app
     // gives it no name (Calc names its cells so already: "B2").
     if (node.name.empty() && raw.cell_row >= 0) node.name = CellAddress(raw.cell_row, raw.cell_col);
+    if (node.name.empty() && !raw.label_name.empty()) {
+      node.name = NameFromLabelText(raw.label_name);
+      if (!node.name.empty()) node.name_from = NameFrom::kLabel;
+    }
     node.description = raw.description;
     if (!raw.states.Has(State::kPassword)) node.value = raw.value;
     node.states = raw.states;
@@ -2159,6 +2220,18 @@ DbusConnection& AtspiAccessibility::ConnectionFor(const AppHandle& app,
   return *bus_;
 }
 
+std::vector<WindowInfo> AtspiAccessibility::ListTopLevelsNow() {
+  if (!display_ || display_->broken()) {
+    display_.reset();
+    if (auto display = x11::X11Display::Open(options_.display); display.ok()) {
+      display_ = std::move(display).value();
+    }
+  }
+  if (!display_) return {};
+  auto listed = x11::ListClientWindows(*display_);
+  return listed.ok() ? std::move(listed).value() : std::vector<WindowInfo>{};
+}
+
 bool AtspiAccessibility::EnsureEventWatcher() {
   if (!options_.mirror) return false;
   if (!book_) book_ = std::make_unique<MirrorBook>();
@@ -2200,9 +2273,37 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
   auto skipped = [&](const AppHandle& h) {
     return request.skip_app && request.skip_app(h.info.name);
   };
+  // An app is known by its accessible name; when no app on the bus has that
+  // name, by its process (the name people launch it by: "libreoffice" for
+  // soffice, "firefox-esr" for Firefox, "python3" or "java" for an app
+  // named after itself), then by its parent (a launcher), then by one of its
+  // X windows: its title, or its WM_CLASS as the engine names windows
+  // without accessibility (x11_windows_nodes.cpp), so that an app on the bus
+  // is never shown as one without. The first way that names any app decides.
+  std::optional<std::vector<WindowInfo>> titled;
+  const std::vector<std::function<bool(const AppHandle&)>> ways = {
+      [&](const AppHandle& h) { return AppNameMatches(wanted, h.info.name); },
+      [&](const AppHandle& h) { return ProcessAnswersTo(wanted, h.info.pid); },
+      [&](const AppHandle& h) { return ParentAnswersTo(wanted, h.info.pid); },
+      [&](const AppHandle& h) {
+        if (!titled) titled = ListTopLevelsNow();
+        return h.info.pid > 0 &&
+               std::any_of(titled->begin(), titled->end(), [&](const WindowInfo& w) {
+                 return w.pid == h.info.pid && (EqualsIgnoringCase(w.title, wanted) ||
+                                                AppNameMatches(wanted, w.app_instance) ||
+                                                AppNameMatches(wanted, w.app_class));
+               });
+      }};
+  size_t way = 0;
+  while (!wanted.empty() && way + 1 < ways.size() &&
+         std::none_of(handles->begin(), handles->end(), [&](const AppHandle& h) {
+           return (request.pid == 0 || h.info.pid == request.pid) && ways[way](h);
+         })) {
+    ++way;
+  }
   for (auto& h : *handles) {
     if (request.pid != 0 && h.info.pid != request.pid) continue;
-    if (!wanted.empty() && !AppNameMatches(wanted, h.info.name)) continue;
+    if (!wanted.empty() && !ways[way](h)) continue;
     if (skipped(h)) {
       if (request.pid != 0 || !wanted.empty()) {
         return MakeError(ErrorCode::kDenied,
@@ -2239,6 +2340,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
   // through AT_SPI_BUS_ADDRESS alone) nothing is clipped by it.
   Rect screen{0, 0, 1 << 20, 1 << 20};
   std::vector<WindowInfo> toplevels;
+  bool toplevels_listed = false;
   std::vector<Rect> popups;
   if (!display_ || display_->broken()) {
     display_.reset();
@@ -2254,6 +2356,7 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
       if (auto listed = x11::ListClientWindows(*display_); listed.ok()) {
         toplevels = std::move(listed).value();
       }
+      toplevels_listed = true;
     }
     if (std::any_of(selected.begin(), selected.end(),
                     [](const AppHandle* h) { return IsGtk2(h->info); })) {
@@ -2451,6 +2554,29 @@ Result<TreeResult> AtspiAccessibility::Tree(const TreeRequest& request) {
     result.cache = walks == 0 && refreshes == 0 && hits > 0 ? "hit"
                    : hits == 0 && refreshes == 0            ? "miss"
                                                             : "partial";
+  }
+  // What is read from a tree as a whole, on what is returned and never on
+  // what the mirror stores (a refresh in part reads the raw tree again):
+  // the roles of the top levels, with the X server's word on which windows
+  // are dialogs (listed once, when a top level needs it), and the names of
+  // fields that only a label beside them names.
+  auto x_kind = [&](const Node& app, const Node& top) {
+    if (!toplevels_listed && display_) {
+      if (auto listed = x11::ListClientWindows(*display_); listed.ok()) {
+        toplevels = std::move(listed).value();
+      }
+      toplevels_listed = true;
+    }
+    for (const WindowInfo& w : toplevels) {
+      if ((w.pid == app.pid || app.pid == 0) && !top.name.empty() && w.title == top.name) {
+        return w.dialog ? XWindowKind::kDialog : XWindowKind::kNormal;
+      }
+    }
+    return XWindowKind::kUnknown;
+  };
+  for (Node& app : result.apps) {
+    NormaliseTopLevels(app, [&](const Node& top) { return x_kind(app, top); });
+    NameFieldsByLabels(app.children);
   }
   // The apps keep the registry's order, whatever order they were walked in.
   std::unordered_map<std::string, size_t> rank;

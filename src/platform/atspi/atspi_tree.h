@@ -41,6 +41,7 @@
 #include "platform/atspi/atspi_events.h"
 #include "platform/atspi/atspi_mirror.h"
 #include "platform/atspi/dbus_connection.h"
+#include "platform/windows.h"
 #include "platform/x11/x11_display.h"
 
 namespace uiscope::atspi {
@@ -124,6 +125,9 @@ class AtspiAccessibility final : public Accessibility {
   // With options_.mirror: the event watcher, (re)started when it is not
   // running (its connection dropped). False when it cannot be.
   bool EnsureEventWatcher();
+  // The X server's top-level windows now, through display_ (opened when it
+  // is not); none without a display.
+  std::vector<WindowInfo> ListTopLevelsNow();
 
   AtspiOptions options_;
   std::unique_ptr<DbusConnection> bus_;

@@ -191,6 +191,10 @@ Result<std::vector<WindowInfo>> ListClientWindows(const X11Display& display) {
     }
     info.visible = attrs.map_state == IsViewable;
     info.focused = w == *active;
+    const std::vector<long> types = LongProperty(d, w, "_NET_WM_WINDOW_TYPE", XA_ATOM);
+    const long dialog_type = static_cast<long>(XInternAtom(d, "_NET_WM_WINDOW_TYPE_DIALOG", False));
+    info.dialog = types.empty() ? !LongProperty(d, w, "WM_TRANSIENT_FOR", XA_WINDOW).empty()
+                                : types[0] == dialog_type;
     out.push_back(std::move(info));
   }
   if (auto st = Alive(display); !st.ok()) return st.error();
