@@ -150,18 +150,27 @@ Result<NamedTargetResolution> ChooseNamedTarget(const std::vector<Node>& roots,
     }
     usable.push_back({node, score});
   };
-  std::vector<const FindMatch*> labels;  // labels matched for text, which no field was found for
+  double best_direct = -1;  // the best score of a usable element named itself
   for (const FindMatch* m : matches) {
     if (Usable(*m->node, kind)) {
       add(m->node, m->score);
-    } else if (TakesText(kind) && IsLabelRole(m->node->role)) {
-      // Text never goes into the label itself: "City" clicked the label,
-      // and the text landed in the field that had the focus.
-      if (const Node* field = FieldOfLabel(roots, *m->node, kind)) {
-        add(field, m->score);
-      } else {
-        labels.push_back(m);
-      }
+      best_direct = std::max(best_direct, m->score);
+    }
+  }
+  // Text never goes into a label itself ("City" clicked the label, and the
+  // text landed in the field that had the focus): the label stands for its
+  // field, where it names better than any field named so itself (a field
+  // and its label both called "Email" name the field once).
+  std::vector<const FindMatch*> labels;  // labels matched for text, which no field was found for
+  for (const FindMatch* m : matches) {
+    if (!TakesText(kind) || Usable(*m->node, kind) || !IsLabelRole(m->node->role) ||
+        m->score <= best_direct) {
+      continue;
+    }
+    if (const Node* field = FieldOfLabel(roots, *m->node, kind)) {
+      add(field, m->score);
+    } else {
+      labels.push_back(m);
     }
   }
   if (usable.empty() && TakesText(kind)) {

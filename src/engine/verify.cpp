@@ -146,7 +146,10 @@ bool OwnEnablingOnly(const TreeDiff& d, const std::string& target) {
     return false;
   }
   const NodeChange& c = d.changed[0];
-  return c.id == target && c.fields.empty() && c.states_removed.empty() &&
+  // A state change is also listed as the field "states".
+  const bool states_only = std::all_of(c.fields.begin(), c.fields.end(),
+                                       [](const FieldChange& f) { return f.field == "states"; });
+  return c.id == target && states_only && c.states_removed.empty() &&
          c.states_added == std::vector<std::string>{"enabled"};
 }
 

@@ -1003,7 +1003,7 @@ TEST_F(ActTest, TypedTextNothingReadsBackIsUnverifiedWithWhy) {
   auto result = Act(r);
   ASSERT_TRUE(result.ok()) << result.error().message;
   EXPECT_EQ(result->verification->effect, "unverified") << FormatActionResult(*result);
-  EXPECT_NE(result->verification->reason.find("typed 16 characters"), std::string::npos)
+  EXPECT_NE(result->verification->reason.find("typed 17 characters"), std::string::npos)
       << result->verification->reason;
   EXPECT_NE(result->verification->reason.find("Tab, Return"), std::string::npos)
       << result->verification->reason;
