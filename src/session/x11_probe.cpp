@@ -14,6 +14,7 @@
 #include <memory>
 #include <thread>
 
+#include "platform/x11/x11_setup.h"
 #include "platform/x11/x_free.h"
 
 namespace uiscope::x11_probe {
@@ -93,48 +94,15 @@ bool WindowManagerAnswers(const std::string& display_name, int timeout_ms) {
 }
 
 std::string SetupAnswerWithin(const std::string& display_name, int timeout_ms) {
-  // ":N" or ":N.S"; a display on another host is not a session of ours.
-  const size_t colon = display_name.find(':');
-  if (colon != 0 || display_name.size() < 2) {
-    return "'" + display_name + "' is not a local display (:N)";
+  const x11::SetupAnswer answer = x11::AskSetup(display_name, timeout_ms);
+  switch (answer.kind) {
+    case x11::SetupAnswer::Kind::kRefused:
+    case x11::SetupAnswer::Kind::kAccepted:
+    case x11::SetupAnswer::Kind::kAuthenticate:
+      return "";  // it answered: its loop runs
+    default:
+      return answer.reason;
   }
-  const std::string number = display_name.substr(1, display_name.find('.') - 1);
-  if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos) {
-    return "'" + display_name + "' is not a local display (:N)";
-  }
-  const std::string path = "/tmp/.X11-unix/X" + number;
-  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) return std::string("socket: ") + std::strerror(errno);
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { close(fd); }
-  } closer{fd};
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  auto wait = [&](short events) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    pollfd p{fd, events, 0};
-    return poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count()))) == 1;
-  };
-  if (connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0) {
-    if (errno != EINPROGRESS && errno != EAGAIN) {
-      return "nothing listens at " + path + " (" + std::strerror(errno) + ")";
-    }
-    if (!wait(POLLOUT)) return "no answer within " + std::to_string(timeout_ms) + " ms";
-  }
-  // The connection set-up (X11 protocol, section 8): little-endian, version
-  // 11.0, no authorisation; 12 bytes.
-  const unsigned char setup[12] = {'l', 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-  if (send(fd, setup, sizeof(setup), MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof(setup))) {
-    return "the X server closed the connection (" + std::string(std::strerror(errno)) + ")";
-  }
-  if (!wait(POLLIN)) return "no answer within " + std::to_string(timeout_ms) + " ms";
-  unsigned char status = 0;
-  if (recv(fd, &status, 1, 0) != 1) return "the X server closed the connection unanswered";
-  return "";  // 0 (refused), 1 (accepted) or 2 (authenticate): it answered
 }
 
 }  // namespace uiscope::x11_probe

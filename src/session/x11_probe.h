@@ -37,9 +37,11 @@ namespace uiscope::x11_probe {
 // a connection set-up within `timeout_ms`, asked over its Unix socket
 // without Xlib, so a stopped (SIGSTOP) or wedged server costs the timeout
 // and never hangs the caller (XOpenDisplay waits for ever). Any reply counts,
-// a refusal for want of authorisation too: the server's loop runs. "" when
-// it answered; otherwise what happened ("nothing listens at
-// /tmp/.X11-unix/X12", "no answer within 500 ms").
+// a refusal for want of authorisation (or of room for one more client) too:
+// the server's loop runs. "" when it answered; otherwise what happened
+// ("nothing listens at /tmp/.X11-unix/X12", "no answer within 500 ms").
+// The exchange itself is x11::AskSetup (platform/x11/x11_setup.h), which
+// also reads a refusal's reason.
 std::string SetupAnswerWithin(const std::string& display_name, int timeout_ms);
 
 }  // namespace uiscope::x11_probe

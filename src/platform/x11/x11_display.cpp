@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "platform/x11/x11_setup.h"
 #include "platform/x11/x_free.h"
 #include "platform/x11/x_property.h"
 
@@ -63,6 +64,22 @@ Result<std::unique_ptr<X11Display>> X11Display::Open(const std::string& name) {
   XSetIOErrorHandler(IgnoreXIOError);
   Display* d = XOpenDisplay(display_name.c_str());
   if (d == nullptr) {
+    // Xlib says only NULL; the server's own reason, asked again without
+    // Xlib, tells a full client table from a server that is not there.
+    const SetupAnswer answer = AskSetup(display_name, 1000);
+    if (IsTooManyClients(answer)) {
+      return MakeError(ErrorCode::kUnavailable,
+                       "the X server of display " + display_name +
+                           " refused a new client: too many clients are connected (\"" +
+                           answer.reason +
+                           "\"); close some of its apps or uiscope processes, or start another "
+                           "session");
+    }
+    if (answer.kind == SetupAnswer::Kind::kRefused) {
+      return MakeError(ErrorCode::kUnavailable, "the X server of display " + display_name +
+                                                    " refused the connection: \"" +
+                                                    answer.reason + "\"");
+    }
     return MakeError(ErrorCode::kUnavailable,
                      "cannot open display " + display_name +
                          " (is the X server running? `uiscope session list` shows sessions)");
