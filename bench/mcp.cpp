@@ -550,8 +550,9 @@ Status Bench::Start() {
   stdio_client_ = std::make_unique<LineClient>(*stdio_server_, /*echo=*/false);
 
   // `uiscope mcp --http 127.0.0.1:0`; the port is in its first stderr line.
+  // HTTP always needs a token: this one is given.
   SpawnOptions http;
-  http.argv = {o_.uiscope, "mcp", "--http", "127.0.0.1:0"};
+  http.argv = {o_.uiscope, "mcp", "--http", "127.0.0.1:0", "--token", "bench-mcp-token"};
   http_log_ = info.runtime_dir + "/mcp-http.log";
   http.log_file = http_log_;
   ApplySessionEnvironment(info, &http);
@@ -574,6 +575,7 @@ Status Bench::Start() {
   if (std::sscanf(http_url_.c_str(), "http://127.0.0.1:%d/mcp", &port) != 1 || port <= 0)
     return Fail("cannot read the port of " + http_url_);
   http_client_ = std::make_unique<HttpClient>(port);
+  http_client_->SetHeader("Authorization", "Bearer bench-mcp-token");
 
   tuned_http_ = std::make_unique<ReferenceHttpServer>();
   if (tuned_http_->port() <= 0) return Fail("the reference HTTP server could not bind");
@@ -619,6 +621,7 @@ Status Bench::Initialize() {
   for (HttpClient* c : {tuned_client_.get()}) {
     c->SetHeader("Mcp-Session-Id", http_client_->last_session_id());
     c->SetHeader("MCP-Protocol-Version", reply["result"].value("protocolVersion", ""));
+    c->SetHeader("Authorization", "Bearer bench-mcp-token");
   }
   return OkStatus();
 }

@@ -1,5 +1,7 @@
 #include "mcp/http_endpoint.h"
 
+#include <sys/random.h>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -141,12 +143,47 @@ std::string ClientKey(const HttpRequest& req, const json& frame) {
   return std::string(req.Header("Authorization")) + "\n" + name;
 }
 
+// "127.a.b.c" with four decimal parts of 0..255, nothing else.
+bool IsLoopbackIpv4(std::string_view host) {
+  int parts = 0;
+  while (true) {
+    const size_t dot = host.find('.');
+    const std::string_view part = host.substr(0, dot);
+    if (part.empty() || part.size() > 3 ||
+        part.find_first_not_of("0123456789") != std::string_view::npos ||
+        std::stoi(std::string(part)) > 255) {
+      return false;
+    }
+    if (parts == 0 && part != "127") return false;
+    ++parts;
+    if (dot == std::string_view::npos) break;
+    host.remove_prefix(dot + 1);
+  }
+  return parts == 4;
+}
+
 }  // namespace
 
 bool IsLoopbackHost(std::string_view host_and_port) {
-  const std::string host = AsciiLower(HostPart(host_and_port));
-  if (host == "localhost" || host == "[::1]" || host == "::1") return true;
-  return host.rfind("127.", 0) == 0 && host.find_first_not_of("0123456789.") == std::string::npos;
+  // Parsed whole: what follows the host may only be ":PORT". A prefix
+  // match let "127.0.0.1:80@evil.example" or "localhost.evil.example"
+  // through, names a browser resolves elsewhere.
+  const std::string lower = AsciiLower(host_and_port);
+  // A bare IPv6 address has colons of its own: only without a port.
+  if (lower == "::1") return true;
+  const std::string host = HostPart(lower);
+  std::string_view rest = std::string_view(lower).substr(host.size());
+  if (!rest.empty()) {
+    if (rest.front() != ':') return false;
+    rest.remove_prefix(1);
+    if (rest.empty() || rest.size() > 5 ||
+        rest.find_first_not_of("0123456789") != std::string_view::npos ||
+        std::stoi(std::string(rest)) > 65535) {
+      return false;
+    }
+  }
+  if (host == "localhost" || host == "[::1]") return true;
+  return IsLoopbackIpv4(host);
 }
 
 bool TokenMatches(std::string_view a, std::string_view b) {
@@ -155,19 +192,37 @@ bool TokenMatches(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
-bool IsAllowedOrigin(std::string_view origin, const std::vector<std::string>& allowed_origins) {
+bool IsAllowedOrigin(std::string_view origin, std::string_view host,
+                     const std::vector<std::string>& allowed_origins) {
   const std::string lower = AsciiLower(origin);
   for (const auto& allowed : allowed_origins) {
     if (AsciiLower(allowed) == lower) return true;
   }
-  for (const char* scheme : {"http://", "https://"}) {
-    if (lower.rfind(scheme, 0) == 0) {
-      std::string rest = lower.substr(std::string_view(scheme).size());
-      if (rest.find('/') != std::string::npos) return false;
-      return IsLoopbackHost(rest);
-    }
+  // The server's own origin only: a page served by another local port is
+  // another origin, and must not drive this server from a person's browser.
+  return !host.empty() && lower == "http://" + AsciiLower(host);
+}
+
+std::string NewHttpToken() {
+  unsigned char bytes[16] = {};
+  size_t got = 0;
+  while (got < sizeof(bytes)) {
+    const ssize_t n = getrandom(bytes + got, sizeof(bytes) - got, 0);
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
   }
-  return false;
+  if (got < sizeof(bytes)) {
+    // getrandom does not fail on Linux >= 3.17 once the pool is ready.
+    std::random_device device;
+    for (auto& b : bytes) b = static_cast<unsigned char>(device());
+  }
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char b : bytes) {
+    hex += kDigits[b >> 4];
+    hex += kDigits[b & 15];
+  }
+  return hex;
 }
 
 // --- EventStream -------------------------------------------------------------
@@ -314,10 +369,10 @@ class McpHttpEndpoint::Impl {
   std::optional<HttpReply> Screen(const HttpRequest& req) {
     if (req.HasHeader("Origin")) {
       const std::string origin(req.Header("Origin"));
-      if (!IsAllowedOrigin(origin, options_.allowed_origins)) {
+      if (!IsAllowedOrigin(origin, req.Header("Host"), options_.allowed_origins)) {
         return Refuse(403, "forbidden: Origin " + origin +
-                               " is not a local origin (DNS rebinding protection); allow it "
-                               "with --allow-origin");
+                               " is not this server's origin (no other page may drive it from "
+                               "a browser); allow it with --allow-origin");
       }
     }
     if (loopback_ && !IsLoopbackHost(req.Header("Host"))) {

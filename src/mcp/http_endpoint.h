@@ -25,9 +25,13 @@
 // when every session is busy, 503 with Retry-After.
 //
 // Security (MCP "Security Warning"): rejects with 403 a request whose Origin
-// is not a local origin (or one allowed with `allowed_origins`), and, when
-// bound to loopback, one whose Host is not a loopback name (DNS rebinding);
-// with a token, requires `Authorization: Bearer TOKEN` (401 otherwise).
+// is not the server's own (http://HOST as the Host header says) or one
+// allowed with `allowed_origins` (so no CORS for pages of other local
+// ports), and, when bound to loopback, one whose Host is not a loopback
+// name (DNS rebinding; parsed whole, HOST[:PORT]); with a token, requires
+// `Authorization: Bearer TOKEN` (401 otherwise). HttpTransport always
+// gives it one (generated when none is configured); an empty token, no
+// authentication, is left to in-process callers (the fuzzer, tests).
 //
 // Who implements it: McpHttpEndpoint, the only implementation. HttpServer
 // (mcp/http_server.h) calls it for every request it has read; the fuzzer
@@ -131,12 +135,17 @@ class McpHttpEndpoint {
 };
 
 // True for a loopback host name: localhost, 127.x.y.z, ::1 (brackets and a
-// port allowed: "[::1]:8080", "localhost:3000").
+// port allowed: "[::1]:8080", "localhost:3000"; nothing else after the
+// host: "127.0.0.1:80@evil.example" is not one).
 bool IsLoopbackHost(std::string_view host_and_port);
 
-// The Origin rule of /mcp: a loopback http(s) origin, or one of `allowed`
-// (compared case-insensitively).
-bool IsAllowedOrigin(std::string_view origin, const std::vector<std::string>& allowed);
+// The Origin rule of /mcp: the server's own origin ("http://" + `host`, the
+// request's Host header), or one of `allowed` (compared case-insensitively).
+bool IsAllowedOrigin(std::string_view origin, std::string_view host,
+                     const std::vector<std::string>& allowed);
+
+// A new bearer token: 128 bits from the kernel's CSPRNG, 32 hex digits.
+std::string NewHttpToken();
 
 // `given` equals `token`, in time that does not depend on where they differ.
 bool TokenMatches(std::string_view given, std::string_view token);

@@ -15,7 +15,7 @@ namespace uiscope::mcp {
 struct HttpOptions {
   std::string host = "127.0.0.1";
   int port = 0;                              // 0 = any free port; HttpTransport::port() tells which
-  std::string token;                         // "" = no authentication
+  std::string token;  // "" = HttpTransport makes one (McpHttpEndpoint alone: no authentication)
   bool mcp = true;  // false: /mcp is not served (`uiscope web`: the page alone)
   std::vector<std::string> allowed_origins;  // extra origins, e.g. "https://agent.example"
   size_t max_message_bytes = kDefaultMaxMessageBytes;

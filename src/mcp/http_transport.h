@@ -42,6 +42,9 @@ class HttpTransport {
   int port() const;
   std::string url() const;      // "http://127.0.0.1:PORT/mcp"
   int max_connections() const;  // HttpServer::max_connections
+  // The bearer token /mcp requires: HttpOptions::token, or the one made
+  // because none was given.
+  const std::string& token() const { return token_; }
 
   // Ends every session and stops listening; returns when all threads are done.
   void Stop();
@@ -50,9 +53,11 @@ class HttpTransport {
   void Wait();
 
  private:
-  HttpTransport(std::unique_ptr<McpHttpEndpoint> endpoint, std::unique_ptr<HttpServer> http);
+  HttpTransport(std::unique_ptr<McpHttpEndpoint> endpoint, std::unique_ptr<HttpServer> http,
+                std::string token);
   std::unique_ptr<McpHttpEndpoint> endpoint_;  // declared first: outlives http_
   std::unique_ptr<HttpServer> http_;
+  std::string token_;
 };
 
 }  // namespace uiscope::mcp

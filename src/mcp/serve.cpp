@@ -245,8 +245,7 @@ int Serve(const ServeOptions& options) {
   signals.Start([t](int) { t->Stop(); });
   if (!IsLoopbackHost(options.http_host)) {
     std::cerr << "uiscope: warning: listening on " << options.http_host
-              << ", which is reachable from other machines"
-              << (options.token.empty() ? " WITHOUT a token (use --token)" : "") << "\n";
+              << ", which is reachable from other machines\n";
   }
   if (options.max_connections > 0 && t->max_connections() < options.max_connections) {
     std::cerr << "uiscope: warning: --max-connections " << options.max_connections
@@ -259,6 +258,14 @@ int Serve(const ServeOptions& options) {
     std::cout << page << "\n" << std::flush;
   } else {
     std::cerr << "uiscope: MCP server listening on " << t->url() << "\n";
+    // HTTP always has a token (HttpTransport makes one when --token is not
+    // given): print the one made, as notebook servers do, for the person to
+    // hand to the agent.
+    if (options.token.empty()) {
+      std::cerr << "uiscope: MCP token (send `Authorization: Bearer TOKEN`; fix it with "
+                   "--token): "
+                << t->token() << "\n";
+    }
     std::cerr << "uiscope: web page at " << page << "\n" << std::flush;
   }
   t->Wait();

@@ -85,7 +85,8 @@ class ElicitationHttpTest : public ::testing::Test {
   }
 
   httplib::Headers Headers(const std::string& session = "") {
-    httplib::Headers h = {{"Accept", "application/json, text/event-stream"}};
+    httplib::Headers h = {{"Accept", "application/json, text/event-stream"},
+                          {"Authorization", "Bearer " + transport_->token()}};
     if (!session.empty()) h.emplace("Mcp-Session-Id", session);
     return h;
   }

@@ -95,8 +95,12 @@ class RawClient {
   std::string received_;
 };
 
+// /mcp over a socket always needs a token; the raw requests below spell it.
+constexpr char kToken[] = "load-test-token";
+
 std::string StreamRequest(const std::string& session) {
-  return "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+  return "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer load-test-token\r\nAccept: "
+         "text/event-stream\r\n"
          "Mcp-Session-Id: " +
          session + "\r\n\r\n";
 }
@@ -117,6 +121,7 @@ class HttpLoadTest : public ::testing::Test {
     so.tools_inline = true;
     so.inline_calls_may_wait = may_wait;
     server_ = std::make_unique<Server>(tools_, so);
+    options.token = kToken;
     auto t = HttpTransport::Start(*server_, options);
     ASSERT_TRUE(t.ok()) << t.error().message;
     transport_ = std::move(t).value();
@@ -130,7 +135,8 @@ class HttpLoadTest : public ::testing::Test {
   }
 
   static httplib::Headers Headers(const std::string& session = "") {
-    httplib::Headers h = {{"Accept", "application/json, text/event-stream"}};
+    httplib::Headers h = {{"Accept", "application/json, text/event-stream"},
+                          {"Authorization", std::string("Bearer ") + kToken}};
     if (!session.empty()) h.emplace("Mcp-Session-Id", session);
     return h;
   }
@@ -201,7 +207,9 @@ TEST_F(HttpLoadTest, ThousandStreamsAndHundredSlowClientsLeaveNewClientsServed) 
   for (int i = 0; i < kSlow; ++i) {
     slow.push_back(std::make_unique<RawClient>(transport_->port()));
     ASSERT_TRUE(slow.back()->ok());
-    ASSERT_TRUE(slow.back()->Send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "));
+    ASSERT_TRUE(
+        slow.back()->Send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                          "load-test-token\r\nX-Slow: "));
   }
   std::atomic<bool> done{false};
   std::thread drip([&] {
@@ -251,7 +259,8 @@ TEST_F(HttpLoadTest, ASlowRequestHeadIsCutAtTheDeadline) {
   options.header_timeout_ms = 300;
   Start(options);
   RawClient slow(transport_->port());
-  ASSERT_TRUE(slow.Send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
+  ASSERT_TRUE(slow.Send(
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer load-test-token\r\n"));
   const auto start = Clock::now();
   bool closed = false;
   while (Clock::now() - start < std::chrono::seconds(3)) {
@@ -278,7 +287,8 @@ TEST_F(HttpLoadTest, OverTheConnectionLimitIs503WithRetryAfter) {
   for (int i = 0; i < 8; ++i) idle.push_back(std::make_unique<RawClient>(transport_->port()));
   // Let the server accept them: a ping on the 8th answers once it has.
   ASSERT_TRUE(idle.back()->Send(
-      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+      "load-test-token\r\nContent-Type: application/json\r\n"
       "Accept: application/json, text/event-stream\r\nContent-Length: 5\r\n\r\n1e400"));
   ASSERT_TRUE(idle.back()->WaitFor("\r\n\r\n", milliseconds(5000)));
 
@@ -339,7 +349,8 @@ TEST_F(HttpLoadTest, AFloodOfSessionsEndsNobodyElses) {
   const std::string body =
       R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ask","arguments":{"timeout_ms":20000}}})";
   ASSERT_TRUE(
-      call.Send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      call.Send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                "load-test-token\r\nContent-Type: application/json\r\n"
                 "Accept: application/json, text/event-stream\r\nMcp-Session-Id: " +
                 asking + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body));
   ASSERT_TRUE(call.WaitFor("elicitation/create", milliseconds(5000))) << call.received();

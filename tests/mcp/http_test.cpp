@@ -21,6 +21,7 @@ class HttpTest : public ::testing::Test {
     auto t = HttpTransport::Start(*server_, options);
     ASSERT_TRUE(t.ok()) << t.error().message;
     transport_ = std::move(t).value();
+    token_ = transport_->token();  // made by the transport when options.token is empty
     client_ = std::make_unique<httplib::Client>("127.0.0.1", transport_->port());
     client_->set_read_timeout(10);
   }
@@ -131,14 +132,58 @@ TEST_F(HttpTest, ProtectsAgainstDnsRebinding) {
   httplib::Headers evil_host = Headers();
   evil_host.emplace("Host", "evil.example:80");
   EXPECT_EQ(status(evil_host), 403);
-  httplib::Headers local_origin = Headers();
-  local_origin.emplace("Origin", "http://localhost:6274");
-  auto ok = Post(kInit, local_origin);
+  httplib::Headers bad_host = Headers();
+  bad_host.emplace("Host", "127.0.0.1:" + std::to_string(transport_->port()) + "@evil.example");
+  EXPECT_EQ(status(bad_host), 403);
+  // The server's own origin is served, with CORS headers.
+  const std::string own = "http://127.0.0.1:" + std::to_string(transport_->port());
+  httplib::Headers own_origin = Headers();
+  own_origin.emplace("Origin", own);
+  auto ok = Post(kInit, own_origin);
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200);
-  EXPECT_EQ(ok->get_header_value("Access-Control-Allow-Origin"), "http://localhost:6274");
+  EXPECT_EQ(ok->get_header_value("Access-Control-Allow-Origin"), own);
   EXPECT_NE(ok->get_header_value("Access-Control-Expose-Headers").find("Mcp-Session-Id"),
             std::string::npos);
+}
+
+TEST_F(HttpTest, NoCorsForAPageOfAnotherLocalPort) {
+  Start();
+  // A page served by another local port (a dev server, a notebook) is
+  // another origin: its preflight and its requests are refused, without
+  // the headers that would let the browser send them.
+  for (const char* origin : {"http://localhost:6274", "http://127.0.0.1:3000"}) {
+    httplib::Headers h = {{"Origin", origin},
+                          {"Access-Control-Request-Method", "POST"},
+                          {"Access-Control-Request-Headers", "authorization, mcp-session-id"}};
+    auto preflight = client_->Options("/mcp", h);
+    ASSERT_TRUE(preflight);
+    EXPECT_EQ(preflight->status, 403) << origin;
+    EXPECT_FALSE(preflight->has_header("Access-Control-Allow-Origin")) << origin;
+    EXPECT_FALSE(preflight->has_header("Access-Control-Allow-Headers")) << origin;
+    httplib::Headers post = Headers();
+    post.emplace("Origin", origin);
+    auto r = Post(kInit, post);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 403) << origin;
+  }
+}
+
+TEST_F(HttpTest, WithoutAConfiguredTokenOneIsMadeAndRequired) {
+  Start();  // no token given, as `uiscope mcp --http` without --token
+  ASSERT_EQ(token_.size(), 32u);
+  EXPECT_EQ(token_.find_first_not_of("0123456789abcdef"), std::string::npos) << token_;
+  const std::string made = token_;
+  token_.clear();
+  auto none = Post(kInit, Headers());
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 401);
+  token_ = made;
+  EXPECT_FALSE(Open().empty());
+  // Another server makes another token.
+  auto other = HttpTransport::Start(*server_, HttpOptions{});
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE((*other)->token(), made);
 }
 
 TEST_F(HttpTest, AllowedOriginIsAccepted) {
@@ -331,7 +376,11 @@ TEST(LoopbackTest, RecognisesLoopbackNames) {
     EXPECT_TRUE(IsLoopbackHost(h)) << h;
   }
   for (const char* h :
-       {"", "evil.example", "127.0.0.1.evil.example", "10.0.0.1", "localhost.evil:80"}) {
+       {"", "evil.example", "127.0.0.1.evil.example", "10.0.0.1", "localhost.evil:80",
+        // What follows the host is a port, nothing else.
+        "127.0.0.1:8765@evil.example", "localhost:80@evil.example", "127.0.0.1:80:90",
+        "127.0.0.1:", "127.0.0.1:99999", "[::1]:9@evil.example", "[::1]evil", "127.0.0.1.5",
+        "127.0.0.256", "127..0.1", "localhost:80/x"}) {
     EXPECT_FALSE(IsLoopbackHost(h)) << h;
   }
 }

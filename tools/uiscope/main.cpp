@@ -522,7 +522,9 @@ int main(int argc, char** argv) {
   mcp_cmd->add_option("--http", mcp_listen,
                       "serve Streamable HTTP at http://HOST:PORT/mcp (port 0: any free port)");
   mcp_cmd
-      ->add_option("--token", mcp_options.token, "require `Authorization: Bearer TOKEN` over HTTP")
+      ->add_option("--token", mcp_options.token,
+                   "HTTP: the `Authorization: Bearer TOKEN` /mcp requires (default: a new random "
+                   "one, printed on stderr)")
       ->envname("UISCOPE_MCP_TOKEN");
   mcp_cmd
       ->add_option("--page-token", mcp_options.page_token,
@@ -659,7 +661,7 @@ int main(int argc, char** argv) {
          mcp_options.page_token == mcp_options.token)) {
       return Fail(g, MakeError(ErrorCode::kInvalidArgument,
                                "--page-token: use letters, digits and - . _ ~ only (the page's "
-                               "URL and cookie carry it), and not the MCP token (an agent holds "
+                               "URL carries it), and not the MCP token (an agent holds "
                                "that one)"));
     }
     const int max_sessions =
@@ -680,7 +682,7 @@ int main(int argc, char** argv) {
     web_options.http = true;
     if (!web_options.page_token.empty() && !web::WebSite::IsPageSafeToken(web_options.page_token)) {
       return Fail(g, MakeError(ErrorCode::kInvalidArgument,
-                               "--token: the page's URL and cookie carry it, so use letters, "
+                               "--token: the page's URL carries it, so use letters, "
                                "digits and - . _ ~ only (or leave it out for a random one)"));
     }
     if (!web_listen.empty()) {

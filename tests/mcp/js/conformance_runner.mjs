@@ -12,6 +12,7 @@
 
 import { spawn, execFile } from 'node:child_process';
 import { accessSync, constants as fsc, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,12 +75,31 @@ function runConformance(args, timeout = SCENARIO_TIMEOUT_MS) {
 
 let server = null;
 
+// HTTP always needs a token, and the suite cannot send one: it talks to
+// this loopback proxy, which adds the header and passes everything else,
+// event streams included, through unchanged.
+const HTTP_TOKEN = 'conformance-token';
+function tokenProxy(target) {
+  const t = new URL(target);
+  const proxy = http.createServer((req, res) => {
+    const headers = { ...req.headers, host: t.host, authorization: `Bearer ${HTTP_TOKEN}` };
+    const up = http.request({ host: t.hostname, port: t.port, path: req.url, method: req.method, headers, agent: false }, (r) => {
+      res.writeHead(r.statusCode, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    res.on('close', () => up.destroy());
+    req.pipe(up);
+  });
+  return new Promise((resolve) => proxy.listen(0, '127.0.0.1', () => resolve({ proxy, url: `http://127.0.0.1:${proxy.address().port}${t.pathname}` })));
+}
+
 async function startServer(uiscope, outDir) {
   const env = { ...process.env, UISCOPE_STATE_DIR: mkdtempSync(path.join(tmpdir(), 'uiscope-mcp-conf-')) };
   // Hermetic: none of the selected scenarios needs a desktop.
   for (const k of ['DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS', 'UISCOPE_SESSION']) delete env[k];
-  delete env.UISCOPE_MCP_TOKEN; // the suite cannot send a bearer token
-  const args = ['mcp', '--http', '127.0.0.1:0'];
+  delete env.UISCOPE_MCP_TOKEN;
+  const args = ['mcp', '--http', '127.0.0.1:0', '--token', HTTP_TOKEN];
   const child = spawn(uiscope, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
@@ -102,13 +122,17 @@ async function startServer(uiscope, outDir) {
       reject(new Error(`\`uiscope ${args.join(' ')}\` exited (${code ?? sig}) before listening; stderr: ${short(stderr, 800)}; stdout: ${short(stdout, 300)}`));
     });
   });
-  server.url = url;
-  return url;
+  const { proxy, url: proxied } = await tokenProxy(url);
+  server.proxy = proxy;
+  server.url = proxied;
+  return proxied;
 }
 
 async function stopServer() {
   if (!server) return;
-  const { child, env, outDir } = server;
+  const { child, env, outDir, proxy } = server;
+  proxy?.closeAllConnections?.();
+  proxy?.close();
   if (child.exitCode === null && child.signalCode === null) {
     child.kill('SIGTERM');
     const exited = await new Promise((r) => {

@@ -130,8 +130,11 @@ function newClient(elicitation) {
   return client;
 }
 
+// HTTP always needs a token; the server is given this one.
+const HTTP_TOKEN = 'elicitation-test-token';
+
 async function startHttp() {
-  const child = spawn(uiscope, ['mcp', '--http', '127.0.0.1:0', '--config', configPath], {
+  const child = spawn(uiscope, ['mcp', '--http', '127.0.0.1:0', '--token', HTTP_TOKEN, '--config', configPath], {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -255,7 +258,7 @@ async function main() {
       timeout: REQUEST_TIMEOUT_MS,
     });
   const url = await startHttp();
-  const http = (client) => client.connect(new StreamableHTTPClientTransport(new URL(url)), { timeout: REQUEST_TIMEOUT_MS });
+  const http = (client) => client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${HTTP_TOKEN}` } } }), { timeout: REQUEST_TIMEOUT_MS });
 
   await withElicitation('stdio+elicit', stdio);
   await withElicitation('http+elicit', http);

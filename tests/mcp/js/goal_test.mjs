@@ -180,8 +180,11 @@ async function connectStdio(sampling) {
   return c;
 }
 
+// HTTP always needs a token; the server is given this one.
+const HTTP_TOKEN = 'goal-test-token';
+
 async function startHttp() {
-  const child = spawn(uiscope, ['mcp', '--http', '127.0.0.1:0', '--config', configFile], {
+  const child = spawn(uiscope, ['mcp', '--http', '127.0.0.1:0', '--token', HTTP_TOKEN, '--config', configFile], {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -319,7 +322,7 @@ async function withSampling(ask) {
 async function overHttp(ask) {
   const url = await startHttp();
   const { client, model } = scriptedClient(true);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)), { timeout: REQUEST_TIMEOUT_MS });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${HTTP_TOKEN}` } } }), { timeout: REQUEST_TIMEOUT_MS });
   await check('Streamable HTTP: one valid plan, then []', async () => {
     model.script = [loginPlan('goal4@example.org'), '[]'];
     const res = await callGoal(client, { goal: 'log in as goal4@example.org', max_steps: 2 });

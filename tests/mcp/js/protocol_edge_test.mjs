@@ -358,8 +358,13 @@ async function stdioChecks(uiscope, env) {
 // ---- HTTP ---------------------------------------------------------------------------
 
 // Sends Content-Length unless chunked is true (then Transfer-Encoding: chunked).
+// HTTP always needs a token: every server here gets this one, and every
+// request carries it unless it names an authorization of its own.
+const HTTP_TOKEN = 'protocol-edge-test-token';
+
 function httpRequest(url, { method = 'POST', headers = {}, body, timeout = 15_000, stream = false, pathOverride, chunked = false } = {}) {
   const u = new URL(url);
+  if (!Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) headers = { ...headers, authorization: `Bearer ${HTTP_TOKEN}` };
   const payload = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body), 'utf8');
   if (payload && !chunked) headers = { ...headers, 'content-length': String(payload.length) };
   return new Promise((resolve, reject) => {
@@ -419,7 +424,7 @@ function replyOf(res, id) {
   return msgs.find((m) => !Array.isArray(m) && m.id === id && ('result' in m || 'error' in m)) ?? msgs.find((m) => Array.isArray(m)) ?? msgs[0];
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${HTTP_TOKEN}` };
 
 class HttpSession {
   constructor(url) {
@@ -450,7 +455,7 @@ class HttpSession {
 }
 
 async function startHttp(uiscope, env, extra = []) {
-  const child = spawn(uiscope, ['mcp', '--http', '127.0.0.1:0', ...extra], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(uiscope, ['mcp', '--http', '127.0.0.1:0', '--token', HTTP_TOKEN, ...extra], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   cleanups.push(() => kill(child));
   let stderr = '';
   const url = await new Promise((resolve, reject) => {
@@ -572,9 +577,14 @@ async function httpChecks(uiscope, env) {
     expect(res.status === 403, statusLine(res));
   });
 
-  await check(T, 'MUST', `Origin: http://localhost:${port} -> served`, async () => {
-    const res = await s.post({ jsonrpc: '2.0', id: 10, method: 'ping' }, { origin: `http://localhost:${port}` });
+  await check(T, 'MUST', `Origin: http://127.0.0.1:${port} (the server's own) -> served`, async () => {
+    const res = await s.post({ jsonrpc: '2.0', id: 10, method: 'ping' }, { origin: `http://127.0.0.1:${port}` });
     expect(res.status === 200, statusLine(res));
+  });
+
+  await check(T, 'SHOULD', 'Origin of another local port -> 403 (a page of any local server is another origin)', async () => {
+    const res = await s.post({ jsonrpc: '2.0', id: 10, method: 'ping' }, { origin: `http://localhost:${port}` });
+    expect(res.status === 403, statusLine(res));
   });
 
   await check(T, 'SHOULD', 'Host: evil.example.com (no Origin) -> 4xx (DNS rebinding: a same-origin GET carries no Origin)', async () => {

@@ -763,9 +763,11 @@ async function startHttpServer(uiscope, env, extraArgs = []) {
     child.stderr.on('data', (d) => {
       stderr += d.toString();
       const m = /MCP server listening on (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (m) {
+      // Without --token the server makes one and prints it after the URL.
+      const made = /MCP token [^\n]*: ([0-9a-f]{32})\n/.exec(stderr);
+      if (m && (made || extraArgs.includes('--token'))) {
         clearTimeout(t);
-        resolve(m[1]);
+        resolve({ url: m[1], token: made?.[1] });
       }
     });
     child.once('exit', (code, sig) => {
@@ -773,7 +775,7 @@ async function startHttpServer(uiscope, env, extraArgs = []) {
       reject(new Error(`\`uiscope ${args.join(' ')}\` exited (${code ?? sig}) before listening; stderr: ${short(stderr, 800)}; stdout: ${short(stdout, 300)}`));
     });
   });
-  return { child, url, stderr: () => stderr };
+  return { child, url: url.url, token: url.token, stderr: () => stderr };
 }
 
 async function runHttp(uiscope, env) {
@@ -782,12 +784,14 @@ async function runHttp(uiscope, env) {
   let server;
   try {
     server = await startHttpServer(uiscope, env, ['--full-schemas']);
-    record(T, 'server start (listening line on stderr)', true, server.url);
+    record(T, 'server start (listening line and the token it made on stderr)', true, server.url);
   } catch (e) {
-    record(T, 'server start (listening line on stderr)', false, errText(e));
+    record(T, 'server start (listening line and the token it made on stderr)', false, errText(e));
     return;
   }
-  const transport = new StreamableHTTPClientTransport(new URL(server.url));
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+    requestInit: { headers: { Authorization: `Bearer ${server.token}` } },
+  });
   const client = newClient();
   cleanups.push(async () => {
     await client.close().catch(() => {});
@@ -816,6 +820,7 @@ async function runHttp(uiscope, env) {
           accept: 'application/json, text/event-stream',
           'mcp-session-id': sid,
           'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+          authorization: `Bearer ${server.token}`,
         },
         body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'ping' }),
       });
