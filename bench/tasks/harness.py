@@ -194,7 +194,8 @@ class Agent:
         if tool in ("find", "observe") and self.read_timeout_ms:
             arguments = dict(arguments, timeout_ms=self.read_timeout_ms)
         is_error, text = self.client.call(tool, arguments)
-        if "Retry with a longer timeout_ms" in text and not self.read_timeout_ms:
+        if (re.search(r"Retry with a longer timeout_ms|within the \d+ ms deadline", text) and
+                not self.read_timeout_ms):
             # As a model does what the tool says: later reads wait longer.
             self.read_timeout_ms = 10000
             if tool in ("find", "observe"):
