@@ -449,6 +449,14 @@ mcp::HttpReply WebApi::Decide(const json& body) {
     return JsonError(
         MakeError(ErrorCode::kInvalidArgument, "decision must be \"approve\" or \"deny\""));
   }
+  // A grant that is not a string would otherwise be read as none: the
+  // person meant to give one, so nothing is decided rather than a bare
+  // approval.
+  if (body.contains("grant") && !body["grant"].is_null() && !body["grant"].is_string()) {
+    return JsonError(MakeError(ErrorCode::kInvalidArgument,
+                               "\"grant\" must be a string: a duration, a number of actions or "
+                               "both (\"30m\", \"10\", \"30m,10\"); nothing was decided"));
+  }
   std::optional<safety::GrantScope> grant;
   if (body.contains("grant") && body["grant"].is_string() &&
       !body["grant"].get<std::string>().empty()) {

@@ -1,10 +1,5 @@
 #include "web/web_site.h"
 
-#include <sys/random.h>
-
-#include <cstdio>
-#include <random>
-
 #include "core/ascii.h"
 #include "mcp/json_rpc.h"
 #include "web/web_api.h"
@@ -16,35 +11,6 @@ namespace {
 using mcp::HttpReply;
 using mcp::HttpRequest;
 using nlohmann::json;
-
-constexpr std::string_view kCookiePrefix = "uiscope_";
-
-// The port of a Host header ("127.0.0.1:8765", "[::1]:8765"), "80" without.
-std::string HostPort(std::string_view host) {
-  const size_t bracket = host.rfind(']');
-  const size_t colon = host.rfind(':');
-  if (colon == std::string_view::npos || (bracket != std::string_view::npos && colon < bracket)) {
-    return "80";
-  }
-  return std::string(host.substr(colon + 1));
-}
-
-// The value of cookie `name` in a Cookie header, or "".
-std::string CookieValue(std::string_view header, std::string_view name) {
-  size_t start = 0;
-  while (start < header.size()) {
-    size_t end = header.find(';', start);
-    if (end == std::string_view::npos) end = header.size();
-    std::string_view part = header.substr(start, end - start);
-    start = end + 1;
-    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
-    const size_t eq = part.find('=');
-    if (eq != std::string_view::npos && part.substr(0, eq) == name) {
-      return std::string(part.substr(eq + 1));
-    }
-  }
-  return "";
-}
 
 HttpReply Refuse(int status, const std::string& message) {
   HttpReply r = JsonError(MakeError(ErrorCode::kDenied, message));
@@ -60,7 +26,7 @@ void AddSecurityHeaders(HttpReply& r) {
   r.headers.emplace_back("Referrer-Policy", "no-referrer");
   r.headers.emplace_back("Content-Security-Policy",
                          "default-src 'none'; script-src 'self'; style-src 'self'; "
-                         "img-src 'self'; connect-src 'self'; base-uri 'none'; "
+                         "img-src 'self' blob:; connect-src 'self'; base-uri 'none'; "
                          "form-action 'none'; frame-ancestors 'none'");
   bool cache = false;
   for (const auto& [name, value] : r.headers) cache |= AsciiLower(name) == "cache-control";
@@ -93,10 +59,6 @@ class WebSite::Impl {
   }
 
  private:
-  std::string CookieName(const HttpRequest& req) const {
-    return std::string(kCookiePrefix) + HostPort(req.Header("Host"));
-  }
-
   // Host, Origin, fetch metadata and credentials; a refusal, or none (the
   // page's token redirect is one "refusal" that is a success).
   std::optional<HttpReply> Screen(const HttpRequest& req) {
@@ -131,43 +93,44 @@ class WebSite::Impl {
     const Query query = q == std::string::npos ? Query{} : ParseQuery(req.target.substr(q + 1));
     const auto given = query.find("token");
     if (options_.token.empty()) {
-      if (given != query.end()) return Redirect(req, "");
+      if (given != query.end()) return Redirect("");
       return std::nullopt;
     }
     if (given != query.end()) {
+      // The page's URL as an earlier uiscope printed it: the token moves to
+      // the fragment, which the page's script reads (and no server is ever
+      // sent).
       if (req.path != "/" || req.method != "GET") {
         return Refuse(400,
-                      "the token goes only in the page's URL (/?token=...); the page "
-                      "then keeps it in a cookie");
+                      "the token goes only in the page's URL (/#token=...); the page's script "
+                      "then sends it with each request");
       }
       if (!mcp::TokenMatches(given->second, options_.token)) return Unauthorized(req);
       if (!WebSite::IsPageSafeToken(options_.token)) {
         return Refuse(400,
-                      "this server's token has characters a cookie cannot carry; start it "
-                      "with a token of letters, digits and - . _ ~ (or none: `uiscope web` "
+                      "this server's token has characters a URL cannot carry as they are; start "
+                      "it with a token of letters, digits and - . _ ~ (or none: `uiscope web` "
                       "makes one)");
       }
-      return Redirect(req, options_.token);
+      return Redirect(options_.token);
     }
+    // The page itself (its HTML, script and style) holds nothing of the
+    // desktop: it is served to anyone who passed the checks above, and its
+    // script brings the token to the API.
+    if (req.method == "GET" && FindWebAsset(req.path) != nullptr) return std::nullopt;
     const std::string auth(req.Header("Authorization"));
     if (auth.size() > 7 && AsciiLower(auth.substr(0, 7)) == "bearer " &&
         mcp::TokenMatches(std::string_view(auth).substr(7), options_.token)) {
       return std::nullopt;
     }
-    const std::string cookie = CookieValue(req.Header("Cookie"), CookieName(req));
-    if (!cookie.empty() && mcp::TokenMatches(cookie, options_.token)) return std::nullopt;
     return Unauthorized(req);
   }
 
-  // 303 to the page without the token in its URL; sets the cookie.
-  HttpReply Redirect(const HttpRequest& req, const std::string& token) {
+  // 303 to the page, the token (if any) in the fragment of its URL.
+  static HttpReply Redirect(const std::string& token) {
     HttpReply r;
     r.status = 303;
-    r.headers.emplace_back("Location", "/");
-    if (!token.empty()) {
-      r.headers.emplace_back("Set-Cookie",
-                             CookieName(req) + "=" + token + "; Path=/; HttpOnly; SameSite=Strict");
-    }
+    r.headers.emplace_back("Location", token.empty() ? "/" : "/#token=" + token);
     return r;
   }
 
@@ -187,7 +150,7 @@ class WebSite::Impl {
           "<!doctype html><html lang=en><meta charset=utf-8><title>uiscope: token needed</title>"
           "<h1>uiscope: this page needs the server's token</h1><p>Open the URL that "
           "<code>uiscope web</code> (or <code>uiscope mcp --http</code>) printed: it ends in "
-          "<code>/?token=&hellip;</code>.</p></html>";
+          "<code>/#token=&hellip;</code>.</p></html>";
     }
     return r;
   }
@@ -278,7 +241,7 @@ HttpReply WebSite::Handle(const HttpRequest& request) {
 std::string WebSite::PageUrl(const std::string& host, int port, const std::string& token) {
   const bool v6 = host.find(':') != std::string::npos;
   std::string url = "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/";
-  if (!token.empty()) url += "?token=" + token;
+  if (!token.empty()) url += "#token=" + token;
   return url;
 }
 
@@ -296,26 +259,6 @@ bool WebSite::IsPageSafeToken(std::string_view token) {
   return true;
 }
 
-std::string WebSite::NewToken() {
-  unsigned char bytes[16] = {};
-  size_t got = 0;
-  while (got < sizeof(bytes)) {
-    const ssize_t n = getrandom(bytes + got, sizeof(bytes) - got, 0);
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  if (got < sizeof(bytes)) {
-    // getrandom does not fail on Linux >= 3.17 once the pool is ready.
-    std::random_device device;
-    for (auto& b : bytes) b = static_cast<unsigned char>(device());
-  }
-  std::string token;
-  char hex[3];
-  for (unsigned char b : bytes) {
-    std::snprintf(hex, sizeof(hex), "%02x", b);
-    token += hex;
-  }
-  return token;
-}
+std::string WebSite::NewToken() { return mcp::NewHttpToken(); }
 
 }  // namespace uiscope::web

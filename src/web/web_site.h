@@ -28,18 +28,19 @@
 //   - the page's token is not the MCP token (mcp/serve.h): an agent holds
 //     that one, and with it could approve its own held actions here, which
 //     confirmations.agent_may_confirm false forbids;
-//   - the token comes once, in the URL the server prints (`/?token=T`):
-//     that request is answered with a redirect to `/` that sets it as a
-//     cookie (HttpOnly: no script reads it; SameSite=Strict: no other site's
-//     page sends it; named after the port, so two servers do not clash), so
-//     the token leaves the address bar and the history at once. Every other
-//     request must bring the cookie or `Authorization: Bearer T` (401);
-//     `?token=` anywhere else is refused, so it never lands in logs of API
-//     calls;
+//   - the token comes in the URL the server prints, in its fragment
+//     (`/#token=T`), which the browser sends to no server. The page's
+//     script takes it from there, clears the address bar, keeps it in
+//     memory only and sends it as `Authorization: Bearer T` with every API
+//     request (images and the tile stream included). No cookie: cookies are
+//     not scoped by port, so one would reach every other server on
+//     127.0.0.1. The page itself (/, /app.js, /app.css) holds nothing of
+//     the desktop and needs no token; every /api request does (401). A
+//     `/?token=T` URL is redirected to `/#token=T`; `?token=` anywhere else
+//     is refused, so it never lands in logs of API calls;
 //   - a request with an Origin must come from this server's own origin
-//     (http://HOST:PORT as the Host header says) or an --allow-origin one:
-//     not any loopback origin as /mcp allows, because a page served by
-//     another local port is same-site for cookies (403);
+//     (http://HOST:PORT as the Host header says) or an --allow-origin one,
+//     as /mcp's (403);
 //   - when bound to loopback, the Host must be a loopback name (DNS
 //     rebinding; 403);
 //   - a POST must carry `X-Uiscope: web` and a JSON body: a cross-origin
@@ -103,12 +104,12 @@ class WebSite final : public mcp::HttpSite {
 
   mcp::HttpReply Handle(const mcp::HttpRequest& request) override;
 
-  // The URL a person opens: "http://127.0.0.1:PORT/?token=T".
+  // The URL a person opens: "http://127.0.0.1:PORT/#token=T".
   static std::string PageUrl(const std::string& host, int port, const std::string& token);
   // A new token for `uiscope web`: 128 bits from the kernel's CSPRNG, hex.
   static std::string NewToken();
-  // Whether `token` can travel in a URL and a cookie as it is: letters,
-  // digits and - . _ ~ only. The page refuses to set a cookie otherwise.
+  // Whether `token` can travel in a URL (and a header) as it is: letters,
+  // digits and - . _ ~ only. The page's URL is refused otherwise.
   static bool IsPageSafeToken(std::string_view token);
 
  private:

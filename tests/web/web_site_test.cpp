@@ -1,6 +1,6 @@
-// The web page's server side (web/web_site.h): who gets in (token as
-// bearer or cookie, set once from the page URL; Host, Origin, fetch
-// metadata, the POST header), and the API handlers on real stores:
+// The web page's server side (web/web_site.h): who gets in (the page's
+// token as a bearer header, never a cookie; Host, Origin, fetch metadata,
+// the POST header), and the API handlers on real stores:
 // confirmations decided from the page, the audit filter, memory forget.
 #include "web/web_site.h"
 
@@ -29,7 +29,7 @@ using nlohmann::json;
 
 constexpr char kToken[] = "0123456789abcdef0123456789abcdef";
 constexpr char kHost[] = "127.0.0.1:8765";
-constexpr char kCookie[] = "uiscope_8765=0123456789abcdef0123456789abcdef";
+constexpr char kBearer[] = "Bearer 0123456789abcdef0123456789abcdef";
 
 HttpRequest Get(const std::string& target, mcp::HttpHeaders headers = {}) {
   HttpRequest r;
@@ -41,10 +41,10 @@ HttpRequest Get(const std::string& target, mcp::HttpHeaders headers = {}) {
   return r;
 }
 
-HttpRequest Authed(const std::string& target) { return Get(target, {{"Cookie", kCookie}}); }
+HttpRequest Authed(const std::string& target) { return Get(target, {{"Authorization", kBearer}}); }
 
 HttpRequest Post(const std::string& path, const json& body, bool marked = true) {
-  HttpRequest r = Get(path, {{"Cookie", kCookie},
+  HttpRequest r = Get(path, {{"Authorization", kBearer},
                              {"Content-Type", "application/json"},
                              {"Origin", std::string("http://") + kHost}});
   r.method = "POST";
@@ -109,39 +109,49 @@ class WebSiteTest : public ::testing::Test {
   std::unique_ptr<WebSite> site_;
 };
 
-TEST_F(WebSiteTest, RefusesEveryPathWithoutTheToken) {
-  for (const char* path : {"/", "/app.js", "/api/confirmations", "/api/audit", "/api/tiles"}) {
+TEST_F(WebSiteTest, RefusesEveryApiPathWithoutTheToken) {
+  for (const char* path : {"/api/confirmations", "/api/audit", "/api/tiles", "/api/sessions"}) {
     HttpReply r = Site().Handle(Get(path));
     EXPECT_EQ(r.status, 401) << path;
-    EXPECT_EQ(r.body.find("<script"), std::string::npos) << path;
   }
-  EXPECT_EQ(Site().Handle(Get("/", {{"Cookie", "uiscope_8765=wrong"}})).status, 401);
-  // A cookie of another port's server is not this one's.
-  EXPECT_EQ(Site().Handle(Get("/", {{"Cookie", std::string("uiscope_9999=") + kToken}})).status,
-            401);
+  EXPECT_EQ(Site().Handle(Get("/api/audit", {{"Authorization", "Bearer wrong"}})).status, 401);
+  // A cookie is no credential, not even one holding the token: cookies are
+  // not scoped by port, so every local server would receive it.
+  for (const char* name : {"uiscope_8765=", "uiscope_9999=", "token="}) {
+    EXPECT_EQ(
+        Site().Handle(Get("/api/confirmations", {{"Cookie", std::string(name) + kToken}})).status,
+        401)
+        << name;
+  }
   EXPECT_EQ(Site().Handle(Get("/?token=wrong")).status, 401);
   // What is no route of the page is 404, token or not.
   EXPECT_EQ(Site().Handle(Get("/not-mcp")).status, 404);
   EXPECT_EQ(Site().Handle(Authed("/api/nope")).status, 404);
 }
 
-TEST_F(WebSiteTest, TheTokenInThePageUrlBecomesACookieAndLeavesTheUrl) {
-  HttpReply r = Site().Handle(Get(std::string("/?token=") + kToken));
-  EXPECT_EQ(r.status, 303);
-  EXPECT_EQ(HeaderOf(r, "Location"), "/");
-  const std::string cookie = HeaderOf(r, "Set-Cookie");
-  EXPECT_EQ(cookie.rfind(kCookie, 0), 0u) << cookie;
-  EXPECT_NE(cookie.find("HttpOnly"), std::string::npos);
-  EXPECT_NE(cookie.find("SameSite=Strict"), std::string::npos);
-
-  HttpReply page = Site().Handle(Authed("/"));
-  EXPECT_EQ(page.status, 200);
+TEST_F(WebSiteTest, ThePageNeedsNoTokenAndSetsNoCookie) {
+  // The page (HTML, script, style) holds nothing of the desktop; its script
+  // brings the token to the API.
+  for (const char* path : {"/", "/app.js", "/app.css"}) {
+    HttpReply r = Site().Handle(Get(path));
+    EXPECT_EQ(r.status, 200) << path;
+    EXPECT_EQ(HeaderOf(r, "Set-Cookie"), "") << path;
+  }
+  HttpReply page = Site().Handle(Get("/"));
   EXPECT_EQ(page.content_type.rfind("text/html", 0), 0u);
   EXPECT_NE(page.body.find("/app.js"), std::string::npos);
   EXPECT_NE(HeaderOf(page, "Content-Security-Policy").find("script-src 'self'"), std::string::npos);
   EXPECT_EQ(HeaderOf(page, "X-Frame-Options"), "DENY");
-  EXPECT_EQ(Site().Handle(Get("/", {{"Authorization", std::string("Bearer ") + kToken}})).status,
-            200);
+  // The page's URL carries the token in its fragment, which no browser
+  // sends to a server; an old-style URL is moved there, without a cookie.
+  EXPECT_EQ(WebSite::PageUrl("127.0.0.1", 8765, kToken),
+            std::string("http://127.0.0.1:8765/#token=") + kToken);
+  HttpReply r = Site().Handle(Get(std::string("/?token=") + kToken));
+  EXPECT_EQ(r.status, 303);
+  EXPECT_EQ(HeaderOf(r, "Location"), std::string("/#token=") + kToken);
+  EXPECT_EQ(HeaderOf(r, "Set-Cookie"), "");
+  // The script sends it as a bearer token.
+  EXPECT_EQ(Site().Handle(Authed("/api/confirmations")).status, 200);
   // Anywhere but the page URL, a token in the query is refused (it would
   // end up in history and logs).
   EXPECT_EQ(Site().Handle(Get(std::string("/api/audit?token=") + kToken)).status, 400);
@@ -149,7 +159,7 @@ TEST_F(WebSiteTest, TheTokenInThePageUrlBecomesACookieAndLeavesTheUrl) {
 
 TEST_F(WebSiteTest, RefusesForeignOriginsHostsAndCrossSiteRequests) {
   auto with = [&](mcp::HttpHeaders h) {
-    h.emplace_back("Cookie", kCookie);
+    h.emplace_back("Authorization", kBearer);
     return Site().Handle(Get("/api/confirmations", h)).status;
   };
   EXPECT_EQ(with({{"Origin", "http://127.0.0.1:8765"}}), 200);
@@ -221,6 +231,18 @@ TEST_F(WebSiteTest, ListsPendingConfirmationsAndDecidesThem) {
                              {{"token", "tok2"}, {"decision", "approve"}, {"grant", "forever"}}))
                 .status,
             400);
+  // A grant that is no string is refused too, rather than read as none (an
+  // approval without the grant the person asked for).
+  for (const json& grant : {json(10), json(true), json::object(), json::array({"30m"})}) {
+    EXPECT_EQ(Site()
+                  .Handle(Post("/api/decide",
+                               {{"token", "tok2"}, {"decision", "approve"}, {"grant", grant}}))
+                  .status,
+              400)
+        << grant.dump();
+  }
+  EXPECT_EQ(services_.confirmations->Get("tok2", UnixNowMs())->status,
+            safety::ConfirmationStatus::kPending);
   HttpReply granted = Site().Handle(
       Post("/api/decide", {{"token", "tok2"}, {"decision", "approve"}, {"grant", "10"}}));
   ASSERT_EQ(granted.status, 200) << granted.body;
@@ -343,7 +365,7 @@ TEST_F(WebSiteTest, OpenWallsAreCappedAndGiveTheirSlotBack) {
   EXPECT_EQ(Site().Handle(Authed("/api/tiles")).status, 200);
 }
 
-TEST_F(WebSiteTest, ATokenACookieCannotCarryIsNotSetAsOne) {
+TEST_F(WebSiteTest, ATokenAUrlCannotCarryIsRefused) {
   EXPECT_TRUE(WebSite::IsPageSafeToken(WebSite::NewToken()));
   EXPECT_EQ(WebSite::NewToken().size(), 32u);
   EXPECT_NE(WebSite::NewToken(), WebSite::NewToken());
@@ -353,7 +375,7 @@ TEST_F(WebSiteTest, ATokenACookieCannotCarryIsNotSetAsOne) {
   options_.token = "semi;colon";
   HttpReply r = Site().Handle(Get("/?token=semi%3Bcolon"));
   EXPECT_EQ(r.status, 400);
-  EXPECT_EQ(HeaderOf(r, "Set-Cookie"), "");
+  EXPECT_EQ(HeaderOf(r, "Location"), "");
 }
 
 // The endpoint's hook (mcp/http_site.h): every path but /mcp goes to the

@@ -18,19 +18,40 @@ function el(tag, props = {}, ...children) {
   for (const c of children) if (c !== null && c !== undefined) e.append(c);
   return e;
 }
+// The page's token comes once, in the fragment of the URL the server printed
+// (#token=T: a browser sends the fragment to no server), and lives only in
+// this script's memory; every request to the API carries it in a header.
+// Never a cookie: cookies are not scoped by port, so every other server on
+// 127.0.0.1 would receive it.
+const pageToken = (() => {
+  const m = /^#token=([A-Za-z0-9._~-]+)$/.exec(location.hash);
+  if (m) history.replaceState(null, '', location.pathname);  // out of the address bar and history
+  return m ? m[1] : '';
+})();
+function withToken(init = {}) {
+  return { ...init, credentials: 'omit', headers: { ...init.headers, Authorization: `Bearer ${pageToken}` } };
+}
+// An image of the API into `img`: an <img src> cannot carry the token, so
+// it is fetched and shown from a blob: URL (the previous one released).
+async function loadImage(img, url) {
+  const r = await fetch(url, withToken());
+  if (!r.ok) throw new Error(`${r.status} ${r.statusText}`);
+  const blob = await r.blob();
+  if (img.src.startsWith('blob:')) URL.revokeObjectURL(img.src);
+  img.src = URL.createObjectURL(blob);
+}
 async function getJson(url) {
-  const r = await fetch(url, { credentials: 'same-origin' });
+  const r = await fetch(url, withToken());
   const body = await r.json().catch(() => ({}));
   if (!r.ok) throw new Error(body.error || `${r.status} ${r.statusText}`);
   return body;
 }
 async function postJson(url, body) {
-  const r = await fetch(url, {
+  const r = await fetch(url, withToken({
     method: 'POST',
-    credentials: 'same-origin',
     headers: { 'Content-Type': 'application/json', 'X-Uiscope': 'web' },
     body: JSON.stringify(body),
-  });
+  }));
   const out = await r.json().catch(() => ({}));
   if (!r.ok) throw new Error(out.error || `${r.status} ${r.statusText}`);
   return out;
@@ -129,8 +150,10 @@ function confirmationCard(c) {
     actions.append(el('label', {}, 'and also allow for ', select),
       el('button', { type: 'button', dataset: { action: 'grant', token: c.token }, 'aria-describedby': `${id}-h`, onclick: () => decide('approve', select.value) }, 'Approve with grant'));
   }
-  const crop = el('img', { src: `/api/crop?confirmation=${encodeURIComponent(c.token)}`, alt: `where: ${title}` });
-  crop.addEventListener('error', () => crop.replaceWith(el('p', { class: 'hint' }, 'no picture of the target')));
+  const crop = el('img', { alt: `where: ${title}` });
+  const noCrop = () => crop.replaceWith(el('p', { class: 'hint' }, 'no picture of the target'));
+  crop.addEventListener('error', noCrop);
+  loadImage(crop, `/api/crop?confirmation=${encodeURIComponent(c.token)}`).catch(noCrop);
   const card = el('article', { class: 'confirm', id, 'aria-labelledby': `${id}-h`, dataset: { token: c.token } },
     el('div', {}, el('h3', { id: `${id}-h` }, `Allow ${title}?`), dl, candidates, actions, status),
     el('figure', {}, crop, el('figcaption', { class: 'hint' }, candidates ? 'numbered as the candidates' : 'the target')));
@@ -203,25 +226,47 @@ function showTile(session) {
   if (!img) return false;
   const v = tileVersions.get(session);
   if (v !== undefined && img.dataset.version !== String(v)) {
-    img.src = `/api/tile?session=${encodeURIComponent(session)}&v=${v}`;
+    loadImage(img, `/api/tile?session=${encodeURIComponent(session)}&v=${v}`).catch(() => {});
     img.dataset.version = v;
   }
   return true;
 }
 
-function watchTiles() {
-  const source = new EventSource('/api/tiles');
-  source.onmessage = (ev) => {
-    const m = JSON.parse(ev.data);
-    if (m.type === 'sessions') loadSessions();
-    if (m.type === 'tile') {
-      // Kept, so that a tile drawn later (the session list arrives after
-      // its first image) shows it: an unchanged screen sends no other.
-      tileVersions.set(m.session, m.version);
-      if (!showTile(m.session)) loadSessions();
+function onTileMessage(m) {
+  if (m.type === 'sessions') loadSessions();
+  if (m.type === 'tile') {
+    // Kept, so that a tile drawn later (the session list arrives after
+    // its first image) shows it: an unchanged screen sends no other.
+    tileVersions.set(m.session, m.version);
+    if (!showTile(m.session)) loadSessions();
+  }
+  if (m.type === 'stats') $('#tile-stats').textContent = `server CPU per unchanged tile: ${m.unchanged_tile_cpu_ms.toFixed(2)} ms`;
+}
+
+// The tile event stream, read with fetch: an EventSource cannot send the
+// token. Reconnects after a pause when the stream ends, as EventSource does.
+async function watchTiles() {
+  for (;;) {
+    try {
+      const r = await fetch('/api/tiles', withToken({ headers: { Accept: 'text/event-stream' } }));
+      if (!r.ok || !r.body) throw new Error(`${r.status} ${r.statusText}`);
+      const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value.replace(/\r\n?/g, '\n');
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const data = buffer.slice(0, end).split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
+          buffer = buffer.slice(end + 2);
+          if (data) onTileMessage(JSON.parse(data));
+        }
+      }
+    } catch (e) {
+      // Retried below.
     }
-    if (m.type === 'stats') $('#tile-stats').textContent = `server CPU per unchanged tile: ${m.unchanged_tile_cpu_ms.toFixed(2)} ms`;
-  };
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+  }
 }
 
 // --- Session view -----------------------------------------------------------------
@@ -229,8 +274,7 @@ function watchTiles() {
 let tree = { nodes: [], frame: { width: 1, height: 1 } };
 async function openSession(id) {
   $('#h-session').textContent = `Session ${id}`;
-  const img = $('#shot');
-  img.src = `/api/screenshot?session=${encodeURIComponent(id)}&t=${Date.now()}`;
+  loadImage($('#shot'), `/api/screenshot?session=${encodeURIComponent(id)}&t=${Date.now()}`).catch(() => {});
   $('#tree').replaceChildren(el('li', {}, 'loading the tree…'));
   try {
     tree = await getJson(`/api/tree?session=${encodeURIComponent(id)}`);
