@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/escape.h"
 #include "core/format.h"
 #include "core/fuzzy.h"
 
@@ -47,13 +48,95 @@ double LabelScore(std::string_view query, const Node& n) {
   return score;
 }
 
+// A line of an element's value or text (a terminal's output, a page's text)
+// matches below its label: the label is what names the element.
+constexpr double kValueWeight = 0.8;
+// A line named in a match is cut to this many characters.
+constexpr size_t kMaxLineChars = 120;
+
+// The best-matching line of `n`'s value and its weighted score; password
+// values are never read, so never searched.
+std::pair<double, std::string_view> ValueScore(std::string_view query, const Node& n) {
+  if (n.value.empty() || n.Has(State::kPassword)) return {0, {}};
+  double best = 0;
+  std::string_view best_line;
+  std::string_view rest = n.value;
+  while (!rest.empty()) {
+    const size_t end = rest.find('\n');
+    std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    if (line.empty()) continue;
+    const double score = MatchScore(query, line);
+    if (score > best) {
+      best = score;
+      best_line = line;
+    }
+  }
+  return {kValueWeight * best, best_line};
+}
+
 struct Ranked {
   FindMatch match;
+  // Cannot take an action now: behind a modal window of its app, or a
+  // control its own tree marks disabled.
+  bool blocked = false;
+  // In the active window or a modal one: where input goes.
+  bool in_front = false;
   int hits = 0;
   bool interactive = false;
   float confidence = 1;
   size_t order = 0;
 };
+
+// Where each element of the tree stands for an agent about to act on it:
+// the top-level window holding it, whether that window is the active or a
+// modal one, and whether a modal window of its app hides it.
+class Reach {
+ public:
+  explicit Reach(const std::vector<Node>& roots) {
+    for (const Node& app : roots) {
+      for (const Node& w : app.children) {
+        if (IsWindowRole(w.role) && w.Has(State::kModal)) modal_apps_.push_back(&app);
+      }
+    }
+  }
+
+  // Called for every node in ForEachNode's order (pre-order, with depth).
+  void Visit(const Node& n, int depth) {
+    path_.resize(static_cast<size_t>(depth));
+    const Node* window = depth > 0 ? path_.back().window : nullptr;
+    const Node* app = depth > 0 ? path_.front().node : &n;
+    if (window == nullptr && IsWindowRole(n.role)) window = &n;
+    path_.push_back({&n, window});
+    window_ = window;
+    app_ = app;
+  }
+
+  bool BehindModal() const {
+    if (window_ == nullptr || window_->Has(State::kModal)) return false;
+    return std::find(modal_apps_.begin(), modal_apps_.end(), app_) != modal_apps_.end();
+  }
+  bool InFront() const {
+    return window_ != nullptr && (window_->Has(State::kActive) || window_->Has(State::kModal));
+  }
+
+ private:
+  struct Step {
+    const Node* node;
+    const Node* window;  // the top-level window at or above it
+  };
+  std::vector<Step> path_;
+  std::vector<const Node*> modal_apps_;
+  const Node* window_ = nullptr;
+  const Node* app_ = nullptr;
+};
+
+// A control of the tree that says it is disabled. Pixel-sourced nodes carry
+// no such state.
+bool Disabled(const Node& n) {
+  return n.source == Source::kAx && IsInteractiveRole(n.role) && !n.Has(State::kEnabled);
+}
 
 }  // namespace
 
@@ -91,18 +174,30 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
     }
     return stopped.has_value();
   };
-  ForEachNode(roots, [&](const Node& n, int) {
+  Reach reach(roots);
+  ForEachNode(roots, [&](const Node& n, int depth) {
     if (should_stop()) return;
+    reach.Visit(n, depth);
     const size_t order = static_cast<size_t>(result.searched++);
     if (query.role && n.role != *query.role) return;
     double score = 1;
+    std::string_view line;
     if (query.exact) {
       if (Label(n) != query.name) return;
     } else if (!query.name.empty()) {
       score = LabelScore(query.name, n);
+      if (score < kValueWeight) {
+        const auto [value_score, value_line] = ValueScore(query.name, n);
+        if (value_score > score) {
+          score = value_score;
+          line = value_line;
+        }
+      }
       if (score <= 0) return;
     }
-    found.push_back({{&n, score, ClickPoint(n, frame)},
+    found.push_back({{&n, score, ClickPoint(n, frame), SanitiseUtf8(line, kMaxLineChars)},
+                     reach.BehindModal() || Disabled(n),
+                     reach.InFront(),
                      query.learned_hits ? query.learned_hits(n) : 0,
                      IsInteractiveRole(n.role),
                      n.source == Source::kAx ? 1.0f : n.confidence,
@@ -112,6 +207,9 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
   std::stable_sort(found.begin(), found.end(), [](const Ranked& a, const Ranked& b) {
     // Scores closer than this are the same match quality.
     if (std::abs(a.match.score - b.match.score) > 1e-6) return a.match.score > b.match.score;
+    // Of equal matches, what input can reach now comes first.
+    if (a.blocked != b.blocked) return b.blocked;
+    if (a.in_front != b.in_front) return a.in_front;
     if (a.hits != b.hits) return a.hits > b.hits;
     if (a.interactive != b.interactive) return a.interactive;
     if (a.confidence != b.confidence) return a.confidence > b.confidence;
@@ -184,6 +282,7 @@ std::string FormatFindMatch(const FindMatch& match) {
     std::snprintf(buf, sizeof(buf), " score=%.2f", match.score);
     line += buf;
   }
+  if (!match.line.empty()) line += " line=" + QuoteForDisplay(match.line);
   return line;
 }
 

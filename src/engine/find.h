@@ -53,6 +53,9 @@ struct FindMatch {
   // Where a click on the element lands, screen pixels: the centre of its
   // bounds clipped to the frame. nullopt when the node has no bounds there.
   std::optional<Point> click_point;
+  // When the query matched a line of the element's value or text (a
+  // terminal's output, a document's page) rather than its label: that line.
+  std::string line;
 };
 
 struct Suggestion {

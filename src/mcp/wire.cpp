@@ -229,6 +229,7 @@ json FindResultToJson(const FindResult& result) {
     j["score"] = Round3(m.score);
     j["confidence"] = Round3(m.node->source == Source::kAx ? 1.0 : m.node->confidence);
     if (m.click_point) j["click_point"] = {{"x", m.click_point->x}, {"y", m.click_point->y}};
+    if (!m.line.empty()) j["line"] = m.line;
     matches.push_back(std::move(j));
   }
   json similar = json::array();

@@ -59,6 +59,98 @@ TEST(FindTest, RanksByScoreThenInteractiveThenConfidence) {
   EXPECT_GT(r->searched, 7);
 }
 
+// Of equal matches, what input can reach now comes first: the modal dialog's
+// control before the same-named one of the window behind it, the active
+// window's before another window's, an enabled control before a disabled one.
+// A line of an element's value (a terminal's output, a page's text) is
+// searched too, below the labels, and the match names the line; a password
+// field's value never is.
+TEST(FindTest, SearchesValuesAndNamesTheLine) {
+  Node terminal = MakeNode(Role::kTerminal, "Terminal", Rect{0, 0, 600, 400});
+  terminal.value = "$ echo start\nstart\n$ echo hello-3491\nhello-3491\n$ ";
+  Node secret = MakeNode(Role::kTextField, "Password", Rect{0, 420, 200, 30});
+  secret.states.Set(State::kPassword);
+  secret.value = "hello-3491";  // never read in practice; never searched either
+  Node button = MakeNode(Role::kButton, "Say hello", Rect{300, 420, 80, 30});
+  std::vector<Node> roots = {MakeNode(Role::kWindow, "Shell", Rect{0, 0, 800, 600},
+                                      {std::move(terminal), std::move(secret),
+                                       std::move(button)})};
+  AssignIds(roots);
+  FindQuery q;
+  q.name = "hello-3491";
+  auto r = FindNodes(roots, q);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->total, 1) << "the terminal alone";
+  EXPECT_EQ(r->matches[0].node->role, Role::kTerminal);
+  EXPECT_EQ(r->matches[0].line, "hello-3491") << "the line that matches best: the output";
+  EXPECT_LT(r->matches[0].score, 1.0);
+  EXPECT_NE(FormatFindMatch(r->matches[0]).find(" line=\"hello-3491\""), std::string::npos)
+      << FormatFindMatch(r->matches[0]);
+
+  q.name = "hello";
+  r = FindNodes(roots, q);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->total, 2);
+  EXPECT_EQ(r->matches[0].node->role, Role::kButton) << "a label before a value line";
+  EXPECT_TRUE(r->matches[0].line.empty());
+}
+
+TEST(FindTest, RanksWhatInputCanReachFirst) {
+  Node save_dialog = MakeNode(Role::kDialog, "Save As", Rect{200, 150, 400, 300},
+                              {MakeNode(Role::kTextField, "Width", Rect{220, 200, 100, 30}),
+                               MakeNode(Role::kButton, "Save", Rect{480, 400, 80, 30})});
+  save_dialog.states.Set(State::kModal);
+  Node main = MakeNode(Role::kWindow, "Sheet", Rect{0, 0, 1000, 700},
+                       {MakeNode(Role::kButton, "Save", Rect{10, 30, 30, 30}),
+                        MakeNode(Role::kSpinButton, "Width", Rect{60, 30, 60, 30})});
+  main.states.Set(State::kActive);  // the app's own idea, behind its modal dialog
+  Node app = MakeNode(Role::kApplication, "demo", Rect{},
+                      {std::move(main), std::move(save_dialog)});
+  Node export_disabled = MakeNode(Role::kButton, "Export", Rect{10, 10, 80, 30});
+  export_disabled.states.Set(State::kEnabled, false);
+  Node other = MakeNode(Role::kApplication, "other", Rect{},
+                        {MakeNode(Role::kWindow, "Export Image", Rect{0, 0, 500, 400},
+                                  {std::move(export_disabled),
+                                   MakeNode(Role::kButton, "Export", Rect{100, 10, 80, 30})})});
+  std::vector<Node> roots = {std::move(app), std::move(other)};
+  AssignIds(roots);
+
+  FindQuery q;
+  q.name = "Save";
+  q.exact = true;
+  auto r = FindNodes(roots, q);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->total, 2);
+  EXPECT_EQ(r->matches[0].node->bounds, (Rect{480, 400, 80, 30})) << "the modal dialog's first";
+
+  q.name = "Width";
+  r = FindNodes(roots, q);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->total, 2);
+  EXPECT_EQ(r->matches[0].node->role, Role::kTextField) << "not the spin button behind the dialog";
+
+  q.name = "Export";
+  r = FindNodes(roots, q);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->total, 2);
+  EXPECT_TRUE(r->matches[0].node->Has(State::kEnabled)) << "enabled before disabled";
+
+  // Without a modal window, the active window's control comes first.
+  Node left = MakeNode(Role::kWindow, "Left", Rect{0, 0, 400, 300},
+                       {MakeNode(Role::kButton, "OK", Rect{10, 10, 80, 30})});
+  Node right = MakeNode(Role::kWindow, "Right", Rect{500, 0, 400, 300},
+                        {MakeNode(Role::kButton, "OK", Rect{510, 10, 80, 30})});
+  right.states.Set(State::kActive);
+  std::vector<Node> two = {MakeNode(Role::kApplication, "demo", Rect{},
+                                    {std::move(left), std::move(right)})};
+  AssignIds(two);
+  q.name = "OK";
+  r = FindNodes(two, q);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->total, 2);
+  EXPECT_EQ(r->matches[0].node->bounds->x, 510) << "the active window's first";
+}
+
 TEST(FindTest, LearnedHitsRankFirstAmongEqualMatches) {
   Node a = MakeNode(Role::kButton, "Save", Rect{10, 10, 80, 30});
   a.id = "btn_a";

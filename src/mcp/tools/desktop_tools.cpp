@@ -636,6 +636,7 @@ json FindOutputSchema() {
       {"description", "where a click on it lands, screen pixels (the centre of its bounds)"},
       {"required", {"x", "y"}},
       {"properties", {{"x", {{"type", "integer"}}}, {"y", {{"type", "integer"}}}}}};
+  match["properties"]["line"] = String("the line of its value or text that matched");
   const json similar = {{"type", "object"},
                         {"required", {"name", "role", "id", "score"}},
                         {"properties",
