@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "core/keys.h"
 #include "engine/act.h"
@@ -63,8 +64,9 @@ class ActTruthDesktopTest : public ::testing::Test {
     return app;
   }
 
-  // The ID of the element of the fixture named `name` ("" until it shows).
-  std::string FindId(const std::string& name) {
+  // The ID of the element of the fixture named `name`, of `role` when
+  // given ("" until it shows).
+  std::string FindId(const std::string& name, std::optional<Role> role = std::nullopt) {
     auto lease = workspace_->Acquire();
     if (!lease.ok()) return "";
     auto obs = lease->observer->Observe(ObserveRequest{});
@@ -72,7 +74,7 @@ class ActTruthDesktopTest : public ::testing::Test {
     std::string id;
     ForEachNode(obs->snapshot.roots, [&](const Node& n, int) {
       if (id.empty() && n.pid == pid_ && n.name == name && n.role != Role::kApplication &&
-          n.role != Role::kWindow) {
+          n.role != Role::kWindow && (!role || n.role == *role)) {
         id = n.id;
       }
     });
@@ -159,7 +161,7 @@ TEST_F(ActTruthDesktopTest, AMixedLineIntoAGtkFieldArrivesWhole) {
   auto app = test::LaunchApp(desktop(), test::Toolkit::kGtk3);
   ASSERT_NE(app, nullptr);
   pid_ = app->pid();
-  const std::string email = FindId("Email");
+  const std::string email = FindId("Email", Role::kTextField);
   ASSERT_FALSE(email.empty());
   auto r = Act(Type(email, kMixedLine, /*replace=*/true));
   ASSERT_TRUE(r.ok()) << r.error().message;
