@@ -229,6 +229,16 @@ int ChromiumFixture::pid() const { return process_ ? process_->pid() : 0; }
 
 std::string ChromiumFixture::Log() const { return FileTail(log_file_, 100000); }
 
+Status ChromiumFixture::Navigate(const std::string& url, milliseconds timeout) {
+  auto result = devtools_->Call("Page.navigate", {{"url", url}}, session_, timeout);
+  if (!result.ok()) return result.error();
+  if (result->contains("errorText")) {
+    return MakeError(ErrorCode::kUnavailable,
+                     "cannot load " + url + ": " + (*result)["errorText"].dump());
+  }
+  return OkStatus();
+}
+
 Result<std::string> ChromiumFixture::Evaluate(const std::string& expression, milliseconds timeout) {
   auto result = devtools_->Call(
       "Runtime.evaluate", {{"expression", expression}, {"returnByValue", true}}, session_, timeout);

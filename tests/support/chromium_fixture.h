@@ -91,6 +91,9 @@ class ChromiumFixture final : public FixtureApp {
   Status Quit(milliseconds timeout = milliseconds(10000)) override;
   Status Terminate(milliseconds grace = milliseconds(2000)) override;
 
+  // Loads `url` in the page as the address bar would: a navigation no page
+  // started (Sec-Fetch-Site: none). Returns once the browser took it.
+  Status Navigate(const std::string& url, milliseconds timeout = milliseconds(10000));
   // Evaluates a JavaScript expression in the page; its value as a string.
   Result<std::string> Evaluate(const std::string& expression,
                                milliseconds timeout = milliseconds(5000));
