@@ -103,7 +103,9 @@ TEST_F(HttpTest, RefusesWhatTheSpecRefuses) {
   bad_version.emplace("MCP-Protocol-Version", "1999-01-01");
   EXPECT_EQ(status(Post(R"({"jsonrpc":"2.0","id":3,"method":"ping"})", bad_version)), 400);
   // Accept without text/event-stream.
-  httplib::Headers json_only = {{"Accept", "application/json"}, {"Mcp-Session-Id", id}};
+  httplib::Headers json_only = {{"Accept", "application/json"},
+                                {"Mcp-Session-Id", id},
+                                {"Authorization", "Bearer " + token_}};
   EXPECT_EQ(status(Post(R"({"jsonrpc":"2.0","id":4,"method":"ping"})", json_only)), 406);
   // Not JSON: 400 with a parse error body.
   auto garbage = Post("{nope", Headers(id));
@@ -201,6 +203,8 @@ TEST_F(HttpTest, TokenIsRequiredWhenSet) {
   HttpOptions options;
   options.token = "s3cret";
   Start(options);
+  EXPECT_EQ(transport_->token(), "s3cret");
+  token_.clear();
   auto none = Post(kInit, Headers());
   ASSERT_TRUE(none);
   EXPECT_EQ(none->status, 401);
@@ -277,6 +281,7 @@ TEST_F(HttpTest, EventStreamOpensOncePerSessionAndEndsWithIt) {
     httplib::Client c("127.0.0.1", transport_->port());
     c.set_read_timeout(10);
     httplib::Headers h = {{"Accept", "text/event-stream"},
+                          {"Authorization", "Bearer " + token_},
                           {"Mcp-Session-Id", id},
                           {"MCP-Protocol-Version", "2025-11-25"}};
     auto r = c.Get(
@@ -295,6 +300,7 @@ TEST_F(HttpTest, EventStreamOpensOncePerSessionAndEndsWithIt) {
   EXPECT_EQ(stream_status, 200);
   // A second stream for the same session is a conflict.
   httplib::Headers h = {{"Accept", "text/event-stream"},
+                        {"Authorization", "Bearer " + token_},
                         {"Mcp-Session-Id", id},
                         {"MCP-Protocol-Version", "2025-11-25"}};
   auto second = client_->Get("/mcp", h);
@@ -313,7 +319,9 @@ TEST_F(HttpTest, StopEndsOpenStreams) {
   std::thread reader([&] {
     httplib::Client c("127.0.0.1", transport_->port());
     c.set_read_timeout(30);
-    httplib::Headers h = {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", id}};
+    httplib::Headers h = {{"Accept", "text/event-stream"},
+                          {"Mcp-Session-Id", id},
+                          {"Authorization", "Bearer " + token_}};
     c.Get(
         "/mcp", h,
         [&](const httplib::Response&) {
