@@ -11,8 +11,8 @@
 #include "core/escape.h"
 #include "memory/safety_store.h"
 #include "memory/state_db.h"
-#include "session/launch_marks.h"
 #include "printers.h"
+#include "session/launch_marks.h"
 
 namespace uiscope::cli {
 namespace {
