@@ -576,8 +576,11 @@ TEST(CliDesktopTest, AppCloseEndsAnAppWhoseEnvironmentIsHidden) {
 TEST(CliDesktopTest, AppLaunchWaitsFifteenSecondsByDefault) {
   CliSession session;
   ASSERT_FALSE(session.id.empty());
-  CliRun launch =
-      RunCli("app launch --json sh -c 'sleep 4; exec " UISCOPE_FIXTURE_GTK3 "'", session.env);
+  // A shell running inline code is launched only where the policy names it.
+  const std::string config = test::TestStateDir() + "/cli-launch-sh.json";
+  std::ofstream(config) << R"({"launch_allow": ["sh"]})";
+  CliRun launch = RunCli("app launch --json sh -c 'sleep 4; exec " UISCOPE_FIXTURE_GTK3 "'",
+                         session.env + " UISCOPE_CONFIG=" + config);
   ASSERT_EQ(launch.exit_code, 0) << launch.err << launch.out;
   auto result = nlohmann::json::parse(launch.out);
   EXPECT_TRUE(result.contains("window") && !result["window"].is_null()) << launch.out;

@@ -77,12 +77,14 @@ let server = null;
 
 // HTTP always needs a token, and the suite cannot send one: it talks to
 // this loopback proxy, which adds the header and passes everything else,
-// event streams included, through unchanged.
+// event streams and the Host and Origin headers included, through
+// unchanged (the DNS-rebinding scenario's Host and Origin are the proxy's,
+// so the server judges exactly what the suite sent).
 const HTTP_TOKEN = 'conformance-token';
 function tokenProxy(target) {
   const t = new URL(target);
   const proxy = http.createServer((req, res) => {
-    const headers = { ...req.headers, host: t.host, authorization: `Bearer ${HTTP_TOKEN}` };
+    const headers = { ...req.headers, authorization: `Bearer ${HTTP_TOKEN}` };
     const up = http.request({ host: t.hostname, port: t.port, path: req.url, method: req.method, headers, agent: false }, (r) => {
       res.writeHead(r.statusCode, r.headers);
       r.pipe(res);

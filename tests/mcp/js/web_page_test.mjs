@@ -532,10 +532,11 @@ async function main() {
     const x = bounds.x + Math.floor(bounds.w / 2);
     const y = bounds.y + Math.floor(bounds.h / 2);
     // The pixel at (x, y) of the page's screenshot of session A, read in the page.
-    const pixel = (p) =>
+    // The page sends its token in a header (it keeps no cookie): so does this.
+    const pixel = (p, token) =>
       p.evaluate(
-        async ([id, px, py]) => {
-          const r = await fetch(`/api/screenshot?session=${id}`);
+        async ([id, px, py, t]) => {
+          const r = await fetch(`/api/screenshot?session=${id}`, { headers: { Authorization: `Bearer ${t}` } });
           if (!r.ok) return `HTTP ${r.status}`;
           const bitmap = await createImageBitmap(await r.blob());
           const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
@@ -543,15 +544,15 @@ async function main() {
           ctx.drawImage(bitmap, 0, 0);
           return [...ctx.getImageData(px, py, 1, 1).data.slice(0, 3)];
         },
-        [a.id, x, y],
+        [a.id, x, y, token],
       );
-    const shown = await pixel(page);
+    const shown = await pixel(page, pageToken);
     const denyCfg = path.join(stateDir, 'deny.json');
     writeFileSync(denyCfg, JSON.stringify({ database: path.join(stateDir, 'deny.db'), deny_apps: [FIXTURE_NAME] }));
     const denied = await startServer(aenv, denyCfg);
     const other = await browser.newPage();
     await other.goto(denied.pageUrl);
-    const hidden = await pixel(other);
+    const hidden = await pixel(other, denied.pageToken);
     await other.screenshot(path.join(artifacts, '10-deny-listed-page.png'));
     await other.close();
     if (!Array.isArray(shown) || shown.every((v) => v === 0)) throw new Error(`without the deny list: ${short(shown)}`);
