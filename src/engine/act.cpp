@@ -16,6 +16,7 @@
 #include "core/keys.h"
 #include "engine/cdp_pages.h"
 #include "engine/gated_action.h"
+#include "engine/label_field.h"
 #include "engine/perceive.h"
 #include "engine/pixel_ids.h"
 #include "engine/privacy.h"
@@ -325,6 +326,7 @@ class Executor {
   const Node* PerceiveAgain(const std::string& id, const PixelIdOrigin& origin);
   Result<const Node*> Recall(const std::string& id);
   Status Resolve();
+  const Node* FieldForText(const std::vector<Node>& roots, const Node& n) const;
   Status ChoosePath();
   Status AwaitEnabled();
   Result<ElementCapabilities> Capabilities();
@@ -452,6 +454,11 @@ Result<Snapshot> Executor::ObserveFor(const std::string& id, int pid_hint, bool 
   return std::move(obs->snapshot);
 }
 
+// Actions whose text or value goes into a field.
+bool TakesTextOrValue(ActionKind kind) {
+  return kind == ActionKind::kTypeText || kind == ActionKind::kSetValue;
+}
+
 // An OCR or vision ID an earlier call printed is in no accessibility tree
 // (engine/pixel_ids.h): acted on where it was when its window and pixels
 // are unchanged, else perceived again. Null when it was not such an ID, or
@@ -460,9 +467,13 @@ const Node* Executor::FindPixelId(const std::string& id) {
   auto record = PixelIds(PixelIdsFile(SessionStateDir(), lease_.display)).Lookup(id);
   if (!record || lease_.capture == nullptr) return nullptr;
   if (!plan_.tree) plan_.tree = plan_.snapshot;
-  if (record->place) {
+  // Text for a label seen in pixels goes into the field beside it
+  // (FieldForText), which only the whole perception holds: perceive again.
+  const bool needs_neighbours = record->place && TakesTextOrValue(request_.kind) &&
+                                IsLabelRole(record->place->node.role);
+  if (record->place && !needs_neighbours) {
     if (const Node* node = AtRememberedPlace(*record->place)) return node;
-  } else {
+  } else if (!record->place) {
     result_.notes.push_back(id + " was observed where no place could be kept for it (no window " +
                             "listed at its centre, or its pixels unreadable); perceived again");
   }
@@ -561,6 +572,21 @@ Result<const Node*> Executor::Recall(const std::string& id) {
                        sig.app + "`)");
 }
 
+// Text given to a label (an accessible label, or OCR text read beside a
+// field drawn in pixels) goes into the field that label names, never into
+// whatever holds the focus when the label is clicked: the field, or null
+// when `n` takes the text itself or no field stands beside it (then the
+// label is acted on as asked).
+const Node* Executor::FieldForText(const std::vector<Node>& roots, const Node& n) const {
+  if (!TakesTextOrValue(request_.kind)) return nullptr;
+  if (!IsLabelRole(n.role) || n.Has(State::kEditable)) return nullptr;
+  return FieldOfLabel(roots, n, [](const Node& f) {
+    return f.role == Role::kTextField || f.role == Role::kTextArea ||
+           f.role == Role::kComboBox || f.role == Role::kSpinButton ||
+           f.Has(State::kEditable);
+  });
+}
+
 Status Executor::Resolve() {
   const ActionTarget& t = request_.target;
   Hands& hands = *lease_.hands;
@@ -631,6 +657,11 @@ Status Executor::Resolve() {
                            " elements observed); IDs come from observe or find: observe again");
     }
     if (result_.resolution.empty()) result_.resolution = "tree";
+    if (const Node* field = FieldForText(roots, *node)) {
+      result_.notes.push_back(Describe(*node) + " is a label: the text goes into the field beside it, " +
+                              Describe(*field));
+      node = field;
+    }
     plan_.target = Shallow(*node);
     plan_.pid = node->pid;
     plan_.sensitive = node->Has(State::kPassword);

@@ -6,6 +6,7 @@
 #include "core/format.h"
 #include "core/fuzzy.h"
 #include "engine/find.h"
+#include "engine/label_field.h"
 
 namespace uiscope {
 namespace {
@@ -42,52 +43,6 @@ bool Usable(const Node& n, ActionKind kind) {
 // Text goes into a field; a label the text names stands for its field.
 bool TakesText(ActionKind kind) {
   return kind == ActionKind::kTypeText || kind == ActionKind::kSetValue;
-}
-
-bool IsLabelRole(Role r) { return r == Role::kLabel || r == Role::kText; }
-
-// How far from its label a field may sit: to the right in the same row, or
-// below it.
-constexpr int kBesideReach = 400;
-constexpr int kBelowReach = 80;
-// Labels and fields touch or overlap by a few pixels in some layouts.
-constexpr int kTouch = 4;
-
-// The field `label` labels, for an action of `kind`: nodes carry no label
-// relations, so by place — the nearest usable element of the same window
-// whose box spans the label's middle row and starts at or past its right
-// edge, else the nearest whose columns overlap the label's and which starts
-// at or below its bottom. Null when there is none.
-const Node* FieldOfLabel(const std::vector<Node>& roots, const Node& label, ActionKind kind) {
-  if (!label.bounds || label.bounds->Empty()) return nullptr;
-  const Rect& l = *label.bounds;
-  const int middle = l.y + l.h / 2;
-  const Node* beside = nullptr;
-  int beside_gap = 0;
-  const Node* below = nullptr;
-  int below_gap = 0;
-  ForEachNode(roots, [&](const Node& n, int) {
-    if (&n == &label || n.pid != label.pid || n.window != label.window || !n.bounds ||
-        n.bounds->Empty() || IsLabelRole(n.role) || !Usable(n, kind) ||
-        (label.Has(State::kShowing) && !n.Has(State::kShowing))) {
-      return;
-    }
-    const Rect& f = *n.bounds;
-    const int right_gap = f.x - (l.x + l.w);
-    if (f.y <= middle && middle < f.y + f.h && right_gap >= -kTouch && right_gap <= kBesideReach &&
-        (beside == nullptr || right_gap < beside_gap)) {
-      beside = &n;
-      beside_gap = right_gap;
-    }
-    const int down_gap = f.y - (l.y + l.h);
-    const bool columns_overlap = f.x < l.x + l.w && l.x < f.x + f.w;
-    if (columns_overlap && down_gap >= -kTouch && down_gap <= kBelowReach &&
-        (below == nullptr || down_gap < below_gap)) {
-      below = &n;
-      below_gap = down_gap;
-    }
-  });
-  return beside != nullptr ? beside : below;
 }
 
 Node Shallow(const Node& n) {
@@ -167,7 +122,7 @@ Result<NamedTargetResolution> ChooseNamedTarget(const std::vector<Node>& roots,
         m->score <= best_direct) {
       continue;
     }
-    if (const Node* field = FieldOfLabel(roots, *m->node, kind)) {
+    if (const Node* field = FieldOfLabel(roots, *m->node, [kind](const Node& n) { return Usable(n, kind); })) {
       add(field, m->score);
     } else {
       labels.push_back(m);

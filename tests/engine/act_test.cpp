@@ -671,6 +671,29 @@ TEST_F(ActTest, TypeFocusesTheFieldAppendsAndTypes) {
   EXPECT_EQ(result->method, "typed 9 characters");
 }
 
+// Text given to a label's own ID goes into the field beside it, never into
+// whatever held the focus when the label was clicked (a Tk form read from
+// pixels typed "3" for the OCR text "Quantity" into the name field).
+TEST_F(ActTest, TextForALabelGoesIntoTheFieldBesideIt) {
+  input_->on_event = [&](const std::string& e) {
+    if (e.starts_with("type ")) ax_->Find(Role::kTextField, "Email")->value += e.substr(5);
+  };
+  ActionRequest r;
+  r.kind = ActionKind::kTypeText;
+  r.target.id = Id(Role::kLabel, "Email");
+  r.text = "ada";
+  auto result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  ASSERT_TRUE(result->target.has_value());
+  EXPECT_EQ(result->target->role, Role::kTextField) << FormatActionResult(*result);
+  EXPECT_EQ(ax_->calls().back(), "grab_focus Email");
+  EXPECT_EQ(ax_->Find(Role::kTextField, "Email")->value, "ada");
+  EXPECT_EQ(result->verification->effect, "observed");
+  bool said = false;
+  for (const std::string& n : result->notes) said = said || n.find("is a label") != std::string::npos;
+  EXPECT_TRUE(said) << FormatActionResult(*result);
+}
+
 TEST_F(ActTest, TypeReplaceUsesEditableText) {
   ActionRequest r;
   r.kind = ActionKind::kTypeText;
