@@ -402,7 +402,9 @@ TEST_F(AppsTest, LogsNeverFollowPlantedLinks) {
   }
   auto lease = workspace_->Acquire("", Workspace::Need::kHands);
   LaunchRequest r;
-  r.argv = {"sh", "-c", "echo the output of the app"};
+  // It lives on a moment: a launch keeps (and this test waits for) only a
+  // process still running when the launch returns.
+  r.argv = {"sh", "-c", "echo the output of the app; sleep 1"};
   r.wait = false;
   auto started = LaunchApp(*lease, r);
   ASSERT_TRUE(started.ok()) << started.error().message;
