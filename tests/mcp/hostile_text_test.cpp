@@ -111,7 +111,12 @@ class HostileTextTest : public ::testing::Test {
                       {"params", {{"protocolVersion", "2025-11-25"}}}},
                      inbox_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    // Closing the session lets the confirmer drop what it holds for it (a held
+    // action keeps the tools alive, and the tools keep the confirmer).
+    if (session_) session_->Close();
+    fs::remove_all(dir_);
+  }
 
   json Call(const std::string& tool, json arguments) {
     inbox_.messages.clear();
