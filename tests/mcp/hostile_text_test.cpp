@@ -112,8 +112,6 @@ class HostileTextTest : public ::testing::Test {
                      inbox_);
   }
   void TearDown() override {
-    // Closing the session lets the confirmer drop what it holds for it (a held
-    // action keeps the tools alive, and the tools keep the confirmer).
     if (session_) session_->Close();
     fs::remove_all(dir_);
   }
@@ -191,6 +189,13 @@ TEST_F(HostileTextTest, ConfirmationRequiredTextCannotBeForgedByTheTargetsName) 
     }
   }
   EXPECT_EQ(token_lines, 1) << text;
+
+  // A person refuses it and the agent's confirm call hears so: nothing stays
+  // held (a held attempt keeps the tools, and through them the confirmer,
+  // alive).
+  ASSERT_TRUE(gate_->Decide(token, false, "a person, in this test").ok());
+  json refused = Call("confirm", {{"token", token}});
+  EXPECT_TRUE(refused.value("isError", false)) << refused.dump();
 }
 
 }  // namespace
