@@ -96,7 +96,9 @@ CliRun RunCli(const std::string& args) {
   std::string env = "env -u AT_SPI_BUS_ADDRESS OMP_THREAD_LIMIT=1";
   for (const auto& [k, v] : TestDesktop::Shared().Environment()) env += " " + k + "='" + v + "'";
   CliRun r;
-  FILE* p = popen((env + " " UISCOPE_CLI " " + args + " 2>&1").c_str(), "r");
+  // Stdout alone: warnings (a big file list the chooser shows, say) go to
+  // stderr and must not spoil the JSON.
+  FILE* p = popen((env + " " UISCOPE_CLI " " + args + " 2>/dev/null").c_str(), "r");
   if (p == nullptr) return r;
   std::array<char, 4096> buf;
   size_t n;
