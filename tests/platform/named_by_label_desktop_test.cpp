@@ -176,7 +176,8 @@ TEST_F(NamedByLabelTest, FieldsAreNamedByTheRelationOrTheLabelBesideThem) {
   const Node* save = Top(*tree, "Save Report");
   ASSERT_NE(save, nullptr);
   EXPECT_EQ(save->role, Role::kDialog);
-  const Node* entry = FindNode(std::vector<Node>{*save}, Role::kTextField, "Name");
+  const std::vector<Node> in_save{*save};  // FindNode points into it: it must outlive `entry`
+  const Node* entry = FindNode(in_save, Role::kTextField, "Name");
   ASSERT_NE(entry, nullptr);
   EXPECT_EQ(entry->name_from, NameFrom::kLabel);
 }
