@@ -28,10 +28,11 @@ Status AddOcrOfBlindMainAreas(Perception& perception, Workspace::Lease& lease,
   Snapshot& snapshot = perception.observation.snapshot;
   const HiddenWindows hidden =
       lease.observer != nullptr ? HiddenWindows::Of(*lease.observer) : HiddenWindows();
+  // One window list for the targets, the OCR pass and the record of its IDs.
+  const PinnedWindows pinned(lease);
   auto tops = TopLevelWindows(lease);
   if (!tops.ok()) return OkStatus();  // the X11 pass says what the listing lacks
-  std::vector<OcrTarget> targets =
-      FindBlindMainAreas(snapshot, hidden.Visible(std::move(tops).value()), request);
+  std::vector<OcrTarget> targets = FindBlindMainAreas(snapshot, hidden.Visible(*tops), request);
   if (targets.empty()) return OkStatus();
   const auto start = Clock::now();
   std::unique_ptr<TextReader> own_reader;
@@ -60,10 +61,9 @@ Status AddOcrOfBlindMainAreas(Perception& perception, Workspace::Lease& lease,
   perception.ocr_regions_read += added->regions_read;
   perception.ocr_regions_reused += added->regions_reused;
   for (auto& w : added->warnings) perception.observation.warnings.push_back(std::move(w));
-  auto windows = TopLevelWindows(lease);
   PixelIds(PixelIdsFile(SessionStateDir(), lease.display))
       .Remember(snapshot.roots, PixelIdOrigin{true, false, request.app, request.pid, true},
-                ScreenRegions(lease), windows.ok() ? *windows : std::vector<WindowInfo>{});
+                ScreenRegions(lease), *tops);
   const int ms = static_cast<int>(
       std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   perception.observation.warnings.push_back(
