@@ -74,8 +74,8 @@ class AuditSink {
   // is completed, once; NotFound otherwise. Durable when it returns OK.
   virtual Status Complete(int64_t id, const AuditEntry& outcome) = 0;
   // Times (Unix ms) of the actions performed (or in flight) without a
-  // confirmation since `since_ms`, by any process: seeds the rate limiter
-  // of a new process.
+  // confirmation since `since_ms`, by any process: what the rate limit
+  // counts (the default AppendWithinRate reads it).
   virtual Result<std::vector<int64_t>> UnconfirmedActionTimes(int64_t since_ms) = 0;
 
   // The rate limit's slot, taken with the action's write-ahead entry:

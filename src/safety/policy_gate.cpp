@@ -17,10 +17,6 @@ int64_t ToMs(std::chrono::system_clock::time_point t) {
   return std::chrono::duration_cast<milliseconds>(t.time_since_epoch()).count();
 }
 
-std::chrono::system_clock::time_point FromMs(int64_t ms) {
-  return std::chrono::system_clock::time_point(milliseconds(ms));
-}
-
 GateDecision Verdict(GateVerdict verdict, std::string rule, std::string reason,
                      std::string token = "") {
   GateDecision d;
@@ -334,17 +330,22 @@ GateDecision PolicyGate::Check(const PlannedAction& action) {
   AuditEntry e = EntryFor(action, d);
   e.decision = std::string(decision::kInFlight);
   auto appended = audit_->Append(e);
-  if (!appended.ok()) {
-    audit_error_ = appended.error().message;
-    spdlog::error("audit log: cannot record {} before performing it: {}", e.tool,
-                  appended.error().message);
-    return Verdict(GateVerdict::kDeny, "audit",
-                   "the audit log cannot be written (" + audit_error_ +
-                       "); uiscope performs no action it cannot record. Fix the database "
-                       "(\"database\" in the configuration) or its permissions");
-  }
+  if (!appended.ok()) return Unrecorded(e.tool, appended.error());
   d.audit_id = *appended;
   return d;
+}
+
+GateDecision PolicyGate::Unrecorded(const std::string& tool, const Error& error) {
+  audit_error_ = error.message;
+  spdlog::error("audit log: cannot record {} before performing it: {}", tool, error.message);
+  return AuditUnwritable();
+}
+
+GateDecision PolicyGate::AuditUnwritable() const {
+  return Verdict(GateVerdict::kDeny, "audit",
+                 "the audit log cannot be written (" + audit_error_ +
+                     "); uiscope performs no action it cannot record. Fix the database "
+                     "(\"database\" in the configuration) or its permissions");
 }
 
 GateDecision PolicyGate::ApplyRules(const PlannedAction& action) {
@@ -352,12 +353,7 @@ GateDecision PolicyGate::ApplyRules(const PlannedAction& action) {
   const int64_t now_ms = ToMs(now);
   ForgetOld(now_ms);
 
-  if (!audit_error_.empty()) {
-    return Verdict(GateVerdict::kDeny, "audit",
-                   "the audit log cannot be written (" + audit_error_ +
-                       "); uiscope performs no action it cannot record. Fix the database "
-                       "(\"database\" in the configuration) or its permissions");
-  }
+  if (!audit_error_.empty()) return AuditUnwritable();
   if (auto d = CheckDenyList(action, config_.deny_apps)) return *d;
   if (auto d = CheckLaunchAllowList(action, config_.launch_allow)) return *d;
   if (auto d = CheckKnownTarget(action)) return *d;
@@ -385,35 +381,31 @@ GateDecision PolicyGate::TakeRateSlot(const PlannedAction& action, const std::st
   // run at once) shares the same budget.
   const int64_t now_ms = ToMs(now);
   const auto window = config_.rate_limit.window;
+  const int64_t window_ms = std::chrono::duration_cast<milliseconds>(window).count();
   AuditEntry e = EntryFor(action, GateDecision{});
   e.time_ms = now_ms;
   e.decision = std::string(decision::kInFlight);
-  auto slot =
-      audit_->AppendWithinRate(e, now_ms - std::chrono::duration_cast<milliseconds>(window).count(),
-                               config_.rate_limit.max_actions);
-  if (!slot.ok()) {
-    audit_error_ = slot.error().message;
-    spdlog::error("audit log: cannot record {} before performing it: {}", e.tool,
-                  slot.error().message);
-    return Verdict(GateVerdict::kDeny, "audit",
-                   "the audit log cannot be written (" + audit_error_ +
-                       "); uiscope performs no action it cannot record. Fix the database "
-                       "(\"database\" in the configuration) or its permissions");
-  }
+  auto slot = audit_->AppendWithinRate(e, now_ms - window_ms, config_.rate_limit.max_actions);
+  if (!slot.ok()) return Unrecorded(e.tool, slot.error());
   if (slot->id != 0) {
     GateDecision allow;
     allow.audit_id = slot->id;
     return allow;
   }
   if (auto granted = UnderGrant(action, "rate", now_ms)) return *granted;
-  RateLimiter counted(config_.rate_limit.max_actions, window);
-  for (int64_t t : slot->times) counted.Add(FromMs(t));
+  // The counted times are those in the window, ascending: one more fits once
+  // the oldest of the last max_actions has left it. (Fewer than max_actions
+  // when some finished as failed since the slot was refused: try again now.)
+  const std::vector<int64_t>& times = slot->times;
+  const size_t max_actions = static_cast<size_t>(config_.rate_limit.max_actions);
+  const int64_t free_ms =
+      times.size() >= max_actions ? times[times.size() - max_actions] + window_ms : now_ms;
   const auto wait =
-      std::chrono::duration_cast<std::chrono::seconds>(counted.NextAllowed(now) - now) +
+      std::chrono::duration_cast<std::chrono::seconds>(milliseconds(free_ms - now_ms)) +
       std::chrono::seconds(1);
   GateDecision d = Verdict(
       GateVerdict::kNeedsConfirmation, "rate",
-      std::to_string(counted.Count(now)) + " actions were performed without confirmation in " +
+      std::to_string(times.size()) + " actions were performed without confirmation in " +
           "the last " + SecondsText(window) +
           " (rate_limit: " + std::to_string(config_.rate_limit.max_actions) + " per " +
           SecondsText(window) + "). A person must confirm this one, or wait " + SecondsText(wait));

@@ -45,7 +45,6 @@
 #include "safety/audit.h"
 #include "safety/confirmations.h"
 #include "safety/policy_config.h"
-#include "safety/rate_limiter.h"
 
 namespace uiscope::safety {
 
@@ -100,6 +99,10 @@ class PolicyGate final : public ActionGate {
   // allow with its audit_id), or the action held by rule "rate".
   GateDecision TakeRateSlot(const PlannedAction& action, const std::string& fingerprint,
                             std::chrono::system_clock::time_point now);
+  // The deny of an action whose write-ahead entry could not be appended:
+  // remembers `error`, so what follows is refused until the log works.
+  GateDecision Unrecorded(const std::string& tool, const Error& error);
+  GateDecision AuditUnwritable() const;  // the deny while audit_error_ is set
   GateDecision Hold(const PlannedAction& action, GateDecision decision,
                     const std::string& fingerprint, int64_t now_ms);
   void ForgetOld(int64_t now_ms);
