@@ -387,7 +387,9 @@ struct RawNode {
   Rect clip;  // the area where this node's children can be seen
   std::vector<std::string> actions;
   std::string key_binding;  // the first non-empty one of GetActions
-  // An unnamed field's LABELLED_BY target's name (RequestLabelledBy).
+  // An unnamed field's LABELLED_BY target (RequestLabelledBy): the node of
+  // the walk it is, else its name as read on its own.
+  int label_node = -1;
   std::string label_name;
   std::vector<int> children;
   int ordinal = 0;           // position among the parent's children
@@ -839,9 +841,10 @@ class Walker {
   // alone: GTK 3's file chooser entry has no name and a LABELLED_BY
   // relation to its "Name:" label (gtkfilechooserwidget.c), as has any GTK 3
   // entry whose label was tied to it with atk_object_add_relationship.
-  // The relation set, then the first target's name: two requests, only for
-  // unnamed fields. (LABEL_FOR, the other direction, would cost a request
-  // per label; GTK and Qt set both when they set one.)
+  // The relation set, only for unnamed fields; the first target's name is
+  // the walk's when the walk holds the label (a sibling of the field, as a
+  // rule), else one more request. (LABEL_FOR, the other direction, would
+  // cost a request per label; GTK and Qt set both when they set one.)
   void RequestLabelledBy(int idx) {
     const ObjectRef ref = nodes_[idx].ref;
     pipeline_.Add(
@@ -871,6 +874,10 @@ class Walker {
           }
           if (target.IsNull() || target == nodes_[idx].ref) return;
           if (target.bus.empty()) target.bus = nodes_[idx].ref.bus;
+          if (auto known = index_.find(target); known != index_.end()) {
+            nodes_[idx].label_node = known->second;
+            return;
+          }
           pipeline_.Add(PropertyGet(target, kAccessibleIface, "Name"), [this, idx](DBusMessage* r) {
             DBusMessageIter it;
             std::string name;
@@ -1586,8 +1593,11 @@ class Walker {
     // A cell read through its table is named by its address when the app
     // gives it no name (Calc names its cells so already: "B2").
     if (node.name.empty() && raw.cell_row >= 0) node.name = CellAddress(raw.cell_row, raw.cell_col);
-    if (node.name.empty() && !raw.label_name.empty()) {
-      node.name = NameFromLabelText(raw.label_name);
+    const std::string& label_name =
+        raw.label_node >= 0 && ReadWhole(raw.label_node) ? nodes_[raw.label_node].name
+                                                          : raw.label_name;
+    if (node.name.empty() && !label_name.empty()) {
+      node.name = NameFromLabelText(label_name);
       if (!node.name.empty()) node.name_from = NameFrom::kLabel;
     }
     node.description = raw.description;
