@@ -90,46 +90,34 @@ struct Ranked {
 };
 
 // Where each element of the tree stands for an agent about to act on it:
-// the top-level window holding it, whether that window is the active or a
-// modal one, and whether a modal window of its app hides it.
+// the top-level window holding it, and whether a modal window of its app
+// hides that window.
 class Reach {
  public:
-  explicit Reach(const std::vector<Node>& roots) {
-    for (const Node& app : roots) {
-      for (const Node& w : app.children) {
-        if (IsWindowRole(w.role) && w.Has(State::kModal)) modal_apps_.push_back(&app);
-      }
+  // Called for every node in ForEachNode's order (pre-order, with depth).
+  void Visit(const Node& n, int depth) {
+    windows_.resize(static_cast<size_t>(depth));
+    const Node* window = depth > 0 ? windows_.back() : nullptr;
+    if (window == nullptr && IsWindowRole(n.role)) window = &n;
+    windows_.push_back(window);
+    if (depth == 0) {
+      app_has_modal_ = std::any_of(n.children.begin(), n.children.end(), [](const Node& w) {
+        return IsWindowRole(w.role) && w.Has(State::kModal);
+      });
     }
   }
 
-  // Called for every node in ForEachNode's order (pre-order, with depth).
-  void Visit(const Node& n, int depth) {
-    path_.resize(static_cast<size_t>(depth));
-    const Node* window = depth > 0 ? path_.back().window : nullptr;
-    const Node* app = depth > 0 ? path_.front().node : &n;
-    if (window == nullptr && IsWindowRole(n.role)) window = &n;
-    path_.push_back({&n, window});
-    window_ = window;
-    app_ = app;
-  }
-
   bool BehindModal() const {
-    if (window_ == nullptr || window_->Has(State::kModal)) return false;
-    return std::find(modal_apps_.begin(), modal_apps_.end(), app_) != modal_apps_.end();
+    return app_has_modal_ && windows_.back() != nullptr && !windows_.back()->Has(State::kModal);
   }
   bool InFront() const {
-    return window_ != nullptr && (window_->Has(State::kActive) || window_->Has(State::kModal));
+    const Node* window = windows_.back();
+    return window != nullptr && (window->Has(State::kActive) || window->Has(State::kModal));
   }
 
  private:
-  struct Step {
-    const Node* node;
-    const Node* window;  // the top-level window at or above it
-  };
-  std::vector<Step> path_;
-  std::vector<const Node*> modal_apps_;
-  const Node* window_ = nullptr;
-  const Node* app_ = nullptr;
+  std::vector<const Node*> windows_;  // the top-level window at or above each node of the path
+  bool app_has_modal_ = false;
 };
 
 // A control of the tree that says it is disabled. Pixel-sourced nodes carry
@@ -174,7 +162,7 @@ Result<FindResult> FindNodes(const std::vector<Node>& roots, const FindQuery& qu
     }
     return stopped.has_value();
   };
-  Reach reach(roots);
+  Reach reach;
   ForEachNode(roots, [&](const Node& n, int depth) {
     if (should_stop()) return;
     reach.Visit(n, depth);
