@@ -225,7 +225,7 @@ int Serve(const ServeOptions& options) {
   // The web page beside /mcp (DESIGN §9), under a token of its own (see
   // ServeOptions::web).
   web::WebOptions web_options;
-  web_options.token = options.page_token.empty() ? web::WebSite::NewToken() : options.page_token;
+  web_options.token = options.page_token.empty() ? NewHttpToken() : options.page_token;
   web_options.allowed_origins = http.allowed_origins;
   web_options.loopback = IsLoopbackHost(http.host);
   web::WebServices web_services;

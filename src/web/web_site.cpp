@@ -1,6 +1,7 @@
 #include "web/web_site.h"
 
 #include "core/ascii.h"
+#include "mcp/http_endpoint.h"
 #include "mcp/json_rpc.h"
 #include "web/web_api.h"
 #include "web/web_assets.h"
@@ -68,14 +69,10 @@ class WebSite::Impl {
                              " is not a loopback name; this server answers only to localhost "
                              "(DNS rebinding protection)");
     }
-    if (req.HasHeader("Origin")) {
-      const std::string origin = AsciiLower(req.Header("Origin"));
-      bool allowed = origin == AsciiLower("http://" + host);
-      for (const auto& o : options_.allowed_origins) allowed |= AsciiLower(o) == origin;
-      if (!allowed) {
-        return Refuse(403, "forbidden: Origin " + std::string(req.Header("Origin")) +
-                               " is not this page's origin");
-      }
+    if (req.HasHeader("Origin") &&
+        !mcp::IsAllowedOrigin(req.Header("Origin"), host, options_.allowed_origins)) {
+      return Refuse(403, "forbidden: Origin " + std::string(req.Header("Origin")) +
+                             " is not this page's origin");
     }
     // Browsers say where a request comes from; a page of another site (or
     // of another local port, same-site for cookies) gets nothing here.
@@ -258,7 +255,5 @@ bool WebSite::IsPageSafeToken(std::string_view token) {
   }
   return true;
 }
-
-std::string WebSite::NewToken() { return mcp::NewHttpToken(); }
 
 }  // namespace uiscope::web

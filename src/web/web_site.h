@@ -106,8 +106,6 @@ class WebSite final : public mcp::HttpSite {
 
   // The URL a person opens: "http://127.0.0.1:PORT/#token=T".
   static std::string PageUrl(const std::string& host, int port, const std::string& token);
-  // A new token for `uiscope web`: 128 bits from the kernel's CSPRNG, hex.
-  static std::string NewToken();
   // Whether `token` can travel in a URL (and a header) as it is: letters,
   // digits and - . _ ~ only. The page's URL is refused otherwise.
   static bool IsPageSafeToken(std::string_view token);

@@ -115,7 +115,7 @@ class WebBrowserTest : public ::testing::Test {
     so.tools_inline = true;
     server_ = std::make_unique<mcp::Server>(tools_, so);
     WebOptions web;
-    web.token = WebSite::NewToken();
+    web.token = mcp::NewHttpToken();
     page_token_ = web.token;
     WebServices services;
     services.confirmations = std::make_shared<safety::MemoryConfirmationStore>();

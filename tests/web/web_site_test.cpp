@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "core/clock.h"
+#include "mcp/http_endpoint.h"
 #include "mcp/http_site.h"
 #include "mcp/server.h"
 #include "mcp/tool_registry.h"
@@ -366,9 +367,9 @@ TEST_F(WebSiteTest, OpenWallsAreCappedAndGiveTheirSlotBack) {
 }
 
 TEST_F(WebSiteTest, ATokenAUrlCannotCarryIsRefused) {
-  EXPECT_TRUE(WebSite::IsPageSafeToken(WebSite::NewToken()));
-  EXPECT_EQ(WebSite::NewToken().size(), 32u);
-  EXPECT_NE(WebSite::NewToken(), WebSite::NewToken());
+  EXPECT_TRUE(WebSite::IsPageSafeToken(mcp::NewHttpToken()));
+  EXPECT_EQ(mcp::NewHttpToken().size(), 32u);
+  EXPECT_NE(mcp::NewHttpToken(), mcp::NewHttpToken());
   EXPECT_FALSE(WebSite::IsPageSafeToken("a b"));
   EXPECT_FALSE(WebSite::IsPageSafeToken("a;b"));
   EXPECT_FALSE(WebSite::IsPageSafeToken(""));
