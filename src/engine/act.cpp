@@ -1254,7 +1254,16 @@ Status Executor::JudgeText(const Verifier& verifier) {
                                                     SanitiseForDisplay(now, 60) + "\" (0 of " + of +
                                                     " characters delivered)");
     }
-    return OkStatus();  // the verifier's verdict: unverified or none
+    // The field reads as before: whatever else changed (a window opened,
+    // the tree elsewhere) does not say the text arrived.
+    if (v.effect == "observed") {
+      v.effect = "unverified";
+      v.reason = "typed " + of + " characters; " + Describe(*plan_.target) + " still reads \"" +
+                 SanitiseForDisplay(now, 60) +
+                 "\" as before, so whether the text arrived cannot be read back (" + v.reason +
+                 ")";
+    }
+    return OkStatus();
   }
   size_t delivered = 0;
   if (now.starts_with(plan_.typed_base) && asked.ok()) {

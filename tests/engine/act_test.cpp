@@ -1040,6 +1040,30 @@ TEST_F(ActTest, TypedTextNothingReadsBackIsUnverifiedWithWhy) {
       << result->verification->reason;
 }
 
+// Typed text the field does not read back, while a window opens: the text
+// is "unverified" (the field reads as before), never "observed" on the
+// strength of the window — only the field reading the text stands for it.
+TEST_F(ActTest, TypedTextTheFieldDoesNotShowIsNotObservedForAWindowOpening) {
+  input_->on_event = [&](const std::string& e) {
+    if (!e.starts_with("type ")) return;
+    WindowInfo popup;
+    popup.id = 0x500002;
+    popup.title = "Suggestions";
+    popup.pid = 4343;
+    popup.bounds = Rect{800, 500, 300, 200};
+    windows_->windows().push_back(popup);
+  };
+  ActionRequest r;
+  r.kind = ActionKind::kTypeText;
+  r.target.id = Id(Role::kTextField, "Email");
+  r.text = "ada";
+  auto result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_EQ(result->verification->effect, "unverified") << FormatActionResult(*result);
+  EXPECT_NE(result->verification->reason.find("as before"), std::string::npos)
+      << result->verification->reason;
+}
+
 // A replace the app ignores through EditableText is tried again with input
 // (focus, select all, type); still changing nothing, it is a failure — it
 // was "effect: none" with exit 0 through input.
