@@ -138,12 +138,14 @@ std::vector<Member> ReadMembers(const std::string& runtime_dir) {
   return members;
 }
 
-// The value of XDG_RUNTIME_DIR in `pid`'s environment; nullopt when the
-// environment has none (or cannot be read, or was overwritten).
-std::optional<std::string> RuntimeDirOf(int pid) {
-  constexpr std::string_view kName = "XDG_RUNTIME_DIR=";
-  for (const std::string& entry : PidEnvironment(pid)) {
-    if (entry.starts_with(kName)) return entry.substr(kName.size());
+// The value of variable `name` in `environment` ("NAME=value" entries, as
+// PidEnvironment() reads them); nullopt when it has none.
+std::optional<std::string> EnvValue(const std::vector<std::string>& environment,
+                                    std::string_view name) {
+  for (const std::string& entry : environment) {
+    if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=') {
+      return entry.substr(name.size() + 1);
+    }
   }
   return std::nullopt;
 }
@@ -969,15 +971,20 @@ std::vector<int> ListSessionProcesses(const DesktopInfo& info) {
   // shell that `eval`ed `session start` passes it to every command a person
   // runs there, and those are not the session's to end.
   std::map<int, int> verdict;
-  std::vector<const ProcessEntry*> tagged;  // the session's runtime dir in their environment
+  // The session's runtime dir and uiscope's launch mark in their environment.
+  std::vector<const ProcessEntry*> tagged;
   for (const ProcessEntry& entry : processes) {
     if (!entry.live()) continue;
-    const std::optional<std::string> runtime_dir = RuntimeDirOf(entry.pid);
+    // Empty when unreadable or overwritten (Chromium's).
+    const std::vector<std::string> environment = PidEnvironment(entry.pid);
+    const std::optional<std::string> runtime_dir = EnvValue(environment, "XDG_RUNTIME_DIR");
     if (runtime_dir.has_value() && *runtime_dir != info.runtime_dir) {
       verdict[entry.pid] = 2;
       continue;
     }
-    if (runtime_dir.has_value()) tagged.push_back(&entry);
+    if (runtime_dir.has_value() && EnvValue(environment, kLaunchedEnv).has_value()) {
+      tagged.push_back(&entry);
+    }
     auto recorded = leaders.find(entry.pid);
     auto leader = leaders.find(entry.session);
     const bool member =
@@ -987,8 +994,10 @@ std::vector<int> ListSessionProcesses(const DesktopInfo& info) {
   }
   // A daemon that left the session's tree (forked twice and called setsid,
   // as Chromium's crash handler does) is reparented to init or the user's
-  // service manager; with the runtime dir in its environment it came from
-  // the session. A person's job keeps its shell as parent.
+  // service manager; with the runtime dir and the launch mark in its
+  // environment it came from the session. A person's job that outlived the
+  // shell that `eval`ed `session start` is reparented the same way, but has
+  // no launch mark (session start does not print it): it is not ours to end.
   for (const ProcessEntry* entry : tagged) {
     if (verdict[entry->pid] == 0 &&
         (entry->parent <= 1 || PidProgramName(entry->parent) == "systemd")) {

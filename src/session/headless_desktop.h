@@ -37,12 +37,13 @@
 //   2. descent from a process of the session (a child that called setsid()
 //      itself, e.g. a terminal's shell; the AT-SPI bus launcher that
 //      dbus-daemon activates);
-//   3. the session's XDG_RUNTIME_DIR in /proc/PID/environ of an orphan (its
-//      parent init or the user's systemd): a daemon that left the session's
-//      tree (Chromium's crash handler).
-//   That variable alone proves nothing: a shell that `eval`ed `session
-//   start` hands it to whatever a person runs there, and `session stop`
-//   must not end that. A process whose environment names another runtime
+//   3. the session's XDG_RUNTIME_DIR and UISCOPE_LAUNCHED (launch_marks.h)
+//      in /proc/PID/environ of an orphan (its parent init or the user's
+//      systemd): a daemon that left the session's tree (Chromium's crash
+//      handler).
+//   The runtime dir alone proves nothing: a shell that `eval`ed `session
+//   start` hands it to whatever a person runs there, orphans included, and
+//   `session stop` must not end that. A process whose environment names another runtime
 //   dir is never one of them, and a recorded pid counts only while it names
 //   the same process (its start time), so a recycled pid is never signalled.
 // - Stopping a session ends all of them (SIGTERM and SIGCONT, then SIGKILL

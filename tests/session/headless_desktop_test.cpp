@@ -406,6 +406,55 @@ TEST_F(HeadlessDesktopTest, StopLeavesProcessesThatOnlyInheritedTheSessionsEnvir
   EXPECT_TRUE((*job)->Wait(milliseconds(5000)).ok());
 }
 
+// An orphan (reparented to init or the user's systemd) with the session's
+// runtime dir is the session's only when it also carries uiscope's launch
+// mark, as a daemon that left an app's tree does; a person's job that
+// outlived the shell that `eval`ed `session start` has only the runtime dir,
+// and session stop leaves it running.
+TEST_F(HeadlessDesktopTest, StopEndsTheSessionsOrphansButNotAPersons) {
+  auto desktop = StartDesktop();
+  ASSERT_NE(desktop, nullptr);
+  const DesktopInfo info = desktop->info();
+  auto orphan_of = [&](bool marked, const char* seconds) {
+    SpawnOptions shell;
+    shell.argv = {"sh", "-c", std::string("sleep ") + seconds + " & exit 0"};
+    shell.new_session = false;
+    if (marked) {
+      ApplySessionEnvironment(info, &shell);
+    } else {
+      for (auto& [name, value] : SessionEnvironment(info)) shell.env.emplace_back(name, value);
+    }
+    auto parent = Process::Spawn(shell);
+    EXPECT_TRUE(parent.ok());
+    if (!parent.ok()) return 0;
+    EXPECT_TRUE((*parent)->Wait(milliseconds(5000)).ok());
+    int orphan = 0;
+    EXPECT_TRUE(WaitUntil([&] {
+      for (const ProcessEntry& p : ListProcesses()) {
+        if (p.live() && PidProgramName(p.pid) == "sleep" &&
+            PidCmdline(p.pid) == std::string("sleep ") + seconds) {
+          orphan = p.pid;
+        }
+      }
+      return orphan != 0 && PidParent(orphan) != (*parent)->pid();
+    }));
+    return orphan;
+  };
+  const int persons = orphan_of(false, "41");
+  const int sessions = orphan_of(true, "42");
+  ASSERT_GT(persons, 0);
+  ASSERT_GT(sessions, 0);
+  const std::vector<int> listed = ListSessionProcesses(info);
+  EXPECT_FALSE(std::binary_search(listed.begin(), listed.end(), persons));
+  EXPECT_TRUE(std::binary_search(listed.begin(), listed.end(), sessions));
+
+  ASSERT_TRUE(StopSession(info.id).ok());
+  EXPECT_TRUE(AllDead({sessions}));
+  EXPECT_TRUE(PidAlive(persons)) << "session stop ended a person's process";
+  kill(persons, SIGKILL);
+  kill(sessions, SIGKILL);
+}
+
 TEST_F(HeadlessDesktopTest, FindSessionOfUnknownIdListsExistingIds) {
   auto desktop = StartDesktop();
   ASSERT_NE(desktop, nullptr);
