@@ -146,11 +146,29 @@ void NameIn(Node& container, Node& scope, std::set<const Node*>& used) {
   }
 }
 
-void Visit(Node& node, Node* parent, std::set<const Node*>& used) {
-  for (Node& c : node.children) Visit(c, &node, used);
+// The container around `node` (its ancestors, root first): its parent, or
+// above wrappers that hold nothing else, the first ancestor that does — a
+// Swing text area sits in a viewport in a scroll pane, and its label beside
+// the scroll pane. Never past a window, nor past a control: what is inside
+// a control (a spin button's own entry) is its part, not a field of the form.
+Node* Around(const std::vector<Node*>& ancestors) {
+  for (size_t i = ancestors.size(); i-- > 0;) {
+    Node* a = ancestors[i];
+    if (i == 0 || a->children.size() > 1 || IsWindowRole(a->role) || IsInteractiveRole(a->role) ||
+        IsLabelNamedRole(a->role)) {
+      return a;
+    }
+  }
+  return nullptr;
+}
+
+void Visit(Node& node, std::vector<Node*>& ancestors, std::set<const Node*>& used) {
   if (node.children.empty()) return;
+  ancestors.push_back(&node);
+  for (Node& c : node.children) Visit(c, ancestors, used);
+  ancestors.pop_back();
   NameIn(node, node, used);
-  if (parent != nullptr) NameIn(node, *parent, used);
+  if (Node* scope = Around(ancestors)) NameIn(node, *scope, used);
 }
 
 }  // namespace
@@ -175,7 +193,8 @@ std::string NameFromLabelText(std::string_view label) {
 
 void NameFieldsByLabels(std::vector<Node>& roots) {
   std::set<const Node*> used;
-  for (Node& root : roots) Visit(root, nullptr, used);
+  std::vector<Node*> ancestors;
+  for (Node& root : roots) Visit(root, ancestors, used);
 }
 
 }  // namespace uiscope

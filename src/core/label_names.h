@@ -31,8 +31,10 @@ bool IsLabelNamedRole(Role role);
 std::string NameFromLabelText(std::string_view label);
 
 // Names every unnamed, placed field (IsLabelNamedRole) in `roots` after the
-// label beside it, within the field's container (its parent, else its
-// grandparent, as a label and its field sit in one row of a grid or one box):
+// label beside it, within the field's container (its parent, else the
+// grandparent, as a label and its field sit in one row of a grid or one box;
+// past wrappers that hold nothing else, as a Swing text area's viewport and
+// scroll pane, never past a window or a control):
 // the nearest named label or static text on its left in the same row,
 // else the nearest one just above it, left-aligned with it. No other
 // control may sit between the two, a label names one field at most (the

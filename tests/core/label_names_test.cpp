@@ -130,6 +130,28 @@ TEST(LabelNamesTest, ALabelRepeatingANamedFieldsNameIsThatFields) {
   EXPECT_EQ(roots[0].children[2].name, "");
 }
 
+TEST(LabelNamesTest, ALabelNamesAFieldWrappedInAScrollPaneAndViewport) {
+  // Swing as java-atk-wrapper shows a GridBagLayout form: the text area sits
+  // in a viewport in a scroll pane, its label above the scroll pane; the
+  // spin button's own entry sits in a panel inside the spin button.
+  Node area = At(MakeNode(Role::kPanel, "", {Field(Role::kTextArea, 6, 186, 264, 60)}), 6, 186,
+                 264, 60);
+  Node scroll = At(MakeNode(Role::kScrollPane, "", {std::move(area)}), 5, 185, 267, 63);
+  Node entry = At(MakeNode(Role::kPanel, "", {Field(Role::kTextField, 102, 80, 74, 16)}), 102, 80,
+                  74, 16);
+  Node spin = At(MakeNode(Role::kSpinButton, "", {std::move(entry)}), 100, 78, 92, 20);
+  std::vector<Node> roots = {At(MakeNode(Role::kPanel, "",
+                                         {std::move(spin), Label("Postcode:", 5, 80, 71, 15),
+                                          Label("Instructions", 5, 162, 85, 15), std::move(scroll)}),
+                                1, 20, 427, 265)};
+  NameFieldsByLabels(roots);
+  const Node& text_area = roots[0].children[3].children[0].children[0];
+  EXPECT_EQ(text_area.name, "Instructions");
+  EXPECT_EQ(text_area.name_from, NameFrom::kLabel);
+  EXPECT_EQ(roots[0].children[0].name, "Postcode");
+  EXPECT_EQ(roots[0].children[0].children[0].children[0].name, "") << "the spin button's own part";
+}
+
 TEST(LabelNamesTest, LabelTextLosesSpaceAndOneColon) {
   EXPECT_EQ(NameFromLabelText("Name:"), "Name");
   EXPECT_EQ(NameFromLabelText("  Width : "), "Width");
