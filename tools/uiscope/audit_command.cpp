@@ -8,7 +8,6 @@
 #include <iostream>
 
 #include "core/clock.h"
-#include "core/escape.h"
 #include "memory/audit_log.h"
 #include "memory/state_db.h"
 #include "printers.h"
@@ -28,7 +27,6 @@ std::string LocalTime(int64_t ms) {
   return out;
 }
 
-
 // An in-flight entry whose writer is gone was cut off between the decision
 // and the outcome (killed, crashed): the action may or may not have
 // happened. kill(pid, 0) is enough here: a reused pid only delays that
@@ -36,7 +34,6 @@ std::string LocalTime(int64_t ms) {
 bool WriterAlive(const safety::AuditEntry& e) {
   return e.pid > 0 && (kill(e.pid, 0) == 0 || errno == EPERM);
 }
-
 
 }  // namespace
 
