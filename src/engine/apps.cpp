@@ -47,6 +47,21 @@ bool DescendsFrom(int pid, int ancestor) {
   return false;
 }
 
+// The first visible window in `windows` that is not among `before` (window
+// IDs) and belongs to `pid` or a process it started: what an app shows
+// when it answers a close request ("Save changes?"). The ancestry walk
+// reads /proc, so it is done for new windows only.
+const WindowInfo* NewWindowOf(const std::vector<WindowInfo>& windows,
+                              const std::vector<uint64_t>& before, int pid) {
+  for (const WindowInfo& w : windows) {
+    if (w.visible && w.pid > 0 && std::find(before.begin(), before.end(), w.id) == before.end() &&
+        DescendsFrom(w.pid, pid)) {
+      return &w;
+    }
+  }
+  return nullptr;
+}
+
 Status NeedHands(const Workspace::Lease& lease) {
   if (lease.hands == nullptr || lease.hands->windows == nullptr) {
     return MakeError(ErrorCode::kUnavailable,
@@ -761,12 +776,8 @@ std::optional<AppQuestion> FindAppQuestion(Workspace::Lease& lease, int pid,
   std::optional<AppQuestion> question;
   if (lease.hands != nullptr && lease.hands->windows != nullptr) {
     if (auto windows = lease.hands->windows->ListWindows(); windows.ok()) {
-      for (const WindowInfo& w : *windows) {
-        const bool new_window = std::find(before.begin(), before.end(), w.id) == before.end();
-        if (new_window && w.visible && w.pid > 0 && DescendsFrom(w.pid, pid)) {
-          question = AppQuestion{w.id, w.title, "", {}};
-          break;
-        }
+      if (const WindowInfo* w = NewWindowOf(*windows, before, pid)) {
+        question = AppQuestion{w->id, w->title, "", {}};
       }
     }
   }
@@ -819,12 +830,8 @@ Result<std::vector<CloseResult>> AskAppsToClose(Workspace::Lease& lease,
     for (size_t i = 0; i < results.size(); ++i) {
       if (settled[i]) continue;
       const int pid = results[i].app.pid;
-      const bool shows_new =
-          windows.ok() && std::any_of(windows->begin(), windows->end(), [&](const auto& w) {
-            return w.visible && w.pid > 0 && DescendsFrom(w.pid, pid) &&
-                   std::find(before.begin(), before.end(), w.id) == before.end();
-          });
-      settled[i] = shows_new || Exited(lease, pid);
+      settled[i] = Exited(lease, pid) ||
+                   (windows.ok() && NewWindowOf(*windows, before, pid) != nullptr);
       all = all && settled[i];
     }
     if (all) break;
@@ -927,12 +934,9 @@ Result<CloseResult> CloseApp(Workspace::Lease& lease, const CloseRequest& r) {
     auto next_look = Clock::now();
     while (!(exited = Exited(lease, pid)) && Clock::now() < deadline) {
       if (Clock::now() >= next_look) {
-        if (auto windows = lease.hands->windows->ListWindows(); windows.ok()) {
-          const bool shows_new = std::any_of(windows->begin(), windows->end(), [&](const auto& w) {
-            return w.visible && w.pid > 0 && DescendsFrom(w.pid, pid) &&
-                   std::find(before.begin(), before.end(), w.id) == before.end();
-          });
-          if (shows_new) break;
+        if (auto windows = lease.hands->windows->ListWindows();
+            windows.ok() && NewWindowOf(*windows, before, pid) != nullptr) {
+          break;
         }
         next_look = Clock::now() + kQuestionPoll;
       }
