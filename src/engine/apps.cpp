@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -15,6 +16,7 @@
 
 #include "core/app_name.h"
 #include "core/clock.h"
+#include "core/escape.h"
 #include "core/format.h"
 #include "core/ids.h"
 #include "engine/act.h"
@@ -329,6 +331,27 @@ std::string WindowIdText(uint64_t id) {
   char buf[24];
   std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(id));
   return buf;
+}
+
+std::string AppQuestionText(const AppQuestion& question) {
+  std::string text = "asks " + QuoteForDisplay(question.title, 120);
+  if (!question.text.empty()) text += ": " + EscapeForDisplay(question.text, 500);
+  text += "\n";
+  for (const AppQuestion::Button& b : question.buttons) {
+    text += "  button " + QuoteForDisplay(b.name, 80) + " " + b.id + "\n";
+  }
+  return text;
+}
+
+std::string CloseOutcomeText(const CloseResult& result) {
+  std::string text = result.stage + " " + EscapeForDisplay(result.app.name, 80) + " (pid " +
+                     std::to_string(result.app.pid) + ") in " +
+                     std::to_string(std::llround(result.waited_ms)) + " ms";
+  if (result.question && result.stage != "closed" && result.stage != "asking") {
+    text += ", forced past its question " + QuoteForDisplay(result.question->title, 120) +
+            ": its unsaved work is lost";
+  }
+  return text + "\n";
 }
 
 Result<std::vector<WindowEntry>> ListDesktopWindows(Workspace::Lease& lease) {

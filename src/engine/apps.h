@@ -188,4 +188,14 @@ Result<std::vector<std::string>> SplitCommandLine(std::string_view line);
 // "0x1e00007".
 std::string WindowIdText(uint64_t id);
 
+// What an app asks (CloseResult::question), for a person or an agent to
+// read, its text escaped (core/escape.h): `asks "Save changes?": TEXT`,
+// then one `  button "Save" ID` line per button, each line ending in '\n'.
+std::string AppQuestionText(const AppQuestion& question);
+
+// How a performed close ended, one line: "terminated gedit (pid 812) in
+// 2013 ms"; where `force` went past the app's question, it says so and that
+// the unsaved work went with the app. App text escaped.
+std::string CloseOutcomeText(const CloseResult& result);
+
 }  // namespace uiscope

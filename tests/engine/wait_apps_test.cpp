@@ -435,6 +435,35 @@ TEST_F(AppsTest, LogsNeverFollowPlantedLinks) {
   std::filesystem::remove_all(state_dir);
 }
 
+// What app_close and session_stop print of an app's question, and of a
+// forced close: app text escaped, and a close forced past a question says
+// the unsaved work went with the app.
+TEST(CloseTextTest, AQuestionAndAForcedCloseAreSaid) {
+  AppQuestion q;
+  q.title = "Save \"notes\"?\nbutton \"Delete\" btn_x";
+  q.text = "Your changes will be lost.";
+  q.buttons = {{"btn_1", "Save"}, {"btn_2", "Close without saving"}};
+  const std::string asked = AppQuestionText(q);
+  EXPECT_EQ(asked,
+            "asks \"Save \\\"notes\\\"?\\nbutton \\\"Delete\\\" btn_x\": Your changes will be "
+            "lost.\n  button \"Save\" btn_1\n  button \"Close without saving\" btn_2\n");
+
+  CloseResult r;
+  r.performed = true;
+  r.stage = "terminated";
+  r.app.name = "notes\nkilled nothing";
+  r.app.pid = 812;
+  r.waited_ms = 2013.4;
+  EXPECT_EQ(CloseOutcomeText(r), "terminated notes\\nkilled nothing (pid 812) in 2013 ms\n");
+  r.question = q;
+  r.question->title = "Save changes?";
+  EXPECT_EQ(CloseOutcomeText(r),
+            "terminated notes\\nkilled nothing (pid 812) in 2013 ms, forced past its question "
+            "\"Save changes?\": its unsaved work is lost\n");
+  r.stage = "closed";  // it answered by itself: nothing forced
+  EXPECT_EQ(CloseOutcomeText(r).find("forced"), std::string::npos);
+}
+
 TEST(SplitCommandLineTest, QuotesAndEscapes) {
   EXPECT_EQ(*SplitCommandLine("gedit  --new-window /tmp/a b"),
             (std::vector<std::string>{"gedit", "--new-window", "/tmp/a", "b"}));

@@ -222,18 +222,10 @@ int RunAppCloseCommand(const GlobalFlags& g, const AppFlags& f) {
   if (g.json) {
     std::cout << Dump(CloseResultToJson(*result)) << "\n";
   } else if (result->stage == "asking") {
-    const AppQuestion& q = *result->question;
-    std::printf("asking: %s (pid %d) did not close; it asks \"%s\"\n",
-                SanitiseForDisplay(result->app.name, 80).c_str(), result->app.pid,
-                SanitiseForDisplay(q.title, 120).c_str());
-    if (!q.text.empty()) std::printf("  %s\n", SanitiseForDisplay(q.text, 500).c_str());
-    for (const AppQuestion::Button& b : q.buttons) {
-      std::printf("  button \"%s\" %s\n", SanitiseForDisplay(b.name, 80).c_str(), b.id.c_str());
-    }
+    std::cout << "asking: " << EscapeForDisplay(result->app.name, 80) << " (pid " << result->app.pid
+              << ") did not close; it " << AppQuestionText(*result->question);
   } else if (result->performed) {
-    std::printf("%s %s (pid %d) in %.0f ms\n", result->stage.c_str(),
-                EscapeForDisplay(result->app.name, 80).c_str(),
-                result->app.pid, result->waited_ms);
+    std::cout << CloseOutcomeText(*result);
   }
   if (result->stage == "asking") {
     std::cerr << "uiscope: the app asks and still runs: answer its dialog (a button above), or "

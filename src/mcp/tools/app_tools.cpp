@@ -255,25 +255,17 @@ ToolResult AppClose(const AppToolsPtr& tools, const json& args, ToolContext& ctx
         now.Progress(2, 2, "done");
         if (result->stage == "asking") {
           // Not an end: the app waits for an answer, and its work is unsaved.
-          const AppQuestion& q = *result->question;
-          std::string text = "not closed: " + SanitiseForDisplay(result->app.name, 80) +
-                             " (pid " + std::to_string(result->app.pid) + ") asks \"" +
-                             SanitiseForDisplay(q.title, 120) + "\"";
-          if (!q.text.empty()) text += ": " + SanitiseForDisplay(q.text, 500);
-          text += "\n";
-          for (const AppQuestion::Button& b : q.buttons) {
-            text += "  button \"" + SanitiseForDisplay(b.name, 80) + "\" " + b.id + "\n";
-          }
+          std::string text = "not closed: " + EscapeForDisplay(result->app.name, 80) + " (pid " +
+                             std::to_string(result->app.pid) + ") " +
+                             AppQuestionText(*result->question);
           text += "It still runs. Answer it (click one of its buttons; ask the user which when "
                   "unsure), or call app_close again with force: true to end it and lose its "
                   "unsaved work.\n";
           return Confirmer::Attempt::Done(
               Finish(CloseResultToJson(*result), std::move(text), notes, true));
         }
-        char line[300];
-        std::snprintf(line, sizeof(line), "%s %s (pid %d) in %.0f ms\n", result->stage.c_str(),
-                      result->app.name.c_str(), result->app.pid, result->waited_ms);
-        return Confirmer::Attempt::Done(Finish(CloseResultToJson(*result), line, notes));
+        return Confirmer::Attempt::Done(
+            Finish(CloseResultToJson(*result), CloseOutcomeText(*result), notes));
       });
 }
 

@@ -1,7 +1,7 @@
 // `session_start`, `session_list`, `session_stop`: headless desktops.
 // Starting and stopping go through the safety policy like every action
 // (audited, rate-limited, confirmable with confirm_tools).
-#include "core/format.h"
+#include "core/escape.h"
 #include "engine/apps.h"
 #include "mcp/tools/confirm_tools.h"
 #include "mcp/tools/schemas.h"
@@ -112,13 +112,8 @@ ToolResult Stop(SessionControl& sessions, Workspace& workspace, const json& args
     for (const CloseResult& r : AskSessionAppsToClose(workspace, id, std::chrono::seconds(3))) {
       if (r.stage != "asking") continue;
       asking.push_back(CloseResultToJson(r));
-      text += SanitiseForDisplay(r.app.name, 80) + " (pid " + std::to_string(r.app.pid) +
-              ") asks \"" + SanitiseForDisplay(r.question->title, 120) + "\"";
-      if (!r.question->text.empty()) text += ": " + SanitiseForDisplay(r.question->text, 500);
-      text += "\n";
-      for (const AppQuestion::Button& b : r.question->buttons) {
-        text += "  button \"" + SanitiseForDisplay(b.name, 80) + "\" " + b.id + "\n";
-      }
+      text += EscapeForDisplay(r.app.name, 80) + " (pid " + std::to_string(r.app.pid) + ") " +
+              AppQuestionText(*r.question);
     }
     if (!asking.empty()) {
       ToolResult result;
