@@ -159,12 +159,14 @@ json CloseResultToJson(const CloseResult& r) {
   if (r.question) {
     json buttons = json::array();
     for (const AppQuestion::Button& b : r.question->buttons) {
-      buttons.push_back({{"id", b.id}, {"name", SanitiseForDisplay(b.name, 200)}});
+      buttons.push_back({{"id", b.id}, {"name", SanitiseUtf8(b.name, 200)}});
     }
+    // JSON fields carry the app's real text, as every other field here:
+    // the serialiser escapes, and the text's lines stay lines.
     j["question"] = {{"window", r.question->window ? json(WindowIdText(r.question->window))
                                                    : json(nullptr)},
-                     {"title", SanitiseForDisplay(r.question->title, 500)},
-                     {"text", SanitiseForDisplay(r.question->text, 2000)},
+                     {"title", SanitiseUtf8(r.question->title, 500)},
+                     {"text", SanitiseUtf8(r.question->text, 2000)},
                      {"buttons", buttons}};
   }
   return j;

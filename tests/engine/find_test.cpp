@@ -436,5 +436,21 @@ TEST(FindTest, StopsWhenCancelled) {
   EXPECT_EQ(found->total, 3);
 }
 
+// Not find's, but wire.cpp's JSON next to FindResultToJson's: an app's
+// question keeps its lines and characters in JSON (a program reads them);
+// only printed text is escaped.
+TEST(WireJsonTest, ACloseQuestionKeepsItsTextInJson) {
+  CloseResult r;
+  r.stage = "asking";
+  r.question = AppQuestion{0x400001, "Save \u202Echanges?",
+                           "Save changes to \"a.txt\"?\nYour changes will be lost.",
+                           {{"btn_1", "Close\twithout Saving"}}};
+  const nlohmann::json j = CloseResultToJson(r);
+  EXPECT_EQ(j["question"]["text"], "Save changes to \"a.txt\"?\nYour changes will be lost.");
+  EXPECT_EQ(j["question"]["title"], "Save \u202Echanges?");
+  EXPECT_EQ(j["question"]["buttons"][0]["name"], "Close\twithout Saving");
+  EXPECT_EQ(j["question"]["window"], "0x400001");
+}
+
 }  // namespace
 }  // namespace uiscope
