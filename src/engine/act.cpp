@@ -1283,21 +1283,36 @@ Status Executor::JudgeText(const Verifier& verifier) {
 // A click on an element its own tree marks disabled does nothing: a Save
 // button clicked a moment after a file name was typed, while still
 // disabled, saved nothing. The click waits until the element is enabled,
-// within the request's timeout, and says so; else it is refused, with
-// nothing sent. The observation it was enabled in becomes the before state,
-// so its enabling is not taken for the click's effect.
+// within the request's timeout (each read of the tree within what is left
+// of it), and says so; else, or once the call is cancelled, it is refused,
+// with nothing sent. The observation it was enabled in becomes the before
+// state, so its enabling is not taken for the click's effect.
 Status Executor::AwaitEnabled() {
   if (request_.kind != ActionKind::kClick || !plan_.target || !KnownDisabled(*plan_.target)) {
     return OkStatus();
   }
   const auto start = Clock::now();
   const auto deadline = start + request_.timeout;
-  while (plan_.pid > 0 && Clock::now() < deadline) {
+  std::string stopped;  // why it stopped before the deadline, "" when it did not
+  while (plan_.pid > 0 && Clock::now() + kEnabledPoll < deadline) {
+    if (request_.cancelled && request_.cancelled()) {
+      stopped = "the call was cancelled while it waited";
+      break;
+    }
     std::this_thread::sleep_for(kEnabledPoll);
-    auto obs = lease_.observer->RefreshApp(plan_.pid, request_.timeout);
-    if (!obs.ok()) break;
+    const auto left = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   deadline - Clock::now()),
+                               std::chrono::milliseconds(1));
+    auto obs = lease_.observer->RefreshApp(plan_.pid, left);
+    if (!obs.ok()) {
+      stopped = "its tree could not be read again: " + obs.error().message;
+      break;
+    }
     const Node* n = FindById(obs->snapshot.roots, plan_.target->id);
-    if (n == nullptr) break;
+    if (n == nullptr) {
+      stopped = "it went from its application's tree";
+      break;
+    }
     if (KnownDisabled(*n)) continue;
     plan_.target = Shallow(*n);
     plan_.snapshot = std::move(obs->snapshot);
@@ -1309,8 +1324,12 @@ Status Executor::AwaitEnabled() {
   }
   return MakeError(ErrorCode::kUnsupported,
                    Describe(*plan_.target) + " is disabled (its application marks it so) and " +
-                       "did not become enabled within " + std::to_string(request_.timeout.count()) +
-                       " ms: nothing was clicked. Do what enables it first, or click again later");
+                       (stopped.empty() ? "did not become enabled within " +
+                                              std::to_string(request_.timeout.count()) + " ms"
+                                        : stopped + " (after " +
+                                              std::to_string(static_cast<int>(MsSince(start))) +
+                                              " ms)") +
+                       ": nothing was clicked. Do what enables it first, or click again later");
 }
 
 // Gives keyboard input a home: the element takes the focus (through

@@ -1150,6 +1150,25 @@ TEST_F(ActTest, AClickOnADisabledButtonWaitsUntilItIsEnabledOrIsRefused) {
   }
 }
 
+// A call cancelled while its click waits for a disabled button ends then,
+// not at the end of its timeout, with nothing clicked.
+TEST_F(ActTest, ACancelledCallStopsWaitingForADisabledButton) {
+  ax_->Find(Role::kButton, "Login")->states.Set(State::kEnabled, false);
+  ActionRequest click = Click(Id(Role::kButton, "Login"));
+  click.timeout = std::chrono::milliseconds(5000);
+  const auto start = std::chrono::steady_clock::now();
+  click.cancelled = [&] {
+    return std::chrono::steady_clock::now() - start > std::chrono::milliseconds(100);
+  };
+  auto refused = Act(click);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(2500));
+  EXPECT_NE(refused.error().message.find("cancelled"), std::string::npos)
+      << refused.error().message;
+  for (const std::string& call : ax_->calls()) EXPECT_FALSE(call.starts_with("do_action")) << call;
+  EXPECT_TRUE(input_->events().empty());
+}
+
 // The target turning enabled on its own during the settle is its own state,
 // not the action's effect (a Save button clicked while disabled was reported
 // "observed: states +enabled").
