@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_state_test.h"
 #include "core/escape.h"
 #include "memory/audit_log.h"
 #include "memory/confirmation_store.h"
@@ -69,25 +70,8 @@ std::string Shell(const std::string& cmd) {
   return out;
 }
 
-class HostileTextCliTest : public ::testing::Test {
+class HostileTextCliTest : public test::CliStateTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(test::TestStateDir()) /
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    db_path_ = (dir_ / "state.db").string();
-    config_ = (dir_ / "config.json").string();
-    std::ofstream(config_) << "{\"database\": \"" << db_path_ << "\"}";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::shared_ptr<memory::Database> Db() {
-    auto db = memory::OpenStateDatabase(db_path_);
-    EXPECT_TRUE(db.ok());
-    return *db;
-  }
-
   // "Delete all" held first, then the hostile one below it.
   void HoldTwo() {
     memory::SqliteConfirmationStore store(Db());
@@ -112,10 +96,6 @@ class HostileTextCliTest : public ::testing::Test {
   test::CliRun Run(const std::vector<std::string>& args) {
     return test::RunIsolatedCli(UISCOPE_CLI, args, config_, "hostile-text-stderr.txt");
   }
-
-  fs::path dir_;
-  std::string db_path_;
-  std::string config_;
 };
 
 TEST_F(HostileTextCliTest, ConfirmListKeepsEachEntryToItsOwnLines) {
