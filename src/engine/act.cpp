@@ -454,11 +454,6 @@ Result<Snapshot> Executor::ObserveFor(const std::string& id, int pid_hint, bool 
   return std::move(obs->snapshot);
 }
 
-// Actions whose text or value goes into a field.
-bool TakesTextOrValue(ActionKind kind) {
-  return kind == ActionKind::kTypeText || kind == ActionKind::kSetValue;
-}
-
 // An OCR or vision ID an earlier call printed is in no accessibility tree
 // (engine/pixel_ids.h): acted on where it was when its window and pixels
 // are unchanged, else perceived again. Null when it was not such an ID, or
@@ -469,7 +464,7 @@ const Node* Executor::FindPixelId(const std::string& id) {
   if (!plan_.tree) plan_.tree = plan_.snapshot;
   // Text for a label seen in pixels goes into the field beside it
   // (FieldForText), which only the whole perception holds: perceive again.
-  const bool needs_neighbours = record->place && TakesTextOrValue(request_.kind) &&
+  const bool needs_neighbours = record->place && PutsText(request_.kind) &&
                                 IsLabelRole(record->place->node.role);
   if (record->place && !needs_neighbours) {
     if (const Node* node = AtRememberedPlace(*record->place)) return node;
@@ -578,13 +573,11 @@ Result<const Node*> Executor::Recall(const std::string& id) {
 // when `n` takes the text itself or no field stands beside it (then the
 // label is acted on as asked).
 const Node* Executor::FieldForText(const std::vector<Node>& roots, const Node& n) const {
-  if (!TakesTextOrValue(request_.kind)) return nullptr;
-  if (!IsLabelRole(n.role) || n.Has(State::kEditable)) return nullptr;
-  return FieldOfLabel(roots, n, [](const Node& f) {
-    return f.role == Role::kTextField || f.role == Role::kTextArea ||
-           f.role == Role::kComboBox || f.role == Role::kSpinButton ||
-           f.Has(State::kEditable);
-  });
+  if (!PutsText(request_.kind)) return nullptr;
+  // The rule find-then-act names fields by (engine/named_target.h).
+  bool (*takes)(const Node&) = request_.kind == ActionKind::kSetValue ? TakesValue : TakesText;
+  if (!IsLabelRole(n.role) || takes(n)) return nullptr;
+  return FieldOfLabel(roots, n, takes);
 }
 
 Status Executor::Resolve() {
@@ -942,7 +935,7 @@ PlannedAction Executor::Planned() const {
   }
   a.points = plan_.points;
   a.frame = lease_.frame;
-  if (request_.kind == ActionKind::kTypeText || request_.kind == ActionKind::kSetValue) {
+  if (PutsText(request_.kind)) {
     a.text = request_.text;
   }
   a.sensitive = plan_.sensitive;
@@ -990,7 +983,7 @@ void Executor::Expect() {
   if (!plan_.target || plan_.sensitive || !IsTextRole(plan_.target->role)) return;
   if (plan_.target->source != Source::kAx && plan_.target->source != Source::kMerged) return;
   const ActionRequest& r = request_;
-  if (r.kind != ActionKind::kTypeText && r.kind != ActionKind::kSetValue) return;
+  if (!PutsText(r.kind)) return;
   if (r.text.size() > 1000) return;
   // A newline is a line break in a multi-line field; anywhere else, and
   // for Tab, the key may move the focus or submit.
@@ -1220,7 +1213,7 @@ Status Executor::JudgeText(const Verifier& verifier) {
   const ActionRequest& r = request_;
   if (!result_.verification || !result_.performed || plan_.choose_by_input) return OkStatus();
   const bool text_path = plan_.path == Path::kXTest || plan_.path == Path::kSetText;
-  if (!text_path || (r.kind != ActionKind::kTypeText && r.kind != ActionKind::kSetValue)) {
+  if (!text_path || !PutsText(r.kind)) {
     return OkStatus();
   }
   Verification& v = *result_.verification;
@@ -1747,6 +1740,10 @@ Result<ActionResult> Executor::Run() {
 }
 
 }  // namespace
+
+bool PutsText(ActionKind kind) {
+  return kind == ActionKind::kTypeText || kind == ActionKind::kSetValue;
+}
 
 std::string_view ActionToolName(ActionKind kind) {
   switch (kind) {

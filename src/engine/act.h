@@ -55,6 +55,9 @@ namespace uiscope {
 enum class ActionKind { kClick, kTypeText, kPressKeys, kScroll, kDrag, kSetValue };
 // The tool verb: "click", "type_text", "press_keys", "scroll", "drag", "set_value".
 std::string_view ActionToolName(ActionKind kind);
+// Whether the action puts text or a value into an element (type_text,
+// set_value): a label given to it stands for the field it labels.
+bool PutsText(ActionKind kind);
 
 enum class Via { kAuto, kAccessibility, kXTest };
 // "auto" | "accessibility" | "xtest"; InvalidArgument naming them otherwise.

@@ -14,6 +14,15 @@ constexpr int kTouch = 4;
 
 bool IsLabelRole(Role r) { return r == Role::kLabel || r == Role::kText; }
 
+bool TakesText(const Node& n) {
+  return n.role == Role::kTextField || n.role == Role::kTextArea || n.role == Role::kTerminal ||
+         n.role == Role::kComboBox || n.role == Role::kSpinButton || n.Has(State::kEditable);
+}
+
+bool TakesValue(const Node& n) {
+  return TakesText(n) || n.role == Role::kSlider || n.role == Role::kScrollBar;
+}
+
 const Node* FieldOfLabel(const std::vector<Node>& roots, const Node& label,
                          const std::function<bool(const Node&)>& usable) {
   if (!label.bounds || label.bounds->Empty()) return nullptr;

@@ -20,6 +20,13 @@ namespace uiscope {
 // A label or a run of text: what names a field rather than taking input.
 bool IsLabelRole(Role role);
 
+// Whether typed text goes into `n` (type_text): a text field or area, a
+// terminal, a combo box, a spin button, or anything editable.
+bool TakesText(const Node& n);
+// Whether a value can be set on `n` (set_value): what takes text, a slider
+// or a scroll bar.
+bool TakesValue(const Node& n);
+
 // The element `label` labels among `roots`: the nearest node for which
 // `usable` is true, of the same process and window, whose box spans the
 // label's middle row and starts at or past its right edge (up to 400 px

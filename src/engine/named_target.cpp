@@ -15,21 +15,15 @@ namespace {
 // ignored (core/fuzzy.h scores "log in" / "Login" 0.95, the same text 1).
 constexpr double kFullMatch = 0.95;
 
-bool IsTextRole(Role r) {
-  return r == Role::kTextField || r == Role::kTextArea || r == Role::kTerminal;
-}
-
 // Whether an action of `kind` can use `n` as it is meant: text goes into
 // something editable, a value into something with one, a click or keys to
 // something people act on.
 bool Usable(const Node& n, ActionKind kind) {
   switch (kind) {
     case ActionKind::kTypeText:
-      return IsTextRole(n.role) || n.role == Role::kComboBox || n.role == Role::kSpinButton ||
-             n.Has(State::kEditable);
+      return TakesText(n);
     case ActionKind::kSetValue:
-      return IsTextRole(n.role) || n.role == Role::kComboBox || n.role == Role::kSpinButton ||
-             n.role == Role::kSlider || n.role == Role::kScrollBar || n.Has(State::kEditable);
+      return TakesValue(n);
     case ActionKind::kClick:
     case ActionKind::kPressKeys:
       return IsInteractiveRole(n.role) || !n.actions.empty();
@@ -38,11 +32,6 @@ bool Usable(const Node& n, ActionKind kind) {
       return true;
   }
   return true;
-}
-
-// Text goes into a field; a label the text names stands for its field.
-bool TakesText(ActionKind kind) {
-  return kind == ActionKind::kTypeText || kind == ActionKind::kSetValue;
 }
 
 Node Shallow(const Node& n) {
@@ -118,7 +107,7 @@ Result<NamedTargetResolution> ChooseNamedTarget(const std::vector<Node>& roots,
   // and its label both called "Email" name the field once).
   std::vector<const FindMatch*> labels;  // labels matched for text, which no field was found for
   for (const FindMatch* m : matches) {
-    if (!TakesText(kind) || Usable(*m->node, kind) || !IsLabelRole(m->node->role) ||
+    if (!PutsText(kind) || Usable(*m->node, kind) || !IsLabelRole(m->node->role) ||
         m->score <= best_direct) {
       continue;
     }
@@ -128,7 +117,7 @@ Result<NamedTargetResolution> ChooseNamedTarget(const std::vector<Node>& roots,
       labels.push_back(m);
     }
   }
-  if (usable.empty() && TakesText(kind)) {
+  if (usable.empty() && PutsText(kind)) {
     const Node& first = labels.empty() ? *matches.front()->node : *labels.front()->node;
     return MakeError(ErrorCode::kNotFound,
                      "\"" + SanitiseForDisplay(target.name, 80) + "\" names " +

@@ -694,6 +694,28 @@ TEST_F(ActTest, TextForALabelGoesIntoTheFieldBesideIt) {
   EXPECT_TRUE(said) << FormatActionResult(*result);
 }
 
+// A value given to a label's ID goes to the slider beside it, as the same
+// label given by name does (engine/named_target.h): one rule of what takes
+// a value, not a second one that knew only text fields and clicked the
+// label.
+TEST_F(ActTest, AValueForALabelGoesToTheSliderBesideIt) {
+  Node label = *ax_->Find(Role::kLabel, "Not logged in");
+  label.name = "Volume level";
+  label.bounds = Rect{110, 265, 60, 20};
+  label.ref.path += "/volume-label";
+  ax_->Find(Role::kWindow, "Form")->children.push_back(label);
+  ActionRequest r;
+  r.kind = ActionKind::kSetValue;
+  r.target.id = Id(Role::kLabel, "Volume level");
+  r.text = "80";
+  auto result = Act(r);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  ASSERT_TRUE(result->target.has_value());
+  EXPECT_EQ(result->target->role, Role::kSlider) << FormatActionResult(*result);
+  EXPECT_EQ(ax_->calls().back(), "set_value Volume 80");
+  EXPECT_TRUE(input_->events().empty());
+}
+
 TEST_F(ActTest, TypeReplaceUsesEditableText) {
   ActionRequest r;
   r.kind = ActionKind::kTypeText;
