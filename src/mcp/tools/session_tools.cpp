@@ -96,14 +96,10 @@ ToolResult List(SessionControl& sessions) {
   return result;
 }
 
-ToolResult Stop(SessionControl& sessions, Workspace& workspace, const json& args) {
+// `display`: the session's, read by the handler before it was held.
+ToolResult Stop(SessionControl& sessions, Workspace& workspace, const json& args,
+                const std::string& display) {
   const std::string id = args["id"].get<std::string>();
-  std::string display;
-  if (auto list = sessions.List(); list.ok()) {
-    for (const DesktopInfo& s : *list) {
-      if (s.id == id) display = s.display_name;
-    }
-  }
   if (!args.value("force", false)) {
     // Its apps are asked to close first: one that asks to save keeps the
     // session (and its work) until answered, or stopped with force.
@@ -253,7 +249,7 @@ Status RegisterSessionTools(ToolRegistry& registry, SessionControl& sessions, Wo
                             action.confirmation_token = token;
                             return Confirmer::GatedAttempt(
                                 *gate, action, [&](ActionOutcome* outcome) {
-                                  ToolResult r = Stop(sessions, workspace, args);
+                                  ToolResult r = Stop(sessions, workspace, args, display);
                                   *outcome = OutcomeOf(r, json{{"stopped", id}});
                                   return r;
                                 });
