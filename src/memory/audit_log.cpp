@@ -116,6 +116,28 @@ void BindEntry(Statement& stmt, const safety::AuditEntry& e) {
 // confirmation.
 constexpr const char* kUnconfirmedActions = "decision IN ('done', 'in_flight') AND confirmed = 0";
 
+// The times of those actions since `since_ms`, ascending. The caller holds
+// db.mutex().
+Result<std::vector<int64_t>> UnconfirmedTimesLocked(Database& db, int64_t since_ms) {
+  auto stmt = db.Prepare(std::string("SELECT time_ms FROM audit WHERE time_ms >= ?1 AND ") +
+                         kUnconfirmedActions + " ORDER BY time_ms");
+  if (!stmt.ok()) return stmt.error();
+  stmt->Bind(1, since_ms);
+  std::vector<int64_t> times;
+  for (;;) {
+    auto row = stmt->Step();
+    if (!row.ok()) return row.error();
+    if (!*row) break;
+    times.push_back(stmt->Int(0));
+  }
+  return times;
+}
+
+Error AppendError(const Database& db, const Error& error) {
+  return MakeError(error.code,
+                   "cannot append to the audit log " + db.path() + ": " + error.message);
+}
+
 }  // namespace
 
 Result<int64_t> AuditLog::Append(const safety::AuditEntry& e) {
@@ -124,10 +146,7 @@ Result<int64_t> AuditLog::Append(const safety::AuditEntry& e) {
                            kAuditValues + ")");
   if (!stmt.ok()) return stmt.error();
   BindEntry(*stmt, e);
-  if (auto st = stmt->Run(); !st.ok()) {
-    return MakeError(st.error().code,
-                     "cannot append to the audit log " + db_->path() + ": " + st.error().message);
-  }
+  if (auto st = stmt->Run(); !st.ok()) return AppendError(*db_, st.error());
   return db_->LastInsertId();
 }
 
@@ -145,30 +164,18 @@ Result<safety::AuditSink::RateSlot> AuditLog::AppendWithinRate(const safety::Aud
   BindEntry(*stmt, e);
   stmt->Bind(21, after_ms).Bind(22, int64_t{max_actions});
   auto row = stmt->Step();
-  if (!row.ok()) {
-    return MakeError(row.error().code,
-                     "cannot append to the audit log " + db_->path() + ": " + row.error().message);
-  }
+  if (!row.ok()) return AppendError(*db_, row.error());
   RateSlot slot;
   if (*row) {
     slot.id = stmt->Int(0);
-    if (auto st = stmt->Run(); !st.ok()) {
-      return MakeError(st.error().code,
-                       "cannot append to the audit log " + db_->path() + ": " + st.error().message);
-    }
+    // Stepped to its end, the statement commits.
+    if (auto st = stmt->Run(); !st.ok()) return AppendError(*db_, st.error());
     return slot;
   }
   // Refused: what was counted, for the caller's message (when a slot frees).
-  auto times = db_->Prepare(std::string("SELECT time_ms FROM audit WHERE time_ms > ?1 AND ") +
-                            kUnconfirmedActions + " ORDER BY time_ms");
+  auto times = UnconfirmedTimesLocked(*db_, after_ms + 1);
   if (!times.ok()) return times.error();
-  times->Bind(1, after_ms);
-  for (;;) {
-    auto next = times->Step();
-    if (!next.ok()) return next.error();
-    if (!*next) break;
-    slot.times.push_back(times->Int(0));
-  }
+  slot.times = std::move(times).value();
   return slot;
 }
 
@@ -200,18 +207,7 @@ Status AuditLog::Complete(int64_t id, const safety::AuditEntry& e) {
 
 Result<std::vector<int64_t>> AuditLog::UnconfirmedActionTimes(int64_t since_ms) {
   std::lock_guard lock(db_->mutex());
-  auto stmt = db_->Prepare(std::string("SELECT time_ms FROM audit WHERE time_ms >= ?1 AND ") +
-                           kUnconfirmedActions + " ORDER BY time_ms");
-  if (!stmt.ok()) return stmt.error();
-  stmt->Bind(1, since_ms);
-  std::vector<int64_t> times;
-  for (;;) {
-    auto row = stmt->Step();
-    if (!row.ok()) return row.error();
-    if (!*row) break;
-    times.push_back(stmt->Int(0));
-  }
-  return times;
+  return UnconfirmedTimesLocked(*db_, since_ms);
 }
 
 Result<std::vector<safety::AuditEntry>> AuditLog::Query(const AuditQuery& q) {
