@@ -309,6 +309,9 @@ struct Plan {
   // (verification waits for it; typing paces itself by it).
   std::optional<std::string> expect_value;
   std::string typed_base;  // the value typing appends to ("" when replacing)
+  // The click is Qt's accessibility toggle, which flips the state without
+  // emitting `clicked`: the app's click handlers do not run (JudgeToggle).
+  bool toggle_without_click = false;
 };
 
 class Executor {
@@ -343,6 +346,7 @@ class Executor {
   Status CheckText(Verifier& verifier);
   Status ReplaceByInput(Verifier& verifier);
   Status JudgeText(const Verifier& verifier);
+  void JudgeToggle();
   std::string WhyTextUnread() const;
   ActionOutcome Outcome(const std::string& error) const;
 
@@ -766,33 +770,46 @@ Status Executor::ChoosePath() {
       const bool menu_by_pointer = r.via == Via::kAuto && target &&
                                    target->role == Role::kMenuItem &&
                                    ClickPoint(*target, window_bounds, frame).has_value();
-      // A Qt push button's "Press" action is QAbstractButton::animateClick:
-      // the button is drawn down and its click emitted 100 ms later, so a
-      // verified press costs 100 ms more than a click (Qt 5.15,
-      // widgets/accessible/simplewidgets.cpp, QAccessibleButton::doAction;
-      // "Toggle" and a combo box's actions are immediate). Such a button is
-      // clicked with the pointer where that needs nothing else: its window
-      // has the focus (nothing to raise, no modal dialog over it) and is the
-      // top window at the click point. Elsewhere, or asked for, the action
-      // stays.
+      // Qt's button actions are not a person's click (Qt 5.15 and 6,
+      // widgets/accessible/simplewidgets.cpp, QAccessibleButton::doAction):
+      // - "Press" is animateClick(): the button is drawn down and `clicked`
+      //   emitted 100 ms later, so a verified press costs 100 ms more. Such
+      //   a button is clicked with the pointer where that needs nothing
+      //   else: its window has the focus (nothing to raise, no modal dialog
+      //   over it) and is the top window at the click point. Elsewhere the
+      //   action stays: it does click.
+      // - "Toggle" (check boxes, radio and toggle buttons) is toggle(): the
+      //   state flips and `toggled` is emitted, never `clicked`, so the
+      //   app's click handlers do not run. Such a button is clicked with the
+      //   pointer wherever it shows (its window raised first); where it does
+      //   not, or the action is asked for, the action runs and its effect is
+      //   at most unverified (JudgeToggle).
       auto top_at_click = [&](const Node& n) {
         const std::optional<Point> p = ClickPoint(n, window_bounds, frame);
         if (!p || !plan_.xwindow) return false;
         const std::optional<WindowInfo> top = WindowAt(windows_, *p);
         return top && top->id == plan_.xwindow->id;
       };
-      const bool qt_press_by_pointer = r.via == Via::kAuto && target && plain && action &&
-                                       *action == "press" && target->role == Role::kButton &&
-                                       IsQtToolkit(plan_.toolkit) && plan_.xwindow &&
+      const bool qt_button = target && plain && action && IsQtToolkit(plan_.toolkit);
+      const bool qt_press_by_pointer = qt_button && r.via == Via::kAuto && *action == "press" &&
+                                       target->role == Role::kButton && plan_.xwindow &&
                                        plan_.xwindow->focused && top_at_click(*target);
+      const bool qt_toggle_by_pointer =
+          qt_button && r.via == Via::kAuto && *action == "toggle" && plan_.xwindow &&
+          ClickPoint(*target, window_bounds, frame).has_value();
       if (qt_press_by_pointer) {
         result_.notes.push_back(
             "clicked with the pointer: Qt runs a button's accessibility press 100 ms late");
       }
+      if (qt_toggle_by_pointer) {
+        result_.notes.push_back(
+            "clicked with the pointer: Qt's accessibility toggle runs no click handler");
+      }
       if (target && plain && action && r.via != Via::kXTest && !menu_by_pointer &&
-          !qt_press_by_pointer) {
+          !qt_press_by_pointer && !qt_toggle_by_pointer) {
         plan_.path = Path::kAction;
         plan_.action = *action;
+        plan_.toggle_without_click = qt_button && *action == "toggle";
         return OkStatus();
       }
       auto p = point_of(r.target, "target");
@@ -1273,6 +1290,18 @@ Status Executor::JudgeText(const Verifier& verifier) {
                        (typing_unsure_.empty() ? "" : "; " + typing_unsure_) + ")");
 }
 
+// A toggle that ran no click handler is not the click asked for, whatever
+// state it flipped: "observed" becomes "unverified", saying why.
+void Executor::JudgeToggle() {
+  if (!plan_.toggle_without_click || !result_.verification || !result_.performed) return;
+  Verification& v = *result_.verification;
+  if (v.effect != "observed") return;
+  v.effect = "unverified";
+  v.reason = "Qt's accessibility toggle flipped the state without emitting clicked, so the "
+             "app's click handlers did not run (click where it shows, via xtest, for them; " +
+             v.reason + ")";
+}
+
 // A click on an element its own tree marks disabled does nothing: a Save
 // button clicked a moment after a file name was typed, while still
 // disabled, saved nothing. The click waits until the element is enabled,
@@ -1730,6 +1759,7 @@ Result<ActionResult> Executor::Run() {
   result_.verification = verifier.Wait(request_.cancelled);
   Status checked = CheckText(verifier);
   if (checked.ok()) checked = JudgeText(verifier);
+  JudgeToggle();
   if (!checked.ok()) {
     action.Record(Outcome(checked.error().message));
     return checked.error();

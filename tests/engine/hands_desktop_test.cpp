@@ -247,6 +247,39 @@ TEST_P(HandsDesktopTest, ClickByIdThroughBothPaths) {
   }
 }
 
+// A check box clicked by ID behaves as a person's click: the app's click
+// handlers run, not only its state. Qt's accessibility "Toggle" calls
+// QAbstractButton::toggle(), which emits `toggled` and never `clicked`, so
+// on Qt the box is clicked with the pointer; asked to go through
+// accessibility, the toggle runs and its effect is not "observed".
+TEST_P(HandsDesktopTest, AClickedCheckBoxRunsItsClickHandlers) {
+  auto app = Launch();
+  ASSERT_NE(app, nullptr);
+  auto clicks = [&]() -> int {
+    auto a = app->fixture().Command("clicks remember");
+    return a.ok() ? std::atoi(a->c_str()) : -1;
+  };
+  if (clicks() < 0) GTEST_SKIP() << "this fixture does not count its check box's clicks";
+  ASSERT_EQ(clicks(), 0);
+  const std::string remember = Id(*app, Role::kCheckBox, "Remember me");
+  auto tick = Act(Click(remember));
+  ASSERT_TRUE(tick.ok()) << tick.error().message;
+  EXPECT_TRUE(*app->Remembered());
+  EXPECT_EQ(clicks(), 1) << FormatActionResult(*tick);
+  EXPECT_EQ(tick->verification->effect, "observed") << FormatActionResult(*tick);
+  if (toolkit() != Toolkit::kQt5) return;
+  EXPECT_EQ(tick->via, "xtest") << FormatActionResult(*tick);
+
+  auto toggled = Act(Click(remember, Via::kAccessibility));
+  ASSERT_TRUE(toggled.ok()) << toggled.error().message;
+  EXPECT_EQ(toggled->via, "accessibility");
+  EXPECT_FALSE(*app->Remembered()) << "the toggle flipped the state";
+  EXPECT_EQ(clicks(), 1) << "and ran no click handler";
+  EXPECT_EQ(toggled->verification->effect, "unverified") << FormatActionResult(*toggled);
+  EXPECT_NE(toggled->verification->reason.find("click handlers did not run"), std::string::npos)
+      << toggled->verification->reason;
+}
+
 TEST_P(HandsDesktopTest, AClickOnAnInertLabelSaysNone) {
   auto app = Launch();
   ASSERT_NE(app, nullptr);

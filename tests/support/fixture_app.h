@@ -14,7 +14,8 @@
 // back from the app itself, never through accessibility, with the verbs the
 // GTK 3 fixture gains for issue 5: `text email|password`, `checked
 // remember`, `value volume`, `scroll list`, `focus`, `later MS TEXT`; and
-// `tab`, `rows`, `select-tab T`.
+// `tab`, `rows`, `select-tab T`; the GTK 3 and Qt fixtures also `clicks
+// remember` (how often the check box emitted its click signal).
 //
 // What differs between toolkits is stated here, not hidden:
 // - `hang MS` exists on the native fixtures, not on Chromium.
