@@ -46,14 +46,6 @@ void AppendQuoted(std::string& out, std::string_view s) {
   AppendQuotedForDisplay(out, s, kMaxCompactChars);
 }
 
-// Only sources that read the toolkit's state know whether a widget is enabled;
-// OCR, vision and learned nodes lack kEnabled because nobody could tell, and
-// calling every detected button "disabled" would mislead the agent.
-bool KnownDisabled(const Node& n) {
-  const bool state_known = n.source == Source::kAx || n.source == Source::kMerged;
-  return state_known && IsInteractiveRole(n.role) && !n.Has(State::kEnabled);
-}
-
 // The value an agent may see: never a password, even if a backend read one.
 std::string_view VisibleValue(const Node& n) {
   if (n.Has(State::kPassword)) return {};

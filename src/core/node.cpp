@@ -146,6 +146,11 @@ bool IsWebPageDocument(const Node& n) {
   return n.role == Role::kDocument && n.toolkit_role == "document web";
 }
 
+bool KnownDisabled(const Node& n) {
+  const bool state_known = n.source == Source::kAx || n.source == Source::kMerged;
+  return state_known && IsInteractiveRole(n.role) && !n.Has(State::kEnabled);
+}
+
 std::vector<std::string_view> StateNames(StateSet states) {
   std::vector<std::string_view> names;
   for (const StateInfo& info : kStates) {

@@ -212,6 +212,11 @@ size_t CountNodes(const std::vector<Node>& roots);
 // and the compact format prints as page lines. Not an office document.
 bool IsWebPageDocument(const Node& n);
 
+// Whether `n`'s own toolkit marks it disabled: an accessible (or merged)
+// node of a role people act on that lacks "enabled". OCR, vision and
+// learned nodes lack it because nobody could tell: they are never disabled.
+bool KnownDisabled(const Node& n);
+
 // The size and scale of the frame coordinates refer to.
 struct Frame {
   int width = 0;

@@ -95,15 +95,6 @@ std::string PointText(Point p) { return std::to_string(p.x) + "," + std::to_stri
 bool IsTextRole(Role r) { return r == Role::kTextField || r == Role::kTextArea; }
 bool IsMultiLine(const Node& n) { return n.role == Role::kTextArea || n.Has(State::kMultiLine); }
 
-// Only the toolkit's own state says an element is disabled: accessible (or
-// merged) nodes of roles people act on that lack "enabled". OCR, vision and
-// learned nodes lack it because nobody could tell (as core/format.cpp
-// prints "disabled").
-bool KnownDisabled(const Node& n) {
-  return (n.source == Source::kAx || n.source == Source::kMerged) && IsInteractiveRole(n.role) &&
-         !n.Has(State::kEnabled);
-}
-
 // How many characters of `asked` arrived, in order, in `shown`: each asked
 // character found at the next place it can be is one delivered ("Mär" shown
 // as "Mr": 2 of 3).
