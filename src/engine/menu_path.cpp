@@ -7,6 +7,7 @@
 #include "core/app_name.h"
 #include "core/ascii.h"
 #include "core/ids.h"
+#include "core/node.h"
 #include "core/shortcuts.h"
 
 namespace uiscope {
@@ -33,6 +34,14 @@ bool IsMenuLike(Role role) {
 }
 
 bool Showing(const Node& n) { return n.Has(State::kShowing) && !n.id.empty(); }
+
+// Greyed out by its toolkit: an item, or a submenu, whose own state lacks
+// "enabled" (core/node.h KnownDisabled; a submenu is no interactive role).
+bool Greyed(const Node& n) {
+  if (KnownDisabled(n)) return true;
+  return n.role == Role::kMenu && (n.source == Source::kAx || n.source == Source::kMerged) &&
+         !n.Has(State::kEnabled);
+}
 
 // The top level: the menu bars' menus first, else every menu-like element
 // shown in the app (a header bar's "Menu" button).
@@ -179,8 +188,10 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
   // the elements of level `i` named `step`, the names there, and what is
   // shown now.
   struct View {
-    std::vector<std::pair<std::string, std::string>> matches;  // ID, name
+    std::vector<std::pair<std::string, std::string>> matches;  // ID, name; greyed ones left out
+    int greyed = 0;  // elements named `step` that are greyed out
     std::string names;
+    bool empty = true;  // nothing at all shows at this level
     std::set<std::string> shown;
   };
   auto look = [&](size_t i, const std::string& opened, const std::set<std::string>& before,
@@ -197,10 +208,19 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
       result.app = app->name;
       const std::vector<const Node*> items = i == 0 ? TopLevel(*app) : Level(*app, opened, before);
       View view;
-      for (const Node* n : PickAll(items, step)) view.matches.push_back({n->id, n->name});
-      // The first level is there at once; the others appear as the app draws them.
-      if (!view.matches.empty() || !wait || Clock::now() >= deadline) {
+      for (const Node* n : PickAll(items, step)) {
+        if (Greyed(*n)) {
+          ++view.greyed;
+        } else {
+          view.matches.push_back({n->id, n->name});
+        }
+      }
+      // The first level is there at once; the others appear as the app
+      // draws them. A greyed item will not become enabled while its menu
+      // is open: no waiting for it.
+      if (!view.matches.empty() || view.greyed > 0 || !wait || Clock::now() >= deadline) {
         view.names = Names(items);
+        view.empty = items.empty();
         view.shown = ShownIds(*app);
         return view;
       }
@@ -222,6 +242,21 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
     if (view->matches.empty()) {
       const std::string where =
           i == 0 ? "at the top level of " + result.app : "under \"" + request.steps[i - 1] + "\"";
+      if (view->greyed > 0) {
+        return fail(MakeError(ErrorCode::kUnsupported,
+                              "menu: \"" + step + "\" " + where +
+                                  " is disabled (its application greys it out): nothing was "
+                                  "chosen and the menus opened were closed. Do what enables it "
+                                  "first"));
+      }
+      if (i > 0 && view->empty) {
+        return fail(MakeError(
+            ErrorCode::kNotFound,
+            "menu: \"" + request.steps[i - 1] + "\" was clicked and showed no items within " +
+                std::to_string(request.timeout.count()) +
+                " ms: it opened no menu (it may be an item, not a menu, or the app is slow: a "
+                "longer timeout waits more)"));
+      }
       return fail(MakeError(ErrorCode::kNotFound, "menu: no \"" + step + "\" " + where +
                                                       "; the items there: " + view->names));
     }

@@ -185,6 +185,47 @@ TEST_F(SpecialistsTest, AMenuPathIsWalkedAndAMissingStepListsWhatIsThere) {
   EXPECT_TRUE(WindowShown(name, "Preferences", false));
 }
 
+// A greyed-out item is refused at once, naming it, and the menu opened on
+// the way is closed; a step that opens no menu says so rather than listing
+// "none" as the items there.
+TEST_F(SpecialistsTest, AMenuPathToAGreyedItemOrThroughAnItemFailsSayingWhy) {
+  auto app = test::LaunchApp(desktop(), Toolkit::kGtk3, Named("greyed-fixture"));
+  ASSERT_NE(app, nullptr);
+  const std::string name = app->app_name();
+  ASSERT_TRUE(app->Command("disable-save").ok());
+  {
+    auto lease = Hands();
+    MenuRequest r;
+    r.app = name;
+    r.steps = *ParseMenuPath("File > Save");
+    const auto start = std::chrono::steady_clock::now();
+    auto greyed = WalkMenuPath(lease, r);
+    const auto took = std::chrono::steady_clock::now() - start;
+    ASSERT_FALSE(greyed.ok());
+    EXPECT_EQ(greyed.error().code, ErrorCode::kUnsupported);
+    EXPECT_NE(greyed.error().message.find("\"Save\" under \"File\" is disabled"),
+              std::string::npos)
+        << greyed.error().message;
+    EXPECT_LT(took, r.timeout) << "no wait for an item that cannot become enabled while open";
+  }
+  EXPECT_TRUE(test::WaitUntil([&] { return !MenuOpen(name); }, milliseconds(5000)));
+  {
+    auto lease = Hands();
+    MenuRequest r;
+    r.app = name;
+    r.steps = *ParseMenuPath("File > New > Thing");
+    r.timeout = milliseconds(1000);
+    auto through = WalkMenuPath(lease, r);
+    ASSERT_FALSE(through.ok());
+    EXPECT_NE(through.error().message.find("\"New\" was clicked and showed no items"),
+              std::string::npos)
+        << through.error().message;
+    EXPECT_EQ(through.error().message.find("the items there"), std::string::npos)
+        << through.error().message;
+  }
+  EXPECT_TRUE(test::WaitUntil([&] { return !MenuOpen(name); }, milliseconds(5000)));
+}
+
 TEST_F(SpecialistsTest, AShortcutIsPressedByItsActionsName) {
   auto app = test::LaunchApp(desktop(), Toolkit::kGtk3, Named("keys-fixture"));
   ASSERT_NE(app, nullptr);
