@@ -35,6 +35,14 @@ bool IsMenuLike(Role role) {
 
 bool Showing(const Node& n) { return n.Has(State::kShowing) && !n.id.empty(); }
 
+// A plain item: one that runs a command and opens no menu (GTK 3 and Qt
+// give an item with a submenu the role menu, with the submenu as its child).
+bool LeafItem(const Node& n) {
+  const bool item = n.role == Role::kMenuItem || n.role == Role::kCheckMenuItem ||
+                    n.role == Role::kRadioMenuItem;
+  return item && n.children.empty() && !n.Has(State::kExpandable);
+}
+
 // Greyed out by its toolkit: an item, or a submenu, whose own state lacks
 // "enabled" (core/node.h KnownDisabled; a submenu is no interactive role).
 bool Greyed(const Node& n) {
@@ -190,12 +198,15 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
   struct View {
     std::vector<std::pair<std::string, std::string>> matches;  // ID, name; greyed ones left out
     int greyed = 0;  // elements named `step` that are greyed out
+    int items = 0;   // of the matches, plain items that open no menu (LeafItem)
     std::string names;
     bool empty = true;  // nothing at all shows at this level
     std::set<std::string> shown;
   };
+  // `leaves_skipped`: the step is not the last, so an item that opens no
+  // menu is not one of its matches (clicking it would run its command).
   auto look = [&](size_t i, const std::string& opened, const std::set<std::string>& before,
-                  const std::string& step, bool wait) -> Result<View> {
+                  const std::string& step, bool wait, bool leaves_skipped) -> Result<View> {
     const auto deadline = Clock::now() + request.timeout;
     while (true) {
       auto now = lease.observer->Observe(observe);
@@ -211,6 +222,8 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
       for (const Node* n : PickAll(items, step)) {
         if (Greyed(*n)) {
           ++view.greyed;
+        } else if (leaves_skipped && LeafItem(*n)) {
+          ++view.items;
         } else {
           view.matches.push_back({n->id, n->name});
         }
@@ -218,7 +231,8 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
       // The first level is there at once; the others appear as the app
       // draws them. A greyed item will not become enabled while its menu
       // is open: no waiting for it.
-      if (!view.matches.empty() || view.greyed > 0 || !wait || Clock::now() >= deadline) {
+      if (!view.matches.empty() || view.greyed > 0 || view.items > 0 || !wait ||
+          Clock::now() >= deadline) {
         view.names = Names(items);
         view.empty = items.empty();
         view.shown = ShownIds(*app);
@@ -237,7 +251,7 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
   for (size_t i = 0; i < request.steps.size(); ++i) {
     const std::string& step = request.steps[i];
     const bool last = i + 1 == request.steps.size();
-    auto view = look(i, opened_id, shown_before, step, i > 0);
+    auto view = look(i, opened_id, shown_before, step, i > 0, !last);
     if (!view.ok()) return fail(view.error());
     if (view->matches.empty()) {
       const std::string where =
@@ -248,6 +262,14 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
                                   " is disabled (its application greys it out): nothing was "
                                   "chosen and the menus opened were closed. Do what enables it "
                                   "first"));
+      }
+      if (view->items > 0) {
+        return fail(MakeError(ErrorCode::kInvalidArgument,
+                              "menu: \"" + step + "\" " + where +
+                                  " is an item, not a menu: nothing was clicked (the path goes "
+                                  "on under it with \"" +
+                                  request.steps[i + 1] + "\"). End the path at \"" + step +
+                                  "\" to choose it"));
       }
       if (i > 0 && view->empty) {
         return fail(MakeError(
@@ -279,7 +301,8 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
       // holds the next step.
       bool fits = last || view->matches.size() == 1;
       if (!fits) {
-        auto next = look(i + 1, id, view->shown, request.steps[i + 1], true);
+        auto next = look(i + 1, id, view->shown, request.steps[i + 1], true,
+                         i + 2 < request.steps.size());
         fits = next.ok() && !next->matches.empty();
         if (next.ok()) next_names = next->names;
       }

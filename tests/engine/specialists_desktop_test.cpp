@@ -186,8 +186,9 @@ TEST_F(SpecialistsTest, AMenuPathIsWalkedAndAMissingStepListsWhatIsThere) {
 }
 
 // A greyed-out item is refused at once, naming it, and the menu opened on
-// the way is closed; a step that opens no menu says so rather than listing
-// "none" as the items there.
+// the way is closed; a plain item in the middle of a path is not clicked
+// (its command would run) and the error says it is no menu; a step that
+// opened nothing says so.
 TEST_F(SpecialistsTest, AMenuPathToAGreyedItemOrThroughAnItemFailsSayingWhy) {
   auto app = test::LaunchApp(desktop(), Toolkit::kGtk3, Named("greyed-fixture"));
   ASSERT_NE(app, nullptr);
@@ -217,13 +218,30 @@ TEST_F(SpecialistsTest, AMenuPathToAGreyedItemOrThroughAnItemFailsSayingWhy) {
     r.timeout = milliseconds(1000);
     auto through = WalkMenuPath(lease, r);
     ASSERT_FALSE(through.ok());
-    EXPECT_NE(through.error().message.find("\"New\" was clicked and showed no items"),
+    EXPECT_EQ(through.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_NE(through.error().message.find("\"New\" under \"File\" is an item, not a menu: "
+                                           "nothing was clicked"),
               std::string::npos)
-        << through.error().message;
-    EXPECT_EQ(through.error().message.find("the items there"), std::string::npos)
         << through.error().message;
   }
   EXPECT_TRUE(test::WaitUntil([&] { return !MenuOpen(name); }, milliseconds(5000)));
+  EXPECT_EQ(*app->Command("status"), "Not logged in") << "File > New did not run";
+  {
+    // A button opens what it opens: one that opened nothing says so,
+    // rather than "the items there: none".
+    auto lease = Hands();
+    MenuRequest r;
+    r.app = name;
+    r.steps = *ParseMenuPath("Login > Thing");
+    r.timeout = milliseconds(1000);
+    auto nothing = WalkMenuPath(lease, r);
+    ASSERT_FALSE(nothing.ok());
+    EXPECT_NE(nothing.error().message.find("\"Login\" was clicked and showed no items"),
+              std::string::npos)
+        << nothing.error().message;
+    EXPECT_EQ(nothing.error().message.find("the items there"), std::string::npos)
+        << nothing.error().message;
+  }
 }
 
 TEST_F(SpecialistsTest, AShortcutIsPressedByItsActionsName) {
