@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/app_name.h"
 #include "core/ascii.h"
 #include "core/clock.h"
 #include "core/diff.h"
@@ -554,6 +555,15 @@ Result<const Node*> Executor::Recall(const std::string& id) {
   auto holding = learner->Holding(id);
   if (!holding.ok() || !*holding) return nullptr;
   const AppSignature& sig = **holding;
+  if (FindAppNode(plan_.snapshot.roots, sig.app) == nullptr) {
+    // No window of it can be opened: the app itself is gone.
+    return MakeError(ErrorCode::kStale,
+                     "element " + id + " is a target learned in " + sig.app + "'s window \"" +
+                         sig.title_pattern + "\", and " + sig.app +
+                         " is not running now (no application of that name on this desktop: "
+                         "it exited or was never started here). Launch it (app_launch), open "
+                         "that window, then act");
+  }
   return MakeError(ErrorCode::kStale,
                    "element " + id + " is a target learned in " + sig.app + "'s window \"" +
                        sig.title_pattern +

@@ -223,6 +223,16 @@ TEST_F(LearnerTest, ATaughtTargetIsClickedByItsIdWhereItsWindowIsNow) {
   EXPECT_EQ(gone.error().code, ErrorCode::kStale);
   EXPECT_NE(gone.error().message.find("learned in bench's window \"Main\""), std::string::npos)
       << gone.error().message;
+  EXPECT_NE(gone.error().message.find("which is not on screen now"), std::string::npos)
+      << gone.error().message;
+
+  // The app itself gone: no window of it can be opened, and the error says so.
+  fake_->apps().clear();
+  auto exited = act();
+  ASSERT_FALSE(exited.ok());
+  EXPECT_EQ(exited.error().code, ErrorCode::kStale);
+  EXPECT_NE(exited.error().message.find("bench is not running now"), std::string::npos)
+      << exited.error().message;
 }
 
 TEST_F(LearnerTest, TargetsAreKeptPerToolkitOfTheApp) {
