@@ -339,6 +339,7 @@ class Executor {
   Status ReplaceByInput(Verifier& verifier);
   Status JudgeText(const Verifier& verifier);
   void JudgeToggle();
+  void JudgeQuiet();
   std::string WhyTextUnread() const;
   ActionOutcome Outcome(const std::string& error) const;
 
@@ -1303,6 +1304,37 @@ void Executor::JudgeToggle() {
              v.reason + ")";
 }
 
+// "none" only when nothing happened. A push button of the tree, enabled and
+// pressed, that showed nothing may still have done its work: a calculator's
+// operator key shows nothing until the next digit. Text typed where nothing
+// reads it back, with no change seen, cannot be told either: a caret's
+// blink can mask the very pixels it went to. Both are "unverified", saying
+// why, so that an agent looks before it presses or types again.
+void Executor::JudgeQuiet() {
+  if (!result_.verification || !result_.performed) return;
+  Verification& v = *result_.verification;
+  if (v.effect != "none") return;
+  const ActionRequest& r = request_;
+  const Node* t = plan_.target ? &*plan_.target : nullptr;
+  const bool pressed = r.kind == ActionKind::kClick && r.button == MouseButton::kLeft &&
+                       r.count == 1 && t != nullptr && t->role == Role::kButton &&
+                       (t->source == Source::kAx || t->source == Source::kMerged) &&
+                       t->Has(State::kEnabled);
+  const bool typed_unread = r.kind == ActionKind::kTypeText && !plan_.expect_value &&
+                            (plan_.path == Path::kXTest || plan_.path == Path::kSetText);
+  if (pressed) {
+    v.effect = "unverified";
+    v.reason = Describe(*t) + " was pressed and " + v.reason +
+               ": a button's effect can be inside the app or show later (an operator key shows "
+               "nothing until the next one); look before pressing it again";
+  } else if (typed_unread) {
+    v.effect = "unverified";
+    v.reason = "typed text where nothing reads it back, and " + v.reason +
+               ": whether it arrived cannot be told (a caret can hide the change); read the "
+               "field (read_text) before typing again";
+  }
+}
+
 // A click on an element its own tree marks disabled does nothing: a Save
 // button clicked a moment after a file name was typed, while still
 // disabled, saved nothing. The click waits until the element is enabled,
@@ -1761,6 +1793,7 @@ Result<ActionResult> Executor::Run() {
   Status checked = CheckText(verifier);
   if (checked.ok()) checked = JudgeText(verifier);
   JudgeToggle();
+  JudgeQuiet();
   if (!checked.ok()) {
     action.Record(Outcome(checked.error().message));
     return checked.error();

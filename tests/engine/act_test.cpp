@@ -130,6 +130,32 @@ TEST_F(ActTest, AClickOnAnInertLabelSaysNone) {
   EXPECT_EQ(gate_->entries()[0].action.points, std::vector<Point>{(Point{140, 110})});
 }
 
+// "none" only when nothing happened: a button that was pressed and showed
+// nothing may have done its work out of sight (a calculator's operator key),
+// and text typed where nothing reads it back may have arrived under a caret.
+// uiscope cannot tell, so it says so; an inert label stays "none" (above).
+TEST_F(ActTest, APressThatShowsNothingOrTextNothingReadsIsUnverifiedNotNone) {
+  auto pressed = Act(Click(Id(Role::kButton, "Login")));
+  ASSERT_TRUE(pressed.ok()) << pressed.error().message;
+  EXPECT_EQ(pressed->via, "accessibility");
+  EXPECT_EQ(pressed->verification->effect, "unverified") << FormatActionResult(*pressed);
+  EXPECT_NE(pressed->verification->reason.find("was pressed and nothing changed"),
+            std::string::npos)
+      << pressed->verification->reason;
+  EXPECT_EQ(gate_->entries().back().outcome.effect, "unverified");
+
+  ActionRequest typed;
+  typed.kind = ActionKind::kTypeText;
+  typed.text = "37";
+  typed.verify.settle = std::chrono::milliseconds(60);
+  auto r = Act(typed);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->via, "xtest");
+  EXPECT_EQ(r->verification->effect, "unverified") << FormatActionResult(*r);
+  EXPECT_NE(r->verification->reason.find("cannot be told"), std::string::npos)
+      << r->verification->reason;
+}
+
 TEST_F(ActTest, PixelsChangingAtTheTargetAreAnEffectWhenTheTreeIsBlind) {
   input_->on_event = [&](const std::string& e) {
     if (e.starts_with("click")) capture_->Fill(Rect{110, 100, 60, 20}, 255, 0, 0);
