@@ -70,6 +70,62 @@ def file_absent(name):
     return check
 
 
+def directory(name):
+    """A folder of this name exists (not a file)."""
+    def check(ctx):
+        path = _path(ctx, name)
+        if not os.path.exists(path):
+            return False, "%s does not exist" % name
+        if not os.path.isdir(path):
+            return False, "%s is not a folder" % name
+        return True, "%s is a folder" % name
+    return check
+
+
+# -- text documents -----------------------------------------------------------
+
+def odt_paragraphs(path):
+    """The paragraphs and headings of an .odt file's body, in order, as text
+    (a tab or a line break inside a paragraph as \\t or \\n)."""
+    with zipfile.ZipFile(path) as z:
+        root = ET.fromstring(z.read("content.xml"))
+    t = "{%s}" % _NS["text"]
+
+    def text_of(e):
+        out = e.text or ""
+        for child in e:
+            tag = child.tag
+            if tag == t + "s":
+                out += " " * int(child.get(t + "c", "1"))
+            elif tag == t + "tab":
+                out += "\t"
+            elif tag == t + "line-break":
+                out += "\n"
+            else:
+                out += text_of(child)
+            out += child.tail or ""
+        return out
+    body = root.find("office:body", _NS)
+    return [text_of(e) for e in body.iter() if e.tag in (t + "p", t + "h")]
+
+
+def document_text(name, expected):
+    """The text document (.odt) holds exactly these paragraphs, in order."""
+    def check(ctx):
+        path = _path(ctx, name)
+        if not _wait_for_file(path, 3):
+            return False, "%s does not exist" % name
+        try:
+            got = odt_paragraphs(path)
+        except (zipfile.BadZipFile, ET.ParseError, KeyError, OSError, AttributeError) as e:
+            return False, "%s cannot be read as a text document: %s" % (name, e)
+        if got != list(expected):
+            return False, "%s has the paragraphs %s, want %s" % (
+                name, _show(got, 160), _show(list(expected), 160))
+        return True, "%s has the %d paragraphs wanted" % (name, len(got))
+    return check
+
+
 # -- spreadsheets -------------------------------------------------------------
 
 _NS = {

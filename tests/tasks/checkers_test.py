@@ -49,6 +49,21 @@ def write_ods(ctx, name, d3):
         z.writestr("content.xml", CONTENT_XML % d3)
 
 
+ODT_XML = '''<?xml version="1.0" encoding="UTF-8"?>
+<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0">
+<office:body><office:text><text:h>Title</text:h>
+<text:p>Dear <text:s/>Grace,<text:tab/>now</text:p><text:p><text:span>Kind</text:span> regards</text:p>
+</office:text></office:body></office:document-content>
+'''
+
+
+def write_odt(ctx, name):
+    with zipfile.ZipFile(os.path.join(ctx.dir, name), "w") as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+        z.writestr("content.xml", ODT_XML)
+
+
 class CheckerTest(unittest.TestCase):
     def setUp(self):
         self.ctx = Ctx(tempfile.mkdtemp(prefix="checkers-test-"))
@@ -81,6 +96,26 @@ class CheckerTest(unittest.TestCase):
         self.assertPasses(checkers.file_absent("gone.txt"))
         write(self.ctx, "here.txt", "")
         self.assertFails(checkers.file_absent("here.txt"), "still exists")
+
+    def test_directory(self):
+        os.mkdir(os.path.join(self.ctx.dir, "Invoices"))
+        self.assertPasses(checkers.directory("Invoices"))
+        self.assertFails(checkers.directory("Receipts"), "does not exist")
+        write(self.ctx, "plain", "")
+        self.assertFails(checkers.directory("plain"), "is not a folder")
+
+    # -- text documents -------------------------------------------------------
+
+    def test_document_text(self):
+        write_odt(self.ctx, "d.odt")
+        self.assertPasses(checkers.document_text("d.odt", ["Title", "Dear  Grace,\tnow",
+                                                           "Kind regards"]))
+        self.assertFails(checkers.document_text("d.odt", ["Title", "Dear Grace,",
+                                                          "Kind regards"]), "has the paragraphs")
+        self.assertFails(checkers.document_text("d.odt", ["Title"]), "has the paragraphs")
+        self.assertFails(checkers.document_text("none.odt", []), "does not exist")
+        write(self.ctx, "bad.odt", "not a zip")
+        self.assertFails(checkers.document_text("bad.odt", []), "cannot be read")
 
     # -- spreadsheets ---------------------------------------------------------
 
