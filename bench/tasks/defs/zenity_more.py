@@ -1,0 +1,77 @@
+"""More zenity dialogs (GTK 3): a form of several fields, a calendar, a save
+dialog and a checklist. What the person chose is what zenity prints on
+stdout, with exit code 0 for OK."""
+from checkers import stdout_and_exit
+from suite import Task
+
+
+def zenity(*args):
+    return ["{tasks}/capture_output.py", "{dir}/out.txt", "{dir}/rc.txt", "zenity"] + list(args)
+
+
+def saved_path(name):
+    """The save dialog prints the full path it chose: the task's folder + name."""
+    def check(ctx):
+        return stdout_and_exit("out.txt", "rc.txt", ctx.path(name) + "\n", 0)(ctx)
+    return check
+
+
+TASKS = [
+    Task(
+        name="zenity-forms",
+        goal="Sign up Ada Lovelace, ada@example.org, in the dialog's form and confirm.",
+        command=zenity("--forms", "--title=Sign up", "--text=New member",
+                       "--add-entry=First name", "--add-entry=Last name",
+                       "--add-entry=Email"),
+        app="zenity",
+        needs=["zenity"],
+        steps=[
+            "type Ada into the First name field",
+            "type Lovelace into the Last name field",
+            "type ada@example.org into the Email field",
+            "click the button labelled OK",
+        ],
+        check=stdout_and_exit("out.txt", "rc.txt", "Ada|Lovelace|ada@example.org\n", 0),
+    ),
+    Task(
+        name="zenity-calendar",
+        goal="Pick 15 March 2027 in the calendar dialog and confirm.",
+        command=zenity("--calendar", "--title=Delivery date", "--text=Pick the delivery day",
+                       "--day=1", "--month=3", "--year=2027", "--date-format=%Y-%m-%d"),
+        app="zenity",
+        needs=["zenity"],
+        steps=[
+            "click 15",
+            "click the button labelled OK",
+        ],
+        check=stdout_and_exit("out.txt", "rc.txt", "2027-03-15\n", 0),
+    ),
+    Task(
+        name="zenity-file-save",
+        goal="In the save dialog, name the export report.csv in the task's folder and confirm.",
+        command=zenity("--file-selection", "--save", "--title=Export report",
+                       "--filename={dir}/"),
+        app="zenity",
+        needs=["zenity"],
+        steps=[
+            "type report.csv into the Name field",
+            "click the button labelled OK",
+        ],
+        check=saved_path("report.csv"),
+    ),
+    Task(
+        name="zenity-checklist",
+        goal="Choose olives and basil as the pizza toppings and confirm.",
+        command=zenity("--list", "--checklist", "--title=Toppings", "--text=Pick toppings",
+                       "--column=Pick", "--column=Topping", "--separator=,",
+                       "FALSE", "Cheese", "FALSE", "Olives", "FALSE", "Ham", "FALSE", "Basil"),
+        app="zenity",
+        needs=["zenity"],
+        steps=[
+            "tick Olives",
+            "tick Basil",
+            "click the button labelled OK",
+        ],
+        check=stdout_and_exit("out.txt", "rc.txt", "Olives,Basil\n", 0),
+    ),
+]
