@@ -33,4 +33,31 @@ TASKS = [
         ],
         check=atspi_text("kcalc", "42", exact=True),
     ),
+    Task(
+        name="gnome-calculator-divide",
+        goal="Work out 96 ÷ 8 with the calculator's buttons.",
+        command=["gnome-calculator"],
+        needs=["gnome-calculator"],
+        steps=[
+            "click the button labelled 9",
+            "click the button labelled 6",
+            "click the button labelled ÷",
+            "click the button labelled 8",
+            "click the button labelled =",
+        ],
+        check=atspi_text("gnome-calculator", "12", exact=True),
+    ),
+    Task(
+        name="kcalc-multiply",
+        goal="Work out 9 × 8 with KCalc's buttons.",
+        command=["kcalc"],
+        needs=["kcalc"],
+        steps=[
+            "click the button labelled 9",
+            "click the button labelled ×",
+            "click the button labelled 8",
+            "click the button labelled =",
+        ],
+        check=atspi_text("kcalc", "72", exact=True),
+    ),
 ]

@@ -76,4 +76,20 @@ TASKS = [
         ],
         check=atspi_text("uiscope-fixture-qt5", "Logged in as linus@example.org", exact=True),
     ),
+    Task(
+        name="qt5-volume",
+        goal="Turn the Qt 5 fixture app's volume up to 80.",
+        command=[QT5],
+        needs=[QT5],
+        steps=["set Volume to 80"],
+        check=atspi_text("uiscope-fixture-qt5", "80.0", role="slider", exact=True),
+    ),
+    Task(
+        name="gtk4-add-row",
+        goal="Add a row to the GTK 4 fixture app's list.",
+        command=[GTK4],
+        needs=[GTK4],
+        steps=["click the button labelled Add row"],
+        check=atspi_text("uiscope-fixture-gtk4", "New row 1", exact=True),
+    ),
 ]

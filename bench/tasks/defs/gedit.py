@@ -34,4 +34,23 @@ TASKS = [
         ],
         check=file_bytes("todo.txt", "buy milk\nbuy bread\n"),
     ),
+    Task(
+        name="gedit-replace",
+        goal="In prices.txt, replace every 'EUR' with '€' using gedit's Find and Replace, "
+             "and save.",
+        setup=lambda ctx: ctx.write("prices.txt", "tea 3 EUR\ncake 5 EUR\n"),
+        command=["gedit", "--standalone", "{dir}/prices.txt"],
+        needs=["gedit"],
+        steps=[
+            "keys ctrl+h",
+            "wait for the dialog labelled Find and Replace",
+            "type EUR into the Find field",
+            "type € into the Replace with field",
+            "click the button labelled Replace All",
+            "click the button labelled Close",
+            "keys ctrl+s",
+            "wait 1000 ms",
+        ],
+        check=file_bytes("prices.txt", "tea 3 €\ncake 5 €\n"),
+    ),
 ]

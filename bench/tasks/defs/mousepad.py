@@ -19,4 +19,24 @@ TASKS = [
         ],
         check=file_bytes("meeting.txt", "Meeting at noon", strip_final_newline=True),
     ),
+    Task(
+        name="mousepad-replace",
+        goal="In notes.txt, replace every 'colour' with 'color' using Mousepad's Find and "
+             "Replace, and save.",
+        setup=lambda ctx: ctx.write("notes.txt", "colour red\nno colour here\ncolour blue\n"),
+        command=["mousepad", "--disable-server", "{dir}/notes.txt"],
+        needs=["mousepad"],
+        steps=[
+            "menu Search > Find and Replace…",
+            "wait for the dialog labelled Find and Replace",
+            "type colour into the Search for field",
+            "type color into the Replace with field",
+            "tick Replace all",
+            "click the button labelled Replace",
+            "click the button labelled Close",
+            "keys ctrl+s",
+            "wait 1000 ms",
+        ],
+        check=file_bytes("notes.txt", "color red\nno color here\ncolor blue\n"),
+    ),
 ]

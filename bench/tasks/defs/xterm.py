@@ -31,4 +31,19 @@ TASKS = [
         check=all_of(file_bytes("sorted.txt", "apple\nfig\npear\n"),
                      file_absent("names.txt")),
     ),
+    Task(
+        name="xterm-archive",
+        goal="In the terminal, in the task's folder, move report.txt into a new folder "
+             "archive/2026.",
+        setup=lambda ctx: ctx.write("report.txt", "Q4 figures\n"),
+        command=["xterm", "-geometry", "100x30+60+60"],
+        needs=["xterm"],
+        steps=[
+            "type cd {dir}\\n",
+            "type mkdir -p archive/2026 && mv report.txt archive/2026/\\n",
+            "type exit\\n",
+        ],
+        check=all_of(file_bytes("archive/2026/report.txt", "Q4 figures\n"),
+                     file_absent("report.txt")),
+    ),
 ]
