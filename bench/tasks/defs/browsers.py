@@ -25,7 +25,25 @@ PAGE = '''<!doctype html>
 '''
 
 
-def serve_form(ctx):
+SURVEY = '''<!doctype html>
+<html><head><meta charset="utf-8"><title>Feedback</title></head>
+<body style="font: 16px sans-serif; margin: 24px">
+<h1>How was your order?</h1>
+<form method="post" action="http://127.0.0.1:%(port)d/submit">
+  <fieldset><legend>Rating</legend>
+    <label><input type="radio" name="rating" value="poor"> Poor</label>
+    <label><input type="radio" name="rating" value="good"> Good</label>
+    <label><input type="radio" name="rating" value="excellent"> Excellent</label>
+  </fieldset>
+  <p><label for="comments">Comments</label><br>
+     <textarea id="comments" name="comments" rows="4" cols="40"></textarea></p>
+  <p><button type="submit">Send feedback</button></p>
+</form>
+</body></html>
+'''
+
+
+def serve_form(ctx, page=PAGE):
     """Starts the task's HTTP server and writes the page that posts to it."""
     posted = ctx.path("posted.txt")
 
@@ -48,7 +66,7 @@ def serve_form(ctx):
     server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     ctx.cleanups.append(server.shutdown)
-    ctx.write("form.html", PAGE % {"port": server.server_address[1]})
+    ctx.write("form.html", page % {"port": server.server_address[1]})
 
 
 STEPS = [
@@ -99,5 +117,23 @@ TASKS = [
         launch_timeout_ms=90000,
         steps=STEPS,
         check=form_post("posted.txt", WANT),
+    ),
+    Task(
+        name="chromium-feedback",
+        goal="On the feedback page open in Chromium, rate the order Excellent with the "
+             "comment 'Fast delivery', and send it.",
+        setup=lambda ctx: serve_form(ctx, SURVEY),
+        command=["chromium", "--no-sandbox", "--no-first-run", "--disable-gpu",
+                 "--user-data-dir={dir}/chromium-profile", "--window-size=1000,700",
+                 "file://{dir}/form.html"],
+        needs=["chromium"],
+        launch_timeout_ms=60000,
+        steps=[
+            "click the radio button labelled Excellent",
+            "type Fast delivery into the Comments field",
+            "click the button labelled Send feedback",
+            "wait 2000 ms",
+        ],
+        check=form_post("posted.txt", {"rating": "excellent", "comments": "Fast delivery"}),
     ),
 ]

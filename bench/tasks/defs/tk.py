@@ -33,8 +33,43 @@ root.mainloop()
 '''
 
 
+SIZES = r'''
+import sys
+import tkinter as tk
+
+root = tk.Tk(className="shirt-form")
+root.title("Shirt order")
+root.geometry("+120+90")
+tk.Label(root, text="Size").grid(row=0, column=0, sticky="nw", padx=10, pady=8)
+size = tk.StringVar(value="Medium")
+for i, s in enumerate(["Small", "Medium", "Large"]):
+    tk.Radiobutton(root, text=s, variable=size, value=s).grid(row=i, column=1, sticky="w")
+tk.Label(root, text="Ship to").grid(row=3, column=0, sticky="nw", padx=10, pady=8)
+cities = tk.Listbox(root, height=4, exportselection=False)
+for c in ["Berlin", "Lisbon", "Oslo", "Vienna"]:
+    cities.insert("end", c)
+cities.grid(row=3, column=1, padx=10, pady=8)
+
+
+def submit():
+    chosen = [cities.get(i) for i in cities.curselection()]
+    print("%s|%s" % (size.get(), ",".join(chosen)))
+    sys.stdout.flush()
+    root.destroy()
+
+
+tk.Button(root, text="Order shirt", command=submit).grid(row=4, column=1, sticky="e",
+                                                          padx=10, pady=10)
+root.mainloop()
+'''
+
+
 def setup(ctx):
     ctx.write("form.py", FORM)
+
+
+def setup_sizes(ctx):
+    ctx.write("form.py", SIZES)
 
 
 TASKS = [
@@ -53,5 +88,19 @@ TASKS = [
             "click the button labelled Place order",
         ],
         check=stdout_and_exit("out.txt", "rc.txt", "Grace Hopper|3|gift\n", 0),
+    ),
+    Task(
+        name="tk-shirt",
+        goal="Order a large shirt shipped to Lisbon in the Tk form.",
+        setup=setup_sizes,
+        command=["{tasks}/capture_output.py", "{dir}/out.txt", "{dir}/rc.txt",
+                 "/usr/bin/python3", "{dir}/form.py"],
+        needs=["py:tkinter"],
+        steps=[
+            "click the radio button labelled Large",
+            "click Lisbon",
+            "click the button labelled Order shirt",
+        ],
+        check=stdout_and_exit("out.txt", "rc.txt", "Large|Lisbon\n", 0),
     ),
 ]
