@@ -44,7 +44,7 @@ UISCOPE_TEST_PACKAGES=(
 # The real-task suite (scripts/tasks only; scripts/test does not install
 # these): apps its tasks drive beyond the test packages above.
 UISCOPE_TASK_PACKAGES=(
-  zenity mousepad yad thunar evince libreoffice-writer
+  zenity mousepad yad thunar evince libreoffice-writer kdialog
 )
 # Training the learned detector (scripts/train-vision only; scripts/test does
 # not install these): the window generators' toolkits, ImageMagick's import for
