@@ -76,11 +76,17 @@ STEPS = [
     "click the button labelled Send delivery",
     "wait 2000 ms",
 ]
+FEEDBACK_STEPS = [
+    "click the radio button labelled Excellent",
+    "type Fast delivery into the Comments field",
+    "click the button labelled Send feedback",
+    "wait 2000 ms",
+]
 WANT = {"recipient": "Ada Lovelace", "colour": "Green", "fragile": "yes"}
 
 
-def firefox_profile(ctx):
-    serve_form(ctx)
+def firefox_profile(ctx, page=PAGE):
+    serve_form(ctx, page)
     os.makedirs(ctx.path("ff-profile"))
     ctx.write("ff-profile/user.js", "\n".join([
         'user_pref("browser.shell.checkDefaultBrowser", false);',
@@ -128,12 +134,19 @@ TASKS = [
                  "file://{dir}/form.html"],
         needs=["chromium"],
         launch_timeout_ms=60000,
-        steps=[
-            "click the radio button labelled Excellent",
-            "type Fast delivery into the Comments field",
-            "click the button labelled Send feedback",
-            "wait 2000 ms",
-        ],
+        steps=FEEDBACK_STEPS,
+        check=form_post("posted.txt", {"rating": "excellent", "comments": "Fast delivery"}),
+    ),
+    Task(
+        name="firefox-feedback",
+        goal="On the feedback page open in Firefox, rate the order Excellent with the "
+             "comment 'Fast delivery', and send it.",
+        setup=lambda ctx: firefox_profile(ctx, SURVEY),
+        command=["firefox-esr", "--no-remote", "--profile", "{dir}/ff-profile",
+                 "--width", "1000", "--height", "700", "file://{dir}/form.html"],
+        needs=["firefox-esr"],
+        launch_timeout_ms=90000,
+        steps=FEEDBACK_STEPS,
         check=form_post("posted.txt", {"rating": "excellent", "comments": "Fast delivery"}),
     ),
 ]

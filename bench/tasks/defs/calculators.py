@@ -60,4 +60,12 @@ TASKS = [
         ],
         check=atspi_text("kcalc", "72", exact=True),
     ),
+    Task(
+        name="gnome-calculator-typed",
+        goal="Work out 12 × 12 by typing it into the calculator.",
+        command=["gnome-calculator"],
+        needs=["gnome-calculator"],
+        steps=["type 12*12\\n"],
+        check=atspi_text("gnome-calculator", "144", exact=True),
+    ),
 ]

@@ -92,4 +92,12 @@ TASKS = [
         steps=["click the button labelled Add row"],
         check=atspi_text("uiscope-fixture-gtk4", "New row 1", exact=True),
     ),
+    Task(
+        name="qt5-add-row",
+        goal="Add a row to the Qt 5 fixture app's list.",
+        command=[QT5],
+        needs=[QT5],
+        steps=["click the button labelled Add row"],
+        check=atspi_text("uiscope-fixture-qt5", "New row 1", exact=True),
+    ),
 ]

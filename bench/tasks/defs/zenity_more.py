@@ -74,4 +74,42 @@ TASKS = [
         ],
         check=stdout_and_exit("out.txt", "rc.txt", "Olives,Basil\n", 0),
     ),
+    Task(
+        name="zenity-text-info",
+        goal="Write 'Call the plumber' in the notes dialog and confirm.",
+        command=zenity("--text-info", "--editable", "--title=Notes"),
+        app="zenity",
+        needs=["zenity"],
+        steps=[
+            "type Call the plumber",
+            "click the button labelled OK",
+        ],
+        check=stdout_and_exit("out.txt", "rc.txt", "Call the plumber", 0),
+    ),
+    Task(
+        name="zenity-password",
+        goal="Log in as ada with the password s3cret in the dialog.",
+        command=zenity("--password", "--username", "--title=Log in"),
+        app="zenity",
+        needs=["zenity"],
+        steps=[
+            "type ada into the Username field",
+            "type s3cret into the Password field",
+            "click the button labelled OK",
+        ],
+        check=stdout_and_exit("out.txt", "rc.txt", "ada|s3cret\n", 0),
+    ),
+    Task(
+        name="zenity-colour",
+        goal="Pick the colour #00ff00 (pure green) in the colour dialog and confirm.",
+        command=zenity("--color-selection", "--title=Label colour", "--color=#ff0000"),
+        app="zenity",
+        needs=["zenity"],
+        steps=[
+            "replace the text of the Color Name field with #00ff00",
+            "keys Return",
+            "click the button labelled Select",
+        ],
+        check=stdout_and_exit("out.txt", "rc.txt", "rgb(0,255,0)\n", 0),
+    ),
 ]
