@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "core/app_name.h"
@@ -21,6 +22,7 @@
 #include "engine/perceive.h"
 #include "engine/pixel_ids.h"
 #include "engine/privacy.h"
+#include "engine/said_notes.h"
 #include "platform/windows_from_pixels.h"
 
 namespace uiscope {
@@ -316,6 +318,8 @@ class Executor {
  private:
   Status Validate();
   Result<Snapshot> ObserveFor(const std::string& id, int pid_hint, bool include_hidden = false);
+  void NoteObservation(std::vector<std::string> warnings);
+  void NoteSaidBefore();
   const Node* FindPixelId(const std::string& id);
   const Node* AtRememberedPlace(const RememberedPlace& place);
   const Node* PerceiveAgain(const std::string& id, const PixelIdOrigin& origin);
@@ -346,6 +350,10 @@ class Executor {
   Workspace::Lease& lease_;
   const ActionRequest& request_;
   Plan plan_;
+  // The observation warnings this call has noted, and how many of them
+  // were said before on this desktop and left out (engine/said_notes.h).
+  std::set<std::string> observation_notes_;
+  int said_before_ = 0;
   ActionResult result_;
   std::optional<ElementCapabilities> caps_;
   std::vector<WindowInfo> windows_;
@@ -447,8 +455,29 @@ Result<Snapshot> Executor::ObserveFor(const std::string& id, int pid_hint, bool 
     obs = observer.Observe(all);
   }
   if (!obs.ok()) return obs.error();
-  for (auto& w : obs->warnings) result_.notes.push_back(std::move(w));
+  NoteObservation(std::move(obs->warnings));
   return std::move(obs->snapshot);
+}
+
+// An observation's warnings go into the result once per call, and once per
+// desktop within the hour (engine/said_notes.h): a note about the app's tree
+// that every call repeats is then counted, not said again.
+void Executor::NoteObservation(std::vector<std::string> warnings) {
+  std::erase_if(warnings, [&](const std::string& w) { return !observation_notes_.insert(w).second; });
+  int left_out = 0;
+  for (std::string& w :
+       SayOnce(SaidNotesFile(SessionStateDir(), lease_.display), warnings, &left_out)) {
+    result_.notes.push_back(std::move(w));
+  }
+  said_before_ += left_out;
+}
+
+void Executor::NoteSaidBefore() {
+  if (said_before_ == 0) return;
+  result_.notes.push_back(std::to_string(said_before_) +
+                          (said_before_ == 1 ? " note about the desktop, said in an earlier call,"
+                                             : " notes about the desktop, said in earlier calls,") +
+                          " left out (observe says them all)");
 }
 
 // An OCR or vision ID an earlier call printed is in no accessibility tree
@@ -1773,6 +1802,7 @@ Result<ActionResult> Executor::Run() {
   result_.decision = decision_;
   if (!action.allowed()) {
     action.Record(Outcome(""));
+    NoteSaidBefore();
     result_.total_ms = MsSince(start);
     return result_;
   }
@@ -1799,6 +1829,7 @@ Result<ActionResult> Executor::Run() {
     return checked.error();
   }
   action.Record(Outcome(""));
+  NoteSaidBefore();
   result_.total_ms = MsSince(start);
   return result_;
 }

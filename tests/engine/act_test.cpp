@@ -14,6 +14,7 @@
 #include "core/ids.h"
 #include "mcp/wire.h"
 #include "platform/windows_from_pixels.h"
+#include "support/desktop_fixture.h"
 #include "support/fake_accessibility.h"
 #include "support/fake_capture.h"
 #include "support/fake_input.h"
@@ -28,6 +29,7 @@ constexpr uint64_t kWindow = 0x400001;
 class ActTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    test::TestStateDir();  // what actions keep goes to a temporary state directory
     auto ax = std::make_unique<test::FakeAccessibility>(
         test::LoadFixtureTree(std::string(UISCOPE_TREE_FIXTURES) + "/form.json"));
     ax_ = ax.get();
@@ -154,6 +156,30 @@ TEST_F(ActTest, APressThatShowsNothingOrTextNothingReadsIsUnverifiedNotNone) {
   EXPECT_EQ(r->verification->effect, "unverified") << FormatActionResult(*r);
   EXPECT_NE(r->verification->reason.find("cannot be told"), std::string::npos)
       << r->verification->reason;
+}
+
+// A note about an app's tree that every observation repeats rides on the
+// first action's result only; later ones count it (observe still says it).
+TEST_F(ActTest, ATreeNoteIsSaidOnTheFirstActionThenCounted) {
+  const std::string note = "form-app (pid 4343): table \"Sheet\" claims 2147483647 children";
+  ax_->tree_notes = {note};
+  auto first = Act(Click(Id(Role::kCheckBox, "Remember me")));
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  auto has = [](const ActionResult& r, const std::string& part) {
+    return std::any_of(r.notes.begin(), r.notes.end(),
+                       [&](const std::string& n) { return n.find(part) != std::string::npos; });
+  };
+  EXPECT_TRUE(has(*first, note)) << FormatActionResult(*first);
+  EXPECT_FALSE(has(*first, "left out")) << FormatActionResult(*first);
+  auto second = Act(Click(Id(Role::kCheckBox, "Remember me")));
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_FALSE(has(*second, note)) << FormatActionResult(*second);
+  EXPECT_TRUE(has(*second, "1 note about the desktop, said in an earlier call, left out"))
+      << FormatActionResult(*second);
+  auto lease = workspace_->Acquire();
+  auto observed = lease->observer->Observe(ObserveRequest{});
+  ASSERT_TRUE(observed.ok());
+  EXPECT_EQ(observed->warnings, std::vector<std::string>{note});
 }
 
 TEST_F(ActTest, PixelsChangingAtTheTargetAreAnEffectWhenTheTreeIsBlind) {

@@ -208,6 +208,8 @@ class FakeAccessibility final : public Accessibility {
   // spends the request's timeout (counted in waited_ms, not slept) and
   // leaves it out as not answering; Probe finds it silent.
   std::set<int> hung;
+  // Said with every tree, as a backend says what it cut of an app's tree.
+  std::vector<std::string> tree_notes;
   int64_t waited_ms = 0;
   // Probe calls made, one line each: "probe gedit:silent".
   std::vector<std::string> probes;
@@ -240,6 +242,7 @@ class FakeAccessibility final : public Accessibility {
     requests_.push_back(request);
     if (before_tree) before_tree(*this);
     TreeResult result;
+    result.warnings = tree_notes;
     for (const Node& a : apps_) {
       if (request.pid != 0 && a.pid != request.pid) continue;
       if (!request.app_name.empty() && a.name != request.app_name) continue;
