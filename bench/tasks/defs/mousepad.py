@@ -24,7 +24,10 @@ TASKS = [
         goal="In notes.txt, replace every 'colour' with 'color' using Mousepad's Find and "
              "Replace, and save.",
         setup=lambda ctx: ctx.write("notes.txt", "colour red\nno colour here\ncolour blue\n"),
-        command=["mousepad", "--disable-server", "{dir}/notes.txt"],
+        # Mousepad keeps its search options in GSettings, shared by every run:
+        # a fresh in-memory store gives each run the same starting dialog.
+        command=["env", "GSETTINGS_BACKEND=memory", "mousepad", "--disable-server",
+                 "{dir}/notes.txt"],
         needs=["mousepad"],
         steps=[
             "menu Search > Find and Replace…",
