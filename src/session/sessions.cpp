@@ -1,7 +1,9 @@
 #include "session/sessions.h"
 
+#include <atomic>
 #include <filesystem>
 #include <future>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -73,10 +75,10 @@ SessionHealth ProbeX11(const DesktopInfo& info, Clock::time_point deadline) {
   return h;
 }
 
-// A VNC desktop: the RFB handshake and a full frame, then the windows found
-// from its title bars, titled by OCR.
+// A VNC desktop: the RFB handshake and a full frame (then `*answered`),
+// then the windows found from its title bars, titled by OCR.
 SessionHealth ProbeVnc(const DesktopInfo& info, Clock::time_point deadline,
-                       const TitleReaderFactory& title_reader) {
+                       const TitleReaderFactory& title_reader, std::atomic<bool>* answered) {
   auto address = ParseVncAddress(info.url);
   if (!address.ok()) return Unreachable(address.error().message);
   VncOptions options;
@@ -86,6 +88,7 @@ SessionHealth ProbeVnc(const DesktopInfo& info, Clock::time_point deadline,
   options.reconnect = false;
   auto desktop = OpenVncDesktop(*address, options, title_reader ? title_reader() : TitleReader());
   if (!desktop.ok()) return Unreachable(desktop.error().message);
+  answered->store(true);
   auto windows = (*desktop)->windows().ListWindows();
   if (!windows.ok()) return Unreachable(windows.error().message);
   SessionHealth h;
@@ -98,8 +101,10 @@ SessionHealth ProbeVnc(const DesktopInfo& info, Clock::time_point deadline,
   return h;
 }
 
+// `*answered` is set once the desktop has answered (VNC: before its titles
+// are read), so a probe cut off after that is still "connected".
 SessionHealth ProbeOne(const DesktopInfo& info, std::chrono::milliseconds deadline,
-                       const TitleReaderFactory& title_reader) {
+                       const TitleReaderFactory& title_reader, std::atomic<bool>* answered) {
   const Clock::time_point start = Clock::now();
   SessionHealth h;
   if (info.backend == "x11" && !info.alive) {
@@ -108,7 +113,7 @@ SessionHealth ProbeOne(const DesktopInfo& info, std::chrono::milliseconds deadli
   } else if (!info.alive) {  // a VNC address where nothing listens
     h = Unreachable(info.problem);
   } else if (info.backend == "vnc") {
-    h = ProbeVnc(info, start + deadline, title_reader);
+    h = ProbeVnc(info, start + deadline, title_reader, answered);
   } else {
     h = ProbeX11(info, start + deadline);
   }
@@ -132,9 +137,14 @@ std::vector<SessionHealth> ProbeSessions(const std::vector<DesktopInfo>& session
   // state outlives this call.
   std::vector<std::future<SessionHealth>> results;
   std::vector<std::thread> threads;
+  // Shared with the probe's thread, which may outlive this call.
+  std::vector<std::shared_ptr<std::atomic<bool>>> answered;
   for (const DesktopInfo& info : sessions) {
-    std::packaged_task<SessionHealth()> probe(
-        [info, deadline, title_reader] { return ProbeOne(info, deadline, title_reader); });
+    auto flag = std::make_shared<std::atomic<bool>>(false);
+    answered.push_back(flag);
+    std::packaged_task<SessionHealth()> probe([info, deadline, title_reader, flag] {
+      return ProbeOne(info, deadline, title_reader, flag.get());
+    });
     results.push_back(probe.get_future());
     threads.emplace_back(std::move(probe));
   }
@@ -145,8 +155,15 @@ std::vector<SessionHealth> ProbeSessions(const std::vector<DesktopInfo>& session
       threads[i].join();
     } else {
       threads[i].detach();
-      SessionHealth h = Unreachable("no answer within " + std::to_string(deadline.count()) +
-                                    " ms (a stopped or hung server?)");
+      SessionHealth h;
+      if (answered[i]->load()) {
+        // It answered; reading what it shows took longer.
+        h.health = "connected";
+        h.apps_read = false;
+      } else {
+        h = Unreachable("no answer within " + std::to_string(deadline.count()) +
+                        " ms (a stopped or hung server?)");
+      }
       h.width = sessions[i].width;
       h.height = sessions[i].height;
       out.push_back(std::move(h));
@@ -160,6 +177,7 @@ nlohmann::json SessionJson(const DesktopInfo& info, const SessionHealth& health)
   j["health"] = health.health;
   if (!health.error.empty()) j["error"] = health.error;
   j["apps"] = health.apps;
+  if (!health.apps_read) j["apps_read"] = false;
   j["width"] = health.width;
   j["height"] = health.height;
   return j;
@@ -173,7 +191,9 @@ std::string SessionLine(const DesktopInfo& info, const SessionHealth& health) {
   // always used for it.
   if (!health.error.empty())
     line += (health.health == "stale" ? " (DEAD: " : " (") + health.error + ")";
-  if (health.health == "connected") {
+  if (health.health == "connected" && !health.apps_read) {
+    line += "  apps: not read in time (ask again)";
+  } else if (health.health == "connected") {
     line += "  apps: ";
     if (health.apps.empty()) line += "none";
     for (size_t i = 0; i < health.apps.size(); ++i) {

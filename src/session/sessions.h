@@ -34,6 +34,11 @@ struct SessionHealth {
   // bus's order. VNC: the titles of the windows found from its pixels
   // (title bars), bottom to top; "" for a bar whose title was not read.
   std::vector<std::string> apps;
+  // False when it answered but its apps were not listed within the deadline
+  // (VNC: the windows' titles are read by OCR after the frame came, and a
+  // loaded machine can take longer than the server did): `apps` is then
+  // empty and says nothing.
+  bool apps_read = true;
   // Screen pixels as the probe found them (VNC: the framebuffer); the
   // record's when not connected.
   int width = 0;

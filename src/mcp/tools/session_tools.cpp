@@ -46,6 +46,9 @@ json ListedSessionSchema() {
   s["properties"]["health"] = {{"enum", {"connected", "unreachable", "stale"}}};
   s["properties"]["error"] = String("why not connected");
   s["properties"]["apps"] = {{"type", "array"}, {"items", {{"type", "string"}}}};
+  s["properties"]["apps_read"] = {
+      {"type", "boolean"},
+      {"description", "false: it answered, but its apps were not listed in time (apps is empty)"}};
   return s;
 }
 
