@@ -388,6 +388,14 @@ def stdout_and_exit(out_name, rc_name, stdout, exit_code=0, timeout_s=10):
     return check
 
 
+
+def stdout_is_path(name):
+    """A save dialog printed the full path it chose, the task's folder + `name`,
+    and exited with 0 (captured as stdout_and_exit reads it)."""
+    def check(ctx):
+        return stdout_and_exit("out.txt", "rc.txt", ctx.path(name) + "\n", 0)(ctx)
+    return check
+
 def form_post(name, expected, timeout_s=5):
     """The form the page posted to the task's own HTTP server (which wrote the
     body to `name`) has these fields."""

@@ -80,6 +80,13 @@ class Task:
         return [s.replace("{dir}", ctx.dir) for s in self.steps]
 
 
+def captured(*argv):
+    """The command that runs `argv` with its stdout kept in out.txt and its
+    exit code in rc.txt of the task's folder (capture_output.py; the launch
+    policy refuses shells), for checkers.stdout_and_exit."""
+    return ["{tasks}/capture_output.py", "{dir}/out.txt", "{dir}/rc.txt"] + list(argv)
+
+
 def load_tasks():
     """Every task of every module in defs/, in module then definition order."""
     import defs  # noqa: the package next to this file

@@ -1,20 +1,13 @@
 """kdialog (Qt 5, KDE Frameworks): an input box, a combo box, a checklist and a
 save dialog. What the person chose is what kdialog prints on stdout, with
 exit code 0 for OK."""
-from checkers import stdout_and_exit
-from suite import Task
+from checkers import stdout_and_exit, stdout_is_path
+from suite import Task, captured
 
 
 def kdialog(*args):
-    return (["{tasks}/capture_output.py", "{dir}/out.txt", "{dir}/rc.txt", "kdialog"] +
-            list(args))
+    return captured("kdialog", *args)
 
-
-def saved_path(name):
-    """The save dialog prints the full path it chose: the task's folder + name."""
-    def check(ctx):
-        return stdout_and_exit("out.txt", "rc.txt", ctx.path(name) + "\n", 0)(ctx)
-    return check
 
 
 TASKS = [
@@ -69,6 +62,6 @@ TASKS = [
             "type budget.csv into the Name field",
             "click the button labelled Save",
         ],
-        check=saved_path("budget.csv"),
+        check=stdout_is_path("budget.csv"),
     ),
 ]

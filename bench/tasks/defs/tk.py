@@ -2,7 +2,7 @@
 is). The form prints what was submitted on stdout and exits; the checker
 reads that stdout and the exit code."""
 from checkers import stdout_and_exit
-from suite import Task
+from suite import Task, captured
 
 FORM = r'''
 import sys
@@ -77,8 +77,7 @@ TASKS = [
         name="tk-order",
         goal="Place an order for Grace Hopper, quantity 3, gift wrapped.",
         setup=setup,
-        command=["{tasks}/capture_output.py", "{dir}/out.txt", "{dir}/rc.txt",
-                 "/usr/bin/python3", "{dir}/form.py"],
+        command=captured("/usr/bin/python3", "{dir}/form.py"),
         needs=["py:tkinter"],
         quick=True,
         steps=[
@@ -93,8 +92,7 @@ TASKS = [
         name="tk-shirt",
         goal="Order a large shirt shipped to Lisbon in the Tk form.",
         setup=setup_sizes,
-        command=["{tasks}/capture_output.py", "{dir}/out.txt", "{dir}/rc.txt",
-                 "/usr/bin/python3", "{dir}/form.py"],
+        command=captured("/usr/bin/python3", "{dir}/form.py"),
         needs=["py:tkinter"],
         steps=[
             "click the radio button labelled Large",

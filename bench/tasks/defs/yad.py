@@ -1,16 +1,15 @@
 """yad (GTK 3): a form with a text field, a number and a check box; yad
 prints the values on stdout, separated by |, with exit code 0 for OK."""
 from checkers import stdout_and_exit
-from suite import Task
+from suite import Task, captured
 
 TASKS = [
     Task(
         name="yad-form",
         goal="Register Ada, aged 36, as a member in the form, and confirm.",
-        command=["{tasks}/capture_output.py", "{dir}/out.txt", "{dir}/rc.txt", "yad",
-                 "--form", "--title=Club", "--text=Register a person",
-                 "--field=Name", "--field=Age:NUM", "--field=Member:CHK",
-                 "", "30", "FALSE"],
+        command=captured("yad", "--form", "--title=Club", "--text=Register a person",
+                         "--field=Name", "--field=Age:NUM", "--field=Member:CHK", "", "30",
+                         "FALSE"),
         app="yad",
         needs=["yad"],
         steps=[

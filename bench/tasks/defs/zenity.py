@@ -1,11 +1,11 @@
 """zenity dialogs (GTK 3): what the person chose is what zenity prints on
 stdout, with exit code 0 for OK."""
 from checkers import stdout_and_exit
-from suite import Task
+from suite import Task, captured
 
 
 def zenity(*args):
-    return ["{tasks}/capture_output.py", "{dir}/out.txt", "{dir}/rc.txt", "zenity"] + list(args)
+    return captured("zenity", *args)
 
 
 TASKS = [

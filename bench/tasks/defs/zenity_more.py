@@ -1,19 +1,13 @@
 """More zenity dialogs (GTK 3): a form of several fields, a calendar, a save
 dialog and a checklist. What the person chose is what zenity prints on
 stdout, with exit code 0 for OK."""
-from checkers import stdout_and_exit
-from suite import Task
+from checkers import stdout_and_exit, stdout_is_path
+from suite import Task, captured
 
 
 def zenity(*args):
-    return ["{tasks}/capture_output.py", "{dir}/out.txt", "{dir}/rc.txt", "zenity"] + list(args)
+    return captured("zenity", *args)
 
-
-def saved_path(name):
-    """The save dialog prints the full path it chose: the task's folder + name."""
-    def check(ctx):
-        return stdout_and_exit("out.txt", "rc.txt", ctx.path(name) + "\n", 0)(ctx)
-    return check
 
 
 TASKS = [
@@ -57,7 +51,7 @@ TASKS = [
             "type report.csv into the Name field",
             "click the button labelled OK",
         ],
-        check=saved_path("report.csv"),
+        check=stdout_is_path("report.csv"),
     ),
     Task(
         name="zenity-checklist",
