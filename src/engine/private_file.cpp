@@ -10,13 +10,15 @@
 
 namespace uiscope {
 
+void MakePrivateDir(const std::string& dir) {
+  if (dir.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  ::chmod(dir.c_str(), 0700);
+}
+
 Status WritePrivateFile(const std::string& path, std::string_view text, std::string_view what) {
-  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  if (!dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    ::chmod(dir.c_str(), 0700);
-  }
+  MakePrivateDir(std::filesystem::path(path).parent_path().string());
   static std::atomic<unsigned> counter{0};
   const std::string tmp =
       path + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(counter++);

@@ -17,4 +17,9 @@ namespace uiscope {
 // missing. `what` names the file in errors ("the ID anchors").
 Status WritePrivateFile(const std::string& path, std::string_view text, std::string_view what);
 
+// Creates `dir` and its missing parents and makes `dir` the user's alone
+// (0700), as WritePrivateFile does for a file's folder. Errors are left to
+// whoever then writes there.
+void MakePrivateDir(const std::string& dir);
+
 }  // namespace uiscope

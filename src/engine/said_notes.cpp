@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -73,8 +74,8 @@ std::vector<std::string> SayOnce(const std::string& file, const std::vector<std:
       std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
   const int64_t since_s =
       now_s - std::chrono::duration_cast<std::chrono::seconds>(kSaidNotesFor).count();
-  // The parent directory first, so that the lock file can be made there.
-  if (::access(file.c_str(), F_OK) != 0) (void)WritePrivateFile(file, "", "the said notes");
+  // The folder first, so that the lock file can be made in it.
+  MakePrivateDir(std::filesystem::path(file).parent_path().string());
   FileLock lock(file);
   // "<unix seconds>\t<key>" lines; the newest time of each key.
   std::map<std::string, int64_t> said;
