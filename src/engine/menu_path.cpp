@@ -182,14 +182,23 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
     return PerformAction(lease, r);
   };
   // Fail closed: whatever was opened is closed again.
-  auto close_opened = [&] {
-    for (int i = 0; i < opened_levels; ++i) {
+  // Each Escape is an action like any other (gated, audited): "" when all
+  // were pressed, else why the menus stay open.
+  auto close_opened = [&]() -> std::string {
+    std::string left_open;
+    for (int i = 0; i < opened_levels && left_open.empty(); ++i) {
       ActionRequest esc;
       esc.kind = ActionKind::kPressKeys;
       esc.keys = {"Escape"};
-      (void)act(esc, false);
+      auto pressed = act(esc, false);
+      if (!pressed.ok()) {
+        left_open = pressed.error().message;
+      } else if (!pressed->performed) {
+        left_open = "Escape was not pressed: " + pressed->decision.reason;
+      }
     }
     opened_levels = 0;
+    return left_open;
   };
 
   // Observes the app (waiting, with `wait`, for `step` to show) and returns
@@ -242,7 +251,8 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
     }
   };
   auto fail = [&](Error e) -> Result<MenuResult> {
-    close_opened();
+    const std::string left_open = close_opened();
+    if (!left_open.empty()) e.message += "; the menus it opened are still open: " + left_open;
     return e;
   };
 
@@ -260,7 +270,7 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
         return fail(MakeError(ErrorCode::kUnsupported,
                               "menu: \"" + step + "\" " + where +
                                   " is disabled (its application greys it out): nothing was "
-                                  "chosen and the menus opened were closed. Do what enables it "
+                                  "chosen. Do what enables it "
                                   "first"));
       }
       if (view->items > 0) {
@@ -292,7 +302,7 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
       if (!done.ok()) return fail(done.error());
       result.steps.push_back(*done);
       if (!done->performed) {
-        close_opened();
+        (void)close_opened();  // the held step is the result
         return result;
       }
       if (!last) ++opened_levels;
@@ -303,7 +313,9 @@ Result<MenuResult> WalkMenuPath(Workspace::Lease& lease, const MenuRequest& requ
       if (!fits) {
         auto next = look(i + 1, id, view->shown, request.steps[i + 1], true,
                          i + 2 < request.steps.size());
-        fits = next.ok() && !next->matches.empty();
+        // The next step there, greyed or a plain item too: this is the
+        // element meant, and the next level says why it cannot go on.
+        fits = next.ok() && (!next->matches.empty() || next->greyed > 0 || next->items > 0);
         if (next.ok()) next_names = next->names;
       }
       if (fits) {
